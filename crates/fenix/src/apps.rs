@@ -1,0 +1,148 @@
+//! Apps: the producer's customers (tenants), addressed by id or by `uid`.
+
+use axum::{
+    extract::{Path, Query, State},
+    http::StatusCode,
+    routing::get,
+    Json, Router,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    api::{ApiJson, Page, PageQuery, SharedState},
+    error::ApiError,
+    ids,
+    store::{apps::AppRow, is_unique_violation, Store},
+    time,
+};
+
+/// A producer-chosen app name: 1–64 characters of `A-Z a-z 0-9 _ - .`, not shaped like an app id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppUid(String);
+
+impl AppUid {
+    /// Parses a uid.
+    pub fn parse(s: &str) -> Result<AppUid, ApiError> {
+        let ok = !s.is_empty()
+            && s.len() <= 64
+            && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+            && !ids::has_prefix(s, "app");
+        if ok {
+            Ok(AppUid(s.to_string()))
+        } else {
+            Err(ApiError::invalid("invalid_uid", "uid must be 1-64 characters of A-Z a-z 0-9 _ - . and not look like an app id"))
+        }
+    }
+}
+
+/// An app as the API shows it.
+#[derive(Debug, Serialize)]
+pub struct AppOut {
+    pub id: String,
+    pub uid: Option<String>,
+    pub name: String,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl From<AppRow> for AppOut {
+    fn from(r: AppRow) -> Self {
+        AppOut { id: r.id, uid: r.uid, name: r.name, created_at: time::rfc3339_ms(r.created_at), updated_at: time::rfc3339_ms(r.updated_at) }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateApp {
+    name: String,
+    uid: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PatchApp {
+    name: Option<String>,
+    uid: Option<String>,
+}
+
+fn parse_name(name: &str) -> Result<String, ApiError> {
+    let name = name.trim();
+    if name.is_empty() || name.len() > 256 {
+        return Err(ApiError::invalid("invalid_name", "name must be 1-256 characters"));
+    }
+    Ok(name.to_string())
+}
+
+/// Resolves `{app}` (id or uid) or answers 404.
+pub async fn find(store: &Store, id_or_uid: &str) -> Result<AppRow, ApiError> {
+    store.find_app(id_or_uid).await?.ok_or_else(|| ApiError::not_found("app"))
+}
+
+/// `/v1/apps…` routes.
+pub fn router() -> Router<SharedState> {
+    Router::new()
+        .route("/v1/apps", get(list).post(create))
+        .route("/v1/apps/{app}", get(read).patch(update).delete(remove))
+}
+
+async fn create(State(s): State<SharedState>, ApiJson(body): ApiJson<CreateApp>) -> Result<(StatusCode, Json<AppOut>), ApiError> {
+    let uid = body.uid.as_deref().map(AppUid::parse).transpose()?;
+    let now = time::now_ms();
+    let row = AppRow { id: ids::new_id("app"), uid: uid.map(|u| u.0), name: parse_name(&body.name)?, created_at: now, updated_at: now };
+    s.store.insert_app(&row).await.map_err(uid_conflict)?;
+    Ok((StatusCode::CREATED, Json(row.into())))
+}
+
+fn uid_conflict(e: sqlx::Error) -> ApiError {
+    if is_unique_violation(&e) {
+        ApiError::conflict("uid_taken", "another app already has this uid")
+    } else {
+        e.into()
+    }
+}
+
+async fn list(State(s): State<SharedState>, Query(q): Query<PageQuery>) -> Result<Json<Page<AppOut>>, ApiError> {
+    let limit = q.limit()?;
+    let rows = s.store.list_apps(q.cursor.as_deref(), limit + 1).await?;
+    Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), AppOut::from)))
+}
+
+async fn read(State(s): State<SharedState>, Path(app): Path<String>) -> Result<Json<AppOut>, ApiError> {
+    Ok(Json(find(&s.store, &app).await?.into()))
+}
+
+async fn update(
+    State(s): State<SharedState>,
+    Path(app): Path<String>,
+    ApiJson(body): ApiJson<PatchApp>,
+) -> Result<Json<AppOut>, ApiError> {
+    let mut row = find(&s.store, &app).await?;
+    if let Some(name) = &body.name {
+        row.name = parse_name(name)?;
+    }
+    if let Some(uid) = &body.uid {
+        row.uid = Some(AppUid::parse(uid)?.0);
+    }
+    row.updated_at = time::now_ms();
+    s.store.update_app(&row).await.map_err(uid_conflict)?;
+    Ok(Json(row.into()))
+}
+
+async fn remove(State(s): State<SharedState>, Path(app): Path<String>) -> Result<StatusCode, ApiError> {
+    let row = find(&s.store, &app).await?;
+    s.store.delete_app(&row.id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uids_are_short_plain_names() {
+        assert!(AppUid::parse("acme-corp.eu_1").is_ok());
+        assert!(AppUid::parse("").is_err());
+        assert!(AppUid::parse("has space").is_err());
+        assert!(AppUid::parse(&ids::new_id("app")).is_err());
+    }
+}

@@ -1,0 +1,179 @@
+//! The delivery log: deliveries with filters, each delivery's attempts, and
+//! replay of one delivery.
+
+use axum::{
+    extract::{Path, Query, State},
+    http::StatusCode,
+    routing::{get, post},
+    Json, Router,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    api::{Page, PageQuery, SharedState},
+    apps,
+    error::ApiError,
+    events::parse_window,
+    store::{
+        deliveries::{AttemptRecord, DeliveryFilter, DeliveryRow},
+        replay::ReplayRefusal,
+    },
+    time,
+};
+
+const STATUSES: [&str; 5] = ["pending", "in_flight", "succeeded", "failed", "skipped"];
+
+/// A delivery as the API shows it.
+#[derive(Debug, Serialize)]
+pub struct DeliveryOut {
+    pub id: String,
+    pub app_id: String,
+    pub event_id: String,
+    pub endpoint_id: String,
+    pub status: String,
+    pub attempt_count: i64,
+    pub next_attempt_at: Option<String>,
+    pub last_attempt_at: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl From<DeliveryRow> for DeliveryOut {
+    fn from(r: DeliveryRow) -> Self {
+        let scheduled = matches!(r.status.as_str(), "pending" | "in_flight");
+        DeliveryOut {
+            id: r.id,
+            app_id: r.app_id,
+            event_id: r.event_id,
+            endpoint_id: r.endpoint_id,
+            status: r.status,
+            attempt_count: r.attempt_count,
+            next_attempt_at: r.next_attempt_at.filter(|_| scheduled).map(time::rfc3339_ms),
+            last_attempt_at: r.last_attempt_at.map(time::rfc3339_ms),
+            created_at: time::rfc3339_ms(r.created_at),
+            updated_at: time::rfc3339_ms(r.updated_at),
+        }
+    }
+}
+
+/// An attempt as the API shows it; `id` is the `X-Fenix-Delivery-Id` that was sent.
+#[derive(Debug, Serialize)]
+pub struct AttemptOut {
+    pub id: String,
+    pub delivery_id: String,
+    pub attempt_number: i64,
+    pub started_at: String,
+    pub duration_ms: i64,
+    pub response_status: Option<i64>,
+    pub response_excerpt: Option<String>,
+    pub error: Option<String>,
+    pub error_detail: Option<String>,
+    /// Secret versions whose signatures the request carried, newest first.
+    pub signed_with: Vec<i64>,
+}
+
+impl From<AttemptRecord> for AttemptOut {
+    fn from(r: AttemptRecord) -> Self {
+        AttemptOut {
+            signed_with: serde_json::from_str(&r.signed_with).unwrap_or_default(),
+            id: r.id,
+            delivery_id: r.delivery_id,
+            attempt_number: r.attempt_number,
+            started_at: time::rfc3339_ms(r.started_at),
+            duration_ms: r.duration_ms,
+            response_status: r.response_status,
+            response_excerpt: r.response_excerpt,
+            error: r.error,
+            error_detail: r.error_detail,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct ListQuery {
+    limit: Option<i64>,
+    cursor: Option<String>,
+    endpoint_id: Option<String>,
+    event_id: Option<String>,
+    status: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
+}
+
+/// Delivery log routes.
+pub fn router() -> Router<SharedState> {
+    Router::new()
+        .route("/v1/apps/{app}/deliveries", get(list))
+        .route("/v1/apps/{app}/deliveries/{dlv}", get(read))
+        .route("/v1/apps/{app}/deliveries/{dlv}/attempts", get(attempts))
+        .route("/v1/apps/{app}/deliveries/{dlv}/replay", post(replay))
+}
+
+async fn list(
+    State(s): State<SharedState>,
+    Path(app): Path<String>,
+    Query(q): Query<ListQuery>,
+) -> Result<Json<Page<DeliveryOut>>, ApiError> {
+    let app = apps::find(&s.store, &app).await?;
+    let limit = PageQuery { limit: q.limit, cursor: None }.limit()?;
+    if let Some(st) = &q.status {
+        if !STATUSES.contains(&st.as_str()) {
+            return Err(ApiError::bad_request(
+                "invalid_status",
+                "status must be one of pending, in_flight, succeeded, failed, skipped",
+            ));
+        }
+    }
+    let (since, until) = parse_window(q.since.as_deref(), q.until.as_deref())?;
+    let filter = DeliveryFilter {
+        endpoint_id: q.endpoint_id,
+        event_id: q.event_id,
+        status: q.status,
+        since,
+        until,
+        cursor: q.cursor,
+        limit: limit + 1,
+    };
+    let rows = s.store.list_deliveries(&app.id, &filter).await?;
+    Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), DeliveryOut::from)))
+}
+
+async fn find(s: &SharedState, app: &str, dlv: &str) -> Result<DeliveryRow, ApiError> {
+    let app = apps::find(&s.store, app).await?;
+    s.store.get_delivery(&app.id, dlv).await?.ok_or_else(|| ApiError::not_found("delivery"))
+}
+
+async fn read(State(s): State<SharedState>, Path((app, dlv)): Path<(String, String)>) -> Result<Json<DeliveryOut>, ApiError> {
+    Ok(Json(find(&s, &app, &dlv).await?.into()))
+}
+
+async fn attempts(
+    State(s): State<SharedState>,
+    Path((app, dlv)): Path<(String, String)>,
+) -> Result<Json<Page<AttemptOut>>, ApiError> {
+    let d = find(&s, &app, &dlv).await?;
+    let rows = s.store.list_attempts(&d.id).await?;
+    Ok(Json(Page { data: rows.into_iter().map(AttemptOut::from).collect(), next_cursor: None }))
+}
+
+async fn replay(
+    State(s): State<SharedState>,
+    Path((app, dlv)): Path<(String, String)>,
+) -> Result<(StatusCode, Json<DeliveryOut>), ApiError> {
+    let d = find(&s, &app, &dlv).await?;
+    match s.store.replay_delivery(&d.app_id, &d.id, time::now_ms()).await? {
+        Ok(()) => {
+            s.wake.notify_one();
+            Ok((StatusCode::ACCEPTED, Json(find(&s, &app, &dlv).await?.into())))
+        }
+        Err(ReplayRefusal::NotFound) => Err(ApiError::not_found("delivery")),
+        Err(ReplayRefusal::NotReplayable(status)) => Err(ApiError::conflict(
+            "not_replayable",
+            format!("this delivery is {status}; only failed or skipped deliveries can be replayed"),
+        )),
+        Err(ReplayRefusal::PayloadExpired) => Err(ApiError::conflict(
+            "payload_expired",
+            "the event's payload was purged by retention (FENIX_PAYLOAD_RETENTION); it cannot be sent again",
+        )),
+    }
+}

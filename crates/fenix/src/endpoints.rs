@@ -1,0 +1,294 @@
+//! Endpoints: an app's destinations, their event-type filter, state, and
+//! signing secrets. The URL goes through the destination policy on create and
+//! update; the secret is answered only by create and rotate.
+
+use axum::{
+    extract::{Path, Query, State},
+    http::StatusCode,
+    routing::{get, post},
+    Json, Router,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    api::{ApiJson, Page, PageQuery, SharedState},
+    apps,
+    error::ApiError,
+    event_types::EventTypeFilter,
+    ids,
+    secrets::SigningSecret,
+    store::endpoints::{EndpointPatch, EndpointRow, NewEndpoint},
+    time,
+};
+
+/// How many older secrets may still sign after rotations.
+pub const MAX_OLD_SECRETS: i64 = 5;
+/// Longest overlap a rotation may ask for (30 days).
+const MAX_OVERLAP_SECONDS: i64 = 30 * 86_400;
+
+/// An endpoint as the API shows it. `secret` only in create and rotate answers.
+#[derive(Debug, Serialize)]
+pub struct EndpointOut {
+    pub id: String,
+    pub app_id: String,
+    pub url: String,
+    pub description: String,
+    pub event_types: Vec<String>,
+    pub state: String,
+    pub state_reason: Option<String>,
+    pub state_changed_at: Option<String>,
+    pub rate_limit_per_sec: Option<i64>,
+    pub signature_scheme: String,
+    pub created_at: String,
+    pub updated_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
+}
+
+impl From<EndpointRow> for EndpointOut {
+    fn from(r: EndpointRow) -> Self {
+        EndpointOut {
+            event_types: EventTypeFilter::from_json(&r.event_types).patterns().to_vec(),
+            id: r.id,
+            app_id: r.app_id,
+            url: r.url,
+            description: r.description,
+            state: r.state,
+            state_reason: r.state_reason,
+            state_changed_at: r.state_changed_at.map(time::rfc3339_ms),
+            rate_limit_per_sec: r.rate_limit_per_sec,
+            signature_scheme: r.signature_scheme,
+            created_at: time::rfc3339_ms(r.created_at),
+            updated_at: time::rfc3339_ms(r.updated_at),
+            secret: None,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateEndpoint {
+    url: String,
+    description: Option<String>,
+    #[serde(default)]
+    event_types: Vec<String>,
+    rate_limit_per_sec: Option<i64>,
+    signature_scheme: Option<String>,
+    /// Owner-supplied secret (migrating from another platform).
+    secret: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PatchEndpoint {
+    url: Option<String>,
+    description: Option<String>,
+    event_types: Option<Vec<String>>,
+    #[serde(default, with = "double_option")]
+    rate_limit_per_sec: Option<Option<i64>>,
+}
+
+/// Distinguishes a field left out (`None`) from an explicit `null` (`Some(None)`).
+mod double_option {
+    use serde::{Deserialize, Deserializer};
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<i64>>, D::Error> {
+        Option::<i64>::deserialize(d).map(Some)
+    }
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RotateSecret {
+    overlap_seconds: Option<i64>,
+    secret: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct Rotated {
+    secret: String,
+    version: i64,
+    previous_expires_at: String,
+}
+
+/// `/v1/apps/{app}/endpoints…` routes.
+pub fn router() -> Router<SharedState> {
+    Router::new()
+        .route("/v1/apps/{app}/endpoints", get(list).post(create))
+        .route("/v1/apps/{app}/endpoints/{ep}", get(read).patch(update).delete(remove))
+        .route("/v1/apps/{app}/endpoints/{ep}/pause", post(pause))
+        .route("/v1/apps/{app}/endpoints/{ep}/resume", post(resume))
+        .route("/v1/apps/{app}/endpoints/{ep}/secret/rotate", post(rotate))
+}
+
+/// Resolves `{app}/{ep}` or answers 404.
+pub async fn find(s: &SharedState, app: &str, ep: &str) -> Result<EndpointRow, ApiError> {
+    let app = apps::find(&s.store, app).await?;
+    s.store.get_endpoint(&app.id, ep).await?.ok_or_else(|| ApiError::not_found("endpoint"))
+}
+
+/// Runs the destination policy (URL shape, DNS, every address public).
+async fn check_url(s: &SharedState, raw: &str) -> Result<String, ApiError> {
+    match s.destinations.check_destination(raw).await {
+        Ok(url) => Ok(url.to_string()),
+        Err(e) => Err(ApiError::invalid(e.code(), e.to_string())),
+    }
+}
+
+fn check_rate(rate: Option<i64>) -> Result<Option<i64>, ApiError> {
+    match rate {
+        Some(r) if !(1..=100_000).contains(&r) => {
+            Err(ApiError::invalid("invalid_rate_limit", "rate_limit_per_sec must be between 1 and 100000, or null"))
+        }
+        other => Ok(other),
+    }
+}
+
+fn check_description(d: &str) -> Result<String, ApiError> {
+    if d.len() > 1024 {
+        return Err(ApiError::invalid("invalid_description", "description must be at most 1024 bytes"));
+    }
+    Ok(d.to_string())
+}
+
+fn invalid_secret(e: crate::secrets::InvalidSecret) -> ApiError {
+    ApiError::invalid("invalid_secret", e.to_string())
+}
+
+async fn create(
+    State(s): State<SharedState>,
+    Path(app): Path<String>,
+    ApiJson(body): ApiJson<CreateEndpoint>,
+) -> Result<(StatusCode, Json<EndpointOut>), ApiError> {
+    let app = apps::find(&s.store, &app).await?;
+    let filter = EventTypeFilter::parse(&body.event_types)?;
+    let scheme = match body.signature_scheme.as_deref() {
+        None => fenix_signing::Scheme::FenixV1,
+        Some(v) => fenix_signing::Scheme::parse(v).ok_or_else(|| {
+            ApiError::invalid("invalid_signature_scheme", "signature_scheme must be \"fenix-v1\" or \"standard-webhooks\"")
+        })?,
+    };
+    let secret = match &body.secret {
+        Some(v) => SigningSecret::parse(v).map_err(invalid_secret)?,
+        None => SigningSecret::generate(),
+    };
+    let url = check_url(&s, &body.url).await?;
+    let now = time::now_ms();
+    let row = EndpointRow {
+        id: ids::new_id("ep"),
+        app_id: app.id,
+        url,
+        description: check_description(body.description.as_deref().unwrap_or(""))?,
+        event_types: filter.to_json(),
+        state: "active".into(),
+        state_reason: None,
+        state_changed_at: None,
+        rate_limit_per_sec: check_rate(body.rate_limit_per_sec)?,
+        signature_scheme: scheme.as_str().into(),
+        created_at: now,
+        updated_at: now,
+    };
+    let sealed_secret = s.keyring.current.seal(secret.expose().as_bytes(), &row.id);
+    s.store.insert_endpoint(&NewEndpoint { row: row.clone(), sealed_secret }).await?;
+    tracing::info!(endpoint_id = %row.id, app_id = %row.app_id, "endpoint created");
+    let mut out = EndpointOut::from(row);
+    out.secret = Some(secret.expose().to_string());
+    Ok((StatusCode::CREATED, Json(out)))
+}
+
+async fn list(
+    State(s): State<SharedState>,
+    Path(app): Path<String>,
+    Query(q): Query<PageQuery>,
+) -> Result<Json<Page<EndpointOut>>, ApiError> {
+    let app = apps::find(&s.store, &app).await?;
+    let limit = q.limit()?;
+    let rows = s.store.list_endpoints(&app.id, q.cursor.as_deref(), limit + 1).await?;
+    Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), EndpointOut::from)))
+}
+
+async fn read(State(s): State<SharedState>, Path((app, ep)): Path<(String, String)>) -> Result<Json<EndpointOut>, ApiError> {
+    Ok(Json(find(&s, &app, &ep).await?.into()))
+}
+
+async fn update(
+    State(s): State<SharedState>,
+    Path((app, ep)): Path<(String, String)>,
+    ApiJson(body): ApiJson<PatchEndpoint>,
+) -> Result<Json<EndpointOut>, ApiError> {
+    let row = find(&s, &app, &ep).await?;
+    let url = match &body.url {
+        Some(u) => Some(check_url(&s, u).await?),
+        None => None,
+    };
+    let patch = EndpointPatch {
+        url,
+        description: body.description.as_deref().map(check_description).transpose()?,
+        event_types: body.event_types.as_deref().map(EventTypeFilter::parse).transpose()?.map(|f| f.to_json()),
+        rate_limit_per_sec: body.rate_limit_per_sec.map(check_rate).transpose()?,
+    };
+    s.store.update_endpoint(&row.app_id, &row.id, &patch, time::now_ms()).await?;
+    read(State(s), Path((row.app_id, row.id))).await
+}
+
+async fn remove(State(s): State<SharedState>, Path((app, ep)): Path<(String, String)>) -> Result<StatusCode, ApiError> {
+    let row = find(&s, &app, &ep).await?;
+    s.store.delete_endpoint(&row.app_id, &row.id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn pause(State(s): State<SharedState>, Path((app, ep)): Path<(String, String)>) -> Result<Json<EndpointOut>, ApiError> {
+    let row = find(&s, &app, &ep).await?;
+    s.store.set_endpoint_state(&row.id, "paused", "paused by an operator", &ids::new_id("esc"), time::now_ms()).await?;
+    read(State(s), Path((row.app_id, row.id))).await
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Resume {
+    #[serde(default)]
+    replay_skipped: bool,
+}
+
+async fn resume(
+    State(s): State<SharedState>,
+    Path((app, ep)): Path<(String, String)>,
+    body: axum::body::Bytes,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let row = find(&s, &app, &ep).await?;
+    let body: Resume = crate::api::optional_json(&body)?;
+    let now = time::now_ms();
+    s.store.set_endpoint_state(&row.id, "active", "resumed by an operator", &ids::new_id("esc"), now).await?;
+    let replayed = if body.replay_skipped {
+        crate::replay::requeue_endpoint(&s, &row.id, &["skipped"], None, None).await?
+    } else {
+        0
+    };
+    let Json(ep) = read(State(s), Path((row.app_id, row.id))).await?;
+    let mut v = serde_json::to_value(ep).map_err(anyhow::Error::from)?;
+    v["replayed"] = replayed.into();
+    Ok(Json(v))
+}
+
+async fn rotate(
+    State(s): State<SharedState>,
+    Path((app, ep)): Path<(String, String)>,
+    body: axum::body::Bytes,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let row = find(&s, &app, &ep).await?;
+    let body: RotateSecret = crate::api::optional_json(&body)?;
+    let overlap = body.overlap_seconds.unwrap_or(86_400);
+    if !(0..=MAX_OVERLAP_SECONDS).contains(&overlap) {
+        return Err(ApiError::invalid("invalid_overlap", "overlap_seconds must be between 0 and 2592000 (30 days)"));
+    }
+    let secret = match &body.secret {
+        Some(v) => SigningSecret::parse(v).map_err(invalid_secret)?,
+        None => SigningSecret::generate(),
+    };
+    let now = time::now_ms();
+    let expires = now + overlap * 1000;
+    let sealed = s.keyring.current.seal(secret.expose().as_bytes(), &row.id);
+    let version = s.store.rotate_secret(&row.id, |_| sealed.clone(), now, expires, MAX_OLD_SECRETS).await?;
+    tracing::info!(endpoint_id = %row.id, version, overlap_seconds = overlap, "endpoint secret rotated");
+    let out = Rotated { secret: secret.expose().to_string(), version, previous_expires_at: time::rfc3339_ms(expires) };
+    Ok(Json(serde_json::to_value(out).map_err(anyhow::Error::from)?))
+}

@@ -1,0 +1,141 @@
+//! The one error type of the admin API.
+//!
+//! Use [`ApiError`] for everything a request can fail with. Errors a client can
+//! cause carry a stable machine-readable `code` and a human message saying what
+//! to change; database and other internal errors are logged with context and
+//! answered with a generic body (they may contain data that must not leak).
+//! Off the request path (startup, worker loops) use `anyhow` with context.
+
+use axum::{
+    extract::rejection::{JsonRejection, QueryRejection},
+    http::StatusCode,
+    response::{IntoResponse, Response},
+    Json,
+};
+use serde_json::json;
+
+/// An error answered as `{"error":{"code":…,"message":…}}`.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ApiError {
+    /// Any client error with its status, code and message.
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError { status, code, message: message.into() }
+    }
+
+    /// 400 for a request that cannot be understood.
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, code, message)
+    }
+
+    /// 422 for a well-formed request with an invalid value.
+    pub fn invalid(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message)
+    }
+
+    /// 404 for an unknown resource (`what` is e.g. "app").
+    pub fn not_found(what: &str) -> ApiError {
+        let code = match what {
+            "app" => "app_not_found",
+            "endpoint" => "endpoint_not_found",
+            "event" => "event_not_found",
+            "delivery" => "delivery_not_found",
+            _ => "not_found",
+        };
+        ApiError::new(StatusCode::NOT_FOUND, code, format!("no such {what}"))
+    }
+
+    /// 409 for a request that conflicts with the current state.
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::CONFLICT, code, message)
+    }
+
+    /// 401 for a missing or wrong token.
+    pub fn unauthorized() -> ApiError {
+        ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "missing or invalid admin token: send Authorization: Bearer <token>",
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = Json(json!({"error": {"code": self.code, "message": self.message}}));
+        let mut resp = (self.status, body).into_response();
+        if self.status == StatusCode::UNAUTHORIZED {
+            resp.headers_mut().insert("www-authenticate", axum::http::HeaderValue::from_static("Bearer"));
+        }
+        resp
+    }
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(e: sqlx::Error) -> ApiError {
+        if crate::store::is_unavailable(&e) {
+            tracing::warn!(error = %e, "database unavailable");
+            return ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "database_unavailable",
+                "the database is unavailable; nothing was stored, retry later",
+            );
+        }
+        tracing::error!(error = %e, "database error");
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", "internal error; nothing was stored")
+    }
+}
+
+impl From<anyhow::Error> for ApiError {
+    fn from(e: anyhow::Error) -> ApiError {
+        tracing::error!(error = format!("{e:#}"), "internal error");
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", "internal error")
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(r: JsonRejection) -> ApiError {
+        match r {
+            JsonRejection::JsonSyntaxError(e) => ApiError::bad_request("malformed_json", format!("the body is not valid JSON: {}", short(&e.body_text()))),
+            JsonRejection::JsonDataError(e) => ApiError::invalid("invalid_body", short(&e.body_text())),
+            JsonRejection::MissingJsonContentType(_) => ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                "send the body as JSON with Content-Type: application/json",
+            ),
+            other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => payload_too_large(),
+            other => ApiError::bad_request("bad_request", short(&other.body_text())),
+        }
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(r: QueryRejection) -> ApiError {
+        ApiError::bad_request("invalid_query", short(&r.body_text()))
+    }
+}
+
+/// 413 for a body over the limit.
+pub fn payload_too_large() -> ApiError {
+    ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", "the request body is larger than 256 KiB")
+}
+
+/// Rejection messages from serde quote the offending input; keep them short so
+/// a payload never travels far in an error message.
+fn short(s: &str) -> String {
+    let s = s.replace('\n', " ");
+    if s.len() > 200 {
+        let mut end = 200;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}…", &s[..end])
+    } else {
+        s
+    }
+}

@@ -1,0 +1,244 @@
+//! Events: ingestion (envelope built once, fan-out in the same transaction as
+//! the event, idempotent on the producer's key) and the event log.
+
+use axum::{
+    extract::{Path, Query, State},
+    http::{HeaderMap, StatusCode},
+    response::{IntoResponse, Response},
+    routing::get,
+    Json, Router,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use sha2::{Digest, Sha256};
+
+use crate::{
+    api::{ApiJson, Page, PageQuery, SharedState},
+    apps,
+    error::ApiError,
+    event_types::{EventType, EventTypeFilter},
+    ids,
+    store::events::{EventFilter, EventRow, NewEvent},
+    time,
+};
+
+/// Longest producer idempotency key accepted.
+const MAX_KEY_LEN: usize = 256;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IngestBody {
+    #[serde(rename = "type")]
+    event_type: String,
+    data: Box<RawValue>,
+    /// The producer's idempotency key (the `Idempotency-Key` header wins).
+    id: Option<String>,
+}
+
+/// An event as the API shows it; `data` only with `?include=payload`.
+#[derive(Debug, Serialize)]
+pub struct EventOut {
+    pub id: String,
+    pub app_id: String,
+    #[serde(rename = "type")]
+    pub event_type: String,
+    pub idempotency_key: Option<String>,
+    pub payload_sha256: String,
+    pub deliveries: i64,
+    pub created_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Box<RawValue>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payload_purged: Option<bool>,
+}
+
+impl EventOut {
+    fn from_row(r: EventRow, include_payload: bool) -> EventOut {
+        let data = r.payload.as_deref().and_then(envelope_data);
+        EventOut {
+            payload_purged: (include_payload && r.payload.is_none()).then_some(true),
+            id: r.id,
+            app_id: r.app_id,
+            event_type: r.event_type,
+            idempotency_key: r.idempotency_key,
+            payload_sha256: r.payload_sha256,
+            deliveries: r.delivery_count,
+            created_at: time::rfc3339_ms(r.created_at),
+            data,
+        }
+    }
+}
+
+/// The `data` member of a stored envelope.
+fn envelope_data(envelope: &[u8]) -> Option<Box<RawValue>> {
+    #[derive(Deserialize)]
+    struct Env {
+        data: Box<RawValue>,
+    }
+    serde_json::from_slice::<Env>(envelope).ok().map(|e| e.data)
+}
+
+/// The envelope receivers get, serialized once: `{"id","type","created_at","data"}`.
+pub fn build_envelope(id: &str, event_type: &EventType, created_at: time::Millis, data: &RawValue) -> Vec<u8> {
+    let q = |s: &str| serde_json::to_string(s).expect("strings serialize");
+    format!(
+        r#"{{"id":{},"type":{},"created_at":{},"data":{}}}"#,
+        q(id),
+        q(event_type.as_str()),
+        q(&time::rfc3339(created_at)),
+        data.get()
+    )
+    .into_bytes()
+}
+
+/// `/v1/apps/{app}/events…` routes.
+pub fn router() -> Router<SharedState> {
+    Router::new()
+        .route("/v1/apps/{app}/events", get(list).post(ingest))
+        .route("/v1/apps/{app}/events/{evt}", get(read))
+}
+
+fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Option<String>, ApiError> {
+    let key = match headers.get("idempotency-key") {
+        Some(v) => Some(
+            v.to_str()
+                .map_err(|_| ApiError::bad_request("invalid_idempotency_key", "Idempotency-Key must be visible ASCII"))?
+                .trim()
+                .to_string(),
+        ),
+        None => body_id,
+    };
+    match key {
+        Some(k) if k.is_empty() || k.len() > MAX_KEY_LEN => Err(ApiError::invalid(
+            "invalid_idempotency_key",
+            "the idempotency key (Idempotency-Key header or body id) must be 1-256 characters",
+        )),
+        other => Ok(other),
+    }
+}
+
+async fn ingest(
+    State(s): State<SharedState>,
+    Path(app): Path<String>,
+    headers: HeaderMap,
+    ApiJson(body): ApiJson<IngestBody>,
+) -> Result<Response, ApiError> {
+    let app = apps::find(&s.store, &app).await?;
+    let event_type = EventType::parse(&body.event_type)?;
+    if !body.data.get().trim_start().starts_with('{') {
+        return Err(ApiError::invalid("invalid_data", "data must be a JSON object"));
+    }
+    let key = idempotency_key(&headers, body.id)?;
+    let id = ids::new_id("evt");
+    let created_at = time::now_ms();
+    let envelope = build_envelope(&id, &event_type, created_at, &body.data);
+    let new = NewEvent {
+        payload_sha256: hex::encode(Sha256::digest(&envelope)),
+        id,
+        app_id: app.id,
+        event_type: event_type.as_str().to_string(),
+        idempotency_key: key,
+        envelope,
+        created_at,
+    };
+    let ingested = s
+        .store
+        .ingest_event(&new, |filter_json| EventTypeFilter::from_json(filter_json).matches(event_type.as_str()), || ids::new_id("dlv"))
+        .await?;
+    if ingested.created && ingested.event.delivery_count > 0 {
+        s.wake.notify_one();
+    }
+    let out = Json(EventOut::from_row(ingested.event, false));
+    if ingested.created {
+        Ok((StatusCode::ACCEPTED, out).into_response())
+    } else {
+        Ok((StatusCode::OK, [("idempotent-replayed", "true")], out).into_response())
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct ListQuery {
+    limit: Option<i64>,
+    cursor: Option<String>,
+    event_type: Option<String>,
+    #[serde(rename = "type")]
+    type_alias: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
+    include: Option<String>,
+}
+
+/// Parses `since`/`until` (RFC 3339).
+pub fn parse_window(since: Option<&str>, until: Option<&str>) -> Result<(Option<i64>, Option<i64>), ApiError> {
+    let parse = |name: &str, v: Option<&str>| -> Result<Option<i64>, ApiError> {
+        v.map(|v| {
+            time::parse_rfc3339(v).ok_or_else(|| {
+                ApiError::bad_request("invalid_time", format!("{name} must be an RFC 3339 time such as 2026-11-29T21:04:19Z"))
+            })
+        })
+        .transpose()
+    };
+    Ok((parse("since", since)?, parse("until", until)?))
+}
+
+fn include_payload(include: Option<&str>) -> Result<bool, ApiError> {
+    match include {
+        None | Some("") => Ok(false),
+        Some("payload") => Ok(true),
+        Some(_) => Err(ApiError::bad_request("invalid_include", "include accepts only \"payload\"")),
+    }
+}
+
+async fn list(
+    State(s): State<SharedState>,
+    Path(app): Path<String>,
+    Query(q): Query<ListQuery>,
+) -> Result<Json<Page<EventOut>>, ApiError> {
+    let app = apps::find(&s.store, &app).await?;
+    let limit = PageQuery { limit: q.limit, cursor: None }.limit()?;
+    let (since, until) = parse_window(q.since.as_deref(), q.until.as_deref())?;
+    let include = include_payload(q.include.as_deref())?;
+    let filter = EventFilter {
+        event_type: q.event_type.or(q.type_alias),
+        since,
+        until,
+        cursor: q.cursor,
+        limit: limit + 1,
+        include_payload: include,
+    };
+    let rows = s.store.list_events(&app.id, &filter).await?;
+    Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), |r| EventOut::from_row(r, include))))
+}
+
+#[derive(Debug, Deserialize)]
+struct ReadQuery {
+    include: Option<String>,
+}
+
+async fn read(
+    State(s): State<SharedState>,
+    Path((app, evt)): Path<(String, String)>,
+    Query(q): Query<ReadQuery>,
+) -> Result<Json<EventOut>, ApiError> {
+    let app = apps::find(&s.store, &app).await?;
+    let include = include_payload(q.include.as_deref())?;
+    let row = s.store.get_event(&app.id, &evt, include).await?.ok_or_else(|| ApiError::not_found("event"))?;
+    Ok(Json(EventOut::from_row(row, include)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_envelope_keeps_the_producer_bytes_and_orders_its_fields() {
+        let data: Box<RawValue> = serde_json::from_str(r#"{"b":1, "a":"x"}"#).unwrap();
+        let t = EventType::parse("booking.confirmed").unwrap();
+        let env = build_envelope("evt_1", &t, 1_795_986_259_000, &data);
+        assert_eq!(
+            String::from_utf8(env.clone()).unwrap(),
+            r#"{"id":"evt_1","type":"booking.confirmed","created_at":"2026-11-29T21:04:19Z","data":{"b":1, "a":"x"}}"#
+        );
+        assert_eq!(envelope_data(&env).unwrap().get(), r#"{"b":1, "a":"x"}"#);
+    }
+}

@@ -1,0 +1,104 @@
+//! Fenix: outbound webhook delivery.
+//!
+//! The admin API stores apps, endpoints and events; ingestion writes each event
+//! with its deliveries in one transaction; the [`worker`] claims due deliveries
+//! under a lease, signs and sends them, and records every attempt. See
+//! `docs/ARCHITECTURE.md` for the shape of the whole.
+
+pub mod api;
+pub mod apps;
+pub mod deliveries;
+pub mod endpoints;
+pub mod error;
+pub mod event_types;
+pub mod events;
+pub mod ids;
+pub mod receiver;
+pub mod replay;
+pub mod secrets;
+pub mod settings;
+pub mod startup;
+pub mod store;
+pub mod time;
+pub mod worker;
+
+use std::{sync::Arc, time::Duration};
+
+use axum::{extract::DefaultBodyLimit, http::StatusCode, response::IntoResponse, routing::get, Json, Router};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::{
+    api::{SharedState, MAX_BODY_BYTES},
+    error::ApiError,
+};
+
+/// The whole HTTP surface: `/v1` behind the admin token, plus health.
+pub fn router(state: SharedState) -> Router {
+    let v1 = Router::new()
+        .merge(apps::router())
+        .merge(endpoints::router())
+        .merge(events::router())
+        .merge(deliveries::router())
+        .merge(replay::router())
+        .route_layer(axum::middleware::from_fn_with_state(state.clone(), api::require_token));
+    Router::new()
+        .merge(v1)
+        .route("/healthz", get(healthz))
+        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route") })
+        .method_not_allowed_fallback(|| async {
+            ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "this route does not accept that method")
+        })
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(state)
+}
+
+async fn healthz(axum::extract::State(s): axum::extract::State<SharedState>) -> impl IntoResponse {
+    match s.store.ping().await {
+        Ok(()) => (StatusCode::OK, Json(serde_json::json!({"status": "ok"}))),
+        Err(_) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(serde_json::json!({"status": "unavailable", "error": {"code": "database_unavailable", "message": "the database is unavailable"}})),
+        ),
+    }
+}
+
+/// Runs the API on `listener` and the worker until `shutdown`; then stops
+/// accepting requests, drains the worker and returns.
+pub async fn serve(listener: TcpListener, state: SharedState, shutdown: CancellationToken) -> anyhow::Result<()> {
+    let worker = if state.settings.run_worker {
+        let client = startup::http_client(&state.settings, state.destinations.clone())?;
+        let (worker, rx) = worker::Worker::new(state.clone(), client);
+        Some(tokio::spawn(worker.run(rx, shutdown.clone())))
+    } else {
+        None
+    };
+    let api = if state.settings.run_api {
+        let app = router(state.clone());
+        let stop = shutdown.clone();
+        Some(tokio::spawn(async move {
+            axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await }).await
+        }))
+    } else {
+        drop(listener);
+        None
+    };
+    shutdown.cancelled().await;
+    if let Some(api) = api {
+        match tokio::time::timeout(Duration::from_secs(10), api).await {
+            Ok(Ok(Err(e))) => tracing::warn!(error = %e, "API server stopped with an error"),
+            Err(_) => tracing::warn!("API requests still open after 10s; stopping anyway"),
+            _ => {}
+        }
+    }
+    if let Some(worker) = worker {
+        let _ = worker.await;
+    }
+    state.store.close().await;
+    Ok(())
+}
+
+/// Builds state from settings (connects, migrates, loads keys) — shared by `serve` and tests.
+pub async fn build_state(settings: settings::Settings) -> anyhow::Result<SharedState> {
+    startup::build_state(settings).await.map(Arc::new)
+}

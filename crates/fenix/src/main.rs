@@ -1,0 +1,163 @@
+//! The `fenix` binary: `serve`, `migrate`, token and key management, and a
+//! local verifying receiver for development.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use tokio_util::sync::CancellationToken;
+
+use fenix::{secrets::MasterKey, settings::Settings, startup, store::Store};
+
+#[derive(Parser)]
+#[command(name = "fenix", version, about = "Outbound webhook delivery: signed, retried, logged.")]
+struct Cli {
+    /// Optional TOML settings file (environment variables override it).
+    #[arg(long, global = true, env = "FENIX_CONFIG")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the admin API and the delivery worker (migrates the database first).
+    Serve {
+        /// Serve the API only; deliveries are sent by other instances.
+        #[arg(long, conflicts_with = "worker_only")]
+        api_only: bool,
+        /// Run the delivery worker only; no HTTP listener.
+        #[arg(long)]
+        worker_only: bool,
+    },
+    /// Apply database migrations and exit.
+    Migrate,
+    /// Admin tokens.
+    Token {
+        #[command(subcommand)]
+        command: TokenCommand,
+    },
+    /// Print a new random master key (base64 of 32 bytes) for FENIX_MASTER_KEY.
+    Keygen,
+    /// Re-encrypt every endpoint secret under FENIX_MASTER_KEY; the old key(s) go in FENIX_PREVIOUS_MASTER_KEYS.
+    Rekey,
+    /// A local receiver for development: verifies each request's signature and prints what arrived.
+    Receive {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:9000")]
+        listen: std::net::SocketAddr,
+        /// The endpoint's secret(s) (repeat during a rotation).
+        #[arg(long = "secret", env = "FENIX_RECEIVER_SECRET", required = true)]
+        secrets: Vec<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum TokenCommand {
+    /// Create an admin token and print it (once).
+    Create {
+        #[arg(long, default_value = "admin")]
+        name: String,
+    },
+}
+
+fn init_tracing() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("FENIX_LOG")
+        .or_else(|_| EnvFilter::try_from_default_env())
+        .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,hyper=warn,reqwest=warn"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    if std::env::var("FENIX_LOG_FORMAT").as_deref() == Ok("json") {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    init_tracing();
+    match run(Cli::parse()).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("fenix: error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve { api_only, worker_only } => {
+            let mut settings = Settings::load(cli.config.as_deref())?;
+            settings.run_api = !worker_only;
+            settings.run_worker = !api_only;
+            settings.validate()?;
+            let listen = settings.listen;
+            let state = fenix::build_state(settings).await?;
+            let listener = tokio::net::TcpListener::bind(listen).await.with_context(|| format!("listening on {listen}"))?;
+            let addr = listener.local_addr()?;
+            if state.settings.run_api {
+                println!("Fenix listening on http://{addr}");
+            }
+            tracing::info!(%addr, api = state.settings.run_api, worker = state.settings.run_worker, "fenix started");
+            let shutdown = CancellationToken::new();
+            tokio::spawn(stop_on_signal(shutdown.clone()));
+            fenix::serve(listener, state, shutdown).await?;
+            tracing::info!("fenix stopped");
+            Ok(())
+        }
+        Command::Migrate => {
+            let settings = Settings::load(cli.config.as_deref())?;
+            let store = Store::connect(&settings.database_url, 2).await?;
+            store.migrate().await?;
+            store.close().await;
+            println!("migrations applied");
+            Ok(())
+        }
+        Command::Token { command: TokenCommand::Create { name } } => {
+            let settings = Settings::load(cli.config.as_deref())?;
+            let store = Store::connect(&settings.database_url, 2).await?;
+            store.migrate().await?;
+            let token = fenix::api::generate_token();
+            store
+                .insert_admin_token(&fenix::ids::new_id("tok"), &name, &fenix::api::hash_token(&token), fenix::time::now_ms())
+                .await?;
+            store.close().await;
+            println!("{token}");
+            Ok(())
+        }
+        Command::Keygen => {
+            println!("{}", MasterKey::generate().to_base64());
+            Ok(())
+        }
+        Command::Rekey => {
+            let settings = Settings::load(cli.config.as_deref())?;
+            let keyring = startup::load_keyring(&settings)?;
+            let store = Store::connect(&settings.database_url, 2).await?;
+            store.migrate().await?;
+            startup::check_master_key(&store, &keyring).await?;
+            let n = fenix::secrets::rekey(&store, &keyring).await?;
+            store.close().await;
+            println!("re-encrypted {n} secret(s) under the current master key");
+            Ok(())
+        }
+        Command::Receive { listen, secrets } => fenix::receiver::run(listen, secrets).await,
+    }
+}
+
+async fn stop_on_signal(shutdown: CancellationToken) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+    tracing::info!("stopping: draining in-flight deliveries");
+    shutdown.cancel();
+}

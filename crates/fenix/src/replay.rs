@@ -1,0 +1,80 @@
+//! Replay: re-queue `failed` or `skipped` deliveries with their ORIGINAL event
+//! id and envelope and a fresh attempt budget. Earlier attempts stay in the
+//! log; `succeeded` and still-`pending` deliveries are never replayed.
+
+use axum::{
+    extract::{Path, State},
+    routing::post,
+    Json, Router,
+};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::{
+    api::{optional_json, SharedState},
+    endpoints,
+    error::ApiError,
+    events::parse_window,
+    store::replay::ReplayScope,
+    time,
+};
+
+/// Rows re-queued per transaction, so a large replay never holds the database long.
+const BATCH: i64 = 500;
+
+/// Re-queues an endpoint's deliveries in `statuses` (created within the window) in bounded batches.
+pub async fn requeue_endpoint(
+    s: &SharedState,
+    endpoint_id: &str,
+    statuses: &[&str],
+    since: Option<i64>,
+    until: Option<i64>,
+) -> Result<u64, ApiError> {
+    let scope = ReplayScope { endpoint_id, statuses, since, until };
+    let now = time::now_ms();
+    let mut total = 0;
+    loop {
+        let n = s.store.replay_endpoint_batch(&scope, now, BATCH).await?;
+        total += n;
+        if n < BATCH as u64 {
+            break;
+        }
+    }
+    if total > 0 {
+        s.wake.notify_one();
+    }
+    Ok(total)
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ReplayBody {
+    statuses: Option<Vec<String>>,
+    since: Option<String>,
+    until: Option<String>,
+}
+
+/// Replay routes.
+pub fn router() -> Router<SharedState> {
+    Router::new().route("/v1/apps/{app}/endpoints/{ep}/replay", post(replay_endpoint))
+}
+
+async fn replay_endpoint(
+    State(s): State<SharedState>,
+    Path((app, ep)): Path<(String, String)>,
+    body: axum::body::Bytes,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let endpoint = endpoints::find(&s, &app, &ep).await?;
+    let body: ReplayBody = optional_json(&body)?;
+    let requested = body.statuses.unwrap_or_else(|| vec!["failed".into(), "skipped".into()]);
+    if requested.is_empty() || requested.iter().any(|st| st != "failed" && st != "skipped") {
+        return Err(ApiError::invalid("invalid_statuses", "statuses may contain only \"failed\" and \"skipped\""));
+    }
+    let statuses: Vec<&str> = requested.iter().map(String::as_str).collect();
+    let (since, until) = parse_window(body.since.as_deref(), body.until.as_deref())?;
+    let replayed = requeue_endpoint(&s, &endpoint.id, &statuses, since, until).await?;
+    let expired =
+        s.store.count_expired_replays(&ReplayScope { endpoint_id: &endpoint.id, statuses: &statuses, since, until }).await?;
+    tracing::info!(endpoint_id = %endpoint.id, replayed, "endpoint replay");
+    Ok(Json(json!({"replayed": replayed, "skipped_payload_expired": expired})))
+}

@@ -1,0 +1,287 @@
+//! Endpoint signing secrets: generation, owner-supplied secrets, and encryption
+//! at rest under the master key.
+//!
+//! A secret is `whsec_` + standard base64 of 32 random bytes. Both signature
+//! schemes can use it: fenix-v1 keys HMAC with the whole string, Standard
+//! Webhooks with the decoded bytes. Stored secrets are sealed with
+//! XChaCha20-Poly1305; the endpoint id is the associated data, so a ciphertext
+//! copied onto another endpoint's row does not open.
+
+use std::{fmt, path::Path};
+
+use anyhow::{bail, Context};
+use base64::{engine::general_purpose::STANDARD, Engine};
+use chacha20poly1305::{
+    aead::{Aead, KeyInit, Payload},
+    XChaCha20Poly1305, XNonce,
+};
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+
+const PREFIX: &str = "whsec_";
+/// Bytes of randomness in a generated secret.
+const GENERATED_BYTES: usize = 32;
+/// Least entropy accepted from an owner-supplied secret.
+const MIN_SUPPLIED_BYTES: usize = 24;
+const MAX_SUPPLIED_BYTES: usize = 128;
+/// Format byte of a sealed blob: 1 = key id (8) ‖ nonce (24) ‖ ciphertext.
+const SEALED_V1: u8 = 1;
+
+/// An endpoint's signing secret in clear. `Debug` never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SigningSecret(String);
+
+impl fmt::Debug for SigningSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SigningSecret([redacted])")
+    }
+}
+
+/// Why an owner-supplied secret was refused (the message never repeats it).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidSecret(&'static str);
+
+impl SigningSecret {
+    /// A fresh secret from the operating system's CSPRNG.
+    pub fn generate() -> SigningSecret {
+        let mut bytes = [0u8; GENERATED_BYTES];
+        rand::rngs::OsRng.fill_bytes(&mut bytes);
+        SigningSecret(format!("{PREFIX}{}", STANDARD.encode(bytes)))
+    }
+
+    /// An owner-supplied secret (e.g. migrated from another platform): `whsec_`
+    /// followed by base64 of 24 to 128 bytes.
+    pub fn parse(s: &str) -> Result<SigningSecret, InvalidSecret> {
+        let Some(b64) = s.strip_prefix(PREFIX) else {
+            return Err(InvalidSecret("a secret must start with whsec_ followed by base64 of at least 24 random bytes"));
+        };
+        let decoded = STANDARD
+            .decode(b64)
+            .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(b64))
+            .map_err(|_| InvalidSecret("the part after whsec_ must be standard base64 (A-Z a-z 0-9 + / =)"))?;
+        if decoded.len() < MIN_SUPPLIED_BYTES {
+            return Err(InvalidSecret("a secret must carry at least 24 bytes of entropy (32 or more base64 characters after whsec_)"));
+        }
+        if decoded.len() > MAX_SUPPLIED_BYTES {
+            return Err(InvalidSecret("a secret may carry at most 128 bytes"));
+        }
+        Ok(SigningSecret(s.to_string()))
+    }
+
+    /// The secret as sent to its owner and used for signing.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The 32-byte key that seals secrets at rest. `Debug` never shows it.
+#[derive(Clone)]
+pub struct MasterKey {
+    key: [u8; 32],
+    id: [u8; 8],
+}
+
+impl fmt::Debug for MasterKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MasterKey(id={})", hex::encode(self.id))
+    }
+}
+
+impl MasterKey {
+    /// Parses base64 of exactly 32 bytes.
+    pub fn from_base64(s: &str) -> anyhow::Result<MasterKey> {
+        let bytes = STANDARD.decode(s.trim()).context("the master key is not valid base64")?;
+        let key: [u8; 32] = bytes
+            .try_into()
+            .map_err(|b: Vec<u8>| anyhow::anyhow!("the master key must be 32 bytes, this one is {} bytes", b.len()))?;
+        Ok(MasterKey::from_bytes(key))
+    }
+
+    fn from_bytes(key: [u8; 32]) -> MasterKey {
+        let digest = Sha256::digest([b"fenix-master-key-id".as_slice(), &key].concat());
+        let mut id = [0u8; 8];
+        id.copy_from_slice(&digest[..8]);
+        MasterKey { key, id }
+    }
+
+    /// A new random key.
+    pub fn generate() -> MasterKey {
+        let mut key = [0u8; 32];
+        rand::rngs::OsRng.fill_bytes(&mut key);
+        MasterKey::from_bytes(key)
+    }
+
+    /// Base64 form, as written to a key file or `FENIX_MASTER_KEY`.
+    pub fn to_base64(&self) -> String {
+        STANDARD.encode(self.key)
+    }
+
+    /// Reads the key file at `path`, creating it (mode 0600) when it does not exist.
+    /// Returns the key and whether it was created.
+    pub fn load_or_create_file(path: &Path) -> anyhow::Result<(MasterKey, bool)> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Ok((MasterKey::from_base64(&text).with_context(|| format!("in key file {}", path.display()))?, false)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let key = MasterKey::generate();
+                write_private(path, format!("{}\n", key.to_base64()).as_bytes())
+                    .with_context(|| format!("creating key file {}", path.display()))?;
+                Ok((key, true))
+            }
+            Err(e) => Err(e).with_context(|| format!("reading key file {}", path.display())),
+        }
+    }
+
+    /// Seals `plaintext`, bound to `context` (the owning row's id).
+    pub fn seal(&self, plaintext: &[u8], context: &str) -> Vec<u8> {
+        let cipher = XChaCha20Poly1305::new((&self.key).into());
+        let mut nonce = [0u8; 24];
+        rand::rngs::OsRng.fill_bytes(&mut nonce);
+        let ct = cipher
+            .encrypt(XNonce::from_slice(&nonce), Payload { msg: plaintext, aad: context.as_bytes() })
+            .expect("XChaCha20-Poly1305 encryption cannot fail for in-memory buffers");
+        let mut out = Vec::with_capacity(1 + 8 + 24 + ct.len());
+        out.push(SEALED_V1);
+        out.extend_from_slice(&self.id);
+        out.extend_from_slice(&nonce);
+        out.extend_from_slice(&ct);
+        out
+    }
+
+    /// The key id a sealed blob was made with.
+    pub fn blob_key_id(blob: &[u8]) -> Option<[u8; 8]> {
+        (blob.len() > 33 && blob[0] == SEALED_V1).then(|| blob[1..9].try_into().expect("8 bytes"))
+    }
+
+    fn open(&self, blob: &[u8], context: &str) -> anyhow::Result<Vec<u8>> {
+        if MasterKey::blob_key_id(blob) != Some(self.id) {
+            bail!("sealed with another master key");
+        }
+        let cipher = XChaCha20Poly1305::new((&self.key).into());
+        cipher
+            .decrypt(XNonce::from_slice(&blob[9..33]), Payload { msg: &blob[33..], aad: context.as_bytes() })
+            .map_err(|_| anyhow::anyhow!("the sealed value does not open (wrong key or tampered row)"))
+    }
+}
+
+/// The current master key plus older ones still accepted while `fenix rekey` runs.
+#[derive(Clone, Debug)]
+pub struct Keyring {
+    /// Seals every new value.
+    pub current: MasterKey,
+    /// Open-only keys.
+    pub previous: Vec<MasterKey>,
+}
+
+impl Keyring {
+    /// Opens a blob with whichever key made it.
+    pub fn open(&self, blob: &[u8], context: &str) -> anyhow::Result<Vec<u8>> {
+        let id = MasterKey::blob_key_id(blob).context("not a sealed value")?;
+        let key = std::iter::once(&self.current)
+            .chain(&self.previous)
+            .find(|k| k.id == id)
+            .context("this value was sealed with a master key Fenix was not given (set FENIX_MASTER_KEY or FENIX_PREVIOUS_MASTER_KEYS)")?;
+        key.open(blob, context)
+    }
+
+    /// Opens a sealed signing secret.
+    pub fn open_secret(&self, blob: &[u8], context: &str) -> anyhow::Result<SigningSecret> {
+        let bytes = self.open(blob, context)?;
+        Ok(SigningSecret(String::from_utf8(bytes).context("sealed secret is not UTF-8")?))
+    }
+
+    /// True when the blob is sealed with the current key (nothing for `rekey` to do).
+    pub fn is_current(&self, blob: &[u8]) -> bool {
+        MasterKey::blob_key_id(blob) == Some(self.current.id)
+    }
+}
+
+/// Re-seals every stored secret (and the key check) under the keyring's current
+/// key; secrets already under it are left alone. Running instances keep
+/// delivering throughout: they open old and new blobs alike as long as they
+/// know both keys.
+pub async fn rekey(store: &crate::store::Store, keyring: &Keyring) -> anyhow::Result<usize> {
+    let mut n = 0;
+    for row in store.all_secrets().await? {
+        if keyring.is_current(&row.sealed) {
+            continue;
+        }
+        let clear = keyring
+            .open(&row.sealed, &row.endpoint_id)
+            .with_context(|| format!("opening secret version {} of {}", row.version, row.endpoint_id))?;
+        store.reseal_secret(&row.endpoint_id, row.version, &keyring.current.seal(&clear, &row.endpoint_id)).await?;
+        n += 1;
+    }
+    if let Some(check) = store.get_meta("master_key_check").await? {
+        if !keyring.is_current(&check) {
+            let clear = keyring.open(&check, "master_key_check")?;
+            store.set_meta("master_key_check", &keyring.current.seal(&clear, "master_key_check")).await?;
+        }
+    }
+    Ok(n)
+}
+
+#[cfg(unix)]
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::{io::Write, os::unix::fs::OpenOptionsExt};
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+#[cfg(not(unix))]
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    std::fs::write(path, bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_secrets_are_whsec_and_32_bytes() {
+        let s = SigningSecret::generate();
+        assert!(s.expose().starts_with("whsec_"));
+        assert_eq!(STANDARD.decode(&s.expose()[6..]).unwrap().len(), 32);
+        assert_ne!(s, SigningSecret::generate());
+        assert!(!format!("{s:?}").contains(&s.expose()[6..]));
+    }
+
+    #[test]
+    fn supplied_secrets_need_the_prefix_and_enough_entropy() {
+        assert!(SigningSecret::parse("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").is_ok());
+        assert!(SigningSecret::parse("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").is_err());
+        assert!(SigningSecret::parse("whsec_c2hvcnQ=").is_err());
+        assert!(SigningSecret::parse("whsec_not base64 at all!!!!!!!!!!!!!!!!!").is_err());
+    }
+
+    #[test]
+    fn sealed_secrets_open_only_with_their_key_and_row() {
+        let key = MasterKey::generate();
+        let ring = Keyring { current: key.clone(), previous: vec![] };
+        let blob = key.seal(b"whsec_abc", "ep_1");
+        assert_eq!(ring.open(&blob, "ep_1").unwrap(), b"whsec_abc");
+        assert!(ring.open(&blob, "ep_2").is_err());
+        let other = Keyring { current: MasterKey::generate(), previous: vec![] };
+        assert!(other.open(&blob, "ep_1").is_err());
+        let rotated = Keyring { current: MasterKey::generate(), previous: vec![key] };
+        assert_eq!(rotated.open(&blob, "ep_1").unwrap(), b"whsec_abc");
+        assert!(!rotated.is_current(&blob));
+    }
+
+    #[test]
+    fn a_created_key_file_is_private_and_reloads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fenix.key");
+        let (k1, created) = MasterKey::load_or_create_file(&path).unwrap();
+        assert!(created);
+        let (k2, created) = MasterKey::load_or_create_file(&path).unwrap();
+        assert!(!created);
+        assert_eq!(k1.to_base64(), k2.to_base64());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+    }
+}

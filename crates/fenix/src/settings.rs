@@ -1,0 +1,345 @@
+//! Typed configuration: built-in defaults, then an optional TOML file, then
+//! `FENIX_*` environment variables, then [`Settings::validate`].
+//!
+//! Every knob an operator meets lives here so the rest of the code never reads
+//! the environment itself; tests build a `Settings` directly.
+
+use std::{fmt, net::SocketAddr, path::PathBuf, time::Duration};
+
+use anyhow::{bail, Context};
+use serde::Deserialize;
+
+/// A configuration value that must never be printed (tokens, keys).
+#[derive(Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(transparent)]
+pub struct Redacted(pub String);
+
+impl fmt::Debug for Redacted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+/// Everything Fenix can be told. Durations are written `500ms`, `10s`, `1m`, `2h`, `30d`.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Address of the admin API and ingestion.
+    pub listen: SocketAddr,
+    /// `sqlite://path` (created if missing) or `postgres://…`.
+    pub database_url: String,
+    /// Bootstrap admin token; when unset and no token exists one is generated and printed once.
+    pub admin_token: Option<Redacted>,
+    /// Base64 of 32 bytes; encrypts endpoint secrets at rest.
+    pub master_key: Option<Redacted>,
+    /// Older master keys still accepted for decryption while `fenix rekey` runs.
+    pub previous_master_keys: Vec<Redacted>,
+    /// Waits between attempts; the number of attempts is `retry_schedule.len() + 1`.
+    pub retry_schedule: Vec<Duration>,
+    /// Time limit of one whole attempt (connect, TLS, request, reading the excerpt).
+    pub attempt_timeout: Duration,
+    /// How long a claimed delivery stays leased before another worker may retry it.
+    pub lease_duration: Duration,
+    /// Resolvers for destination checks; `None` = the system's.
+    pub dns_servers: Option<Vec<SocketAddr>>,
+    /// Development only: destination ranges allowed despite the policy.
+    pub unsafe_allow_cidrs: Vec<ipnet::IpNet>,
+    /// Development only: allow `http://` and ports other than 443.
+    pub unsafe_allow_http: bool,
+    /// A PEM certificate trusted in addition to the public roots.
+    pub extra_ca_cert: Option<PathBuf>,
+    /// Attempts in flight at once, over all endpoints.
+    pub worker_concurrency: usize,
+    /// Attempts in flight at once to one endpoint.
+    pub endpoint_concurrency: usize,
+    /// Deliveries claimed per database round trip.
+    pub claim_batch: usize,
+    /// Run the admin API / ingestion.
+    pub run_api: bool,
+    /// Run the delivery worker.
+    pub run_worker: bool,
+    /// Payload bytes of older events are purged.
+    pub payload_retention: Duration,
+    /// Attempts and terminal deliveries older than this are removed.
+    pub log_retention: Duration,
+    /// Endpoints whose deliveries all failed for this long are disabled.
+    pub disable_after_failing: Duration,
+    /// Maximum database connections (PostgreSQL) / readers (SQLite).
+    pub max_db_connections: u32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            listen: "127.0.0.1:8080".parse().expect("static address"),
+            database_url: "sqlite://fenix.db".into(),
+            admin_token: None,
+            master_key: None,
+            previous_master_keys: Vec::new(),
+            retry_schedule: ["1m", "5m", "30m", "2h"]
+                .iter()
+                .map(|s| parse_duration(s).expect("static duration"))
+                .collect(),
+            attempt_timeout: Duration::from_secs(10),
+            lease_duration: Duration::from_secs(30),
+            dns_servers: None,
+            unsafe_allow_cidrs: Vec::new(),
+            unsafe_allow_http: false,
+            extra_ca_cert: None,
+            worker_concurrency: 256,
+            endpoint_concurrency: 32,
+            claim_batch: 256,
+            run_api: true,
+            run_worker: true,
+            payload_retention: Duration::from_secs(30 * 86_400),
+            log_retention: Duration::from_secs(90 * 86_400),
+            disable_after_failing: Duration::from_secs(3 * 86_400),
+            max_db_connections: 16,
+        }
+    }
+}
+
+/// The TOML file's shape: every field optional, same names as the variables without `FENIX_`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSettings {
+    listen: Option<String>,
+    database_url: Option<String>,
+    admin_token: Option<Redacted>,
+    master_key: Option<Redacted>,
+    retry_schedule: Option<String>,
+    attempt_timeout: Option<String>,
+    lease_duration: Option<String>,
+    dns_servers: Option<String>,
+    unsafe_allow_cidrs: Option<String>,
+    unsafe_allow_http: Option<bool>,
+    extra_ca_cert: Option<PathBuf>,
+    worker_concurrency: Option<usize>,
+    endpoint_concurrency: Option<usize>,
+    claim_batch: Option<usize>,
+    payload_retention: Option<String>,
+    log_retention: Option<String>,
+    disable_after_failing: Option<String>,
+    max_db_connections: Option<u32>,
+}
+
+/// Parses `500ms`, `10s`, `1m`, `2h`, `30d`.
+pub fn parse_duration(s: &str) -> anyhow::Result<Duration> {
+    humantime::parse_duration(s.trim()).with_context(|| format!("invalid duration {s:?} (write e.g. 500ms, 10s, 1m, 2h)"))
+}
+
+/// Parses a comma-separated list of durations such as `1m,5m,30m,2h` (empty = no retries).
+pub fn parse_schedule(s: &str) -> anyhow::Result<Vec<Duration>> {
+    s.split(',').map(str::trim).filter(|p| !p.is_empty()).map(parse_duration).collect()
+}
+
+fn parse_list<T: std::str::FromStr>(s: &str, what: &str) -> anyhow::Result<Vec<T>>
+where
+    T::Err: fmt::Display,
+{
+    s.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| p.parse::<T>().map_err(|e| anyhow::anyhow!("invalid {what} {p:?}: {e}")))
+        .collect()
+}
+
+fn parse_bool(s: &str) -> anyhow::Result<bool> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" | "" => Ok(false),
+        other => bail!("invalid boolean {other:?} (write true or false)"),
+    }
+}
+
+impl Settings {
+    /// Defaults, then `file` (if any), then the process environment, then validation.
+    pub fn load(file: Option<&std::path::Path>) -> anyhow::Result<Settings> {
+        let mut s = Settings::default();
+        if let Some(path) = file {
+            let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+            let f: FileSettings = toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+            s.apply_file(f)?;
+        }
+        s.apply_env(|k| std::env::var(k).ok())?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    fn apply_file(&mut self, f: FileSettings) -> anyhow::Result<()> {
+        let mut vars = Vec::new();
+        let mut push = |k: &str, v: Option<String>| {
+            if let Some(v) = v {
+                vars.push((format!("FENIX_{k}"), v));
+            }
+        };
+        push("LISTEN", f.listen);
+        push("RETRY_SCHEDULE", f.retry_schedule);
+        push("ATTEMPT_TIMEOUT", f.attempt_timeout);
+        push("LEASE_DURATION", f.lease_duration);
+        push("DNS_SERVERS", f.dns_servers);
+        push("UNSAFE_ALLOW_CIDRS", f.unsafe_allow_cidrs);
+        push("UNSAFE_ALLOW_HTTP", f.unsafe_allow_http.map(|b| b.to_string()));
+        push("WORKER_CONCURRENCY", f.worker_concurrency.map(|v| v.to_string()));
+        push("ENDPOINT_CONCURRENCY", f.endpoint_concurrency.map(|v| v.to_string()));
+        push("CLAIM_BATCH", f.claim_batch.map(|v| v.to_string()));
+        push("PAYLOAD_RETENTION", f.payload_retention);
+        push("LOG_RETENTION", f.log_retention);
+        push("DISABLE_AFTER_FAILING", f.disable_after_failing);
+        push("MAX_DB_CONNECTIONS", f.max_db_connections.map(|v| v.to_string()));
+        if let Some(v) = f.database_url {
+            vars.push(("DATABASE_URL".into(), v));
+        }
+        if let Some(p) = f.extra_ca_cert {
+            vars.push(("FENIX_EXTRA_CA_CERT".into(), p.display().to_string()));
+        }
+        if f.admin_token.is_some() {
+            self.admin_token = f.admin_token;
+        }
+        if f.master_key.is_some() {
+            self.master_key = f.master_key;
+        }
+        self.apply_env(|k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
+    }
+
+    /// Applies variables from `get` (the environment, or a file mapped to the same names).
+    pub fn apply_env(&mut self, get: impl Fn(&str) -> Option<String>) -> anyhow::Result<()> {
+        let ctx = |k: &'static str| move || format!("in {k}");
+        if let Some(v) = get("FENIX_LISTEN") {
+            self.listen = v.trim().parse().with_context(|| format!("FENIX_LISTEN {v:?} is not an address like 127.0.0.1:8080"))?;
+        }
+        if let Some(v) = get("DATABASE_URL").filter(|v| !v.trim().is_empty()) {
+            self.database_url = v.trim().to_string();
+        }
+        if let Some(v) = get("FENIX_ADMIN_TOKEN").filter(|v| !v.is_empty()) {
+            self.admin_token = Some(Redacted(v));
+        }
+        if let Some(v) = get("FENIX_MASTER_KEY").filter(|v| !v.is_empty()) {
+            self.master_key = Some(Redacted(v));
+        }
+        if let Some(v) = get("FENIX_PREVIOUS_MASTER_KEYS") {
+            self.previous_master_keys = v.split(',').map(str::trim).filter(|p| !p.is_empty()).map(|p| Redacted(p.into())).collect();
+        }
+        if let Some(v) = get("FENIX_RETRY_SCHEDULE") {
+            self.retry_schedule = parse_schedule(&v).with_context(ctx("FENIX_RETRY_SCHEDULE"))?;
+        }
+        if let Some(v) = get("FENIX_ATTEMPT_TIMEOUT") {
+            self.attempt_timeout = parse_duration(&v).with_context(ctx("FENIX_ATTEMPT_TIMEOUT"))?;
+        }
+        if let Some(v) = get("FENIX_LEASE_DURATION") {
+            self.lease_duration = parse_duration(&v).with_context(ctx("FENIX_LEASE_DURATION"))?;
+        }
+        if let Some(v) = get("FENIX_DNS_SERVERS").filter(|v| !v.trim().is_empty()) {
+            self.dns_servers = Some(parse_list(&v, "DNS server address (write host:port)").with_context(ctx("FENIX_DNS_SERVERS"))?);
+        }
+        if let Some(v) = get("FENIX_UNSAFE_ALLOW_CIDRS") {
+            self.unsafe_allow_cidrs = parse_list(&v, "CIDR range").with_context(ctx("FENIX_UNSAFE_ALLOW_CIDRS"))?;
+        }
+        if let Some(v) = get("FENIX_UNSAFE_ALLOW_HTTP") {
+            self.unsafe_allow_http = parse_bool(&v).with_context(ctx("FENIX_UNSAFE_ALLOW_HTTP"))?;
+        }
+        if let Some(v) = get("FENIX_EXTRA_CA_CERT").filter(|v| !v.trim().is_empty()) {
+            self.extra_ca_cert = Some(PathBuf::from(v.trim()));
+        }
+        let num = |k: &'static str| -> anyhow::Result<Option<usize>> {
+            get(k).map(|v| v.trim().parse::<usize>().with_context(|| format!("{k} {v:?} is not a number"))).transpose()
+        };
+        if let Some(n) = num("FENIX_WORKER_CONCURRENCY")? {
+            self.worker_concurrency = n;
+        }
+        if let Some(n) = num("FENIX_ENDPOINT_CONCURRENCY")? {
+            self.endpoint_concurrency = n;
+        }
+        if let Some(n) = num("FENIX_CLAIM_BATCH")? {
+            self.claim_batch = n;
+        }
+        if let Some(n) = num("FENIX_MAX_DB_CONNECTIONS")? {
+            self.max_db_connections = u32::try_from(n).context("FENIX_MAX_DB_CONNECTIONS is too large")?;
+        }
+        if let Some(v) = get("FENIX_PAYLOAD_RETENTION") {
+            self.payload_retention = parse_duration(&v).with_context(ctx("FENIX_PAYLOAD_RETENTION"))?;
+        }
+        if let Some(v) = get("FENIX_LOG_RETENTION") {
+            self.log_retention = parse_duration(&v).with_context(ctx("FENIX_LOG_RETENTION"))?;
+        }
+        if let Some(v) = get("FENIX_DISABLE_AFTER_FAILING") {
+            self.disable_after_failing = parse_duration(&v).with_context(ctx("FENIX_DISABLE_AFTER_FAILING"))?;
+        }
+        Ok(())
+    }
+
+    /// Rejects combinations that cannot work, with a message saying what to change.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        if !(self.database_url.starts_with("sqlite:") || self.database_url.starts_with("postgres://") || self.database_url.starts_with("postgresql://")) {
+            bail!("DATABASE_URL must start with sqlite:// or postgres://");
+        }
+        if self.retry_schedule.len() > 20 {
+            bail!("FENIX_RETRY_SCHEDULE has {} waits; at most 20 are allowed", self.retry_schedule.len());
+        }
+        if self.attempt_timeout.is_zero() {
+            bail!("FENIX_ATTEMPT_TIMEOUT must be greater than zero");
+        }
+        if self.lease_duration <= self.attempt_timeout {
+            bail!(
+                "FENIX_LEASE_DURATION ({:?}) must be longer than FENIX_ATTEMPT_TIMEOUT ({:?}) so a running attempt keeps its lease",
+                self.lease_duration,
+                self.attempt_timeout
+            );
+        }
+        if self.worker_concurrency == 0 || self.endpoint_concurrency == 0 || self.claim_batch == 0 {
+            bail!("FENIX_WORKER_CONCURRENCY, FENIX_ENDPOINT_CONCURRENCY and FENIX_CLAIM_BATCH must be at least 1");
+        }
+        if !self.run_api && !self.run_worker {
+            bail!("--api-only and --worker-only cannot both be given");
+        }
+        Ok(())
+    }
+
+    /// True when the database is PostgreSQL.
+    pub fn is_postgres(&self) -> bool {
+        self.database_url.starts_with("postgres")
+    }
+
+    /// Maximum number of attempts per delivery.
+    pub fn max_attempts(&self) -> u32 {
+        u32::try_from(self.retry_schedule.len()).unwrap_or(20) + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_schedule_gives_five_attempts() {
+        let s = Settings::default();
+        assert_eq!(s.max_attempts(), 5);
+        assert_eq!(s.retry_schedule[3], Duration::from_secs(7200));
+    }
+
+    #[test]
+    fn environment_overrides_defaults() {
+        let mut s = Settings::default();
+        s.apply_env(|k| match k {
+            "FENIX_RETRY_SCHEDULE" => Some("100ms, 2s".into()),
+            "FENIX_UNSAFE_ALLOW_CIDRS" => Some("127.0.0.0/8,::1/128".into()),
+            "FENIX_UNSAFE_ALLOW_HTTP" => Some("true".into()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(s.retry_schedule, vec![Duration::from_millis(100), Duration::from_secs(2)]);
+        assert_eq!(s.unsafe_allow_cidrs.len(), 2);
+        assert!(s.unsafe_allow_http);
+    }
+
+    #[test]
+    fn a_bad_duration_names_the_variable() {
+        let err = Settings::default().apply_env(|k| (k == "FENIX_ATTEMPT_TIMEOUT").then(|| "soon".into())).unwrap_err();
+        assert!(format!("{err:#}").contains("FENIX_ATTEMPT_TIMEOUT"));
+    }
+
+    #[test]
+    fn secrets_are_redacted_in_debug() {
+        let s = Settings { admin_token: Some(Redacted("fxa_topsecret".into())), ..Settings::default() };
+        assert!(!format!("{s:?}").contains("topsecret"));
+    }
+}

@@ -1,0 +1,138 @@
+//! Start-up: database, master key, bootstrap token, destination policy and the
+//! delivery HTTP client. Errors here are `anyhow` with a message that says
+//! what to change.
+
+use std::{path::PathBuf, sync::Arc};
+
+use anyhow::{bail, Context};
+
+use crate::{
+    api::{generate_token, hash_token, AppState},
+    ids,
+    secrets::{Keyring, MasterKey},
+    settings::Settings,
+    store::Store,
+    time,
+};
+
+const KEY_CHECK: &str = "master_key_check";
+const KEY_CHECK_PLAINTEXT: &[u8] = b"fenix master key check";
+
+/// Where the SQLite database file is, if the URL names one.
+pub fn sqlite_path(url: &str) -> Option<PathBuf> {
+    let rest = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:"))?;
+    let path = rest.split('?').next().unwrap_or(rest);
+    (!path.is_empty() && !path.starts_with(':')).then(|| PathBuf::from(path))
+}
+
+/// The master key: `FENIX_MASTER_KEY`, or on SQLite a key file beside the database.
+pub fn load_keyring(settings: &Settings) -> anyhow::Result<Keyring> {
+    let previous = settings
+        .previous_master_keys
+        .iter()
+        .map(|k| MasterKey::from_base64(&k.0).context("in FENIX_PREVIOUS_MASTER_KEYS"))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let current = match &settings.master_key {
+        Some(k) => MasterKey::from_base64(&k.0).context("in FENIX_MASTER_KEY")?,
+        None if settings.is_postgres() => bail!(
+            "FENIX_MASTER_KEY is required with PostgreSQL: it encrypts endpoint secrets at rest. \
+             Make one with `fenix keygen` (or `openssl rand -base64 32`), keep it safe, and give every instance the same key"
+        ),
+        None => {
+            let db = sqlite_path(&settings.database_url).context("FENIX_MASTER_KEY is required for this DATABASE_URL")?;
+            let mut name = db.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+            name.push(".key");
+            let path = db.with_file_name(name);
+            let (key, created) = MasterKey::load_or_create_file(&path)?;
+            if created {
+                eprintln!(
+                    "fenix: created master key file {} (mode 0600). Back it up: without it, endpoint secrets cannot be read.",
+                    path.display()
+                );
+            }
+            key
+        }
+    };
+    Ok(Keyring { current, previous })
+}
+
+/// Proves the key opens this database's secrets now, not at the first delivery.
+pub async fn check_master_key(store: &Store, keyring: &Keyring) -> anyhow::Result<()> {
+    let stored = match store.get_meta(KEY_CHECK).await? {
+        Some(v) => v,
+        None => store.put_meta_if_absent(KEY_CHECK, &keyring.current.seal(KEY_CHECK_PLAINTEXT, KEY_CHECK)).await?,
+    };
+    match keyring.open(&stored, KEY_CHECK) {
+        Ok(v) if v == KEY_CHECK_PLAINTEXT => Ok(()),
+        _ => bail!(
+            "the master key does not match the one this database was created with: endpoint secrets cannot be decrypted. \
+             Set FENIX_MASTER_KEY to the original key (or list it in FENIX_PREVIOUS_MASTER_KEYS during `fenix rekey`)"
+        ),
+    }
+}
+
+/// Ensures an admin token exists: `FENIX_ADMIN_TOKEN` if given, otherwise a
+/// generated one on a fresh database. Returns a token to print once, if one was generated.
+pub async fn bootstrap_token(store: &Store, settings: &Settings) -> anyhow::Result<Option<String>> {
+    if let Some(t) = &settings.admin_token {
+        if t.0.len() < 16 {
+            bail!("FENIX_ADMIN_TOKEN must be at least 16 characters");
+        }
+        store.insert_admin_token(&ids::new_id("tok"), "bootstrap", &hash_token(&t.0), time::now_ms()).await?;
+        return Ok(None);
+    }
+    if store.count_admin_tokens().await? > 0 {
+        return Ok(None);
+    }
+    let token = generate_token();
+    store.insert_admin_token(&ids::new_id("tok"), "bootstrap", &hash_token(&token), time::now_ms()).await?;
+    Ok(Some(token))
+}
+
+/// The destination policy from settings.
+pub fn policy(settings: &Settings) -> fenix_destination::Policy {
+    fenix_destination::Policy {
+        allow_http: settings.unsafe_allow_http,
+        allow_cidrs: settings.unsafe_allow_cidrs.clone(),
+    }
+}
+
+/// Connects, migrates, loads keys: everything `serve` needs before listening.
+/// Prints a generated bootstrap token to standard output (once, ever).
+pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
+    let keyring = load_keyring(&settings)?;
+    let store = Store::connect(&settings.database_url, settings.max_db_connections).await?;
+    store.migrate().await?;
+    check_master_key(&store, &keyring).await?;
+    if let Some(token) = bootstrap_token(&store, &settings).await? {
+        println!("Admin token (shown once, store it now): {token}");
+    }
+    let policy = policy(&settings);
+    let destinations = fenix_destination::CheckingResolver::new(policy.clone(), settings.dns_servers.clone())
+        .context("setting up the DNS resolver")?;
+    Ok(AppState::new(store, settings, keyring, policy, destinations, Arc::new(tokio::sync::Notify::new())))
+}
+
+/// The HTTP client of the worker: no redirects, no proxies, the checking
+/// resolver, the attempt timeout, and the extra CA when given.
+pub fn http_client(
+    settings: &Settings,
+    resolver: fenix_destination::CheckingResolver,
+) -> anyhow::Result<reqwest::Client> {
+    let mut b = reqwest::Client::builder()
+        .user_agent(concat!("Fenix-Webhooks/", env!("CARGO_PKG_VERSION")))
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .dns_resolver(Arc::new(resolver))
+        .timeout(settings.attempt_timeout)
+        .connect_timeout(settings.attempt_timeout)
+        .pool_max_idle_per_host(settings.endpoint_concurrency)
+        .tcp_nodelay(true)
+        .https_only(!settings.unsafe_allow_http);
+    if let Some(path) = &settings.extra_ca_cert {
+        let pem = std::fs::read(path).with_context(|| format!("reading FENIX_EXTRA_CA_CERT {}", path.display()))?;
+        let cert = reqwest::Certificate::from_pem(&pem).context("FENIX_EXTRA_CA_CERT is not a PEM certificate")?;
+        b = b.add_root_certificate(cert);
+    }
+    b.build().context("building the HTTP client")
+}

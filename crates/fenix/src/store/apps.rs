@@ -1,0 +1,77 @@
+//! Apps (tenants).
+
+use super::{on_read, on_write, Store};
+use crate::time::Millis;
+
+/// An app as stored.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct AppRow {
+    pub id: String,
+    pub uid: Option<String>,
+    pub name: String,
+    pub created_at: Millis,
+    pub updated_at: Millis,
+}
+
+/// Upper bound for "before this id" cursors: sorts after every id.
+pub(crate) const CURSOR_END: &str = "~";
+
+impl Store {
+    /// Inserts an app; a taken `uid` is a unique violation.
+    pub async fn insert_app(&self, app: &AppRow) -> sqlx::Result<()> {
+        on_write!(self, |pool| sqlx::query(
+            "INSERT INTO apps (id, uid, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)"
+        )
+        .bind(&app.id)
+        .bind(&app.uid)
+        .bind(&app.name)
+        .bind(app.created_at)
+        .bind(app.updated_at)
+        .execute(pool)
+        .await
+        .map(|_| ()))
+    }
+
+    /// Finds an app by its id or its `uid`.
+    pub async fn find_app(&self, id_or_uid: &str) -> sqlx::Result<Option<AppRow>> {
+        on_read!(self, |pool| sqlx::query_as::<_, AppRow>(
+            "SELECT id, uid, name, created_at, updated_at FROM apps WHERE id = $1 \
+             UNION ALL SELECT id, uid, name, created_at, updated_at FROM apps WHERE uid = $1 LIMIT 1"
+        )
+        .bind(id_or_uid)
+        .fetch_optional(pool)
+        .await)
+    }
+
+    /// Apps newest first, strictly before `cursor`.
+    pub async fn list_apps(&self, cursor: Option<&str>, limit: i64) -> sqlx::Result<Vec<AppRow>> {
+        on_read!(self, |pool| sqlx::query_as::<_, AppRow>(
+            "SELECT id, uid, name, created_at, updated_at FROM apps WHERE id < $1 ORDER BY id DESC LIMIT $2"
+        )
+        .bind(cursor.unwrap_or(CURSOR_END))
+        .bind(limit)
+        .fetch_all(pool)
+        .await)
+    }
+
+    /// Saves a changed name/uid.
+    pub async fn update_app(&self, app: &AppRow) -> sqlx::Result<()> {
+        on_write!(self, |pool| sqlx::query("UPDATE apps SET uid = $2, name = $3, updated_at = $4 WHERE id = $1")
+            .bind(&app.id)
+            .bind(&app.uid)
+            .bind(&app.name)
+            .bind(app.updated_at)
+            .execute(pool)
+            .await
+            .map(|_| ()))
+    }
+
+    /// Deletes an app with its endpoints, events and log.
+    pub async fn delete_app(&self, id: &str) -> sqlx::Result<bool> {
+        on_write!(self, |pool| sqlx::query("DELETE FROM apps WHERE id = $1")
+            .bind(id)
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected() > 0))
+    }
+}

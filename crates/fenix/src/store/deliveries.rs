@@ -1,0 +1,344 @@
+//! Deliveries and attempts: the worker's claim/record cycle and the delivery log.
+//!
+//! A claim is its own short transaction that flips due rows to `in_flight`
+//! with a lease (in `next_attempt_at`) and a fresh `lease_token`; no
+//! transaction is ever held open across an HTTP request. Results are written
+//! later, in batches, only where the lease token still matches.
+
+use std::collections::HashMap;
+
+use sqlx::QueryBuilder;
+
+use super::{apps::CURSOR_END, endpoints::SecretRow, on_read, on_write, Store};
+use crate::time::Millis;
+
+/// A delivery as stored.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct DeliveryRow {
+    pub id: String,
+    pub app_id: String,
+    pub event_id: String,
+    pub endpoint_id: String,
+    pub status: String,
+    pub attempt_count: i64,
+    pub next_attempt_at: Option<Millis>,
+    pub last_attempt_at: Option<Millis>,
+    pub created_at: Millis,
+    pub updated_at: Millis,
+}
+
+const DELIVERY_COLUMNS: &str =
+    "id, app_id, event_id, endpoint_id, status, attempt_count, next_attempt_at, last_attempt_at, created_at, updated_at";
+
+/// An attempt as stored; `id` is the `X-Fenix-Delivery-Id` that was sent.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct AttemptRecord {
+    pub id: String,
+    pub delivery_id: String,
+    pub attempt_number: i64,
+    pub started_at: Millis,
+    pub duration_ms: i64,
+    pub response_status: Option<i64>,
+    pub response_excerpt: Option<String>,
+    pub error: Option<String>,
+    pub error_detail: Option<String>,
+    /// JSON array of the secret versions that signed the request.
+    pub signed_with: String,
+}
+
+/// A delivery this worker holds a lease on.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ClaimedDelivery {
+    pub id: String,
+    pub app_id: String,
+    pub event_id: String,
+    pub endpoint_id: String,
+    pub attempt_count: i64,
+    pub budget_start: i64,
+    pub lease_token: i64,
+}
+
+/// What the worker needs to send a batch: envelopes, endpoints and live secrets.
+#[derive(Debug, Default)]
+pub struct BatchContext {
+    /// event id → (type, envelope bytes; `None` when retention purged them).
+    pub events: HashMap<String, (String, Option<Vec<u8>>)>,
+    /// endpoint id → (url, state, signature scheme).
+    pub endpoints: HashMap<String, (String, String, String)>,
+    /// endpoint id → live secrets, newest first.
+    pub secrets: HashMap<String, Vec<SecretRow>>,
+}
+
+/// The result of working on one claimed delivery.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub delivery_id: String,
+    pub lease_token: i64,
+    /// The request made, if one was made (a skip makes none).
+    pub attempt: Option<AttemptRecord>,
+    pub status: &'static str,
+    pub attempt_count: i64,
+    pub next_attempt_at: Option<Millis>,
+    pub last_attempt_at: Option<Millis>,
+}
+
+/// Filters of the delivery log.
+#[derive(Debug, Default, Clone)]
+pub struct DeliveryFilter {
+    pub endpoint_id: Option<String>,
+    pub event_id: Option<String>,
+    pub status: Option<String>,
+    pub since: Option<Millis>,
+    pub until: Option<Millis>,
+    pub cursor: Option<String>,
+    pub limit: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct EventPart {
+    id: String,
+    event_type: String,
+    payload: Option<Vec<u8>>,
+}
+
+#[derive(sqlx::FromRow)]
+struct EndpointPart {
+    id: String,
+    url: String,
+    state: String,
+    signature_scheme: String,
+}
+
+const CLAIM_SQLITE: &str = "UPDATE deliveries SET status = 'in_flight', next_attempt_at = $1, lease_owner = $2, \
+     lease_token = lease_token + 1, updated_at = $3 \
+     WHERE id IN (SELECT id FROM deliveries WHERE status IN ('pending', 'in_flight') AND next_attempt_at <= $3 \
+                  ORDER BY next_attempt_at LIMIT $4) \
+     RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token";
+
+/// PostgreSQL: concurrent claimers skip each other's rows instead of waiting.
+const CLAIM_POSTGRES: &str = "UPDATE deliveries SET status = 'in_flight', next_attempt_at = $1, lease_owner = $2, \
+     lease_token = lease_token + 1, updated_at = $3 \
+     WHERE id IN (SELECT id FROM deliveries WHERE status IN ('pending', 'in_flight') AND next_attempt_at <= $3 \
+                  ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED) \
+     RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token";
+
+impl Store {
+    /// Leases up to `limit` due deliveries (fresh, retrying, or whose lease expired) until `lease_until`.
+    pub async fn claim_due(
+        &self,
+        owner: &str,
+        now: Millis,
+        lease_until: Millis,
+        limit: i64,
+    ) -> sqlx::Result<Vec<ClaimedDelivery>> {
+        let sql = if self.is_postgres() { CLAIM_POSTGRES } else { CLAIM_SQLITE };
+        on_write!(self, |pool| sqlx::query_as::<_, ClaimedDelivery>(sql)
+            .bind(lease_until)
+            .bind(owner)
+            .bind(now)
+            .bind(limit)
+            .fetch_all(pool)
+            .await)
+    }
+
+    /// Loads envelopes, endpoints and live secrets for a claimed batch, one query each.
+    pub async fn batch_context(&self, claimed: &[ClaimedDelivery], now: Millis) -> sqlx::Result<BatchContext> {
+        let mut event_ids: Vec<&str> = claimed.iter().map(|c| c.event_id.as_str()).collect();
+        event_ids.sort_unstable();
+        event_ids.dedup();
+        let mut endpoint_ids: Vec<&str> = claimed.iter().map(|c| c.endpoint_id.as_str()).collect();
+        endpoint_ids.sort_unstable();
+        endpoint_ids.dedup();
+        let mut ctx = BatchContext::default();
+        if claimed.is_empty() {
+            return Ok(ctx);
+        }
+        on_read!(self, |pool| {
+            let mut qb = QueryBuilder::new("SELECT id, event_type, payload FROM events WHERE id IN (");
+            let mut sep = qb.separated(", ");
+            for id in &event_ids {
+                sep.push_bind(*id);
+            }
+            qb.push(")");
+            for e in qb.build_query_as::<EventPart>().fetch_all(pool).await? {
+                ctx.events.insert(e.id, (e.event_type, e.payload));
+            }
+            let mut qb = QueryBuilder::new("SELECT id, url, state, signature_scheme FROM endpoints WHERE id IN (");
+            let mut sep = qb.separated(", ");
+            for id in &endpoint_ids {
+                sep.push_bind(*id);
+            }
+            qb.push(")");
+            for e in qb.build_query_as::<EndpointPart>().fetch_all(pool).await? {
+                ctx.endpoints.insert(e.id, (e.url, e.state, e.signature_scheme));
+            }
+            let mut qb = QueryBuilder::new(
+                "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets \
+                 WHERE (expires_at IS NULL OR expires_at > ",
+            );
+            qb.push_bind(now).push(") AND endpoint_id IN (");
+            let mut sep = qb.separated(", ");
+            for id in &endpoint_ids {
+                sep.push_bind(*id);
+            }
+            qb.push(") ORDER BY endpoint_id, version DESC");
+            for s in qb.build_query_as::<SecretRow>().fetch_all(pool).await? {
+                ctx.secrets.entry(s.endpoint_id.clone()).or_default().push(s);
+            }
+            Ok::<_, sqlx::Error>(())
+        })?;
+        Ok(ctx)
+    }
+
+    /// Writes a batch of outcomes in one transaction. An attempt is always kept
+    /// (it happened); the delivery row changes only where our lease token still
+    /// holds, so a worker that lost its lease never overwrites a newer outcome.
+    /// Returns how many outcomes were discarded for a lost lease.
+    pub async fn record_outcomes(&self, outcomes: &[Outcome], now: Millis) -> sqlx::Result<usize> {
+        if outcomes.is_empty() {
+            return Ok(0);
+        }
+        on_write!(self, |pool| {
+            let mut tx = pool.begin().await?;
+            let mut lost = 0;
+            for o in outcomes {
+                if let Some(a) = &o.attempt {
+                    sqlx::query(
+                        "INSERT INTO attempts (id, delivery_id, attempt_number, started_at, duration_ms, response_status, \
+                         response_excerpt, error, error_detail, signed_with) \
+                         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM deliveries WHERE id = $2)",
+                    )
+                    .bind(&a.id)
+                    .bind(&a.delivery_id)
+                    .bind(a.attempt_number)
+                    .bind(a.started_at)
+                    .bind(a.duration_ms)
+                    .bind(a.response_status)
+                    .bind(&a.response_excerpt)
+                    .bind(&a.error)
+                    .bind(&a.error_detail)
+                    .bind(&a.signed_with)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                let updated = sqlx::query(
+                    "UPDATE deliveries SET status = $3, attempt_count = $4, next_attempt_at = $5, \
+                     last_attempt_at = COALESCE($6, last_attempt_at), lease_owner = NULL, updated_at = $7 \
+                     WHERE id = $1 AND lease_token = $2 AND status = 'in_flight'",
+                )
+                .bind(&o.delivery_id)
+                .bind(o.lease_token)
+                .bind(o.status)
+                .bind(o.attempt_count)
+                .bind(o.next_attempt_at)
+                .bind(o.last_attempt_at)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if updated == 0 {
+                    lost += 1;
+                }
+            }
+            tx.commit().await?;
+            Ok(lost)
+        })
+    }
+
+    /// Pushes the lease of deliveries still being worked on.
+    pub async fn extend_leases(&self, leases: &[(String, i64)], lease_until: Millis) -> sqlx::Result<()> {
+        if leases.is_empty() {
+            return Ok(());
+        }
+        on_write!(self, |pool| {
+            let mut tx = pool.begin().await?;
+            for (id, token) in leases {
+                sqlx::query(
+                    "UPDATE deliveries SET next_attempt_at = $3 WHERE id = $1 AND lease_token = $2 AND status = 'in_flight'",
+                )
+                .bind(id)
+                .bind(*token)
+                .bind(lease_until)
+                .execute(&mut *tx)
+                .await?;
+            }
+            tx.commit().await
+        })
+    }
+
+    /// Gives leased deliveries back (graceful shutdown): due again at `now`, attempt not counted.
+    pub async fn release_leases(&self, leases: &[(String, i64)], now: Millis) -> sqlx::Result<()> {
+        on_write!(self, |pool| {
+            let mut tx = pool.begin().await?;
+            for (id, token) in leases {
+                sqlx::query(
+                    "UPDATE deliveries SET status = 'pending', next_attempt_at = $3, lease_owner = NULL \
+                     WHERE id = $1 AND lease_token = $2 AND status = 'in_flight'",
+                )
+                .bind(id)
+                .bind(*token)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            }
+            tx.commit().await
+        })
+    }
+
+    /// When the next delivery comes due (or a lease expires), if any.
+    pub async fn next_due_at(&self) -> sqlx::Result<Option<Millis>> {
+        on_write!(self, |pool| sqlx::query_scalar::<_, Option<i64>>(
+            "SELECT MIN(next_attempt_at) FROM deliveries WHERE status IN ('pending', 'in_flight')"
+        )
+        .fetch_one(pool)
+        .await)
+    }
+
+    /// One delivery of one app.
+    pub async fn get_delivery(&self, app_id: &str, id: &str) -> sqlx::Result<Option<DeliveryRow>> {
+        on_read!(self, |pool| sqlx::query_as::<_, DeliveryRow>(&format!(
+            "SELECT {DELIVERY_COLUMNS} FROM deliveries WHERE id = $1 AND app_id = $2"
+        ))
+        .bind(id)
+        .bind(app_id)
+        .fetch_optional(pool)
+        .await)
+    }
+
+    /// The delivery log of an app, newest first.
+    pub async fn list_deliveries(&self, app_id: &str, f: &DeliveryFilter) -> sqlx::Result<Vec<DeliveryRow>> {
+        on_read!(self, |pool| {
+            let mut qb = QueryBuilder::new(format!("SELECT {DELIVERY_COLUMNS} FROM deliveries WHERE app_id = "));
+            qb.push_bind(app_id);
+            qb.push(" AND id < ").push_bind(f.cursor.clone().unwrap_or_else(|| CURSOR_END.into()));
+            if let Some(v) = &f.endpoint_id {
+                qb.push(" AND endpoint_id = ").push_bind(v.clone());
+            }
+            if let Some(v) = &f.event_id {
+                qb.push(" AND event_id = ").push_bind(v.clone());
+            }
+            if let Some(v) = &f.status {
+                qb.push(" AND status = ").push_bind(v.clone());
+            }
+            if let Some(s) = f.since {
+                qb.push(" AND created_at >= ").push_bind(s);
+            }
+            if let Some(u) = f.until {
+                qb.push(" AND created_at < ").push_bind(u);
+            }
+            qb.push(" ORDER BY id DESC LIMIT ").push_bind(f.limit);
+            qb.build_query_as::<DeliveryRow>().fetch_all(pool).await
+        })
+    }
+
+    /// A delivery's attempts, oldest first.
+    pub async fn list_attempts(&self, delivery_id: &str) -> sqlx::Result<Vec<AttemptRecord>> {
+        on_read!(self, |pool| sqlx::query_as::<_, AttemptRecord>(
+            "SELECT id, delivery_id, attempt_number, started_at, duration_ms, response_status, response_excerpt, \
+             error, error_detail, signed_with FROM attempts WHERE delivery_id = $1 ORDER BY attempt_number, started_at"
+        )
+        .bind(delivery_id)
+        .fetch_all(pool)
+        .await)
+    }
+}

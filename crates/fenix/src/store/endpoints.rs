@@ -1,0 +1,269 @@
+//! Endpoints and their sealed signing secrets.
+
+use super::{apps::CURSOR_END, on_read, on_write, Store};
+use crate::time::Millis;
+
+/// An endpoint as stored (`event_types` is a JSON array).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct EndpointRow {
+    pub id: String,
+    pub app_id: String,
+    pub url: String,
+    pub description: String,
+    pub event_types: String,
+    pub state: String,
+    pub state_reason: Option<String>,
+    pub state_changed_at: Option<Millis>,
+    pub rate_limit_per_sec: Option<i64>,
+    pub signature_scheme: String,
+    pub created_at: Millis,
+    pub updated_at: Millis,
+}
+
+const ENDPOINT_COLUMNS: &str = "id, app_id, url, description, event_types, state, state_reason, state_changed_at, \
+     rate_limit_per_sec, signature_scheme, created_at, updated_at";
+
+/// A new endpoint with its first secret, already sealed.
+#[derive(Debug)]
+pub struct NewEndpoint {
+    pub row: EndpointRow,
+    pub sealed_secret: Vec<u8>,
+}
+
+/// Changes to an endpoint; `None` leaves a field as it is.
+#[derive(Debug, Default)]
+pub struct EndpointPatch {
+    pub url: Option<String>,
+    pub description: Option<String>,
+    pub event_types: Option<String>,
+    pub rate_limit_per_sec: Option<Option<i64>>,
+}
+
+/// One sealed secret version.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct SecretRow {
+    pub endpoint_id: String,
+    pub version: i64,
+    pub sealed: Vec<u8>,
+    pub created_at: Millis,
+    pub expires_at: Option<Millis>,
+}
+
+impl Store {
+    /// Inserts the endpoint and its secret version 1 in one transaction.
+    pub async fn insert_endpoint(&self, new: &NewEndpoint) -> sqlx::Result<()> {
+        let r = &new.row;
+        on_write!(self, |pool| {
+            let mut tx = pool.begin().await?;
+            sqlx::query(&format!(
+                "INSERT INTO endpoints ({ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+            ))
+            .bind(&r.id)
+            .bind(&r.app_id)
+            .bind(&r.url)
+            .bind(&r.description)
+            .bind(&r.event_types)
+            .bind(&r.state)
+            .bind(&r.state_reason)
+            .bind(r.state_changed_at)
+            .bind(r.rate_limit_per_sec)
+            .bind(&r.signature_scheme)
+            .bind(r.created_at)
+            .bind(r.updated_at)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query(
+                "INSERT INTO endpoint_secrets (endpoint_id, version, sealed, created_at, expires_at) VALUES ($1, 1, $2, $3, NULL)",
+            )
+            .bind(&r.id)
+            .bind(&new.sealed_secret)
+            .bind(r.created_at)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await
+        })
+    }
+
+    /// One endpoint of one app.
+    pub async fn get_endpoint(&self, app_id: &str, id: &str) -> sqlx::Result<Option<EndpointRow>> {
+        on_read!(self, |pool| sqlx::query_as::<_, EndpointRow>(&format!(
+            "SELECT {ENDPOINT_COLUMNS} FROM endpoints WHERE id = $1 AND app_id = $2"
+        ))
+        .bind(id)
+        .bind(app_id)
+        .fetch_optional(pool)
+        .await)
+    }
+
+    /// An app's endpoints, newest first, strictly before `cursor`.
+    pub async fn list_endpoints(&self, app_id: &str, cursor: Option<&str>, limit: i64) -> sqlx::Result<Vec<EndpointRow>> {
+        on_read!(self, |pool| sqlx::query_as::<_, EndpointRow>(&format!(
+            "SELECT {ENDPOINT_COLUMNS} FROM endpoints WHERE app_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3"
+        ))
+        .bind(app_id)
+        .bind(cursor.unwrap_or(CURSOR_END))
+        .bind(limit)
+        .fetch_all(pool)
+        .await)
+    }
+
+    /// Applies a patch; returns false when the endpoint does not exist.
+    pub async fn update_endpoint(&self, app_id: &str, id: &str, p: &EndpointPatch, now: Millis) -> sqlx::Result<bool> {
+        let (set_rate, rate) = match p.rate_limit_per_sec {
+            Some(v) => (1_i64, v),
+            None => (0, None),
+        };
+        on_write!(self, |pool| sqlx::query(
+            "UPDATE endpoints SET url = COALESCE($3, url), description = COALESCE($4, description), \
+             event_types = COALESCE($5, event_types), \
+             rate_limit_per_sec = CASE WHEN $6 = 1 THEN $7 ELSE rate_limit_per_sec END, updated_at = $8 \
+             WHERE id = $1 AND app_id = $2"
+        )
+        .bind(id)
+        .bind(app_id)
+        .bind(&p.url)
+        .bind(&p.description)
+        .bind(&p.event_types)
+        .bind(set_rate)
+        .bind(rate)
+        .bind(now)
+        .execute(pool)
+        .await
+        .map(|r| r.rows_affected() > 0))
+    }
+
+    /// Deletes an endpoint with its deliveries and secrets.
+    pub async fn delete_endpoint(&self, app_id: &str, id: &str) -> sqlx::Result<bool> {
+        on_write!(self, |pool| sqlx::query("DELETE FROM endpoints WHERE id = $1 AND app_id = $2")
+            .bind(id)
+            .bind(app_id)
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected() > 0))
+    }
+
+    /// Sets an endpoint's state and records why (paused by an operator, disabled after a 410, …).
+    pub async fn set_endpoint_state(
+        &self,
+        endpoint_id: &str,
+        state: &str,
+        reason: &str,
+        change_id: &str,
+        now: Millis,
+    ) -> sqlx::Result<bool> {
+        on_write!(self, |pool| {
+            let mut tx = pool.begin().await?;
+            let changed = sqlx::query(
+                "UPDATE endpoints SET state = $2, state_reason = $3, state_changed_at = $4, updated_at = $4 \
+                 WHERE id = $1 AND state <> $2",
+            )
+            .bind(endpoint_id)
+            .bind(state)
+            .bind(reason)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
+                > 0;
+            if changed {
+                sqlx::query(
+                    "INSERT INTO endpoint_state_changes (id, endpoint_id, state, reason, created_at) VALUES ($1, $2, $3, $4, $5)",
+                )
+                .bind(change_id)
+                .bind(endpoint_id)
+                .bind(state)
+                .bind(reason)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            }
+            tx.commit().await?;
+            Ok(changed)
+        })
+    }
+
+    /// Secrets that still sign at `now` (current first, then older by version, newest first).
+    pub async fn live_secrets(&self, endpoint_id: &str, now: Millis) -> sqlx::Result<Vec<SecretRow>> {
+        on_read!(self, |pool| sqlx::query_as::<_, SecretRow>(
+            "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets \
+             WHERE endpoint_id = $1 AND (expires_at IS NULL OR expires_at > $2) ORDER BY version DESC"
+        )
+        .bind(endpoint_id)
+        .bind(now)
+        .fetch_all(pool)
+        .await)
+    }
+
+    /// Every stored secret (for `fenix rekey`).
+    pub async fn all_secrets(&self) -> sqlx::Result<Vec<SecretRow>> {
+        on_write!(self, |pool| sqlx::query_as::<_, SecretRow>(
+            "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets"
+        )
+        .fetch_all(pool)
+        .await)
+    }
+
+    /// Replaces one secret version's sealed bytes (re-encryption under a new master key).
+    pub async fn reseal_secret(&self, endpoint_id: &str, version: i64, sealed: &[u8]) -> sqlx::Result<()> {
+        on_write!(self, |pool| sqlx::query("UPDATE endpoint_secrets SET sealed = $3 WHERE endpoint_id = $1 AND version = $2")
+            .bind(endpoint_id)
+            .bind(version)
+            .bind(sealed)
+            .execute(pool)
+            .await
+            .map(|_| ()))
+    }
+
+    /// Makes `sealed` the current secret: the previous current one (and any other
+    /// still-live one) expires at `old_expires_at` at the latest, retired secrets
+    /// are deleted, and at most `max_old` older secrets stay live. Returns the new version.
+    pub async fn rotate_secret(
+        &self,
+        endpoint_id: &str,
+        sealed_for: impl Fn(i64) -> Vec<u8>,
+        now: Millis,
+        old_expires_at: Millis,
+        max_old: i64,
+    ) -> sqlx::Result<i64> {
+        on_write!(self, |pool| {
+            let mut tx = pool.begin().await?;
+            let current: i64 =
+                sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM endpoint_secrets WHERE endpoint_id = $1")
+                    .bind(endpoint_id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+            sqlx::query(
+                "UPDATE endpoint_secrets SET expires_at = $2 WHERE endpoint_id = $1 AND (expires_at IS NULL OR expires_at > $2)",
+            )
+            .bind(endpoint_id)
+            .bind(old_expires_at)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query("DELETE FROM endpoint_secrets WHERE endpoint_id = $1 AND expires_at <= $2")
+                .bind(endpoint_id)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query(
+                "DELETE FROM endpoint_secrets WHERE endpoint_id = $1 AND version <= $2 - $3 AND expires_at IS NOT NULL",
+            )
+            .bind(endpoint_id)
+            .bind(current)
+            .bind(max_old)
+            .execute(&mut *tx)
+            .await?;
+            let version = current + 1;
+            sqlx::query(
+                "INSERT INTO endpoint_secrets (endpoint_id, version, sealed, created_at, expires_at) VALUES ($1, $2, $3, $4, NULL)",
+            )
+            .bind(endpoint_id)
+            .bind(version)
+            .bind(sealed_for(version))
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(version)
+        })
+    }
+}

@@ -1,0 +1,202 @@
+//! Events and the transactional outbox: an event and all its deliveries are
+//! written in one transaction.
+
+use sqlx::QueryBuilder;
+
+use super::{apps::CURSOR_END, is_unique_violation, on_read, on_write, Store};
+use crate::time::Millis;
+
+/// An event as stored. `payload` is only loaded when asked for.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct EventRow {
+    pub id: String,
+    pub app_id: String,
+    pub event_type: String,
+    pub idempotency_key: Option<String>,
+    pub payload: Option<Vec<u8>>,
+    pub payload_sha256: String,
+    pub delivery_count: i64,
+    pub created_at: Millis,
+}
+
+/// What ingestion writes.
+#[derive(Debug)]
+pub struct NewEvent {
+    pub id: String,
+    pub app_id: String,
+    pub event_type: String,
+    pub idempotency_key: Option<String>,
+    /// The envelope, exactly as receivers will get it.
+    pub envelope: Vec<u8>,
+    pub payload_sha256: String,
+    pub created_at: Millis,
+}
+
+/// Result of ingestion: the stored event, and whether this call created it
+/// (false = an earlier event with the same idempotency key).
+#[derive(Debug)]
+pub struct Ingested {
+    pub event: EventRow,
+    pub created: bool,
+}
+
+/// Filters of the event log.
+#[derive(Debug, Default, Clone)]
+pub struct EventFilter {
+    pub event_type: Option<String>,
+    pub since: Option<Millis>,
+    pub until: Option<Millis>,
+    pub cursor: Option<String>,
+    pub limit: i64,
+    pub include_payload: bool,
+}
+
+#[derive(sqlx::FromRow)]
+struct FanoutTarget {
+    id: String,
+    event_types: String,
+}
+
+const EVENT_COLUMNS: &str = "id, app_id, event_type, idempotency_key, NULL AS payload, payload_sha256, delivery_count, created_at";
+const EVENT_COLUMNS_WITH_PAYLOAD: &str =
+    "id, app_id, event_type, idempotency_key, payload, payload_sha256, delivery_count, created_at";
+
+impl Store {
+    /// Stores an event and one pending delivery per endpoint of the app that
+    /// `wants(event_types_json)`, all in one transaction. Active and paused
+    /// endpoints get deliveries (a paused one's are skipped when due, so they
+    /// can be replayed); disabled endpoints get none.
+    pub async fn ingest_event(
+        &self,
+        ev: &NewEvent,
+        wants: impl Fn(&str) -> bool,
+        new_delivery_id: impl Fn() -> String,
+    ) -> sqlx::Result<Ingested> {
+        if let Some(key) = &ev.idempotency_key {
+            if let Some(event) = self.find_event_by_key(&ev.app_id, key).await? {
+                return Ok(Ingested { event, created: false });
+            }
+        }
+        let result: sqlx::Result<i64> = on_write!(self, |pool| {
+            let mut tx = pool.begin().await?;
+            let targets: Vec<FanoutTarget> = sqlx::query_as(
+                "SELECT id, event_types FROM endpoints WHERE app_id = $1 AND state IN ('active', 'paused') ORDER BY id",
+            )
+            .bind(&ev.app_id)
+            .fetch_all(&mut *tx)
+            .await?;
+            let endpoints: Vec<String> = targets.into_iter().filter(|t| wants(&t.event_types)).map(|t| t.id).collect();
+            let count = endpoints.len() as i64;
+            sqlx::query(
+                "INSERT INTO events (id, app_id, event_type, idempotency_key, payload, payload_sha256, delivery_count, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            )
+            .bind(&ev.id)
+            .bind(&ev.app_id)
+            .bind(&ev.event_type)
+            .bind(&ev.idempotency_key)
+            .bind(&ev.envelope)
+            .bind(&ev.payload_sha256)
+            .bind(count)
+            .bind(ev.created_at)
+            .execute(&mut *tx)
+            .await?;
+            for chunk in endpoints.chunks(500) {
+                let mut qb = QueryBuilder::new(
+                    "INSERT INTO deliveries (id, app_id, event_id, endpoint_id, status, attempt_count, next_attempt_at, created_at, updated_at) ",
+                );
+                qb.push_values(chunk, |mut b, ep| {
+                    b.push_bind(new_delivery_id())
+                        .push_bind(&ev.app_id)
+                        .push_bind(&ev.id)
+                        .push_bind(ep)
+                        .push("'pending'")
+                        .push("0")
+                        .push_bind(ev.created_at)
+                        .push_bind(ev.created_at)
+                        .push_bind(ev.created_at);
+                });
+                qb.build().execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+            Ok(count)
+        });
+        match result {
+            Ok(count) => Ok(Ingested {
+                event: EventRow {
+                    id: ev.id.clone(),
+                    app_id: ev.app_id.clone(),
+                    event_type: ev.event_type.clone(),
+                    idempotency_key: ev.idempotency_key.clone(),
+                    payload: None,
+                    payload_sha256: ev.payload_sha256.clone(),
+                    delivery_count: count,
+                    created_at: ev.created_at,
+                },
+                created: true,
+            }),
+            // Two requests with the same key raced: the other one's event stands.
+            Err(e) if is_unique_violation(&e) && ev.idempotency_key.is_some() => {
+                let key = ev.idempotency_key.as_deref().unwrap_or_default();
+                match self.find_event_by_key_on_writer(&ev.app_id, key).await? {
+                    Some(event) => Ok(Ingested { event, created: false }),
+                    None => Err(e),
+                }
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn find_event_by_key(&self, app_id: &str, key: &str) -> sqlx::Result<Option<EventRow>> {
+        on_read!(self, |pool| sqlx::query_as::<_, EventRow>(&format!(
+            "SELECT {EVENT_COLUMNS} FROM events WHERE app_id = $1 AND idempotency_key = $2"
+        ))
+        .bind(app_id)
+        .bind(key)
+        .fetch_optional(pool)
+        .await)
+    }
+
+    async fn find_event_by_key_on_writer(&self, app_id: &str, key: &str) -> sqlx::Result<Option<EventRow>> {
+        on_write!(self, |pool| sqlx::query_as::<_, EventRow>(&format!(
+            "SELECT {EVENT_COLUMNS} FROM events WHERE app_id = $1 AND idempotency_key = $2"
+        ))
+        .bind(app_id)
+        .bind(key)
+        .fetch_optional(pool)
+        .await)
+    }
+
+    /// One event of one app.
+    pub async fn get_event(&self, app_id: &str, id: &str, include_payload: bool) -> sqlx::Result<Option<EventRow>> {
+        let cols = if include_payload { EVENT_COLUMNS_WITH_PAYLOAD } else { EVENT_COLUMNS };
+        on_read!(self, |pool| sqlx::query_as::<_, EventRow>(&format!(
+            "SELECT {cols} FROM events WHERE id = $1 AND app_id = $2"
+        ))
+        .bind(id)
+        .bind(app_id)
+        .fetch_optional(pool)
+        .await)
+    }
+
+    /// The event log of an app, newest first.
+    pub async fn list_events(&self, app_id: &str, f: &EventFilter) -> sqlx::Result<Vec<EventRow>> {
+        let cols = if f.include_payload { EVENT_COLUMNS_WITH_PAYLOAD } else { EVENT_COLUMNS };
+        on_read!(self, |pool| {
+            let mut qb = QueryBuilder::new(format!("SELECT {cols} FROM events WHERE app_id = "));
+            qb.push_bind(app_id);
+            qb.push(" AND id < ").push_bind(f.cursor.clone().unwrap_or_else(|| CURSOR_END.into()));
+            if let Some(t) = &f.event_type {
+                qb.push(" AND event_type = ").push_bind(t.clone());
+            }
+            if let Some(s) = f.since {
+                qb.push(" AND created_at >= ").push_bind(s);
+            }
+            if let Some(u) = f.until {
+                qb.push(" AND created_at < ").push_bind(u);
+            }
+            qb.push(" ORDER BY id DESC LIMIT ").push_bind(f.limit);
+            qb.build_query_as::<EventRow>().fetch_all(pool).await
+        })
+    }
+}

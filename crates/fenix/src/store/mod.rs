@@ -1,0 +1,151 @@
+//! Storage on SQLite and PostgreSQL behind one [`Store`].
+//!
+//! The two schemas use the same column names and units (milliseconds as
+//! 64-bit integers, text ids, bytes), so almost every query is written once
+//! with `$n` placeholders and runs on either pool: the `on_read!`/`on_write!`
+//! macros expand the same code for each backend. Where the dialects differ
+//! (`FOR UPDATE SKIP LOCKED`), the query says so explicitly.
+//!
+//! SQLite gets one writer connection and a pool of read-only connections: writes
+//! are serialised in-process (no `SQLITE_BUSY` upgrades), reads run beside them.
+
+use std::{str::FromStr, time::Duration};
+
+use anyhow::Context;
+use sqlx::{
+    postgres::PgPoolOptions,
+    sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
+    PgPool, SqlitePool,
+};
+
+pub mod apps;
+pub mod deliveries;
+pub mod endpoints;
+pub mod events;
+pub mod replay;
+mod meta;
+
+pub use deliveries::{AttemptRecord, ClaimedDelivery, DeliveryFilter, Outcome};
+pub use endpoints::{EndpointPatch, NewEndpoint};
+pub use events::{Ingested, NewEvent};
+
+/// Runs `$body` with `$pool` bound to the pool that serves reads.
+macro_rules! on_read {
+    ($store:expr, |$pool:ident| $body:expr) => {
+        match &$store.backend {
+            $crate::store::Backend::Sqlite { read: $pool, .. } => $body,
+            $crate::store::Backend::Postgres($pool) => $body,
+        }
+    };
+}
+
+/// Runs `$body` with `$pool` bound to the pool that serves writes.
+macro_rules! on_write {
+    ($store:expr, |$pool:ident| $body:expr) => {
+        match &$store.backend {
+            $crate::store::Backend::Sqlite { write: $pool, .. } => $body,
+            $crate::store::Backend::Postgres($pool) => $body,
+        }
+    };
+}
+pub(crate) use {on_read, on_write};
+
+/// The two backends.
+#[derive(Clone, Debug)]
+pub(crate) enum Backend {
+    Sqlite { write: SqlitePool, read: SqlitePool },
+    Postgres(PgPool),
+}
+
+/// Handle to the database; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pub(crate) backend: Backend,
+}
+
+impl Store {
+    /// Connects to `url` (`sqlite://…` or `postgres://…`), creating a SQLite file if missing.
+    pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Store> {
+        let backend = if url.starts_with("sqlite:") {
+            let opts = SqliteConnectOptions::from_str(url)
+                .with_context(|| "DATABASE_URL is not a valid sqlite:// URL")?
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Normal)
+                .busy_timeout(Duration::from_secs(10))
+                .foreign_keys(true)
+                .pragma("cache_size", "-16000")
+                .pragma("temp_store", "memory");
+            let write = SqlitePoolOptions::new()
+                .max_connections(1)
+                .acquire_timeout(Duration::from_secs(30))
+                .connect_with(opts.clone())
+                .await
+                .context("opening the SQLite database")?;
+            let read = SqlitePoolOptions::new()
+                .max_connections(max_connections.clamp(2, 8))
+                .acquire_timeout(Duration::from_secs(30))
+                .connect_with(opts.read_only(true).create_if_missing(false))
+                .await
+                .context("opening the SQLite database for reading")?;
+            Backend::Sqlite { write, read }
+        } else {
+            let pool = PgPoolOptions::new()
+                .max_connections(max_connections)
+                .acquire_timeout(Duration::from_secs(5))
+                .connect(url)
+                .await
+                .context("connecting to PostgreSQL")?;
+            Backend::Postgres(pool)
+        };
+        Ok(Store { backend })
+    }
+
+    /// Applies pending migrations. On PostgreSQL the migrator holds an advisory
+    /// lock, so several instances starting at once apply them exactly once.
+    pub async fn migrate(&self) -> anyhow::Result<()> {
+        match &self.backend {
+            Backend::Sqlite { write, .. } => sqlx::migrate!("../../migrations/sqlite").run(write).await,
+            Backend::Postgres(pool) => sqlx::migrate!("../../migrations/postgres").run(pool).await,
+        }
+        .context("applying database migrations")
+    }
+
+    /// True on PostgreSQL.
+    pub fn is_postgres(&self) -> bool {
+        matches!(self.backend, Backend::Postgres(_))
+    }
+
+    /// Closes every connection (SQLite checkpoints its WAL).
+    pub async fn close(&self) {
+        match &self.backend {
+            Backend::Sqlite { write, read } => {
+                read.close().await;
+                write.close().await;
+            }
+            Backend::Postgres(pool) => pool.close().await,
+        }
+    }
+
+    /// A cheap round trip, for readiness checks.
+    pub async fn ping(&self) -> sqlx::Result<()> {
+        on_read!(self, |pool| sqlx::query("SELECT 1").execute(pool).await.map(|_| ()))
+    }
+}
+
+/// True when the error is a unique-constraint violation.
+pub fn is_unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
+}
+
+/// True when the database could not be reached (as opposed to a bad query).
+pub fn is_unavailable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Tls(_) => true,
+        sqlx::Error::Database(d) => {
+            // PostgreSQL: admin shutdown, cannot connect now; SQLite: busy/locked, full, I/O.
+            matches!(d.code().as_deref(), Some("57P01" | "57P02" | "57P03" | "08006" | "08001" | "5" | "6" | "13" | "10"))
+        }
+        _ => false,
+    }
+}

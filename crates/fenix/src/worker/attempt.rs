@@ -1,0 +1,164 @@
+//! One HTTP attempt: the wire contract's headers, a whole-attempt time limit,
+//! no redirects, at most 4 KiB of the response read, and errors sorted into the
+//! classes the log shows (`timeout`, `connect`, `tls`, `dns`,
+//! `destination_blocked`, `redirect`, `http_status`, …).
+
+use std::{error::Error as _, time::Duration};
+
+use bytes::Bytes;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE, RETRY_AFTER};
+
+use super::schedule::{parse_retry_after, AttemptFacts};
+
+/// Most response bytes kept (and read) per attempt.
+pub const EXCERPT_BYTES: usize = 4096;
+
+/// What one request did.
+#[derive(Debug, Clone)]
+pub struct AttemptResult {
+    pub facts: AttemptFacts,
+    pub excerpt: Option<String>,
+    /// `None` on success.
+    pub error: Option<&'static str>,
+    /// A short human explanation of the error (never contains the payload).
+    pub detail: Option<String>,
+    pub duration_ms: i64,
+}
+
+/// A request ready to send.
+pub struct Request<'a> {
+    pub url: &'a str,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+/// Sends one attempt and classifies what happened.
+pub async fn send(client: &reqwest::Client, req: Request<'_>, timeout: Duration) -> AttemptResult {
+    let started = std::time::Instant::now();
+    let fut = async {
+        let resp = client.post(req.url).headers(req.headers).body(req.body).send().await?;
+        let status = resp.status().as_u16();
+        let retry_after = resp
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| parse_retry_after(v, std::time::SystemTime::now()));
+        let excerpt = read_excerpt(resp).await;
+        Ok::<_, reqwest::Error>((status, retry_after, excerpt))
+    };
+    let outcome = tokio::time::timeout(timeout, fut).await;
+    let duration_ms = started.elapsed().as_millis() as i64;
+    match outcome {
+        Err(_) => failure("timeout", format!("no complete response within {}", humantime::format_duration(timeout)), duration_ms),
+        Ok(Err(e)) => {
+            let (class, detail) = classify(&e);
+            failure(class, detail, duration_ms)
+        }
+        Ok(Ok((status, retry_after, excerpt))) => {
+            let error = match status {
+                200..=299 => None,
+                300..=399 => Some("redirect"),
+                _ => Some("http_status"),
+            };
+            let detail = error.map(|e| match e {
+                "redirect" => format!("the receiver answered {status}; redirects are not followed"),
+                _ => format!("the receiver answered {status}"),
+            });
+            AttemptResult { facts: AttemptFacts { status: Some(status), retry_after }, excerpt, error, detail, duration_ms }
+        }
+    }
+}
+
+fn failure(class: &'static str, detail: String, duration_ms: i64) -> AttemptResult {
+    AttemptResult { facts: AttemptFacts::default(), excerpt: None, error: Some(class), detail: Some(detail), duration_ms }
+}
+
+/// Reads at most [`EXCERPT_BYTES`] of the body, never the whole of a large one.
+async fn read_excerpt(mut resp: reqwest::Response) -> Option<String> {
+    let mut buf = Vec::new();
+    while buf.len() < EXCERPT_BYTES {
+        match resp.chunk().await {
+            Ok(Some(chunk)) => {
+                let take = chunk.len().min(EXCERPT_BYTES - buf.len());
+                buf.extend_from_slice(&chunk[..take]);
+            }
+            _ => break,
+        }
+    }
+    if buf.is_empty() {
+        return None;
+    }
+    let mut s = String::from_utf8_lossy(&buf).into_owned();
+    // A cut in the middle of a multi-byte character leaves a replacement char; fine for an excerpt.
+    s.truncate(EXCERPT_BYTES);
+    Some(s)
+}
+
+/// Sorts a client error into a log error class with a short explanation.
+fn classify(e: &reqwest::Error) -> (&'static str, String) {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = e.source();
+    let mut chain = String::new();
+    while let Some(s) = source {
+        if let Some(d) = s.downcast_ref::<fenix_destination::DestinationError>() {
+            return (d.attempt_error(), d.to_string());
+        }
+        chain.push_str(&s.to_string());
+        chain.push_str(": ");
+        source = s.source();
+    }
+    let lower = chain.to_ascii_lowercase();
+    if e.is_timeout() {
+        ("timeout", "the attempt timed out".into())
+    } else if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake") {
+        ("tls", format!("TLS failed: {}", chain.trim_end_matches(": ")))
+    } else if lower.contains("dns") || lower.contains("resolve") {
+        ("dns", format!("DNS failed: {}", chain.trim_end_matches(": ")))
+    } else if e.is_connect() {
+        ("connect", format!("could not connect: {}", chain.trim_end_matches(": ")))
+    } else if e.is_body() || e.is_decode() {
+        ("response_body", "the response body could not be read".into())
+    } else {
+        ("request", format!("the request failed: {}", chain.trim_end_matches(": ")))
+    }
+}
+
+/// The wire contract's headers for one attempt.
+pub struct WireHeaders<'a> {
+    pub event_id: &'a str,
+    pub event_type: &'a str,
+    pub attempt_id: &'a str,
+    pub timestamp: i64,
+    pub scheme: fenix_signing::Scheme,
+    pub signature: &'a str,
+}
+
+impl WireHeaders<'_> {
+    /// Builds the header map (values that are not valid header text are impossible here:
+    /// ids, types and signatures are ASCII by construction).
+    pub fn to_map(&self) -> HeaderMap {
+        let mut h = HeaderMap::with_capacity(10);
+        let mut put = |name: &'static str, value: &str| {
+            if let Ok(v) = HeaderValue::from_str(value) {
+                h.insert(HeaderName::from_static(name), v);
+            }
+        };
+        put("x-fenix-event-id", self.event_id);
+        put("x-fenix-event-type", self.event_type);
+        put("x-fenix-delivery-id", self.attempt_id);
+        put("idempotency-key", self.event_id);
+        let ts = self.timestamp.to_string();
+        match self.scheme {
+            fenix_signing::Scheme::StandardWebhooks => {
+                put("webhook-id", self.event_id);
+                put("webhook-timestamp", &ts);
+                put("webhook-signature", self.signature);
+            }
+            _ => {
+                put("x-fenix-timestamp", &ts);
+                put("x-fenix-signature", self.signature);
+            }
+        }
+        h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        h
+    }
+}

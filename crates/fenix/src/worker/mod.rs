@@ -1,0 +1,430 @@
+//! The delivery worker: plain functions over the store.
+//!
+//! 1. [`Worker::claim_batch`] leases due deliveries in one short transaction
+//!    (committed before any request is sent) and hands each to a task.
+//! 2. Each task builds the signed request ([`attempt`]), sends it under the
+//!    global and per-endpoint concurrency bounds, and decides the next step
+//!    ([`schedule`]).
+//! 3. The recorder writes outcomes in batches, each in one transaction, only
+//!    where the lease still holds.
+//!
+//! A process killed at any point loses nothing: a leased delivery whose
+//! outcome was never written comes due again when its lease expires.
+
+pub mod attempt;
+pub mod schedule;
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use bytes::Bytes;
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+use tokio_util::sync::CancellationToken;
+
+use crate::{
+    api::SharedState,
+    ids,
+    secrets::SigningSecret,
+    store::{
+        deliveries::{AttemptRecord, BatchContext, ClaimedDelivery, Outcome},
+        Store,
+    },
+    time::{self, Millis},
+};
+use schedule::Next;
+
+/// Longest idle wait between looks at the queue (the safety net behind wake-ups).
+const IDLE_POLL: Duration = Duration::from_millis(1000);
+
+/// Whether a claim found work.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Tick {
+    /// This many deliveries were claimed and handed to tasks.
+    Claimed(usize),
+    /// Nothing was due.
+    EmptyQueue,
+}
+
+/// One worker per process; cheap to share.
+pub struct Worker {
+    state: SharedState,
+    client: reqwest::Client,
+    /// Identifies this process in `lease_owner` (for operators reading the table).
+    owner: String,
+    global: Arc<Semaphore>,
+    per_endpoint: Mutex<HashMap<String, Arc<Semaphore>>>,
+    /// Deliveries this process holds a lease on: id → lease token.
+    leases: Mutex<HashMap<String, i64>>,
+    results: mpsc::UnboundedSender<Outcome>,
+}
+
+/// A claimed delivery with everything needed to send it.
+struct Job {
+    claimed: ClaimedDelivery,
+    event_type: String,
+    envelope: Bytes,
+    url: String,
+    scheme: fenix_signing::Scheme,
+    secrets: Arc<Vec<(i64, SigningSecret)>>,
+}
+
+impl Worker {
+    /// Makes the worker and the receiving end of its outcome channel.
+    pub fn new(state: SharedState, client: reqwest::Client) -> (Arc<Worker>, mpsc::UnboundedReceiver<Outcome>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let worker = Worker {
+            global: Arc::new(Semaphore::new(state.settings.worker_concurrency)),
+            state,
+            client,
+            owner: format!("{}:{}", hostname(), std::process::id()),
+            per_endpoint: Mutex::new(HashMap::new()),
+            leases: Mutex::new(HashMap::new()),
+            results: tx,
+        };
+        (Arc::new(worker), rx)
+    }
+
+    fn store(&self) -> &Store {
+        &self.state.store
+    }
+
+    /// Runs until `shutdown`, then drains: stops claiming, lets in-flight
+    /// attempts finish (bounded by the attempt timeout), writes their outcomes,
+    /// and gives back any lease still held.
+    pub async fn run(self: Arc<Self>, rx: mpsc::UnboundedReceiver<Outcome>, shutdown: CancellationToken) {
+        let recorder = tokio::spawn(record_loop(self.clone(), rx));
+        let extender = tokio::spawn(self.clone().extend_loop(shutdown.clone()));
+        let mut failures = 0u32;
+        while !shutdown.is_cancelled() {
+            let free = self.global.available_permits();
+            if free == 0 {
+                tokio::select! {
+                    p = self.global.clone().acquire_owned() => drop(p),
+                    _ = shutdown.cancelled() => break,
+                }
+                continue;
+            }
+            let now = time::now_ms();
+            match self.claim_batch(now, free.min(self.state.settings.claim_batch)).await {
+                Ok(Tick::Claimed(_)) => failures = 0,
+                Ok(Tick::EmptyQueue) => {
+                    failures = 0;
+                    let wait = self.idle_wait(now).await;
+                    tokio::select! {
+                        _ = self.state.wake.notified() => {}
+                        _ = tokio::time::sleep(wait) => {}
+                        _ = shutdown.cancelled() => break,
+                    }
+                }
+                Err(e) => {
+                    failures += 1;
+                    tracing::warn!(error = format!("{e:#}"), "claiming deliveries failed; retrying");
+                    let backoff = Duration::from_millis(200 * u64::from(failures.min(25)));
+                    tokio::select! {
+                        _ = tokio::time::sleep(backoff) => {}
+                        _ = shutdown.cancelled() => break,
+                    }
+                }
+            }
+        }
+        // Drain: wait for running attempts, bounded.
+        let limit = self.state.settings.attempt_timeout + Duration::from_secs(2);
+        let all = u32::try_from(self.state.settings.worker_concurrency).unwrap_or(u32::MAX);
+        if tokio::time::timeout(limit, self.global.acquire_many(all)).await.is_err() {
+            tracing::warn!("some attempts did not finish in time; their leases are released");
+        }
+        extender.abort();
+        // Let the recorder write what the finished attempts reported; it forgets each lease it records.
+        let flush_until = std::time::Instant::now() + Duration::from_secs(10);
+        while !self.leases.lock().expect("leases lock").is_empty() && std::time::Instant::now() < flush_until {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        recorder.abort();
+        let leftover: Vec<(String, i64)> = self.leases.lock().expect("leases lock").drain().collect();
+        if !leftover.is_empty() {
+            if let Err(e) = self.store().release_leases(&leftover, time::now_ms()).await {
+                tracing::warn!(error = %e, count = leftover.len(), "could not release leases; they will expire");
+            }
+        }
+        tracing::info!(released = leftover.len(), "worker stopped");
+    }
+
+    /// How long to sleep when nothing is due: until the next due time, at most [`IDLE_POLL`].
+    async fn idle_wait(&self, now: Millis) -> Duration {
+        match self.store().next_due_at().await {
+            Ok(Some(at)) if at > now => Duration::from_millis((at - now) as u64).min(IDLE_POLL),
+            Ok(Some(_)) => Duration::from_millis(25),
+            Ok(None) => IDLE_POLL,
+            Err(_) => IDLE_POLL,
+        }
+    }
+
+    /// Claims up to `limit` due deliveries and starts an attempt for each.
+    pub async fn claim_batch(self: &Arc<Self>, now: Millis, limit: usize) -> anyhow::Result<Tick> {
+        let lease_until = time::add(now, self.state.settings.lease_duration);
+        let claimed = self.store().claim_due(&self.owner, now, lease_until, limit as i64).await?;
+        if claimed.is_empty() {
+            return Ok(Tick::EmptyQueue);
+        }
+        let n = claimed.len();
+        {
+            let mut leases = self.leases.lock().expect("leases lock");
+            for c in &claimed {
+                leases.insert(c.id.clone(), c.lease_token);
+            }
+        }
+        let ctx = match self.store().batch_context(&claimed, now).await {
+            Ok(ctx) => ctx,
+            Err(e) => {
+                // Give the batch back rather than wait for the leases to expire.
+                let leases: Vec<_> = claimed.iter().map(|c| (c.id.clone(), c.lease_token)).collect();
+                let _ = self.store().release_leases(&leases, now).await;
+                self.forget(&leases);
+                return Err(e.into());
+            }
+        };
+        for job in self.prepare(claimed, ctx) {
+            match job {
+                Ok(job) => {
+                    let permit = self.global.clone().acquire_owned().await.expect("semaphore never closed");
+                    let me = self.clone();
+                    tokio::spawn(async move { me.execute(job, permit).await });
+                }
+                Err(outcome) => {
+                    let _ = self.results.send(outcome);
+                }
+            }
+        }
+        Ok(Tick::Claimed(n))
+    }
+
+    fn forget(&self, leases: &[(String, i64)]) {
+        let mut map = self.leases.lock().expect("leases lock");
+        for (id, _) in leases {
+            map.remove(id);
+        }
+    }
+
+    /// Turns claimed rows into jobs; deliveries that must not be sent become
+    /// outcomes at once (paused or disabled endpoint → `skipped`).
+    fn prepare(&self, claimed: Vec<ClaimedDelivery>, ctx: BatchContext) -> Vec<Result<Job, Outcome>> {
+        let mut envelopes: HashMap<String, Option<Bytes>> = HashMap::new();
+        let mut secrets: HashMap<String, Arc<Vec<(i64, SigningSecret)>>> = HashMap::new();
+        let BatchContext { mut events, endpoints, secrets: sealed } = ctx;
+        claimed
+            .into_iter()
+            .map(|c| {
+                let settle = |status: &'static str| Outcome {
+                    delivery_id: c.id.clone(),
+                    lease_token: c.lease_token,
+                    attempt: None,
+                    status,
+                    attempt_count: c.attempt_count,
+                    next_attempt_at: None,
+                    last_attempt_at: None,
+                };
+                let Some((url, state, scheme)) = endpoints.get(&c.endpoint_id) else {
+                    return Err(settle("skipped"));
+                };
+                if state != "active" {
+                    return Err(settle("skipped"));
+                }
+                let event_type = events.get(&c.event_id).map(|e| e.0.clone()).unwrap_or_default();
+                let envelope = envelopes
+                    .entry(c.event_id.clone())
+                    .or_insert_with(|| events.get_mut(&c.event_id).and_then(|e| e.1.take()).map(Bytes::from))
+                    .clone();
+                let Some(envelope) = envelope else {
+                    tracing::warn!(delivery_id = %c.id, "payload purged by retention before delivery; marking failed");
+                    return Err(settle("failed"));
+                };
+                let keys = secrets
+                    .entry(c.endpoint_id.clone())
+                    .or_insert_with(|| Arc::new(self.open_secrets(&c.endpoint_id, sealed.get(&c.endpoint_id))))
+                    .clone();
+                let scheme = fenix_signing::Scheme::parse(scheme).unwrap_or(fenix_signing::Scheme::FenixV1);
+                Ok(Job { url: url.clone(), scheme, secrets: keys, event_type, envelope, claimed: c })
+            })
+            .collect()
+    }
+
+    fn open_secrets(&self, endpoint_id: &str, rows: Option<&Vec<crate::store::endpoints::SecretRow>>) -> Vec<(i64, SigningSecret)> {
+        rows.into_iter()
+            .flatten()
+            .filter_map(|r| match self.state.keyring.open_secret(&r.sealed, endpoint_id) {
+                Ok(s) => Some((r.version, s)),
+                Err(e) => {
+                    tracing::error!(endpoint_id, version = r.version, error = format!("{e:#}"), "cannot open endpoint secret");
+                    None
+                }
+            })
+            .collect()
+    }
+
+    /// Sends one job and reports its outcome.
+    async fn execute(self: Arc<Self>, job: Job, permit: OwnedSemaphorePermit) {
+        let endpoint_permit = {
+            let sem = self
+                .per_endpoint
+                .lock()
+                .expect("endpoint semaphores lock")
+                .entry(job.claimed.endpoint_id.clone())
+                .or_insert_with(|| Arc::new(Semaphore::new(self.state.settings.endpoint_concurrency)))
+                .clone();
+            sem.acquire_owned().await.expect("semaphore never closed")
+        };
+        let outcome = self.attempt(&job).await;
+        drop(endpoint_permit);
+        if outcome.1 == Next::Gone {
+            let reason = "the receiver answered 410 Gone";
+            match self.store().set_endpoint_state(&job.claimed.endpoint_id, "disabled", reason, &ids::new_id("esc"), time::now_ms()).await {
+                Ok(true) => tracing::warn!(endpoint_id = %job.claimed.endpoint_id, "endpoint disabled: {reason}"),
+                Ok(false) => {}
+                Err(e) => tracing::warn!(error = %e, "could not disable endpoint after 410"),
+            }
+        }
+        let _ = self.results.send(outcome.0);
+        drop(permit);
+    }
+
+    /// Builds, signs and sends one attempt; decides what comes next.
+    async fn attempt(&self, job: &Job) -> (Outcome, Next) {
+        let c = &job.claimed;
+        let attempt_id = ids::new_id("att");
+        let started_at = time::now_ms();
+        let timestamp = started_at / 1000;
+        let keys: Vec<&str> = job.secrets.iter().map(|(_, s)| s.expose()).collect();
+        let versions: Vec<i64> = job.secrets.iter().map(|(v, _)| *v).collect();
+        let signature = fenix_signing::signature_header(job.scheme, &keys, &c.event_id, timestamp, &job.envelope);
+        let refused = |error: &'static str, detail: String| attempt::AttemptResult {
+            facts: Default::default(),
+            excerpt: None,
+            error: Some(error),
+            detail: Some(detail),
+            duration_ms: 0,
+        };
+        let result = if let Err(e) = self.state.policy.check_url(&job.url) {
+            refused("destination_blocked", e.to_string())
+        } else if keys.is_empty() {
+            refused("no_secret", "the endpoint has no usable signing secret".into())
+        } else {
+            match signature {
+                Err(e) => refused("signing", e.to_string()),
+                Ok(signature) => {
+                    let headers = attempt::WireHeaders {
+                        event_id: &c.event_id,
+                        event_type: &job.event_type,
+                        attempt_id: &attempt_id,
+                        timestamp,
+                        scheme: job.scheme,
+                        signature: &signature,
+                    }
+                    .to_map();
+                    let req = attempt::Request { url: &job.url, headers, body: job.envelope.clone() };
+                    attempt::send(&self.client, req, self.state.settings.attempt_timeout).await
+                }
+            }
+        };
+        let finished = time::now_ms();
+        let n_in_budget = u32::try_from(c.attempt_count - c.budget_start + 1).unwrap_or(u32::MAX);
+        let next = schedule::next_step(&result.facts, n_in_budget, &self.state.settings.retry_schedule, finished);
+        let (status, next_attempt_at) = match next {
+            Next::Succeeded => ("succeeded", None),
+            Next::RetryAt(t) => ("pending", Some(t)),
+            Next::Failed | Next::Gone => ("failed", None),
+        };
+        tracing::debug!(
+            delivery_id = %c.id,
+            attempt_id = %attempt_id,
+            endpoint_id = %c.endpoint_id,
+            status = result.facts.status,
+            error = result.error,
+            outcome = status,
+            "attempt finished"
+        );
+        let record = AttemptRecord {
+            id: attempt_id,
+            delivery_id: c.id.clone(),
+            attempt_number: c.attempt_count + 1,
+            started_at,
+            duration_ms: result.duration_ms,
+            response_status: result.facts.status.map(i64::from),
+            response_excerpt: result.excerpt,
+            error: result.error.map(str::to_string),
+            error_detail: result.detail,
+            signed_with: serde_json::to_string(&versions).expect("numbers serialize"),
+        };
+        let outcome = Outcome {
+            delivery_id: c.id.clone(),
+            lease_token: c.lease_token,
+            attempt: Some(record),
+            status,
+            attempt_count: c.attempt_count + 1,
+            next_attempt_at,
+            last_attempt_at: Some(started_at),
+        };
+        (outcome, next)
+    }
+
+    /// Keeps leases of running attempts alive, so a slow receiver never lets a
+    /// second worker start the same delivery.
+    async fn extend_loop(self: Arc<Self>, shutdown: CancellationToken) {
+        let every = self.state.settings.lease_duration / 3;
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(every) => {}
+                _ = shutdown.cancelled() => return,
+            }
+            let held: Vec<(String, i64)> =
+                self.leases.lock().expect("leases lock").iter().map(|(k, v)| (k.clone(), *v)).collect();
+            let until = time::add(time::now_ms(), self.state.settings.lease_duration);
+            if let Err(e) = self.store().extend_leases(&held, until).await {
+                tracing::warn!(error = %e, "could not extend leases");
+            }
+        }
+    }
+}
+
+/// Writes outcomes in batches (one transaction each), retrying while the
+/// database is away: an outcome is dropped only if the process dies, and then
+/// the lease expiry makes the delivery due again.
+async fn record_loop(worker: Arc<Worker>, mut rx: mpsc::UnboundedReceiver<Outcome>) {
+    let store = worker.state.store.clone();
+    let weak = Arc::downgrade(&worker);
+    drop(worker);
+    let mut buf = Vec::with_capacity(512);
+    while rx.recv_many(&mut buf, 512).await > 0 {
+        let mut failures = 0u32;
+        loop {
+            match store.record_outcomes(&buf, time::now_ms()).await {
+                Ok(lost) => {
+                    if lost > 0 {
+                        tracing::warn!(lost, "outcomes discarded: another worker took over these deliveries");
+                    }
+                    break;
+                }
+                Err(e) => {
+                    failures += 1;
+                    tracing::warn!(error = %e, pending = buf.len(), "recording outcomes failed; retrying");
+                    tokio::time::sleep(Duration::from_millis(200 * u64::from(failures.min(25)))).await;
+                }
+            }
+        }
+        if let Some(w) = weak.upgrade() {
+            let mut leases = w.leases.lock().expect("leases lock");
+            for o in &buf {
+                if leases.get(&o.delivery_id) == Some(&o.lease_token) {
+                    leases.remove(&o.delivery_id);
+                }
+            }
+        }
+        buf.clear();
+    }
+}
+
+fn hostname() -> String {
+    std::env::var("HOSTNAME").ok().filter(|h| !h.is_empty()).unwrap_or_else(|| "fenix".into())
+}
