@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The whole test suite, on a fresh machine, in one command.
+#
+# It starts a throwaway PostgreSQL (as a non-root user: PostgreSQL refuses to
+# run as root), installs the receiver-side Python packages the docs' snippets
+# use, runs every test (unit, storage on both backends, end-to-end), and stops
+# PostgreSQL again, whatever happens.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+WORK=$(mktemp -d /tmp/fenix-test-XXXXXX)
+chmod 755 "$WORK"
+export FENIX_TEST_PGDATA="$WORK/pg"
+export FENIX_TEST_PG_BIN="$PGBIN"
+mkdir -p "$FENIX_TEST_PGDATA"
+
+as_pg() {
+  if [ "$(id -u)" = 0 ]; then
+    runuser -u nobody -- "$@"
+  else
+    "$@"
+  fi
+}
+[ "$(id -u)" = 0 ] && chown nobody "$FENIX_TEST_PGDATA"
+
+PGPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+export FENIX_TEST_PGPORT="$PGPORT"
+
+stop_pg() {
+  as_pg "$PGBIN/pg_ctl" -D "$FENIX_TEST_PGDATA" -m immediate stop >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+trap stop_pg EXIT
+
+echo "==> starting PostgreSQL on 127.0.0.1:$PGPORT"
+as_pg "$PGBIN/initdb" -D "$FENIX_TEST_PGDATA" -U fenix --auth=trust -E UTF8 >"$WORK/initdb.log" 2>&1 || { cat "$WORK/initdb.log"; exit 1; }
+as_pg "$PGBIN/pg_ctl" -D "$FENIX_TEST_PGDATA" -l "$FENIX_TEST_PGDATA/server.log" -w -o \
+  "-p $PGPORT -k $FENIX_TEST_PGDATA -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=600 -c shared_buffers=256MB" \
+  start >/dev/null
+export FENIX_TEST_POSTGRES_URL="postgres://fenix@127.0.0.1:$PGPORT/postgres"
+
+echo "==> receiver-side packages for the documentation snippets"
+python3 -c 'import standardwebhooks' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check 'standardwebhooks>=1.0' \
+  || echo "warning: could not install the standardwebhooks Python package"
+if [ ! -d tests/receivers/node_modules/standardwebhooks ] && [ -f tests/receivers/package.json ]; then
+  (cd tests/receivers && npm install --silent --no-audit --no-fund) || echo "warning: npm install failed"
+fi
+
+echo "==> tests"
+if cargo nextest --version >/dev/null 2>&1; then
+  cargo nextest run --workspace --no-fail-fast --test-threads 6
+  cargo test --workspace --doc
+else
+  cargo test --workspace -- --test-threads 6
+fi

@@ -1,0 +1,56 @@
+//! Test support shared by the end-to-end and storage suites: a fresh database
+//! per test on either backend, the real `fenix` binary as a child process, and
+//! real HTTP/HTTPS receivers on loopback that record what arrives.
+
+#![allow(dead_code, unused_imports)]
+
+pub mod db;
+pub mod fenix;
+pub mod receiver;
+
+pub use db::{Backend, TestDb};
+pub use fenix::Fenix;
+pub use receiver::{Plan, Received, Receiver};
+
+/// Expands one async scenario `fn name(backend: Backend)` into a test per backend.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name($crate::support::Backend::Sqlite).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    if $crate::support::db::postgres_available() {
+                        super::$name($crate::support::Backend::Postgres).await;
+                    }
+                }
+            )*
+        }
+    };
+}
+
+/// Waits until `check` holds, polling; panics with `what` after `timeout`.
+pub async fn eventually<F, Fut>(what: &str, timeout: std::time::Duration, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        if check().await {
+            return;
+        }
+        if std::time::Instant::now() > deadline {
+            panic!("timed out after {timeout:?} waiting for: {what}");
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+}

@@ -1,0 +1,204 @@
+//! Real receivers on loopback (plain HTTP or HTTPS with a certificate made at
+//! test time) that record every request and answer as a [`Plan`] says.
+
+use std::{
+    collections::HashMap,
+    convert::Infallible,
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use http_body_util::{BodyExt, Full};
+use hyper::{body::Bytes, server::conn::http1, service::service_fn, Request, Response};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+
+/// One request as the receiver saw it.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub method: String,
+    pub path: String,
+    /// Header names in lower case.
+    pub headers: HashMap<String, String>,
+    pub body: Vec<u8>,
+    pub at: Instant,
+}
+
+impl Received {
+    /// A header's value, or "".
+    pub fn header(&self, name: &str) -> &str {
+        self.headers.get(&name.to_ascii_lowercase()).map(String::as_str).unwrap_or("")
+    }
+
+    /// The body parsed as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).expect("receiver got JSON")
+    }
+}
+
+/// How to answer one request.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub status: u16,
+    pub delay: Duration,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Plan {
+    /// Answer `status` at once.
+    pub fn status(status: u16) -> Plan {
+        Plan { status, delay: Duration::ZERO, headers: vec![], body: String::new() }
+    }
+
+    /// 200 OK.
+    pub fn ok() -> Plan {
+        Plan { body: "ok".into(), ..Plan::status(200) }
+    }
+
+    /// Adds a response header.
+    pub fn with_header(mut self, k: &str, v: &str) -> Plan {
+        self.headers.push((k.into(), v.into()));
+        self
+    }
+
+    /// Waits before answering.
+    pub fn after(mut self, d: Duration) -> Plan {
+        self.delay = d;
+        self
+    }
+
+    /// Sets the response body.
+    pub fn with_body(mut self, b: impl Into<String>) -> Plan {
+        self.body = b.into();
+        self
+    }
+}
+
+type Behaviour = Arc<dyn Fn(usize) -> Plan + Send + Sync>;
+
+/// A receiver; stops when dropped.
+pub struct Receiver {
+    /// The URL to register, e.g. `http://127.0.0.1:41234/hook`.
+    pub url: String,
+    /// PEM of the CA that signed an HTTPS receiver's certificate (for FENIX_EXTRA_CA_CERT).
+    pub ca_pem_path: Option<PathBuf>,
+    requests: Arc<Mutex<Vec<Received>>>,
+    behaviour: Arc<Mutex<Behaviour>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Receiver {
+    /// A plain HTTP receiver answering by `behaviour(n)` for the n-th request (0-based).
+    pub async fn http(behaviour: impl Fn(usize) -> Plan + Send + Sync + 'static) -> Receiver {
+        Receiver::start(None, Arc::new(behaviour)).await
+    }
+
+    /// An HTTPS receiver with a fresh CA and a certificate for 127.0.0.1 and localhost;
+    /// the CA's PEM is written into `dir`.
+    pub async fn https(dir: &Path, behaviour: impl Fn(usize) -> Plan + Send + Sync + 'static) -> Receiver {
+        let (acceptor, ca_pem) = tls_acceptor();
+        let ca_path = dir.join(format!("ca-{}.pem", ulid::Ulid::new()));
+        std::fs::write(&ca_path, ca_pem).expect("write CA");
+        let mut r = Receiver::start(Some(acceptor), Arc::new(behaviour)).await;
+        r.url = r.url.replace("http://", "https://");
+        r.ca_pem_path = Some(ca_path);
+        r
+    }
+
+    async fn start(tls: Option<tokio_rustls::TlsAcceptor>, behaviour: Behaviour) -> Receiver {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind receiver");
+        let addr = listener.local_addr().expect("addr");
+        let requests: Arc<Mutex<Vec<Received>>> = Arc::default();
+        let behaviour = Arc::new(Mutex::new(behaviour));
+        let (reqs, beh) = (requests.clone(), behaviour.clone());
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else { continue };
+                let (reqs, beh, tls) = (reqs.clone(), beh.clone(), tls.clone());
+                tokio::spawn(async move {
+                    let svc = service_fn(move |req: Request<hyper::body::Incoming>| {
+                        let (reqs, beh) = (reqs.clone(), beh.clone());
+                        async move { Ok::<_, Infallible>(answer(req, &reqs, &beh).await) }
+                    });
+                    match tls {
+                        Some(acceptor) => {
+                            if let Ok(s) = acceptor.accept(stream).await {
+                                let _ = http1::Builder::new().serve_connection(TokioIo::new(s), svc).await;
+                            }
+                        }
+                        None => {
+                            let _ = http1::Builder::new().serve_connection(TokioIo::new(stream), svc).await;
+                        }
+                    }
+                });
+            }
+        });
+        Receiver { url: format!("http://{addr}/hook"), ca_pem_path: None, requests, behaviour, task }
+    }
+
+    /// Changes how later requests are answered.
+    pub fn set_behaviour(&self, behaviour: impl Fn(usize) -> Plan + Send + Sync + 'static) {
+        *self.behaviour.lock().unwrap() = Arc::new(behaviour);
+    }
+
+    /// Every request so far.
+    pub fn received(&self) -> Vec<Received> {
+        self.requests.lock().unwrap().clone()
+    }
+
+    /// How many requests arrived.
+    pub fn count(&self) -> usize {
+        self.requests.lock().unwrap().len()
+    }
+}
+
+async fn answer(req: Request<hyper::body::Incoming>, reqs: &Mutex<Vec<Received>>, beh: &Mutex<Behaviour>) -> Response<Full<Bytes>> {
+    let method = req.method().to_string();
+    let path = req.uri().path().to_string();
+    let headers = req
+        .headers()
+        .iter()
+        .map(|(k, v)| (k.as_str().to_ascii_lowercase(), v.to_str().unwrap_or("").to_string()))
+        .collect();
+    let body = req.into_body().collect().await.map(|b| b.to_bytes().to_vec()).unwrap_or_default();
+    let n = {
+        let mut all = reqs.lock().unwrap();
+        all.push(Received { method, path, headers, body, at: Instant::now() });
+        all.len() - 1
+    };
+    let behaviour = beh.lock().unwrap().clone();
+    let plan = behaviour(n);
+    if !plan.delay.is_zero() {
+        tokio::time::sleep(plan.delay).await;
+    }
+    let mut resp = Response::builder().status(plan.status);
+    for (k, v) in &plan.headers {
+        resp = resp.header(k, v);
+    }
+    resp.body(Full::new(Bytes::from(plan.body))).expect("response")
+}
+
+fn tls_acceptor() -> (tokio_rustls::TlsAcceptor, String) {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
+    let ca_key = KeyPair::generate().expect("CA key");
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca_params.distinguished_name.push(rcgen::DnType::CommonName, "Fenix test CA");
+    let ca = ca_params.self_signed(&ca_key).expect("CA cert");
+    let leaf_key = KeyPair::generate().expect("leaf key");
+    let leaf_params = CertificateParams::new(vec!["localhost".to_string(), "127.0.0.1".to_string()]).expect("leaf params");
+    let leaf = leaf_params.signed_by(&leaf_key, &ca, &ca_key).expect("leaf cert");
+    let certs = vec![leaf.der().clone()];
+    let key = rustls::pki_types::PrivateKeyDer::try_from(leaf_key.serialize_der()).expect("key der");
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let config = rustls::ServerConfig::builder().with_no_client_auth().with_single_cert(certs, key).expect("TLS config");
+    (tokio_rustls::TlsAcceptor::from(Arc::new(config)), ca.pem())
+}
