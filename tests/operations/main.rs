@@ -1,0 +1,4 @@
+//! operations end-to-end suite.
+
+#[path = "../support/mod.rs"]
+mod support;

@@ -1,0 +1,4 @@
+//! secrets end-to-end suite.
+
+#[path = "../support/mod.rs"]
+mod support;
