@@ -42,6 +42,9 @@ CREATE TABLE endpoints (
     state_changed_at   BIGINT,
     rate_limit_per_sec BIGINT,
     signature_scheme   TEXT COLLATE "C" NOT NULL DEFAULT 'fenix-v1',
+    -- Start of the current run of failed attempts (NULL after a success):
+    -- an endpoint failing for longer than FENIX_DISABLE_AFTER_FAILING is disabled.
+    failing_since      BIGINT,
     created_at         BIGINT NOT NULL,
     updated_at         BIGINT NOT NULL
 );
@@ -101,12 +104,16 @@ CREATE INDEX deliveries_by_app ON deliveries(app_id, id);
 CREATE INDEX deliveries_by_endpoint ON deliveries(endpoint_id, id);
 CREATE INDEX deliveries_by_event ON deliveries(event_id, id);
 CREATE INDEX deliveries_by_app_status ON deliveries(app_id, status, id);
+-- Log retention walks old deliveries; dead-letter counts read failed ones.
+CREATE INDEX deliveries_by_created ON deliveries(created_at);
+CREATE INDEX deliveries_failed ON deliveries(endpoint_id) WHERE status = 'failed';
 
 -- Attempts: one HTTP request each. `id` is the X-Fenix-Delivery-Id sent.
 -- `signed_with` is a JSON array of the secret versions that signed it.
 CREATE TABLE attempts (
     id               TEXT COLLATE "C" PRIMARY KEY,
     delivery_id      TEXT COLLATE "C" NOT NULL REFERENCES deliveries(id) ON DELETE CASCADE,
+    endpoint_id      TEXT COLLATE "C" NOT NULL,
     attempt_number   BIGINT NOT NULL,
     started_at       BIGINT NOT NULL,
     duration_ms      BIGINT NOT NULL,
@@ -118,6 +125,8 @@ CREATE TABLE attempts (
 );
 CREATE INDEX attempts_by_delivery ON attempts(delivery_id, attempt_number);
 CREATE INDEX attempts_by_started ON attempts(started_at);
+-- Per-endpoint statistics over a time window.
+CREATE INDEX attempts_by_endpoint ON attempts(endpoint_id, started_at);
 
 -- Automatic and manual endpoint state changes, with their reason.
 CREATE TABLE endpoint_state_changes (

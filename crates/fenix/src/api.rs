@@ -31,6 +31,8 @@ pub struct AppState {
     pub destinations: fenix_destination::CheckingResolver,
     /// The URL policy, re-checked before every attempt.
     pub policy: fenix_destination::Policy,
+    /// Counters behind `/metrics`.
+    pub metrics: crate::metrics::Metrics,
     /// Woken after an ingestion commits, so fresh events are sent at once.
     pub wake: Arc<Notify>,
     tokens: RwLock<HashMap<String, Instant>>,
@@ -52,7 +54,16 @@ impl AppState {
         destinations: fenix_destination::CheckingResolver,
         wake: Arc<Notify>,
     ) -> AppState {
-        AppState { store, settings, keyring, policy, destinations, wake, tokens: RwLock::new(HashMap::new()) }
+        AppState {
+            store,
+            settings,
+            keyring,
+            policy,
+            destinations,
+            metrics: Default::default(),
+            wake,
+            tokens: RwLock::new(HashMap::new()),
+        }
     }
 
     async fn token_is_valid(&self, token: &str) -> Result<bool, ApiError> {

@@ -30,7 +30,10 @@ impl AppUid {
         if ok {
             Ok(AppUid(s.to_string()))
         } else {
-            Err(ApiError::invalid("invalid_uid", "uid must be 1-64 characters of A-Z a-z 0-9 _ - . and not look like an app id"))
+            Err(ApiError::invalid(
+                "invalid_uid",
+                "uid must be 1-64 characters of A-Z a-z 0-9 _ - . and not look like an app id",
+            ))
         }
     }
 }
@@ -47,7 +50,13 @@ pub struct AppOut {
 
 impl From<AppRow> for AppOut {
     fn from(r: AppRow) -> Self {
-        AppOut { id: r.id, uid: r.uid, name: r.name, created_at: time::rfc3339_ms(r.created_at), updated_at: time::rfc3339_ms(r.updated_at) }
+        AppOut {
+            id: r.id,
+            uid: r.uid,
+            name: r.name,
+            created_at: time::rfc3339_ms(r.created_at),
+            updated_at: time::rfc3339_ms(r.updated_at),
+        }
     }
 }
 
@@ -85,10 +94,19 @@ pub fn router() -> Router<SharedState> {
         .route("/v1/apps/{app}", get(read).patch(update).delete(remove))
 }
 
-async fn create(State(s): State<SharedState>, ApiJson(body): ApiJson<CreateApp>) -> Result<(StatusCode, Json<AppOut>), ApiError> {
+async fn create(
+    State(s): State<SharedState>,
+    ApiJson(body): ApiJson<CreateApp>,
+) -> Result<(StatusCode, Json<AppOut>), ApiError> {
     let uid = body.uid.as_deref().map(AppUid::parse).transpose()?;
     let now = time::now_ms();
-    let row = AppRow { id: ids::new_id("app"), uid: uid.map(|u| u.0), name: parse_name(&body.name)?, created_at: now, updated_at: now };
+    let row = AppRow {
+        id: ids::new_id("app"),
+        uid: uid.map(|u| u.0),
+        name: parse_name(&body.name)?,
+        created_at: now,
+        updated_at: now,
+    };
     s.store.insert_app(&row).await.map_err(uid_conflict)?;
     Ok((StatusCode::CREATED, Json(row.into())))
 }

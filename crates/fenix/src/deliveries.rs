@@ -143,7 +143,10 @@ async fn find(s: &SharedState, app: &str, dlv: &str) -> Result<DeliveryRow, ApiE
     s.store.get_delivery(&app.id, dlv).await?.ok_or_else(|| ApiError::not_found("delivery"))
 }
 
-async fn read(State(s): State<SharedState>, Path((app, dlv)): Path<(String, String)>) -> Result<Json<DeliveryOut>, ApiError> {
+async fn read(
+    State(s): State<SharedState>,
+    Path((app, dlv)): Path<(String, String)>,
+) -> Result<Json<DeliveryOut>, ApiError> {
     Ok(Json(find(&s, &app, &dlv).await?.into()))
 }
 
@@ -164,6 +167,7 @@ async fn replay(
     match s.store.replay_delivery(&d.app_id, &d.id, time::now_ms()).await? {
         Ok(()) => {
             s.wake.notify_one();
+            s.store.wake_workers().await;
             Ok((StatusCode::ACCEPTED, Json(find(&s, &app, &dlv).await?.into())))
         }
         Err(ReplayRefusal::NotFound) => Err(ApiError::not_found("delivery")),

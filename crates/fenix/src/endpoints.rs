@@ -164,7 +164,10 @@ async fn create(
     let scheme = match body.signature_scheme.as_deref() {
         None => fenix_signing::Scheme::FenixV1,
         Some(v) => fenix_signing::Scheme::parse(v).ok_or_else(|| {
-            ApiError::invalid("invalid_signature_scheme", "signature_scheme must be \"fenix-v1\" or \"standard-webhooks\"")
+            ApiError::invalid(
+                "invalid_signature_scheme",
+                "signature_scheme must be \"fenix-v1\" or \"standard-webhooks\"",
+            )
         })?,
     };
     let secret = match &body.secret {
@@ -206,7 +209,10 @@ async fn list(
     Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), EndpointOut::from)))
 }
 
-async fn read(State(s): State<SharedState>, Path((app, ep)): Path<(String, String)>) -> Result<Json<EndpointOut>, ApiError> {
+async fn read(
+    State(s): State<SharedState>,
+    Path((app, ep)): Path<(String, String)>,
+) -> Result<Json<EndpointOut>, ApiError> {
     Ok(Json(find(&s, &app, &ep).await?.into()))
 }
 
@@ -236,7 +242,10 @@ async fn remove(State(s): State<SharedState>, Path((app, ep)): Path<(String, Str
     Ok(StatusCode::NO_CONTENT)
 }
 
-async fn pause(State(s): State<SharedState>, Path((app, ep)): Path<(String, String)>) -> Result<Json<EndpointOut>, ApiError> {
+async fn pause(
+    State(s): State<SharedState>,
+    Path((app, ep)): Path<(String, String)>,
+) -> Result<Json<EndpointOut>, ApiError> {
     let row = find(&s, &app, &ep).await?;
     s.store.set_endpoint_state(&row.id, "paused", "paused by an operator", &ids::new_id("esc"), time::now_ms()).await?;
     read(State(s), Path((row.app_id, row.id))).await

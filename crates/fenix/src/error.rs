@@ -101,7 +101,10 @@ impl From<anyhow::Error> for ApiError {
 impl From<JsonRejection> for ApiError {
     fn from(r: JsonRejection) -> ApiError {
         match r {
-            JsonRejection::JsonSyntaxError(e) => ApiError::bad_request("malformed_json", format!("the body is not valid JSON: {}", short(&e.body_text()))),
+            JsonRejection::JsonSyntaxError(e) => ApiError::bad_request(
+                "malformed_json",
+                format!("the body is not valid JSON: {}", short(&e.body_text())),
+            ),
             JsonRejection::JsonDataError(e) => ApiError::invalid("invalid_body", short(&e.body_text())),
             JsonRejection::MissingJsonContentType(_) => ApiError::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,

@@ -78,7 +78,9 @@ impl EventTypeFilter {
     pub fn matches(&self, t: &str) -> bool {
         self.0.is_empty()
             || self.0.iter().any(|p| match p.strip_suffix(".*") {
-                Some(prefix) => t.len() > prefix.len() + 1 && t.starts_with(prefix) && t.as_bytes()[prefix.len()] == b'.',
+                Some(prefix) => {
+                    t.len() > prefix.len() + 1 && t.starts_with(prefix) && t.as_bytes()[prefix.len()] == b'.'
+                }
                 None => p == t,
             })
     }

@@ -93,9 +93,7 @@ pub fn build_envelope(id: &str, event_type: &EventType, created_at: time::Millis
 
 /// `/v1/apps/{app}/events…` routes.
 pub fn router() -> Router<SharedState> {
-    Router::new()
-        .route("/v1/apps/{app}/events", get(list).post(ingest))
-        .route("/v1/apps/{app}/events/{evt}", get(read))
+    Router::new().route("/v1/apps/{app}/events", get(list).post(ingest)).route("/v1/apps/{app}/events/{evt}", get(read))
 }
 
 fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Option<String>, ApiError> {
@@ -143,10 +141,17 @@ async fn ingest(
     };
     let ingested = s
         .store
-        .ingest_event(&new, |filter_json| EventTypeFilter::from_json(filter_json).matches(event_type.as_str()), || ids::new_id("dlv"))
+        .ingest_event(
+            &new,
+            |filter_json| EventTypeFilter::from_json(filter_json).matches(event_type.as_str()),
+            || ids::new_id("dlv"),
+        )
         .await?;
-    if ingested.created && ingested.event.delivery_count > 0 {
-        s.wake.notify_one();
+    if ingested.created {
+        s.metrics.ingested(ingested.event.delivery_count);
+        if ingested.event.delivery_count > 0 {
+            s.wake.notify_one();
+        }
     }
     let out = Json(EventOut::from_row(ingested.event, false));
     if ingested.created {
@@ -173,7 +178,10 @@ pub fn parse_window(since: Option<&str>, until: Option<&str>) -> Result<(Option<
     let parse = |name: &str, v: Option<&str>| -> Result<Option<i64>, ApiError> {
         v.map(|v| {
             time::parse_rfc3339(v).ok_or_else(|| {
-                ApiError::bad_request("invalid_time", format!("{name} must be an RFC 3339 time such as 2026-11-29T21:04:19Z"))
+                ApiError::bad_request(
+                    "invalid_time",
+                    format!("{name} must be an RFC 3339 time such as 2026-11-29T21:04:19Z"),
+                )
             })
         })
         .transpose()

@@ -13,11 +13,15 @@ pub mod error;
 pub mod event_types;
 pub mod events;
 pub mod ids;
+pub mod maintenance;
+pub mod metrics;
+pub mod operational;
 pub mod receiver;
 pub mod replay;
 pub mod secrets;
 pub mod settings;
 pub mod startup;
+pub mod stats;
 pub mod store;
 pub mod time;
 pub mod worker;
@@ -41,13 +45,22 @@ pub fn router(state: SharedState) -> Router {
         .merge(events::router())
         .merge(deliveries::router())
         .merge(replay::router())
+        .merge(stats::router())
         .route_layer(axum::middleware::from_fn_with_state(state.clone(), api::require_token));
     Router::new()
         .merge(v1)
         .route("/healthz", get(healthz))
+        .route(
+            "/metrics",
+            get(metrics).route_layer(axum::middleware::from_fn_with_state(state.clone(), api::require_token)),
+        )
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route") })
         .method_not_allowed_fallback(|| async {
-            ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "this route does not accept that method")
+            ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                "this route does not accept that method",
+            )
         })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
@@ -58,9 +71,17 @@ async fn healthz(axum::extract::State(s): axum::extract::State<SharedState>) -> 
         Ok(()) => (StatusCode::OK, Json(serde_json::json!({"status": "ok"}))),
         Err(_) => (
             StatusCode::SERVICE_UNAVAILABLE,
-            Json(serde_json::json!({"status": "unavailable", "error": {"code": "database_unavailable", "message": "the database is unavailable"}})),
+            Json(
+                serde_json::json!({"status": "unavailable", "error": {"code": "database_unavailable", "message": "the database is unavailable"}}),
+            ),
         ),
     }
+}
+
+/// Prometheus text exposition (behind the admin token: it names endpoints).
+async fn metrics(axum::extract::State(s): axum::extract::State<SharedState>) -> Result<impl IntoResponse, ApiError> {
+    let (waiting, dead) = s.store.queue_figures().await?;
+    Ok(([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4")], s.metrics.render(waiting, dead)))
 }
 
 /// Runs the API on `listener` and the worker until `shutdown`; then stops
@@ -69,6 +90,9 @@ pub async fn serve(listener: TcpListener, state: SharedState, shutdown: Cancella
     let worker = if state.settings.run_worker {
         let client = startup::http_client(&state.settings, state.destinations.clone())?;
         let (worker, rx) = worker::Worker::new(state.clone(), client);
+        tokio::spawn(maintenance::run(state.clone(), shutdown.clone()));
+        let (store, wake) = (state.store.clone(), state.wake.clone());
+        tokio::spawn(async move { store.listen_for_work(wake).await });
         Some(tokio::spawn(worker.run(rx, shutdown.clone())))
     } else {
         None

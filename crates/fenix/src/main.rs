@@ -95,7 +95,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             settings.validate()?;
             let listen = settings.listen;
             let state = fenix::build_state(settings).await?;
-            let listener = tokio::net::TcpListener::bind(listen).await.with_context(|| format!("listening on {listen}"))?;
+            let listener =
+                tokio::net::TcpListener::bind(listen).await.with_context(|| format!("listening on {listen}"))?;
             let addr = listener.local_addr()?;
             if state.settings.run_api {
                 println!("Fenix listening on http://{addr}");
@@ -121,7 +122,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             store.migrate().await?;
             let token = fenix::api::generate_token();
             store
-                .insert_admin_token(&fenix::ids::new_id("tok"), &name, &fenix::api::hash_token(&token), fenix::time::now_ms())
+                .insert_admin_token(
+                    &fenix::ids::new_id("tok"),
+                    &name,
+                    &fenix::api::hash_token(&token),
+                    fenix::time::now_ms(),
+                )
                 .await?;
             store.close().await;
             println!("{token}");

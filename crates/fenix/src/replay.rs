@@ -42,6 +42,7 @@ pub async fn requeue_endpoint(
     }
     if total > 0 {
         s.wake.notify_one();
+        s.store.wake_workers().await;
     }
     Ok(total)
 }
@@ -73,8 +74,10 @@ async fn replay_endpoint(
     let statuses: Vec<&str> = requested.iter().map(String::as_str).collect();
     let (since, until) = parse_window(body.since.as_deref(), body.until.as_deref())?;
     let replayed = requeue_endpoint(&s, &endpoint.id, &statuses, since, until).await?;
-    let expired =
-        s.store.count_expired_replays(&ReplayScope { endpoint_id: &endpoint.id, statuses: &statuses, since, until }).await?;
+    let expired = s
+        .store
+        .count_expired_replays(&ReplayScope { endpoint_id: &endpoint.id, statuses: &statuses, since, until })
+        .await?;
     tracing::info!(endpoint_id = %endpoint.id, replayed, "endpoint replay");
     Ok(Json(json!({"replayed": replayed, "skipped_payload_expired": expired})))
 }

@@ -54,14 +54,18 @@ impl SigningSecret {
     /// followed by base64 of 24 to 128 bytes.
     pub fn parse(s: &str) -> Result<SigningSecret, InvalidSecret> {
         let Some(b64) = s.strip_prefix(PREFIX) else {
-            return Err(InvalidSecret("a secret must start with whsec_ followed by base64 of at least 24 random bytes"));
+            return Err(InvalidSecret(
+                "a secret must start with whsec_ followed by base64 of at least 24 random bytes",
+            ));
         };
         let decoded = STANDARD
             .decode(b64)
             .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(b64))
             .map_err(|_| InvalidSecret("the part after whsec_ must be standard base64 (A-Z a-z 0-9 + / =)"))?;
         if decoded.len() < MIN_SUPPLIED_BYTES {
-            return Err(InvalidSecret("a secret must carry at least 24 bytes of entropy (32 or more base64 characters after whsec_)"));
+            return Err(InvalidSecret(
+                "a secret must carry at least 24 bytes of entropy (32 or more base64 characters after whsec_)",
+            ));
         }
         if decoded.len() > MAX_SUPPLIED_BYTES {
             return Err(InvalidSecret("a secret may carry at most 128 bytes"));
@@ -121,7 +125,9 @@ impl MasterKey {
     /// Returns the key and whether it was created.
     pub fn load_or_create_file(path: &Path) -> anyhow::Result<(MasterKey, bool)> {
         match std::fs::read_to_string(path) {
-            Ok(text) => Ok((MasterKey::from_base64(&text).with_context(|| format!("in key file {}", path.display()))?, false)),
+            Ok(text) => {
+                Ok((MasterKey::from_base64(&text).with_context(|| format!("in key file {}", path.display()))?, false))
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let key = MasterKey::generate();
                 write_private(path, format!("{}\n", key.to_base64()).as_bytes())

@@ -65,6 +65,10 @@ pub struct Settings {
     pub disable_after_failing: Duration,
     /// Maximum database connections (PostgreSQL) / readers (SQLite).
     pub max_db_connections: u32,
+    /// App (id or uid) that receives operational events (`fenix.delivery.failed`, `fenix.endpoint.disabled`).
+    pub operational_app: Option<String>,
+    /// How often retention and endpoint-health checks run.
+    pub maintenance_interval: Duration,
 }
 
 impl Default for Settings {
@@ -94,6 +98,8 @@ impl Default for Settings {
             log_retention: Duration::from_secs(90 * 86_400),
             disable_after_failing: Duration::from_secs(3 * 86_400),
             max_db_connections: 16,
+            operational_app: None,
+            maintenance_interval: Duration::from_secs(60),
         }
     }
 }
@@ -120,11 +126,14 @@ struct FileSettings {
     log_retention: Option<String>,
     disable_after_failing: Option<String>,
     max_db_connections: Option<u32>,
+    operational_app: Option<String>,
+    maintenance_interval: Option<String>,
 }
 
 /// Parses `500ms`, `10s`, `1m`, `2h`, `30d`.
 pub fn parse_duration(s: &str) -> anyhow::Result<Duration> {
-    humantime::parse_duration(s.trim()).with_context(|| format!("invalid duration {s:?} (write e.g. 500ms, 10s, 1m, 2h)"))
+    humantime::parse_duration(s.trim())
+        .with_context(|| format!("invalid duration {s:?} (write e.g. 500ms, 10s, 1m, 2h)"))
 }
 
 /// Parses a comma-separated list of durations such as `1m,5m,30m,2h` (empty = no retries).
@@ -186,6 +195,8 @@ impl Settings {
         push("LOG_RETENTION", f.log_retention);
         push("DISABLE_AFTER_FAILING", f.disable_after_failing);
         push("MAX_DB_CONNECTIONS", f.max_db_connections.map(|v| v.to_string()));
+        push("OPERATIONAL_APP", f.operational_app);
+        push("MAINTENANCE_INTERVAL", f.maintenance_interval);
         if let Some(v) = f.database_url {
             vars.push(("DATABASE_URL".into(), v));
         }
@@ -205,7 +216,10 @@ impl Settings {
     pub fn apply_env(&mut self, get: impl Fn(&str) -> Option<String>) -> anyhow::Result<()> {
         let ctx = |k: &'static str| move || format!("in {k}");
         if let Some(v) = get("FENIX_LISTEN") {
-            self.listen = v.trim().parse().with_context(|| format!("FENIX_LISTEN {v:?} is not an address like 127.0.0.1:8080"))?;
+            self.listen = v
+                .trim()
+                .parse()
+                .with_context(|| format!("FENIX_LISTEN {v:?} is not an address like 127.0.0.1:8080"))?;
         }
         if let Some(v) = get("DATABASE_URL").filter(|v| !v.trim().is_empty()) {
             self.database_url = v.trim().to_string();
@@ -217,7 +231,8 @@ impl Settings {
             self.master_key = Some(Redacted(v));
         }
         if let Some(v) = get("FENIX_PREVIOUS_MASTER_KEYS") {
-            self.previous_master_keys = v.split(',').map(str::trim).filter(|p| !p.is_empty()).map(|p| Redacted(p.into())).collect();
+            self.previous_master_keys =
+                v.split(',').map(str::trim).filter(|p| !p.is_empty()).map(|p| Redacted(p.into())).collect();
         }
         if let Some(v) = get("FENIX_RETRY_SCHEDULE") {
             self.retry_schedule = parse_schedule(&v).with_context(ctx("FENIX_RETRY_SCHEDULE"))?;
@@ -229,7 +244,8 @@ impl Settings {
             self.lease_duration = parse_duration(&v).with_context(ctx("FENIX_LEASE_DURATION"))?;
         }
         if let Some(v) = get("FENIX_DNS_SERVERS").filter(|v| !v.trim().is_empty()) {
-            self.dns_servers = Some(parse_list(&v, "DNS server address (write host:port)").with_context(ctx("FENIX_DNS_SERVERS"))?);
+            self.dns_servers =
+                Some(parse_list(&v, "DNS server address (write host:port)").with_context(ctx("FENIX_DNS_SERVERS"))?);
         }
         if let Some(v) = get("FENIX_UNSAFE_ALLOW_CIDRS") {
             self.unsafe_allow_cidrs = parse_list(&v, "CIDR range").with_context(ctx("FENIX_UNSAFE_ALLOW_CIDRS"))?;
@@ -261,6 +277,12 @@ impl Settings {
         if let Some(v) = get("FENIX_LOG_RETENTION") {
             self.log_retention = parse_duration(&v).with_context(ctx("FENIX_LOG_RETENTION"))?;
         }
+        if let Some(v) = get("FENIX_OPERATIONAL_APP") {
+            self.operational_app = Some(v.trim().to_string()).filter(|v| !v.is_empty());
+        }
+        if let Some(v) = get("FENIX_MAINTENANCE_INTERVAL") {
+            self.maintenance_interval = parse_duration(&v).with_context(ctx("FENIX_MAINTENANCE_INTERVAL"))?;
+        }
         if let Some(v) = get("FENIX_DISABLE_AFTER_FAILING") {
             self.disable_after_failing = parse_duration(&v).with_context(ctx("FENIX_DISABLE_AFTER_FAILING"))?;
         }
@@ -269,7 +291,10 @@ impl Settings {
 
     /// Rejects combinations that cannot work, with a message saying what to change.
     pub fn validate(&self) -> anyhow::Result<()> {
-        if !(self.database_url.starts_with("sqlite:") || self.database_url.starts_with("postgres://") || self.database_url.starts_with("postgresql://")) {
+        if !(self.database_url.starts_with("sqlite:")
+            || self.database_url.starts_with("postgres://")
+            || self.database_url.starts_with("postgresql://"))
+        {
             bail!("DATABASE_URL must start with sqlite:// or postgres://");
         }
         if self.retry_schedule.len() > 20 {

@@ -35,6 +35,7 @@ const DELIVERY_COLUMNS: &str =
 pub struct AttemptRecord {
     pub id: String,
     pub delivery_id: String,
+    pub endpoint_id: String,
     pub attempt_number: i64,
     pub started_at: Millis,
     pub duration_ms: i64,
@@ -63,8 +64,8 @@ pub struct ClaimedDelivery {
 pub struct BatchContext {
     /// event id → (type, envelope bytes; `None` when retention purged them).
     pub events: HashMap<String, (String, Option<Vec<u8>>)>,
-    /// endpoint id → (url, state, signature scheme).
-    pub endpoints: HashMap<String, (String, String, String)>,
+    /// endpoint id → what sending needs of it.
+    pub endpoints: HashMap<String, EndpointTarget>,
     /// endpoint id → live secrets, newest first.
     pub secrets: HashMap<String, Vec<SecretRow>>,
 }
@@ -73,6 +74,9 @@ pub struct BatchContext {
 #[derive(Debug, Clone)]
 pub struct Outcome {
     pub delivery_id: String,
+    pub endpoint_id: String,
+    pub app_id: String,
+    pub event_id: String,
     pub lease_token: i64,
     /// The request made, if one was made (a skip makes none).
     pub attempt: Option<AttemptRecord>,
@@ -101,12 +105,14 @@ struct EventPart {
     payload: Option<Vec<u8>>,
 }
 
-#[derive(sqlx::FromRow)]
-struct EndpointPart {
-    id: String,
-    url: String,
-    state: String,
-    signature_scheme: String,
+/// The parts of an endpoint the worker needs to send to it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct EndpointTarget {
+    pub id: String,
+    pub url: String,
+    pub state: String,
+    pub signature_scheme: String,
+    pub rate_limit_per_sec: Option<i64>,
 }
 
 const CLAIM_SQLITE: &str = "UPDATE deliveries SET status = 'in_flight', next_attempt_at = $1, lease_owner = $2, \
@@ -163,14 +169,16 @@ impl Store {
             for e in qb.build_query_as::<EventPart>().fetch_all(pool).await? {
                 ctx.events.insert(e.id, (e.event_type, e.payload));
             }
-            let mut qb = QueryBuilder::new("SELECT id, url, state, signature_scheme FROM endpoints WHERE id IN (");
+            let mut qb = QueryBuilder::new(
+                "SELECT id, url, state, signature_scheme, rate_limit_per_sec FROM endpoints WHERE id IN (",
+            );
             let mut sep = qb.separated(", ");
             for id in &endpoint_ids {
                 sep.push_bind(*id);
             }
             qb.push(")");
-            for e in qb.build_query_as::<EndpointPart>().fetch_all(pool).await? {
-                ctx.endpoints.insert(e.id, (e.url, e.state, e.signature_scheme));
+            for e in qb.build_query_as::<EndpointTarget>().fetch_all(pool).await? {
+                ctx.endpoints.insert(e.id.clone(), e);
             }
             let mut qb = QueryBuilder::new(
                 "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets \
@@ -204,9 +212,9 @@ impl Store {
             for o in outcomes {
                 if let Some(a) = &o.attempt {
                     sqlx::query(
-                        "INSERT INTO attempts (id, delivery_id, attempt_number, started_at, duration_ms, response_status, \
+                        "INSERT INTO attempts (id, delivery_id, endpoint_id, attempt_number, started_at, duration_ms, response_status, \
                          response_excerpt, error, error_detail, signed_with) \
-                         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM deliveries WHERE id = $2)",
+                         SELECT $1, $2, $11, $3, $4, $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM deliveries WHERE id = $2)",
                     )
                     .bind(&a.id)
                     .bind(&a.delivery_id)
@@ -218,6 +226,7 @@ impl Store {
                     .bind(&a.error)
                     .bind(&a.error_detail)
                     .bind(&a.signed_with)
+                    .bind(&a.endpoint_id)
                     .execute(&mut *tx)
                     .await?;
                 }
@@ -239,6 +248,19 @@ impl Store {
                 if updated == 0 {
                     lost += 1;
                 }
+            }
+            // Endpoint health: any success clears `failing_since`; failures start it.
+            let mut health: HashMap<&str, bool> = HashMap::new();
+            for o in outcomes.iter().filter(|o| o.attempt.is_some()) {
+                *health.entry(o.endpoint_id.as_str()).or_default() |= o.status == "succeeded";
+            }
+            for (endpoint_id, ok) in health {
+                let sql = if ok {
+                    "UPDATE endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL AND $2 > 0"
+                } else {
+                    "UPDATE endpoints SET failing_since = $2 WHERE id = $1 AND failing_since IS NULL"
+                };
+                sqlx::query(sql).bind(endpoint_id).bind(now).execute(&mut *tx).await?;
             }
             tx.commit().await?;
             Ok(lost)
@@ -333,12 +355,14 @@ impl Store {
 
     /// A delivery's attempts, oldest first.
     pub async fn list_attempts(&self, delivery_id: &str) -> sqlx::Result<Vec<AttemptRecord>> {
-        on_read!(self, |pool| sqlx::query_as::<_, AttemptRecord>(
-            "SELECT id, delivery_id, attempt_number, started_at, duration_ms, response_status, response_excerpt, \
+        on_read!(self, |pool| {
+            sqlx::query_as::<_, AttemptRecord>(
+            "SELECT id, delivery_id, endpoint_id, attempt_number, started_at, duration_ms, response_status, response_excerpt, \
              error, error_detail, signed_with FROM attempts WHERE delivery_id = $1 ORDER BY attempt_number, started_at"
         )
         .bind(delivery_id)
         .fetch_all(pool)
-        .await)
+        .await
+        })
     }
 }

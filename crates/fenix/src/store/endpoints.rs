@@ -96,7 +96,12 @@ impl Store {
     }
 
     /// An app's endpoints, newest first, strictly before `cursor`.
-    pub async fn list_endpoints(&self, app_id: &str, cursor: Option<&str>, limit: i64) -> sqlx::Result<Vec<EndpointRow>> {
+    pub async fn list_endpoints(
+        &self,
+        app_id: &str,
+        cursor: Option<&str>,
+        limit: i64,
+    ) -> sqlx::Result<Vec<EndpointRow>> {
         on_read!(self, |pool| sqlx::query_as::<_, EndpointRow>(&format!(
             "SELECT {ENDPOINT_COLUMNS} FROM endpoints WHERE app_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3"
         ))
@@ -205,13 +210,15 @@ impl Store {
 
     /// Replaces one secret version's sealed bytes (re-encryption under a new master key).
     pub async fn reseal_secret(&self, endpoint_id: &str, version: i64, sealed: &[u8]) -> sqlx::Result<()> {
-        on_write!(self, |pool| sqlx::query("UPDATE endpoint_secrets SET sealed = $3 WHERE endpoint_id = $1 AND version = $2")
-            .bind(endpoint_id)
-            .bind(version)
-            .bind(sealed)
-            .execute(pool)
-            .await
-            .map(|_| ()))
+        on_write!(self, |pool| sqlx::query(
+            "UPDATE endpoint_secrets SET sealed = $3 WHERE endpoint_id = $1 AND version = $2"
+        )
+        .bind(endpoint_id)
+        .bind(version)
+        .bind(sealed)
+        .execute(pool)
+        .await
+        .map(|_| ()))
     }
 
     /// Makes `sealed` the current secret: the previous current one (and any other

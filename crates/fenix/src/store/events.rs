@@ -57,7 +57,8 @@ struct FanoutTarget {
     event_types: String,
 }
 
-const EVENT_COLUMNS: &str = "id, app_id, event_type, idempotency_key, NULL AS payload, payload_sha256, delivery_count, created_at";
+const EVENT_COLUMNS: &str =
+    "id, app_id, event_type, idempotency_key, NULL AS payload, payload_sha256, delivery_count, created_at";
 const EVENT_COLUMNS_WITH_PAYLOAD: &str =
     "id, app_id, event_type, idempotency_key, payload, payload_sha256, delivery_count, created_at";
 
@@ -77,6 +78,7 @@ impl Store {
                 return Ok(Ingested { event, created: false });
             }
         }
+        let is_pg = self.is_postgres();
         let result: sqlx::Result<i64> = on_write!(self, |pool| {
             let mut tx = pool.begin().await?;
             let targets: Vec<FanoutTarget> = sqlx::query_as(
@@ -101,6 +103,10 @@ impl Store {
             .bind(ev.created_at)
             .execute(&mut *tx)
             .await?;
+            if count > 0 && is_pg {
+                // Delivered at commit: a worker on any instance starts at once.
+                sqlx::query("SELECT pg_notify($1, '')").bind(super::WAKE_CHANNEL).execute(&mut *tx).await?;
+            }
             for chunk in endpoints.chunks(500) {
                 let mut qb = QueryBuilder::new(
                     "INSERT INTO deliveries (id, app_id, event_id, endpoint_id, status, attempt_count, next_attempt_at, created_at, updated_at) ",

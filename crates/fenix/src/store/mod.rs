@@ -22,8 +22,9 @@ pub mod apps;
 pub mod deliveries;
 pub mod endpoints;
 pub mod events;
-pub mod replay;
+pub mod maintenance;
 mod meta;
+pub mod replay;
 
 pub use deliveries::{AttemptRecord, ClaimedDelivery, DeliveryFilter, Outcome};
 pub use endpoints::{EndpointPatch, NewEndpoint};
@@ -133,6 +134,53 @@ impl Store {
     }
 }
 
+/// PostgreSQL channel that wakes workers on every instance.
+pub const WAKE_CHANNEL: &str = "fenix_wake";
+
+impl Store {
+    /// Wakes the workers of every instance sharing this database (PostgreSQL
+    /// `NOTIFY`); a no-op on SQLite, where only this process works.
+    pub async fn wake_workers(&self) {
+        if let Backend::Postgres(pool) = &self.backend {
+            if let Err(e) = sqlx::query("SELECT pg_notify($1, '')").bind(WAKE_CHANNEL).execute(pool).await {
+                tracing::debug!(error = %e, "could not notify other instances");
+            }
+        }
+    }
+
+    /// Calls `wake` whenever another instance announces new work, until the
+    /// process ends; reconnects when the connection drops. SQLite: returns at once.
+    pub async fn listen_for_work(&self, wake: std::sync::Arc<tokio::sync::Notify>) {
+        let Backend::Postgres(pool) = &self.backend else { return };
+        loop {
+            let mut listener = match sqlx::postgres::PgListener::connect_with(pool).await {
+                Ok(l) => l,
+                Err(e) => {
+                    tracing::debug!(error = %e, "LISTEN connection failed; retrying");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    continue;
+                }
+            };
+            if listener.listen(WAKE_CHANNEL).await.is_err() {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+            loop {
+                match listener.recv().await {
+                    Ok(_) => wake.notify_one(),
+                    Err(e) => {
+                        tracing::debug!(error = %e, "LISTEN connection lost; reconnecting");
+                        // Work may have arrived while we were away.
+                        wake.notify_one();
+                        tokio::time::sleep(Duration::from_millis(500)).await;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// True when the error is a unique-constraint violation.
 pub fn is_unique_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
@@ -144,7 +192,10 @@ pub fn is_unavailable(e: &sqlx::Error) -> bool {
         sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Tls(_) => true,
         sqlx::Error::Database(d) => {
             // PostgreSQL: admin shutdown, cannot connect now; SQLite: busy/locked, full, I/O.
-            matches!(d.code().as_deref(), Some("57P01" | "57P02" | "57P03" | "08006" | "08001" | "5" | "6" | "13" | "10"))
+            matches!(
+                d.code().as_deref(),
+                Some("57P01" | "57P02" | "57P03" | "08006" | "08001" | "5" | "6" | "13" | "10")
+            )
         }
         _ => false,
     }

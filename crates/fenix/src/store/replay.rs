@@ -26,7 +26,12 @@ pub enum ReplayRefusal {
 
 impl Store {
     /// Re-queues one delivery if it is `failed` or `skipped` and its payload is still kept.
-    pub async fn replay_delivery(&self, app_id: &str, id: &str, now: Millis) -> sqlx::Result<Result<(), ReplayRefusal>> {
+    pub async fn replay_delivery(
+        &self,
+        app_id: &str,
+        id: &str,
+        now: Millis,
+    ) -> sqlx::Result<Result<(), ReplayRefusal>> {
         on_write!(self, |pool| {
             let mut tx = pool.begin().await?;
             let row: Option<(String, bool)> = sqlx::query_as(
@@ -39,7 +44,9 @@ impl Store {
             .await?;
             let refusal = match row {
                 None => Some(ReplayRefusal::NotFound),
-                Some((status, _)) if status != "failed" && status != "skipped" => Some(ReplayRefusal::NotReplayable(status)),
+                Some((status, _)) if status != "failed" && status != "skipped" => {
+                    Some(ReplayRefusal::NotReplayable(status))
+                }
                 Some((_, false)) => Some(ReplayRefusal::PayloadExpired),
                 Some(_) => None,
             };
@@ -68,7 +75,9 @@ impl Store {
                 "UPDATE deliveries SET status = 'pending', budget_start = attempt_count, next_attempt_at = ",
             );
             qb.push_bind(now).push(", updated_at = ").push_bind(now);
-            qb.push(" WHERE id IN (SELECT d.id FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.endpoint_id = ");
+            qb.push(
+                " WHERE id IN (SELECT d.id FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.endpoint_id = ",
+            );
             qb.push_bind(scope.endpoint_id);
             qb.push(" AND e.payload IS NOT NULL AND d.status IN (");
             let mut sep = qb.separated(", ");

@@ -49,7 +49,11 @@ pub async fn send(client: &reqwest::Client, req: Request<'_>, timeout: Duration)
     let outcome = tokio::time::timeout(timeout, fut).await;
     let duration_ms = started.elapsed().as_millis() as i64;
     match outcome {
-        Err(_) => failure("timeout", format!("no complete response within {}", humantime::format_duration(timeout)), duration_ms),
+        Err(_) => failure(
+            "timeout",
+            format!("no complete response within {}", humantime::format_duration(timeout)),
+            duration_ms,
+        ),
         Ok(Err(e)) => {
             let (class, detail) = classify(&e);
             failure(class, detail, duration_ms)
@@ -64,13 +68,25 @@ pub async fn send(client: &reqwest::Client, req: Request<'_>, timeout: Duration)
                 "redirect" => format!("the receiver answered {status}; redirects are not followed"),
                 _ => format!("the receiver answered {status}"),
             });
-            AttemptResult { facts: AttemptFacts { status: Some(status), retry_after }, excerpt, error, detail, duration_ms }
+            AttemptResult {
+                facts: AttemptFacts { status: Some(status), retry_after },
+                excerpt,
+                error,
+                detail,
+                duration_ms,
+            }
         }
     }
 }
 
 fn failure(class: &'static str, detail: String, duration_ms: i64) -> AttemptResult {
-    AttemptResult { facts: AttemptFacts::default(), excerpt: None, error: Some(class), detail: Some(detail), duration_ms }
+    AttemptResult {
+        facts: AttemptFacts::default(),
+        excerpt: None,
+        error: Some(class),
+        detail: Some(detail),
+        duration_ms,
+    }
 }
 
 /// Reads at most [`EXCERPT_BYTES`] of the body, never the whole of a large one.

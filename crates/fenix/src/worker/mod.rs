@@ -56,6 +56,8 @@ pub struct Worker {
     owner: String,
     global: Arc<Semaphore>,
     per_endpoint: Mutex<HashMap<String, Arc<Semaphore>>>,
+    /// Per-endpoint pacing for `rate_limit_per_sec`: the next free send slot.
+    pacing: Mutex<HashMap<String, tokio::time::Instant>>,
     /// Deliveries this process holds a lease on: id → lease token.
     leases: Mutex<HashMap<String, i64>>,
     results: mpsc::UnboundedSender<Outcome>,
@@ -67,6 +69,7 @@ struct Job {
     event_type: String,
     envelope: Bytes,
     url: String,
+    rate_limit_per_sec: Option<i64>,
     scheme: fenix_signing::Scheme,
     secrets: Arc<Vec<(i64, SigningSecret)>>,
 }
@@ -81,6 +84,7 @@ impl Worker {
             client,
             owner: format!("{}:{}", hostname(), std::process::id()),
             per_endpoint: Mutex::new(HashMap::new()),
+            pacing: Mutex::new(HashMap::new()),
             leases: Mutex::new(HashMap::new()),
             results: tx,
         };
@@ -194,7 +198,7 @@ impl Worker {
                     tokio::spawn(async move { me.execute(job, permit).await });
                 }
                 Err(outcome) => {
-                    let _ = self.results.send(outcome);
+                    let _ = self.results.send(*outcome);
                 }
             }
         }
@@ -210,26 +214,31 @@ impl Worker {
 
     /// Turns claimed rows into jobs; deliveries that must not be sent become
     /// outcomes at once (paused or disabled endpoint → `skipped`).
-    fn prepare(&self, claimed: Vec<ClaimedDelivery>, ctx: BatchContext) -> Vec<Result<Job, Outcome>> {
+    fn prepare(&self, claimed: Vec<ClaimedDelivery>, ctx: BatchContext) -> Vec<Result<Job, Box<Outcome>>> {
         let mut envelopes: HashMap<String, Option<Bytes>> = HashMap::new();
         let mut secrets: HashMap<String, Arc<Vec<(i64, SigningSecret)>>> = HashMap::new();
         let BatchContext { mut events, endpoints, secrets: sealed } = ctx;
         claimed
             .into_iter()
             .map(|c| {
-                let settle = |status: &'static str| Outcome {
-                    delivery_id: c.id.clone(),
-                    lease_token: c.lease_token,
-                    attempt: None,
-                    status,
-                    attempt_count: c.attempt_count,
-                    next_attempt_at: None,
-                    last_attempt_at: None,
+                let settle = |status: &'static str| {
+                    Box::new(Outcome {
+                        delivery_id: c.id.clone(),
+                        endpoint_id: c.endpoint_id.clone(),
+                        app_id: c.app_id.clone(),
+                        event_id: c.event_id.clone(),
+                        lease_token: c.lease_token,
+                        attempt: None,
+                        status,
+                        attempt_count: c.attempt_count,
+                        next_attempt_at: None,
+                        last_attempt_at: None,
+                    })
                 };
-                let Some((url, state, scheme)) = endpoints.get(&c.endpoint_id) else {
+                let Some(target) = endpoints.get(&c.endpoint_id) else {
                     return Err(settle("skipped"));
                 };
-                if state != "active" {
+                if target.state != "active" {
                     return Err(settle("skipped"));
                 }
                 let event_type = events.get(&c.event_id).map(|e| e.0.clone()).unwrap_or_default();
@@ -245,19 +254,37 @@ impl Worker {
                     .entry(c.endpoint_id.clone())
                     .or_insert_with(|| Arc::new(self.open_secrets(&c.endpoint_id, sealed.get(&c.endpoint_id))))
                     .clone();
-                let scheme = fenix_signing::Scheme::parse(scheme).unwrap_or(fenix_signing::Scheme::FenixV1);
-                Ok(Job { url: url.clone(), scheme, secrets: keys, event_type, envelope, claimed: c })
+                let scheme =
+                    fenix_signing::Scheme::parse(&target.signature_scheme).unwrap_or(fenix_signing::Scheme::FenixV1);
+                Ok(Job {
+                    url: target.url.clone(),
+                    rate_limit_per_sec: target.rate_limit_per_sec,
+                    scheme,
+                    secrets: keys,
+                    event_type,
+                    envelope,
+                    claimed: c,
+                })
             })
             .collect()
     }
 
-    fn open_secrets(&self, endpoint_id: &str, rows: Option<&Vec<crate::store::endpoints::SecretRow>>) -> Vec<(i64, SigningSecret)> {
+    fn open_secrets(
+        &self,
+        endpoint_id: &str,
+        rows: Option<&Vec<crate::store::endpoints::SecretRow>>,
+    ) -> Vec<(i64, SigningSecret)> {
         rows.into_iter()
             .flatten()
             .filter_map(|r| match self.state.keyring.open_secret(&r.sealed, endpoint_id) {
                 Ok(s) => Some((r.version, s)),
                 Err(e) => {
-                    tracing::error!(endpoint_id, version = r.version, error = format!("{e:#}"), "cannot open endpoint secret");
+                    tracing::error!(
+                        endpoint_id,
+                        version = r.version,
+                        error = format!("{e:#}"),
+                        "cannot open endpoint secret"
+                    );
                     None
                 }
             })
@@ -276,12 +303,36 @@ impl Worker {
                 .clone();
             sem.acquire_owned().await.expect("semaphore never closed")
         };
+        if let Some(rate) = job.rate_limit_per_sec.filter(|r| *r > 0) {
+            let slot = {
+                let mut pacing = self.pacing.lock().expect("pacing lock");
+                let now = tokio::time::Instant::now();
+                let next = pacing.entry(job.claimed.endpoint_id.clone()).or_insert(now);
+                let slot = (*next).max(now);
+                *next = slot + Duration::from_secs_f64(1.0 / rate as f64);
+                slot
+            };
+            tokio::time::sleep_until(slot).await;
+        }
         let outcome = self.attempt(&job).await;
         drop(endpoint_permit);
         if outcome.1 == Next::Gone {
             let reason = "the receiver answered 410 Gone";
-            match self.store().set_endpoint_state(&job.claimed.endpoint_id, "disabled", reason, &ids::new_id("esc"), time::now_ms()).await {
-                Ok(true) => tracing::warn!(endpoint_id = %job.claimed.endpoint_id, "endpoint disabled: {reason}"),
+            match self
+                .store()
+                .set_endpoint_state(&job.claimed.endpoint_id, "disabled", reason, &ids::new_id("esc"), time::now_ms())
+                .await
+            {
+                Ok(true) => {
+                    tracing::warn!(endpoint_id = %job.claimed.endpoint_id, "endpoint disabled: {reason}");
+                    crate::operational::endpoint_disabled(
+                        &self.state,
+                        &job.claimed.app_id,
+                        &job.claimed.endpoint_id,
+                        reason,
+                    )
+                    .await;
+                }
                 Ok(false) => {}
                 Err(e) => tracing::warn!(error = %e, "could not disable endpoint after 410"),
             }
@@ -328,6 +379,7 @@ impl Worker {
                 }
             }
         };
+        self.state.metrics.attempt(&c.endpoint_id, result.error, result.duration_ms);
         let finished = time::now_ms();
         let n_in_budget = u32::try_from(c.attempt_count - c.budget_start + 1).unwrap_or(u32::MAX);
         let next = schedule::next_step(&result.facts, n_in_budget, &self.state.settings.retry_schedule, finished);
@@ -348,6 +400,7 @@ impl Worker {
         let record = AttemptRecord {
             id: attempt_id,
             delivery_id: c.id.clone(),
+            endpoint_id: c.endpoint_id.clone(),
             attempt_number: c.attempt_count + 1,
             started_at,
             duration_ms: result.duration_ms,
@@ -359,6 +412,9 @@ impl Worker {
         };
         let outcome = Outcome {
             delivery_id: c.id.clone(),
+            endpoint_id: c.endpoint_id.clone(),
+            app_id: c.app_id.clone(),
+            event_id: c.event_id.clone(),
             lease_token: c.lease_token,
             attempt: Some(record),
             status,
@@ -392,7 +448,8 @@ impl Worker {
 /// database is away: an outcome is dropped only if the process dies, and then
 /// the lease expiry makes the delivery due again.
 async fn record_loop(worker: Arc<Worker>, mut rx: mpsc::UnboundedReceiver<Outcome>) {
-    let store = worker.state.store.clone();
+    let state = worker.state.clone();
+    let store = state.store.clone();
     let weak = Arc::downgrade(&worker);
     drop(worker);
     let mut buf = Vec::with_capacity(512);
@@ -411,6 +468,15 @@ async fn record_loop(worker: Arc<Worker>, mut rx: mpsc::UnboundedReceiver<Outcom
                     tracing::warn!(error = %e, pending = buf.len(), "recording outcomes failed; retrying");
                     tokio::time::sleep(Duration::from_millis(200 * u64::from(failures.min(25)))).await;
                 }
+            }
+        }
+        for o in &buf {
+            if matches!(o.status, "succeeded" | "failed" | "skipped") {
+                state.metrics.finished(o.status);
+            }
+            if o.status == "failed" && o.attempt.is_some() {
+                crate::operational::delivery_failed(&state, &o.app_id, &o.delivery_id, &o.event_id, &o.endpoint_id)
+                    .await;
             }
         }
         if let Some(w) = weak.upgrade() {

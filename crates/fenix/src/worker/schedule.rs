@@ -100,7 +100,13 @@ mod tests {
         let waits: Vec<Next> = (1..=5).map(|n| next_step(&status(500), n, &schedule(), 0)).collect();
         assert_eq!(
             waits,
-            vec![Next::RetryAt(60_000), Next::RetryAt(300_000), Next::RetryAt(1_800_000), Next::RetryAt(7_200_000), Next::Failed]
+            vec![
+                Next::RetryAt(60_000),
+                Next::RetryAt(300_000),
+                Next::RetryAt(1_800_000),
+                Next::RetryAt(7_200_000),
+                Next::Failed
+            ]
         );
     }
 

@@ -1,0 +1,70 @@
+//! Background upkeep, once per `FENIX_MAINTENANCE_INTERVAL`: payload and log
+//! retention in bounded batches, and disabling endpoints whose attempts have
+//! all failed for `FENIX_DISABLE_AFTER_FAILING`.
+
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::{api::SharedState, ids, operational, time};
+
+/// Rows touched per purge transaction.
+const PURGE_BATCH: i64 = 1000;
+/// Pause between purge batches, so deliveries get the writer in between.
+const PURGE_PAUSE: Duration = Duration::from_millis(20);
+
+/// Runs until `shutdown`.
+pub async fn run(state: SharedState, shutdown: CancellationToken) {
+    loop {
+        if let Err(e) = run_once(&state).await {
+            tracing::warn!(error = format!("{e:#}"), "maintenance pass failed; will retry");
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(state.settings.maintenance_interval) => {}
+            _ = shutdown.cancelled() => return,
+        }
+    }
+}
+
+/// One pass of every maintenance job.
+pub async fn run_once(state: &SharedState) -> anyhow::Result<()> {
+    let now = time::now_ms();
+    let s = &state.settings;
+    let payloads =
+        purge(|| state.store.purge_payloads(now - s.payload_retention.as_millis() as i64, PURGE_BATCH)).await?;
+    let log_cutoff = now - s.log_retention.as_millis() as i64;
+    let attempts = purge(|| state.store.purge_attempts(log_cutoff, PURGE_BATCH)).await?;
+    let deliveries = purge(|| state.store.purge_deliveries(log_cutoff, PURGE_BATCH)).await?;
+    if payloads + attempts + deliveries > 0 {
+        tracing::info!(payloads, attempts, deliveries, "retention purge");
+    }
+    let cutoff = now - s.disable_after_failing.as_millis() as i64;
+    for (endpoint_id, app_id, since) in state.store.failing_endpoints(cutoff).await? {
+        let reason = format!(
+            "every attempt failed since {} (longer than FENIX_DISABLE_AFTER_FAILING = {})",
+            time::rfc3339(since),
+            humantime::format_duration(s.disable_after_failing)
+        );
+        if state.store.set_endpoint_state(&endpoint_id, "disabled", &reason, &ids::new_id("esc"), now).await? {
+            tracing::warn!(%endpoint_id, "endpoint disabled automatically: {reason}");
+            operational::endpoint_disabled(state, &app_id, &endpoint_id, &reason).await;
+        }
+    }
+    Ok(())
+}
+
+async fn purge<F, Fut>(mut batch: F) -> sqlx::Result<u64>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = sqlx::Result<u64>>,
+{
+    let mut total = 0;
+    loop {
+        let n = batch().await?;
+        total += n;
+        if n < PURGE_BATCH as u64 {
+            return Ok(total);
+        }
+        tokio::time::sleep(PURGE_PAUSE).await;
+    }
+}

@@ -1,0 +1,68 @@
+//! An endpoint's health as operators read it: attempts and success rate over a
+//! window, the dead-letter count, and the history of its state changes.
+
+use axum::{
+    extract::{Path, Query, State},
+    routing::get,
+    Json, Router,
+};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::{api::SharedState, endpoints, error::ApiError, settings::parse_duration, time};
+
+#[derive(Debug, Deserialize)]
+struct StatsQuery {
+    /// e.g. `1h`, `24h` (default), `7d`.
+    window: Option<String>,
+}
+
+/// Stats routes.
+pub fn router() -> Router<SharedState> {
+    Router::new()
+        .route("/v1/apps/{app}/endpoints/{ep}/stats", get(stats))
+        .route("/v1/apps/{app}/endpoints/{ep}/state-changes", get(state_changes))
+}
+
+async fn stats(
+    State(s): State<SharedState>,
+    Path((app, ep)): Path<(String, String)>,
+    Query(q): Query<StatsQuery>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let endpoint = endpoints::find(&s, &app, &ep).await?;
+    let window = parse_duration(q.window.as_deref().unwrap_or("24h"))
+        .map_err(|_| ApiError::bad_request("invalid_window", "window must be a duration such as 1h, 24h or 7d"))?;
+    let since = time::now_ms() - window.as_millis() as i64;
+    let st = s.store.endpoint_stats(&endpoint.id, since).await?;
+    let dead_letter = s.store.count_endpoint_deliveries(&endpoint.id, "failed").await?;
+    let skipped = s.store.count_endpoint_deliveries(&endpoint.id, "skipped").await?;
+    let rate = (st.attempts > 0).then(|| st.successes as f64 / st.attempts as f64);
+    Ok(Json(json!({
+        "endpoint_id": endpoint.id,
+        "window_seconds": window.as_secs(),
+        "since": time::rfc3339_ms(since),
+        "attempts": st.attempts,
+        "successes": st.successes,
+        "failures": st.attempts - st.successes,
+        "success_rate": rate,
+        "dead_letter": dead_letter,
+        "skipped": skipped,
+        "state": endpoint.state,
+        "state_reason": endpoint.state_reason,
+    })))
+}
+
+async fn state_changes(
+    State(s): State<SharedState>,
+    Path((app, ep)): Path<(String, String)>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let endpoint = endpoints::find(&s, &app, &ep).await?;
+    let rows = s.store.list_state_changes(&endpoint.id, 100).await?;
+    let data: Vec<_> = rows
+        .into_iter()
+        .map(
+            |r| json!({"id": r.id, "state": r.state, "reason": r.reason, "created_at": time::rfc3339_ms(r.created_at)}),
+        )
+        .collect();
+    Ok(Json(json!({"data": data, "next_cursor": null})))
+}

@@ -1,0 +1,122 @@
+//! Retention, endpoint health and statistics: the queries behind the
+//! maintenance loop, `/metrics` and `…/stats`. Purges run in bounded batches,
+//! each its own short transaction, so they never hold up deliveries.
+
+use super::{on_read, on_write, Store};
+use crate::time::Millis;
+
+/// An endpoint's figures over a window.
+#[derive(Debug, Clone, Default, sqlx::FromRow)]
+pub struct EndpointStats {
+    pub attempts: i64,
+    pub successes: i64,
+}
+
+/// One recorded state change of an endpoint.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct StateChange {
+    pub id: String,
+    pub endpoint_id: String,
+    pub state: String,
+    pub reason: String,
+    pub created_at: Millis,
+}
+
+impl Store {
+    /// Forgets the payload bytes of up to `batch` events created before `cutoff` (metadata and digest stay).
+    pub async fn purge_payloads(&self, cutoff: Millis, batch: i64) -> sqlx::Result<u64> {
+        on_write!(self, |pool| sqlx::query(
+            "UPDATE events SET payload = NULL WHERE id IN \
+             (SELECT id FROM events WHERE created_at < $1 AND payload IS NOT NULL LIMIT $2)"
+        )
+        .bind(cutoff)
+        .bind(batch)
+        .execute(pool)
+        .await
+        .map(|r| r.rows_affected()))
+    }
+
+    /// Deletes up to `batch` attempts started before `cutoff`.
+    pub async fn purge_attempts(&self, cutoff: Millis, batch: i64) -> sqlx::Result<u64> {
+        on_write!(self, |pool| sqlx::query(
+            "DELETE FROM attempts WHERE id IN (SELECT id FROM attempts WHERE started_at < $1 LIMIT $2)"
+        )
+        .bind(cutoff)
+        .bind(batch)
+        .execute(pool)
+        .await
+        .map(|r| r.rows_affected()))
+    }
+
+    /// Deletes up to `batch` deliveries in a terminal state created before `cutoff` (with their attempts).
+    pub async fn purge_deliveries(&self, cutoff: Millis, batch: i64) -> sqlx::Result<u64> {
+        on_write!(self, |pool| sqlx::query(
+            "DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE created_at < $1 \
+             AND status IN ('succeeded', 'failed', 'skipped') LIMIT $2)"
+        )
+        .bind(cutoff)
+        .bind(batch)
+        .execute(pool)
+        .await
+        .map(|r| r.rows_affected()))
+    }
+
+    /// Active endpoints whose attempts have all failed since before `cutoff`: (id, app_id, failing_since).
+    pub async fn failing_endpoints(&self, cutoff: Millis) -> sqlx::Result<Vec<(String, String, Millis)>> {
+        on_read!(self, |pool| sqlx::query_as::<_, (String, String, Millis)>(
+            "SELECT id, app_id, failing_since FROM endpoints WHERE state = 'active' AND failing_since IS NOT NULL \
+             AND failing_since <= $1"
+        )
+        .bind(cutoff)
+        .fetch_all(pool)
+        .await)
+    }
+
+    /// Attempts and successes of an endpoint since `since`.
+    pub async fn endpoint_stats(&self, endpoint_id: &str, since: Millis) -> sqlx::Result<EndpointStats> {
+        on_read!(self, |pool| sqlx::query_as::<_, EndpointStats>(
+            "SELECT COUNT(*) AS attempts, COALESCE(SUM(CASE WHEN error IS NULL THEN 1 ELSE 0 END), 0) AS successes \
+             FROM attempts WHERE endpoint_id = $1 AND started_at >= $2"
+        )
+        .bind(endpoint_id)
+        .bind(since)
+        .fetch_one(pool)
+        .await)
+    }
+
+    /// How many of an endpoint's deliveries are in `status`.
+    pub async fn count_endpoint_deliveries(&self, endpoint_id: &str, status: &str) -> sqlx::Result<i64> {
+        on_read!(self, |pool| sqlx::query_scalar::<_, i64>(
+            "SELECT COUNT(*) FROM deliveries WHERE endpoint_id = $1 AND status = $2"
+        )
+        .bind(endpoint_id)
+        .bind(status)
+        .fetch_one(pool)
+        .await)
+    }
+
+    /// Deliveries waiting (pending + in flight) and dead-lettered (failed), over all apps.
+    pub async fn queue_figures(&self) -> sqlx::Result<(i64, i64)> {
+        on_read!(self, |pool| {
+            let waiting: i64 =
+                sqlx::query_scalar("SELECT COUNT(*) FROM deliveries WHERE status IN ('pending', 'in_flight')")
+                    .fetch_one(pool)
+                    .await?;
+            let failed: i64 =
+                sqlx::query_scalar("SELECT COUNT(*) FROM deliveries WHERE status = 'failed'").fetch_one(pool).await?;
+            Ok((waiting, failed))
+        })
+    }
+
+    /// An endpoint's state changes, newest first.
+    pub async fn list_state_changes(&self, endpoint_id: &str, limit: i64) -> sqlx::Result<Vec<StateChange>> {
+        on_read!(self, |pool| sqlx::query_as::<_, StateChange>(
+            "SELECT id, endpoint_id, state, reason, created_at FROM endpoint_state_changes WHERE endpoint_id = $1 \
+             ORDER BY id DESC LIMIT $2"
+        )
+        .bind(endpoint_id)
+        .bind(limit)
+        .fetch_all(pool)
+        .await)
+    }
+}
