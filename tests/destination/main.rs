@@ -1,0 +1,4 @@
+//! destination end-to-end suite.
+
+#[path = "../support/mod.rs"]
+mod support;

@@ -1,0 +1,4 @@
+//! scaleout end-to-end suite.
+
+#[path = "../support/mod.rs"]
+mod support;
