@@ -93,7 +93,7 @@ impl Store {
         } else {
             let pool = PgPoolOptions::new()
                 .max_connections(max_connections)
-                .acquire_timeout(Duration::from_secs(5))
+                .acquire_timeout(Duration::from_secs(3))
                 .connect(url)
                 .await
                 .context("connecting to PostgreSQL")?;
@@ -186,16 +186,19 @@ pub fn is_unique_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
 }
 
-/// True when the database could not be reached (as opposed to a bad query).
+/// True when the database could not be reached or cannot take writes right now
+/// (as opposed to a bad query): the API answers 503 and stores nothing.
 pub fn is_unavailable(e: &sqlx::Error) -> bool {
     match e {
         sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Tls(_) => true,
         sqlx::Error::Database(d) => {
-            // PostgreSQL: admin shutdown, cannot connect now; SQLite: busy/locked, full, I/O.
-            matches!(
-                d.code().as_deref(),
-                Some("57P01" | "57P02" | "57P03" | "08006" | "08001" | "5" | "6" | "13" | "10")
-            )
+            let code = d.code().unwrap_or_default();
+            // PostgreSQL: connection exceptions (08…), operator intervention (57P…), insufficient resources (53…).
+            if code.starts_with("08") || code.starts_with("57P") || code.starts_with("53") {
+                return true;
+            }
+            // SQLite: BUSY, LOCKED, IOERR, FULL, CANTOPEN (primary code = low byte of the extended code).
+            matches!(code.parse::<i32>().map(|c| c & 0xff), Ok(5 | 6 | 10 | 13 | 14))
         }
         _ => false,
     }
