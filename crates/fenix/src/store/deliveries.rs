@@ -199,72 +199,68 @@ impl Store {
     }
 
     /// Writes a batch of outcomes in one transaction. An attempt is always kept
-    /// (it happened); the delivery row changes only where our lease token still
-    /// holds, so a worker that lost its lease never overwrites a newer outcome.
-    /// Returns how many outcomes were discarded for a lost lease.
+    /// (it happened) unless its delivery was deleted meanwhile; the delivery row
+    /// changes only where our lease token still holds, so a worker that lost its
+    /// lease never overwrites a newer outcome. Returns how many outcomes were
+    /// discarded for a lost lease.
     pub async fn record_outcomes(&self, outcomes: &[Outcome], now: Millis) -> sqlx::Result<usize> {
         if outcomes.is_empty() {
             return Ok(0);
         }
-        on_write!(self, |pool| {
-            let mut tx = pool.begin().await?;
-            let mut lost = 0;
-            for o in outcomes {
-                if let Some(a) = &o.attempt {
-                    sqlx::query(
-                        "INSERT INTO attempts (id, delivery_id, endpoint_id, attempt_number, started_at, duration_ms, response_status, \
-                         response_excerpt, error, error_detail, signed_with) \
-                         SELECT $1, $2, $11, $3, $4, $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM deliveries WHERE id = $2)",
-                    )
-                    .bind(&a.id)
-                    .bind(&a.delivery_id)
-                    .bind(a.attempt_number)
-                    .bind(a.started_at)
-                    .bind(a.duration_ms)
-                    .bind(a.response_status)
-                    .bind(&a.response_excerpt)
-                    .bind(&a.error)
-                    .bind(&a.error_detail)
-                    .bind(&a.signed_with)
-                    .bind(&a.endpoint_id)
-                    .execute(&mut *tx)
-                    .await?;
+        let attempts: Vec<&AttemptRecord> = outcomes.iter().filter_map(|o| o.attempt.as_ref()).collect();
+        // Endpoint health: any success clears `failing_since`; failures start it.
+        let mut health: HashMap<&str, bool> = HashMap::new();
+        for o in outcomes.iter().filter(|o| o.attempt.is_some()) {
+            *health.entry(o.endpoint_id.as_str()).or_default() |= o.status == "succeeded";
+        }
+        match &self.backend {
+            super::Backend::Sqlite { write, .. } => {
+                let mut tx = write.begin().await?;
+                insert_attempts!(tx, attempts);
+                let mut updated = 0;
+                for o in outcomes {
+                    updated += sqlx::query(UPDATE_ONE)
+                        .bind(&o.delivery_id)
+                        .bind(o.lease_token)
+                        .bind(o.status)
+                        .bind(o.attempt_count)
+                        .bind(o.next_attempt_at)
+                        .bind(o.last_attempt_at)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
                 }
+                update_health!(tx, health, now);
+                tx.commit().await?;
+                Ok(outcomes.len() - updated as usize)
+            }
+            super::Backend::Postgres(pool) => {
+                let mut tx = pool.begin().await?;
+                insert_attempts!(tx, attempts);
                 let updated = sqlx::query(
-                    "UPDATE deliveries SET status = $3, attempt_count = $4, next_attempt_at = $5, \
-                     last_attempt_at = COALESCE($6, last_attempt_at), lease_owner = NULL, updated_at = $7 \
-                     WHERE id = $1 AND lease_token = $2 AND status = 'in_flight'",
+                    "UPDATE deliveries AS d SET status = u.status, attempt_count = u.attempt_count, \
+                     next_attempt_at = u.next_at, last_attempt_at = COALESCE(u.last_at, d.last_attempt_at), \
+                     lease_owner = NULL, updated_at = $7 \
+                     FROM UNNEST($1::text[], $2::int8[], $3::text[], $4::int8[], $5::int8[], $6::int8[]) \
+                          AS u(id, token, status, attempt_count, next_at, last_at) \
+                     WHERE d.id = u.id AND d.lease_token = u.token AND d.status = 'in_flight'",
                 )
-                .bind(&o.delivery_id)
-                .bind(o.lease_token)
-                .bind(o.status)
-                .bind(o.attempt_count)
-                .bind(o.next_attempt_at)
-                .bind(o.last_attempt_at)
+                .bind(outcomes.iter().map(|o| o.delivery_id.as_str()).collect::<Vec<_>>())
+                .bind(outcomes.iter().map(|o| o.lease_token).collect::<Vec<_>>())
+                .bind(outcomes.iter().map(|o| o.status).collect::<Vec<_>>())
+                .bind(outcomes.iter().map(|o| o.attempt_count).collect::<Vec<_>>())
+                .bind(outcomes.iter().map(|o| o.next_attempt_at).collect::<Vec<_>>())
+                .bind(outcomes.iter().map(|o| o.last_attempt_at).collect::<Vec<_>>())
                 .bind(now)
                 .execute(&mut *tx)
                 .await?
                 .rows_affected();
-                if updated == 0 {
-                    lost += 1;
-                }
+                update_health!(tx, health, now);
+                tx.commit().await?;
+                Ok(outcomes.len() - updated as usize)
             }
-            // Endpoint health: any success clears `failing_since`; failures start it.
-            let mut health: HashMap<&str, bool> = HashMap::new();
-            for o in outcomes.iter().filter(|o| o.attempt.is_some()) {
-                *health.entry(o.endpoint_id.as_str()).or_default() |= o.status == "succeeded";
-            }
-            for (endpoint_id, ok) in health {
-                let sql = if ok {
-                    "UPDATE endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL AND $2 > 0"
-                } else {
-                    "UPDATE endpoints SET failing_since = $2 WHERE id = $1 AND failing_since IS NULL"
-                };
-                sqlx::query(sql).bind(endpoint_id).bind(now).execute(&mut *tx).await?;
-            }
-            tx.commit().await?;
-            Ok(lost)
-        })
+        }
     }
 
     /// Pushes the lease of deliveries still being worked on.
@@ -366,3 +362,56 @@ impl Store {
         })
     }
 }
+
+/// Updates one delivery after an attempt, only while the lease token holds.
+const UPDATE_ONE: &str = "UPDATE deliveries SET status = $3, attempt_count = $4, next_attempt_at = $5, \
+     last_attempt_at = COALESCE($6, last_attempt_at), lease_owner = NULL, updated_at = $7 \
+     WHERE id = $1 AND lease_token = $2 AND status = 'in_flight'";
+
+/// Inserts attempts in multi-row statements, skipping any whose delivery was
+/// deleted meanwhile. A macro rather than a generic function: the same code for
+/// each backend's transaction type.
+macro_rules! insert_attempts {
+    ($tx:expr, $attempts:expr) => {
+        // 11 parameters a row; stay well under SQLite's 32766-parameter limit.
+        for chunk in $attempts.chunks(500) {
+            let mut qb = QueryBuilder::new(
+                "INSERT INTO attempts (id, delivery_id, endpoint_id, attempt_number, started_at, duration_ms, \
+                 response_status, response_excerpt, error, error_detail, signed_with) \
+                 SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7, v.column8, \
+                 v.column9, v.column10, v.column11 FROM (",
+            );
+            qb.push_values(chunk.iter(), |mut b, a: &&AttemptRecord| {
+                b.push_bind(a.id.as_str())
+                    .push_bind(a.delivery_id.as_str())
+                    .push_bind(a.endpoint_id.as_str())
+                    .push_bind(a.attempt_number)
+                    .push_bind(a.started_at)
+                    .push_bind(a.duration_ms)
+                    .push_bind(a.response_status)
+                    .push_bind(a.response_excerpt.as_deref())
+                    .push_bind(a.error.as_deref())
+                    .push_bind(a.error_detail.as_deref())
+                    .push_bind(a.signed_with.as_str());
+            });
+            qb.push(") AS v WHERE EXISTS (SELECT 1 FROM deliveries d WHERE d.id = v.column2)");
+            qb.build().execute(&mut *$tx).await?;
+        }
+    };
+}
+use insert_attempts;
+
+/// Starts or clears each endpoint's `failing_since`.
+macro_rules! update_health {
+    ($tx:expr, $health:expr, $now:expr) => {
+        for (endpoint_id, ok) in $health.iter() {
+            let sql = if *ok {
+                "UPDATE endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL AND $2 > 0"
+            } else {
+                "UPDATE endpoints SET failing_since = $2 WHERE id = $1 AND failing_since IS NULL"
+            };
+            sqlx::query(sql).bind(*endpoint_id).bind($now).execute(&mut *$tx).await?;
+        }
+    };
+}
+use update_health;

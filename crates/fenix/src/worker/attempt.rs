@@ -104,9 +104,19 @@ async fn read_excerpt(mut resp: reqwest::Response) -> Option<String> {
     if buf.is_empty() {
         return None;
     }
-    let mut s = String::from_utf8_lossy(&buf).into_owned();
-    // A cut in the middle of a multi-byte character leaves a replacement char; fine for an excerpt.
-    s.truncate(EXCERPT_BYTES);
+    // A cut inside a multi-byte character drops that character, so the excerpt
+    // never exceeds the cap even after lossy decoding.
+    let valid = match std::str::from_utf8(&buf) {
+        Ok(_) => buf.len(),
+        Err(e) if e.error_len().is_none() => e.valid_up_to(),
+        Err(_) => buf.len(),
+    };
+    let mut s = String::from_utf8_lossy(&buf[..valid]).into_owned();
+    let mut end = s.len().min(EXCERPT_BYTES);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s.truncate(end);
     Some(s)
 }
 
