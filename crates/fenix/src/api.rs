@@ -31,6 +31,8 @@ pub struct AppState {
     pub destinations: fenix_destination::CheckingResolver,
     /// The URL policy, re-checked before every attempt.
     pub policy: fenix_destination::Policy,
+    /// Group-commit queue of ingestion.
+    pub ingestor: crate::ingest::Ingestor,
     /// Counters behind `/metrics`.
     pub metrics: crate::metrics::Metrics,
     /// Woken after an ingestion commits, so fresh events are sent at once.
@@ -55,6 +57,7 @@ impl AppState {
         wake: Arc<Notify>,
     ) -> AppState {
         AppState {
+            ingestor: crate::ingest::Ingestor::start(store.clone()),
             store,
             settings,
             keyring,

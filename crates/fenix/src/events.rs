@@ -16,7 +16,7 @@ use crate::{
     api::{ApiJson, Page, PageQuery, SharedState},
     apps,
     error::ApiError,
-    event_types::{EventType, EventTypeFilter},
+    event_types::EventType,
     ids,
     store::events::{EventFilter, EventRow, NewEvent},
     time,
@@ -139,14 +139,7 @@ async fn ingest(
         envelope,
         created_at,
     };
-    let ingested = s
-        .store
-        .ingest_event(
-            &new,
-            |filter_json| EventTypeFilter::from_json(filter_json).matches(event_type.as_str()),
-            || ids::new_id("dlv"),
-        )
-        .await?;
+    let ingested = s.ingestor.ingest(new).await?;
     if ingested.created {
         s.metrics.ingested(ingested.event.delivery_count);
         if ingested.event.delivery_count > 0 {

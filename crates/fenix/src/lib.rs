@@ -13,6 +13,7 @@ pub mod error;
 pub mod event_types;
 pub mod events;
 pub mod ids;
+pub mod ingest;
 pub mod maintenance;
 pub mod metrics;
 pub mod operational;

@@ -22,6 +22,7 @@ pub mod apps;
 pub mod deliveries;
 pub mod endpoints;
 pub mod events;
+pub mod ingest_batch;
 pub mod maintenance;
 mod meta;
 pub mod replay;

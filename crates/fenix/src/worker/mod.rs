@@ -357,8 +357,8 @@ impl Worker {
             detail: Some(detail),
             duration_ms: 0,
         };
-        let result = if let Err(e) = self.state.policy.check_url(&job.url) {
-            refused("destination_blocked", e.to_string())
+        let result = if let Err(e) = self.check_destination(&job.url).await {
+            refused(e.attempt_error(), e.to_string())
         } else if keys.is_empty() {
             refused("no_secret", "the endpoint has no usable signing secret".into())
         } else {
@@ -423,6 +423,18 @@ impl Worker {
             last_attempt_at: Some(started_at),
         };
         (outcome, next)
+    }
+
+    /// The destination policy, again, before every attempt: the URL rules, and for
+    /// a host name a fresh resolution with every address checked. The HTTP
+    /// client's resolver checks again whenever it opens a connection; this
+    /// check also covers a pooled connection, which would not resolve again.
+    async fn check_destination(&self, url: &str) -> Result<(), fenix_destination::DestinationError> {
+        let parsed = self.state.policy.check_url(url)?;
+        if let Some(url::Host::Domain(host)) = parsed.host() {
+            self.state.destinations.resolve_checked(host).await?;
+        }
+        Ok(())
     }
 
     /// Keeps leases of running attempts alive, so a slow receiver never lets a
