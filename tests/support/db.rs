@@ -41,7 +41,9 @@ impl TestDb {
             Backend::Postgres => {
                 let admin = std::env::var("FENIX_TEST_POSTGRES_URL").expect("FENIX_TEST_POSTGRES_URL");
                 let name = format!("fenix_test_{}", ulid::Ulid::new().to_string().to_lowercase());
-                let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&admin).await.expect("connect to test PostgreSQL");
+                let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&admin)
+                    .await
+                    .expect("connect to test PostgreSQL");
                 sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut conn).await.expect("create test database");
                 let base = admin.rsplit_once('/').map(|(b, _)| b.to_string()).unwrap_or(admin.clone());
                 format!("{base}/{name}")

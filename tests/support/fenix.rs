@@ -73,7 +73,10 @@ impl Fenix {
             .await
             .expect("join")
             .unwrap_or_else(|_| {
-                panic!("fenix did not start; its log:\n{}", std::fs::read_to_string(&log_path_for_panic).unwrap_or_default())
+                panic!(
+                    "fenix did not start; its log:\n{}",
+                    std::fs::read_to_string(&log_path_for_panic).unwrap_or_default()
+                )
             });
         let token = env.iter().find(|(k, _)| k == "FENIX_ADMIN_TOKEN").map(|(_, v)| v.clone()).unwrap_or_default();
         let db_url = env.iter().find(|(k, _)| k == "DATABASE_URL").map(|(_, v)| v.clone()).unwrap_or_default();

@@ -5,6 +5,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod db;
+pub mod dns;
 pub mod fenix;
 pub mod receiver;
 

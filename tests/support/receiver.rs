@@ -160,7 +160,11 @@ impl Receiver {
     }
 }
 
-async fn answer(req: Request<hyper::body::Incoming>, reqs: &Mutex<Vec<Received>>, beh: &Mutex<Behaviour>) -> Response<Full<Bytes>> {
+async fn answer(
+    req: Request<hyper::body::Incoming>,
+    reqs: &Mutex<Vec<Received>>,
+    beh: &Mutex<Behaviour>,
+) -> Response<Full<Bytes>> {
     let method = req.method().to_string();
     let path = req.uri().path().to_string();
     let headers = req
@@ -194,11 +198,13 @@ fn tls_acceptor() -> (tokio_rustls::TlsAcceptor, String) {
     ca_params.distinguished_name.push(rcgen::DnType::CommonName, "Fenix test CA");
     let ca = ca_params.self_signed(&ca_key).expect("CA cert");
     let leaf_key = KeyPair::generate().expect("leaf key");
-    let leaf_params = CertificateParams::new(vec!["localhost".to_string(), "127.0.0.1".to_string()]).expect("leaf params");
+    let leaf_params =
+        CertificateParams::new(vec!["localhost".to_string(), "127.0.0.1".to_string()]).expect("leaf params");
     let leaf = leaf_params.signed_by(&leaf_key, &ca, &ca_key).expect("leaf cert");
     let certs = vec![leaf.der().clone()];
     let key = rustls::pki_types::PrivateKeyDer::try_from(leaf_key.serialize_der()).expect("key der");
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let config = rustls::ServerConfig::builder().with_no_client_auth().with_single_cert(certs, key).expect("TLS config");
+    let config =
+        rustls::ServerConfig::builder().with_no_client_auth().with_single_cert(certs, key).expect("TLS config");
     (tokio_rustls::TlsAcceptor::from(Arc::new(config)), ca.pem())
 }
