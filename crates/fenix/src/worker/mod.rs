@@ -38,6 +38,10 @@ use schedule::Next;
 
 /// Longest idle wait between looks at the queue (the safety net behind wake-ups).
 const IDLE_POLL: Duration = Duration::from_millis(1000);
+/// A delivery whose endpoint is at its concurrency limit is due again after this.
+const BUSY_ENDPOINT_RETRY_MS: Millis = 200;
+/// Longest rate-limit wait slept through while holding a slot; longer waits are deferred.
+const MAX_PACING_SLEEP: Duration = Duration::from_millis(250);
 
 /// Whether a claim found work.
 #[derive(Debug, PartialEq, Eq)]
@@ -190,17 +194,33 @@ impl Worker {
                 return Err(e.into());
             }
         };
+        // Deliveries this instance cannot start now (endpoint at its concurrency
+        // limit, or paced by its rate limit) go back to the queue for a moment
+        // instead of holding a global slot: one slow customer cannot starve the others.
+        let mut deferred: Vec<(String, i64, Millis)> = Vec::new();
         for job in self.prepare(claimed, ctx) {
             match job {
                 Ok(job) => {
+                    let Ok(endpoint_permit) = self.endpoint_semaphore(&job.claimed.endpoint_id).try_acquire_owned() else {
+                        deferred.push((job.claimed.id.clone(), job.claimed.lease_token, now + BUSY_ENDPOINT_RETRY_MS));
+                        continue;
+                    };
+                    let wait = self.pace(&job);
+                    if wait > MAX_PACING_SLEEP {
+                        deferred.push((job.claimed.id.clone(), job.claimed.lease_token, now + wait.as_millis() as i64));
+                        continue;
+                    }
                     let permit = self.global.clone().acquire_owned().await.expect("semaphore never closed");
                     let me = self.clone();
-                    tokio::spawn(async move { me.execute(job, permit).await });
+                    tokio::spawn(async move { me.execute(job, permit, endpoint_permit, wait).await });
                 }
                 Err(outcome) => {
                     let _ = self.results.send(*outcome);
                 }
             }
+        }
+        if !deferred.is_empty() {
+            self.defer(deferred).await;
         }
         Ok(Tick::Claimed(n))
     }
@@ -291,28 +311,55 @@ impl Worker {
             .collect()
     }
 
+    fn endpoint_semaphore(&self, endpoint_id: &str) -> Arc<Semaphore> {
+        let mut map = self.per_endpoint.lock().expect("endpoint semaphores lock");
+        if let Some(sem) = map.get(endpoint_id) {
+            return sem.clone();
+        }
+        let sem = Arc::new(Semaphore::new(self.state.settings.endpoint_concurrency));
+        map.insert(endpoint_id.to_string(), sem.clone());
+        sem
+    }
+
+    /// How long the endpoint's rate limit makes this job wait; the slot is
+    /// taken only when the wait is short enough to sleep through.
+    fn pace(&self, job: &Job) -> Duration {
+        let Some(rate) = job.rate_limit_per_sec.filter(|r| *r > 0) else { return Duration::ZERO };
+        let mut pacing = self.pacing.lock().expect("pacing lock");
+        let now = tokio::time::Instant::now();
+        let next = pacing.entry(job.claimed.endpoint_id.clone()).or_insert(now);
+        let slot = (*next).max(now);
+        let wait = slot - now;
+        if wait <= MAX_PACING_SLEEP {
+            *next = slot + Duration::from_secs_f64(1.0 / rate as f64);
+        }
+        wait
+    }
+
+    /// Gives leases back, each due again at its own time.
+    async fn defer(&self, deferred: Vec<(String, i64, Millis)>) {
+        let mut by_time: HashMap<Millis, Vec<(String, i64)>> = HashMap::new();
+        for (id, token, at) in deferred {
+            by_time.entry(at).or_default().push((id, token));
+        }
+        for (at, leases) in by_time {
+            match self.store().release_leases(&leases, at).await {
+                Ok(()) => self.forget(&leases),
+                Err(e) => tracing::warn!(error = %e, "could not defer deliveries; their leases will expire"),
+            }
+        }
+    }
+
     /// Sends one job and reports its outcome.
-    async fn execute(self: Arc<Self>, job: Job, permit: OwnedSemaphorePermit) {
-        let endpoint_permit = {
-            let sem = self
-                .per_endpoint
-                .lock()
-                .expect("endpoint semaphores lock")
-                .entry(job.claimed.endpoint_id.clone())
-                .or_insert_with(|| Arc::new(Semaphore::new(self.state.settings.endpoint_concurrency)))
-                .clone();
-            sem.acquire_owned().await.expect("semaphore never closed")
-        };
-        if let Some(rate) = job.rate_limit_per_sec.filter(|r| *r > 0) {
-            let slot = {
-                let mut pacing = self.pacing.lock().expect("pacing lock");
-                let now = tokio::time::Instant::now();
-                let next = pacing.entry(job.claimed.endpoint_id.clone()).or_insert(now);
-                let slot = (*next).max(now);
-                *next = slot + Duration::from_secs_f64(1.0 / rate as f64);
-                slot
-            };
-            tokio::time::sleep_until(slot).await;
+    async fn execute(
+        self: Arc<Self>,
+        job: Job,
+        permit: OwnedSemaphorePermit,
+        endpoint_permit: OwnedSemaphorePermit,
+        wait: Duration,
+    ) {
+        if !wait.is_zero() {
+            tokio::time::sleep(wait).await;
         }
         let outcome = self.attempt(&job).await;
         drop(endpoint_permit);
