@@ -4,4 +4,10 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod api;
+mod common;
+mod crash;
 mod delivery;
+mod ingestion;
+mod retries;
+mod tls;

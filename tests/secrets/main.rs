@@ -1,4 +1,14 @@
-//! secrets end-to-end suite.
+//! Secrets end-to-end suite: a secret is shown once and found nowhere else,
+//! sealed under the master key, rotated without downtime; and every receiver
+//! of `docs/receiving.md` verifies real deliveries.
 
 #[path = "../support/mod.rs"]
 mod support;
+
+mod common;
+mod master_key;
+mod receivers;
+mod rotation;
+mod rust_receiver;
+mod shown_once;
+mod snippets;

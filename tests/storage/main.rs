@@ -1,4 +1,17 @@
-//! The storage suite: the same scenarios against SQLite and PostgreSQL.
+//! The storage suite: the same scenarios against SQLite and PostgreSQL, calling
+//! the store directly (no HTTP), each on a fresh database.
 
 #[path = "../support/mod.rs"]
 mod support;
+
+mod fixtures;
+
+mod apps;
+mod claims;
+mod ingest;
+mod log;
+mod migrations;
+mod outcomes;
+mod plans;
+mod replay;
+mod secrets;

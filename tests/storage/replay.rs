@@ -1,0 +1,175 @@
+//! Replay: only failed or skipped deliveries go back to the queue, with a fresh
+//! attempt budget and their original event; purged payloads cannot be replayed.
+
+use fenix::store::replay::{ReplayRefusal, ReplayScope};
+
+use crate::fixtures::{Fixture, Raw, T0};
+use crate::support::Backend;
+
+/// When every fixture delivery below has come due.
+const LATER: i64 = T0 + 1_000_000;
+
+/// One delivery per event for `endpoint_id`'s app, made at `T0 + i * 1000` for each `i` in `range`.
+async fn deliveries(fx: &Fixture, app: &str, event_type: &str, range: std::ops::Range<i64>) -> Vec<String> {
+    let mut out = Vec::new();
+    for i in range {
+        let (_, made) = fx.event(app, event_type, T0 + i * 1_000).await;
+        out.extend(made);
+    }
+    out
+}
+
+/// (status, attempt_count, budget_start) of a delivery, read beside the store.
+async fn status_of(raw: &Raw, id: &str) -> (String, i64, i64) {
+    let status = raw.text("SELECT status FROM deliveries WHERE id = $1", &[id.into()]).await.expect("delivery");
+    let attempts = raw.int("SELECT attempt_count FROM deliveries WHERE id = $1", &[id.into()]).await.unwrap();
+    let budget = raw.int("SELECT budget_start FROM deliveries WHERE id = $1", &[id.into()]).await.unwrap();
+    (status, attempts, budget)
+}
+
+async fn a_failed_or_skipped_delivery_is_replayed_with_a_fresh_budget(backend: Backend) {
+    let fx = Fixture::new(backend).await;
+    let app = fx.app("acme").await;
+    fx.endpoint(&app, &["booking.*"]).await;
+    let d = deliveries(&fx, &app, "booking.confirmed", 0..2).await;
+    fx.settle(&d[..1], "failed", 5, LATER).await;
+    fx.settle(&d[1..], "skipped", 2, LATER).await;
+    let raw = fx.raw().await;
+
+    for (id, attempts) in [(&d[0], 5), (&d[1], 2)] {
+        assert_eq!(fx.store.replay_delivery(&app, id, LATER + 10).await.unwrap(), Ok(()));
+        assert_eq!(status_of(&raw, id).await, ("pending".into(), attempts, attempts), "budget starts at the count");
+        let row = fx.store.get_delivery(&app, id).await.unwrap().unwrap();
+        assert_eq!(row.next_attempt_at, Some(LATER + 10), "due at once");
+    }
+    let claimed = fx.store.claim_due("w1", LATER + 10, LATER + 20_000, 10).await.unwrap();
+    assert_eq!(claimed.len(), 2);
+    for c in &claimed {
+        assert_eq!(c.attempt_count, c.budget_start);
+        let event = fx.store.get_delivery(&app, &c.id).await.unwrap().unwrap().event_id;
+        assert_eq!(c.event_id, event, "the original event is sent again");
+    }
+}
+
+async fn a_succeeded_pending_or_in_flight_delivery_is_not_replayable(backend: Backend) {
+    let fx = Fixture::new(backend).await;
+    let app = fx.app("acme").await;
+    fx.endpoint(&app, &[]).await;
+    let d = deliveries(&fx, &app, "booking.confirmed", 0..3).await;
+    fx.settle(&d[..1], "succeeded", 1, LATER).await;
+    let raw = fx.raw().await;
+
+    let refused = fx.store.replay_delivery(&app, &d[0], LATER + 1).await.unwrap();
+    assert_eq!(refused, Err(ReplayRefusal::NotReplayable("succeeded".into())));
+    assert_eq!(status_of(&raw, &d[0]).await, ("succeeded".into(), 1, 0));
+    let refused = fx.store.replay_delivery(&app, &d[1], LATER + 1).await.unwrap();
+    assert_eq!(refused, Err(ReplayRefusal::NotReplayable("pending".into())));
+    let in_flight = fx.store.claim_due("w1", LATER + 1, LATER + 60_000, 1).await.unwrap();
+    let refused = fx.store.replay_delivery(&app, &in_flight[0].id, LATER + 2).await.unwrap();
+    assert_eq!(refused, Err(ReplayRefusal::NotReplayable("in_flight".into())));
+
+    assert_eq!(fx.store.replay_delivery(&app, "dlv_nope", LATER).await.unwrap(), Err(ReplayRefusal::NotFound));
+    let other = fx.app("globex").await;
+    assert_eq!(
+        fx.store.replay_delivery(&other, &d[0], LATER).await.unwrap(),
+        Err(ReplayRefusal::NotFound),
+        "scoped to its app"
+    );
+}
+
+async fn a_delivery_whose_payload_was_purged_cannot_be_replayed(backend: Backend) {
+    let fx = Fixture::new(backend).await;
+    let app = fx.app("acme").await;
+    fx.endpoint(&app, &[]).await;
+    let d = deliveries(&fx, &app, "booking.confirmed", 0..1).await;
+    fx.settle(&d, "failed", 5, LATER).await;
+    let raw = fx.raw().await;
+    let purged = raw.exec("UPDATE events SET payload = NULL WHERE app_id = $1", &[(&app).into()]).await;
+    assert_eq!(purged, 1);
+
+    let refused = fx.store.replay_delivery(&app, &d[0], LATER + 1).await.unwrap();
+    assert_eq!(refused, Err(ReplayRefusal::PayloadExpired));
+    assert_eq!(status_of(&raw, &d[0]).await, ("failed".into(), 5, 0), "left as it was");
+}
+
+async fn an_endpoint_replay_runs_in_bounded_batches_and_a_second_run_requeues_nothing(backend: Backend) {
+    let fx = Fixture::new(backend).await;
+    let app = fx.app("acme").await;
+    let ep = fx.endpoint(&app, &["booking.*"]).await;
+    let _other = fx.endpoint(&app, &["invoice.*"]).await;
+    let failed = deliveries(&fx, &app, "booking.confirmed", 0..7).await;
+    let skipped = deliveries(&fx, &app, "booking.confirmed", 7..9).await;
+    let succeeded = deliveries(&fx, &app, "booking.confirmed", 9..10).await;
+    let theirs = deliveries(&fx, &app, "invoice.paid", 10..12).await;
+    fx.settle(&failed, "failed", 5, LATER).await;
+    fx.settle(&skipped, "skipped", 1, LATER).await;
+    fx.settle(&succeeded, "succeeded", 1, LATER).await;
+    fx.settle(&theirs, "failed", 5, LATER).await;
+    let raw = fx.raw().await;
+
+    let scope = ReplayScope { endpoint_id: &ep, statuses: &["failed", "skipped"], since: None, until: None };
+    let mut batches = Vec::new();
+    loop {
+        let n = fx.store.replay_endpoint_batch(&scope, LATER + 1, 4).await.unwrap();
+        batches.push(n);
+        if n < 4 {
+            break;
+        }
+    }
+    assert_eq!(batches, [4, 4, 1], "nine deliveries in batches of at most four");
+    for id in failed.iter().chain(&skipped) {
+        let (status, attempts, budget) = status_of(&raw, id).await;
+        assert_eq!((status.as_str(), budget), ("pending", attempts));
+    }
+    assert_eq!(status_of(&raw, &succeeded[0]).await.0, "succeeded", "a succeeded delivery is never replayed");
+    for id in &theirs {
+        assert_eq!(status_of(&raw, id).await.0, "failed", "another endpoint's deliveries stay");
+    }
+
+    assert_eq!(fx.store.replay_endpoint_batch(&scope, LATER + 2, 4).await.unwrap(), 0, "already re-queued");
+    assert_eq!(fx.store.claim_due("w1", LATER + 2, LATER + 60_000, 100).await.unwrap().len(), 9);
+}
+
+async fn an_endpoint_replay_honours_its_status_and_time_window(backend: Backend) {
+    let fx = Fixture::new(backend).await;
+    let app = fx.app("acme").await;
+    let ep = fx.endpoint(&app, &[]).await;
+    let failed = deliveries(&fx, &app, "booking.confirmed", 0..6).await;
+    let skipped = deliveries(&fx, &app, "booking.confirmed", 6..8).await;
+    fx.settle(&failed, "failed", 5, LATER).await;
+    fx.settle(&skipped, "skipped", 0, LATER).await;
+    let raw = fx.raw().await;
+
+    let only_skipped = ReplayScope { endpoint_id: &ep, statuses: &["skipped"], since: None, until: None };
+    assert_eq!(fx.store.replay_endpoint_batch(&only_skipped, LATER + 1, 100).await.unwrap(), 2);
+    for id in &failed {
+        assert_eq!(status_of(&raw, id).await.0, "failed");
+    }
+
+    // Created at T0+2s, T0+3s, T0+4s: since is inclusive, until exclusive.
+    let window =
+        ReplayScope { endpoint_id: &ep, statuses: &["failed"], since: Some(T0 + 2_000), until: Some(T0 + 5_000) };
+    assert_eq!(fx.store.replay_endpoint_batch(&window, LATER + 2, 100).await.unwrap(), 3);
+    let states: Vec<String> =
+        futures::future::join_all(failed.iter().map(|id| status_of(&raw, id))).await.into_iter().map(|s| s.0).collect();
+    assert_eq!(states, ["failed", "failed", "pending", "pending", "pending", "failed"]);
+
+    // A purged payload is left out, and counted.
+    raw.exec(
+        "UPDATE events SET payload = NULL WHERE id = (SELECT event_id FROM deliveries WHERE id = $1)",
+        &[(&failed[0]).into()],
+    )
+    .await;
+    let rest = ReplayScope { endpoint_id: &ep, statuses: &["failed"], since: None, until: None };
+    assert_eq!(fx.store.count_expired_replays(&rest).await.unwrap(), 1);
+    assert_eq!(fx.store.replay_endpoint_batch(&rest, LATER + 3, 100).await.unwrap(), 2);
+    assert_eq!(status_of(&raw, &failed[0]).await.0, "failed");
+}
+
+crate::on_both_backends!(
+    a_failed_or_skipped_delivery_is_replayed_with_a_fresh_budget,
+    a_succeeded_pending_or_in_flight_delivery_is_not_replayable,
+    a_delivery_whose_payload_was_purged_cannot_be_replayed,
+    an_endpoint_replay_runs_in_bounded_batches_and_a_second_run_requeues_nothing,
+    an_endpoint_replay_honours_its_status_and_time_window,
+);
