@@ -35,6 +35,10 @@ pub struct AppState {
     pub ingestor: crate::ingest::Ingestor,
     /// Counters behind `/metrics`.
     pub metrics: crate::metrics::Metrics,
+    /// What the operator webhook may have to report.
+    pub alerts: crate::operator::OperatorAlerts,
+    /// The internal operator app, when `FENIX_OPERATOR_WEBHOOK_URL` is set.
+    pub operator_app_id: Option<String>,
     /// Woken after an ingestion commits, so fresh events are sent at once.
     pub wake: Arc<Notify>,
     tokens: RwLock<HashMap<String, Instant>>,
@@ -64,6 +68,8 @@ impl AppState {
             policy,
             destinations,
             metrics: Default::default(),
+            alerts: Default::default(),
+            operator_app_id: None,
             wake,
             tokens: RwLock::new(HashMap::new()),
         }

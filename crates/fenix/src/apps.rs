@@ -39,7 +39,8 @@ impl AppUid {
 }
 
 /// An app as the API shows it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = App)]
 pub struct AppOut {
     pub id: String,
     pub uid: Option<String>,
@@ -60,14 +61,14 @@ impl From<AppRow> for AppOut {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct CreateApp {
     name: String,
     uid: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct PatchApp {
     name: Option<String>,
@@ -94,6 +95,16 @@ pub fn router() -> Router<SharedState> {
         .route("/v1/apps/{app}", get(read).patch(update).delete(remove))
 }
 
+#[utoipa::path(
+    post, path = "/v1/apps", tag = "apps", operation_id = "create_app",
+    summary = "Create an app",
+    request_body = CreateApp,
+    responses(
+        (status = 201, description = "The app", body = AppOut),
+        (status = 409, description = "Another app has this uid (`uid_taken`)", body = crate::openapi::ErrorBody),
+        (status = 422, description = "`invalid_name`, `invalid_uid`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn create(
     State(s): State<SharedState>,
     ApiJson(body): ApiJson<CreateApp>,
@@ -119,16 +130,46 @@ fn uid_conflict(e: sqlx::Error) -> ApiError {
     }
 }
 
+#[utoipa::path(
+    get, path = "/v1/apps", tag = "apps", operation_id = "list_apps",
+    summary = "List apps",
+    params(crate::openapi::PageParams),
+    responses(
+        (status = 200, description = "A page of apps", body = crate::openapi::Page<AppOut>),
+        (status = 400, description = "`invalid_limit`, `invalid_query`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn list(State(s): State<SharedState>, Query(q): Query<PageQuery>) -> Result<Json<Page<AppOut>>, ApiError> {
     let limit = q.limit()?;
     let rows = s.store.list_apps(q.cursor.as_deref(), limit + 1).await?;
     Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), AppOut::from)))
 }
 
+#[utoipa::path(
+    get, path = "/v1/apps/{app}", tag = "apps", operation_id = "get_app",
+    summary = "Read an app",
+    params(crate::openapi::AppPath),
+    responses(
+        (status = 200, description = "The app", body = AppOut),
+        (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn read(State(s): State<SharedState>, Path(app): Path<String>) -> Result<Json<AppOut>, ApiError> {
     Ok(Json(find(&s.store, &app).await?.into()))
 }
 
+#[utoipa::path(
+    patch, path = "/v1/apps/{app}", tag = "apps", operation_id = "update_app",
+    summary = "Rename an app or change its uid",
+    params(crate::openapi::AppPath),
+    request_body = PatchApp,
+    responses(
+        (status = 200, description = "The app", body = AppOut),
+        (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
+        (status = 409, description = "Another app has this uid (`uid_taken`)", body = crate::openapi::ErrorBody),
+        (status = 422, description = "`invalid_name`, `invalid_uid`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn update(
     State(s): State<SharedState>,
     Path(app): Path<String>,
@@ -146,6 +187,15 @@ async fn update(
     Ok(Json(row.into()))
 }
 
+#[utoipa::path(
+    delete, path = "/v1/apps/{app}", tag = "apps", operation_id = "delete_app",
+    summary = "Delete an app with its endpoints, events and deliveries",
+    params(crate::openapi::AppPath),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn remove(State(s): State<SharedState>, Path(app): Path<String>) -> Result<StatusCode, ApiError> {
     let row = find(&s.store, &app).await?;
     s.store.delete_app(&row.id).await?;

@@ -24,7 +24,8 @@ use crate::{
 const STATUSES: [&str; 5] = ["pending", "in_flight", "succeeded", "failed", "skipped"];
 
 /// A delivery as the API shows it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = Delivery)]
 pub struct DeliveryOut {
     pub id: String,
     pub app_id: String,
@@ -57,7 +58,8 @@ impl From<DeliveryRow> for DeliveryOut {
 }
 
 /// An attempt as the API shows it; `id` is the `X-Fenix-Delivery-Id` that was sent.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = Attempt)]
 pub struct AttemptOut {
     pub id: String,
     pub delivery_id: String,
@@ -89,7 +91,8 @@ impl From<AttemptRecord> for AttemptOut {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct ListQuery {
     limit: Option<i64>,
     cursor: Option<String>,
@@ -109,6 +112,18 @@ pub fn router() -> Router<SharedState> {
         .route("/v1/apps/{app}/deliveries/{dlv}/replay", post(replay))
 }
 
+#[utoipa::path(
+    get, path = "/v1/apps/{app}/deliveries", tag = "deliveries", operation_id = "list_deliveries",
+    summary = "List an app's deliveries",
+    description = "Filter by `endpoint_id`, `event_id`, `status` (pending, in_flight, succeeded, failed, skipped) \
+        and creation time (`since`, `until`: RFC 3339).",
+    params(crate::openapi::AppPath, ListQuery),
+    responses(
+        (status = 200, description = "A page of deliveries", body = crate::openapi::Page<DeliveryOut>),
+        (status = 400, description = "`invalid_limit`, `invalid_status`, `invalid_time`, `invalid_query`", body = crate::openapi::ErrorBody),
+        (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn list(
     State(s): State<SharedState>,
     Path(app): Path<String>,
@@ -143,6 +158,15 @@ async fn find(s: &SharedState, app: &str, dlv: &str) -> Result<DeliveryRow, ApiE
     s.store.get_delivery(&app.id, dlv).await?.ok_or_else(|| ApiError::not_found("delivery"))
 }
 
+#[utoipa::path(
+    get, path = "/v1/apps/{app}/deliveries/{dlv}", tag = "deliveries", operation_id = "get_delivery",
+    summary = "Read a delivery",
+    params(crate::openapi::DeliveryPath),
+    responses(
+        (status = 200, description = "The delivery", body = DeliveryOut),
+        (status = 404, description = "`app_not_found`, `delivery_not_found`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn read(
     State(s): State<SharedState>,
     Path((app, dlv)): Path<(String, String)>,
@@ -150,6 +174,16 @@ async fn read(
     Ok(Json(find(&s, &app, &dlv).await?.into()))
 }
 
+#[utoipa::path(
+    get, path = "/v1/apps/{app}/deliveries/{dlv}/attempts", tag = "deliveries",
+    operation_id = "list_delivery_attempts",
+    summary = "List a delivery's attempts",
+    params(crate::openapi::DeliveryPath),
+    responses(
+        (status = 200, description = "Every attempt, in one page", body = crate::openapi::Page<AttemptOut>),
+        (status = 404, description = "`app_not_found`, `delivery_not_found`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn attempts(
     State(s): State<SharedState>,
     Path((app, dlv)): Path<(String, String)>,
@@ -159,6 +193,18 @@ async fn attempts(
     Ok(Json(Page { data: rows.into_iter().map(AttemptOut::from).collect(), next_cursor: None }))
 }
 
+#[utoipa::path(
+    post, path = "/v1/apps/{app}/deliveries/{dlv}/replay", tag = "deliveries", operation_id = "replay_delivery",
+    summary = "Send a failed or skipped delivery again",
+    description = "Same event id and envelope, a fresh attempt budget; earlier attempts stay in the log.",
+    params(crate::openapi::DeliveryPath),
+    responses(
+        (status = 202, description = "Queued again", body = DeliveryOut),
+        (status = 404, description = "`app_not_found`, `delivery_not_found`", body = crate::openapi::ErrorBody),
+        (status = 409, description = "`not_replayable` (not failed or skipped), `payload_expired` (purged by \
+            retention)", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn replay(
     State(s): State<SharedState>,
     Path((app, dlv)): Path<(String, String)>,

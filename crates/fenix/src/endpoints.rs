@@ -27,7 +27,8 @@ pub const MAX_OLD_SECRETS: i64 = 5;
 const MAX_OVERLAP_SECONDS: i64 = 30 * 86_400;
 
 /// An endpoint as the API shows it. `secret` only in create and rotate answers.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = Endpoint)]
 pub struct EndpointOut {
     pub id: String,
     pub app_id: String,
@@ -65,7 +66,7 @@ impl From<EndpointRow> for EndpointOut {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct CreateEndpoint {
     url: String,
@@ -78,13 +79,14 @@ struct CreateEndpoint {
     secret: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct PatchEndpoint {
     url: Option<String>,
     description: Option<String>,
     event_types: Option<Vec<String>>,
     #[serde(default, with = "double_option")]
+    #[schema(value_type = Option<i64>)]
     rate_limit_per_sec: Option<Option<i64>>,
 }
 
@@ -96,14 +98,14 @@ mod double_option {
     }
 }
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, Default, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct RotateSecret {
     overlap_seconds: Option<i64>,
     secret: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct Rotated {
     secret: String,
     version: i64,
@@ -154,6 +156,19 @@ fn invalid_secret(e: crate::secrets::InvalidSecret) -> ApiError {
     ApiError::invalid("invalid_secret", e.to_string())
 }
 
+#[utoipa::path(
+    post, path = "/v1/apps/{app}/endpoints", tag = "endpoints", operation_id = "create_endpoint",
+    summary = "Create an endpoint",
+    description = "The answer carries the signing `secret`; only this call and a rotation ever show it.",
+    params(crate::openapi::AppPath),
+    request_body = CreateEndpoint,
+    responses(
+        (status = 201, description = "The endpoint, with its `secret`", body = EndpointOut),
+        (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
+        (status = 422, description = "`invalid_event_types`, `invalid_signature_scheme`, `invalid_secret`, \
+            `invalid_rate_limit`, `invalid_description`, `url_*`, `destination_*`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn create(
     State(s): State<SharedState>,
     Path(app): Path<String>,
@@ -198,6 +213,16 @@ async fn create(
     Ok((StatusCode::CREATED, Json(out)))
 }
 
+#[utoipa::path(
+    get, path = "/v1/apps/{app}/endpoints", tag = "endpoints", operation_id = "list_endpoints",
+    summary = "List an app's endpoints",
+    params(crate::openapi::AppPath, crate::openapi::PageParams),
+    responses(
+        (status = 200, description = "A page of endpoints", body = crate::openapi::Page<EndpointOut>),
+        (status = 400, description = "`invalid_limit`, `invalid_query`", body = crate::openapi::ErrorBody),
+        (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn list(
     State(s): State<SharedState>,
     Path(app): Path<String>,
@@ -209,6 +234,15 @@ async fn list(
     Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), EndpointOut::from)))
 }
 
+#[utoipa::path(
+    get, path = "/v1/apps/{app}/endpoints/{ep}", tag = "endpoints", operation_id = "get_endpoint",
+    summary = "Read an endpoint",
+    params(crate::openapi::EndpointPath),
+    responses(
+        (status = 200, description = "The endpoint", body = EndpointOut),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn read(
     State(s): State<SharedState>,
     Path((app, ep)): Path<(String, String)>,
@@ -216,6 +250,19 @@ async fn read(
     Ok(Json(find(&s, &app, &ep).await?.into()))
 }
 
+#[utoipa::path(
+    patch, path = "/v1/apps/{app}/endpoints/{ep}", tag = "endpoints", operation_id = "update_endpoint",
+    summary = "Change an endpoint's URL, description, event types or rate limit",
+    description = "`rate_limit_per_sec: null` removes the limit; a field left out is unchanged.",
+    params(crate::openapi::EndpointPath),
+    request_body = PatchEndpoint,
+    responses(
+        (status = 200, description = "The endpoint", body = EndpointOut),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
+        (status = 422, description = "`invalid_event_types`, `invalid_rate_limit`, `invalid_description`, `url_*`, \
+            `destination_*`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn update(
     State(s): State<SharedState>,
     Path((app, ep)): Path<(String, String)>,
@@ -236,12 +283,31 @@ async fn update(
     read(State(s), Path((row.app_id, row.id))).await
 }
 
+#[utoipa::path(
+    delete, path = "/v1/apps/{app}/endpoints/{ep}", tag = "endpoints", operation_id = "delete_endpoint",
+    summary = "Delete an endpoint",
+    params(crate::openapi::EndpointPath),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn remove(State(s): State<SharedState>, Path((app, ep)): Path<(String, String)>) -> Result<StatusCode, ApiError> {
     let row = find(&s, &app, &ep).await?;
     s.store.delete_endpoint(&row.app_id, &row.id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
+#[utoipa::path(
+    post, path = "/v1/apps/{app}/endpoints/{ep}/pause", tag = "endpoints", operation_id = "pause_endpoint",
+    summary = "Pause an endpoint",
+    description = "While paused, new deliveries to it are `skipped`; `resume` can replay them.",
+    params(crate::openapi::EndpointPath),
+    responses(
+        (status = 200, description = "The endpoint", body = EndpointOut),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn pause(
     State(s): State<SharedState>,
     Path((app, ep)): Path<(String, String)>,
@@ -251,13 +317,24 @@ async fn pause(
     read(State(s), Path((row.app_id, row.id))).await
 }
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, Default, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct Resume {
     #[serde(default)]
     replay_skipped: bool,
 }
 
+#[utoipa::path(
+    post, path = "/v1/apps/{app}/endpoints/{ep}/resume", tag = "endpoints", operation_id = "resume_endpoint",
+    summary = "Resume a paused or disabled endpoint",
+    params(crate::openapi::EndpointPath),
+    request_body(content = Option<Resume>, description = "Optional; an empty body means defaults"),
+    responses(
+        (status = 200, description = "The endpoint and how many deliveries were replayed",
+            body = crate::openapi::ResumedEndpoint),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn resume(
     State(s): State<SharedState>,
     Path((app, ep)): Path<(String, String)>,
@@ -278,6 +355,20 @@ async fn resume(
     Ok(Json(v))
 }
 
+#[utoipa::path(
+    post, path = "/v1/apps/{app}/endpoints/{ep}/secret/rotate", tag = "endpoints",
+    operation_id = "rotate_endpoint_secret",
+    summary = "Rotate an endpoint's signing secret",
+    description = "Requests are signed with both the new and the previous secret until `previous_expires_at` \
+        (`overlap_seconds`, default 86400, at most 30 days).",
+    params(crate::openapi::EndpointPath),
+    request_body(content = Option<RotateSecret>, description = "Optional; an empty body means defaults"),
+    responses(
+        (status = 200, description = "The new secret", body = Rotated),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
+        (status = 422, description = "`invalid_overlap`, `invalid_secret`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn rotate(
     State(s): State<SharedState>,
     Path((app, ep)): Path<(String, String)>,

@@ -25,18 +25,21 @@ use crate::{
 /// Longest producer idempotency key accepted.
 const MAX_KEY_LEN: usize = 256;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = NewEvent)]
 struct IngestBody {
     #[serde(rename = "type")]
     event_type: String,
+    #[schema(value_type = Object)]
     data: Box<RawValue>,
     /// The producer's idempotency key (the `Idempotency-Key` header wins).
     id: Option<String>,
 }
 
 /// An event as the API shows it; `data` only with `?include=payload`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = Event)]
 pub struct EventOut {
     pub id: String,
     pub app_id: String,
@@ -47,6 +50,7 @@ pub struct EventOut {
     pub deliveries: i64,
     pub created_at: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
     pub data: Option<Box<RawValue>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub payload_purged: Option<bool>,
@@ -115,6 +119,25 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
     }
 }
 
+#[utoipa::path(
+    post, path = "/v1/apps/{app}/events", tag = "events", operation_id = "send_event",
+    summary = "Send an event",
+    description = "Stores the event and one delivery per subscribed endpoint in one transaction. With an \
+        idempotency key (the `Idempotency-Key` header, else the body's `id`), sending the same key again answers \
+        the original event with 200 and `idempotent-replayed: true` and stores nothing.",
+    params(
+        crate::openapi::AppPath,
+        ("Idempotency-Key" = Option<String>, Header, description = "1-256 characters; wins over the body's `id`"),
+    ),
+    request_body = IngestBody,
+    responses(
+        (status = 202, description = "Stored; deliveries are queued", body = EventOut),
+        (status = 200, description = "The key was seen before: the original event", body = EventOut,
+            headers(("idempotent-replayed" = String, description = "`true`"))),
+        (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
+        (status = 422, description = "`invalid_event_type`, `invalid_data`, `invalid_idempotency_key`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn ingest(
     State(s): State<SharedState>,
     Path(app): Path<String>,
@@ -154,7 +177,8 @@ async fn ingest(
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct ListQuery {
     limit: Option<i64>,
     cursor: Option<String>,
@@ -190,6 +214,16 @@ fn include_payload(include: Option<&str>) -> Result<bool, ApiError> {
     }
 }
 
+#[utoipa::path(
+    get, path = "/v1/apps/{app}/events", tag = "events", operation_id = "list_events",
+    summary = "List an app's events",
+    params(crate::openapi::AppPath, ListQuery),
+    responses(
+        (status = 200, description = "A page of events", body = crate::openapi::Page<EventOut>),
+        (status = 400, description = "`invalid_limit`, `invalid_time`, `invalid_include`, `invalid_query`", body = crate::openapi::ErrorBody),
+        (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn list(
     State(s): State<SharedState>,
     Path(app): Path<String>,
@@ -211,11 +245,22 @@ async fn list(
     Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), |r| EventOut::from_row(r, include))))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct ReadQuery {
     include: Option<String>,
 }
 
+#[utoipa::path(
+    get, path = "/v1/apps/{app}/events/{evt}", tag = "events", operation_id = "get_event",
+    summary = "Read an event",
+    params(crate::openapi::EventPath, ReadQuery),
+    responses(
+        (status = 200, description = "The event", body = EventOut),
+        (status = 400, description = "`invalid_include`", body = crate::openapi::ErrorBody),
+        (status = 404, description = "`app_not_found`, `event_not_found`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn read(
     State(s): State<SharedState>,
     Path((app, evt)): Path<(String, String)>,

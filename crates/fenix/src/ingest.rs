@@ -65,7 +65,8 @@ async fn run(store: Store, mut rx: mpsc::Receiver<Job>) {
             Err(e) if jobs.len() == 1 => {
                 if let Some(job) = jobs.pop() {
                     // One event alone: the single-event path handles key races with other instances.
-                    let retry = store.ingest_event(&job.event, |f| matches(f, &job.event.event_type), new_delivery_id).await;
+                    let retry =
+                        store.ingest_event(&job.event, |f| matches(f, &job.event.event_type), new_delivery_id).await;
                     let _ = job.reply.send(retry.map_err(|_| e));
                 }
             }
@@ -73,7 +74,8 @@ async fn run(store: Store, mut rx: mpsc::Receiver<Job>) {
                 // Something in the batch failed (e.g. a key raced with another instance):
                 // nothing was stored; write each event on its own so one cannot fail the others.
                 for job in jobs.drain(..) {
-                    let r = store.ingest_event(&job.event, |f| matches(f, &job.event.event_type), new_delivery_id).await;
+                    let r =
+                        store.ingest_event(&job.event, |f| matches(f, &job.event.event_type), new_delivery_id).await;
                     let _ = job.reply.send(r);
                 }
             }

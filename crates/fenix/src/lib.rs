@@ -16,7 +16,8 @@ pub mod ids;
 pub mod ingest;
 pub mod maintenance;
 pub mod metrics;
-pub mod operational;
+pub mod openapi;
+pub mod operator;
 pub mod receiver;
 pub mod replay;
 pub mod secrets;
@@ -51,6 +52,7 @@ pub fn router(state: SharedState) -> Router {
     Router::new()
         .merge(v1)
         .route("/healthz", get(healthz))
+        .route("/openapi.json", get(openapi::openapi_json))
         .route(
             "/metrics",
             get(metrics).route_layer(axum::middleware::from_fn_with_state(state.clone(), api::require_token)),
@@ -64,6 +66,18 @@ pub fn router(state: SharedState) -> Router {
             )
         })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(state)
+}
+
+/// Health and metrics only (worker-only instances).
+fn ops_router(state: SharedState) -> Router {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route(
+            "/metrics",
+            get(metrics).route_layer(axum::middleware::from_fn_with_state(state.clone(), api::require_token)),
+        )
+        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route (worker-only instance)") })
         .with_state(state)
 }
 
@@ -81,8 +95,8 @@ async fn healthz(axum::extract::State(s): axum::extract::State<SharedState>) -> 
 
 /// Prometheus text exposition (behind the admin token: it names endpoints).
 async fn metrics(axum::extract::State(s): axum::extract::State<SharedState>) -> Result<impl IntoResponse, ApiError> {
-    let (waiting, dead) = s.store.queue_figures().await?;
-    Ok(([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4")], s.metrics.render(waiting, dead)))
+    let queue = s.store.queue_figures(time::now_ms()).await?;
+    Ok(([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4")], s.metrics.render(&queue)))
 }
 
 /// Runs the API on `listener` and the worker until `shutdown`; then stops
@@ -98,16 +112,12 @@ pub async fn serve(listener: TcpListener, state: SharedState, shutdown: Cancella
     } else {
         None
     };
-    let api = if state.settings.run_api {
-        let app = router(state.clone());
-        let stop = shutdown.clone();
-        Some(tokio::spawn(async move {
-            axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await }).await
-        }))
-    } else {
-        drop(listener);
-        None
-    };
+    // A worker-only instance still answers /healthz and /metrics, so it can be probed and scraped.
+    let app = if state.settings.run_api { router(state.clone()) } else { ops_router(state.clone()) };
+    let stop = shutdown.clone();
+    let api = Some(tokio::spawn(async move {
+        axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await }).await
+    }));
     shutdown.cancelled().await;
     if let Some(api) = api {
         match tokio::time::timeout(Duration::from_secs(10), api).await {

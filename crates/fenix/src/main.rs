@@ -41,14 +41,22 @@ enum Command {
     Keygen,
     /// Re-encrypt every endpoint secret under FENIX_MASTER_KEY; the old key(s) go in FENIX_PREVIOUS_MASTER_KEYS.
     Rekey,
-    /// A local receiver for development: verifies each request's signature and prints what arrived.
-    Receive {
-        /// Address to listen on.
-        #[arg(long, default_value = "127.0.0.1:9000")]
-        listen: std::net::SocketAddr,
-        /// The endpoint's secret(s) (repeat during a rotation).
-        #[arg(long = "secret", env = "FENIX_RECEIVER_SECRET", required = true)]
+    /// A local receiver for development (like `stripe listen`): verifies each
+    /// request and prints one line per request; never the payload unless asked.
+    #[command(alias = "receive")]
+    Listen {
+        /// Port to listen on (on 127.0.0.1 unless --host says otherwise).
+        #[arg(long, default_value_t = 9000)]
+        port: u16,
+        /// Interface to listen on.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: std::net::IpAddr,
+        /// The endpoint's secret; repeat it during a rotation (newest first).
+        #[arg(long = "secret", env = "FENIX_LISTEN_SECRET", required = true)]
         secrets: Vec<String>,
+        /// Also print each verified request's body.
+        #[arg(long)]
+        show_payload: bool,
     },
 }
 
@@ -66,7 +74,11 @@ fn init_tracing() {
     let filter = EnvFilter::try_from_env("FENIX_LOG")
         .or_else(|_| EnvFilter::try_from_default_env())
         .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,hyper=warn,reqwest=warn"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    use std::io::IsTerminal;
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal());
     if std::env::var("FENIX_LOG_FORMAT").as_deref() == Ok("json") {
         builder.json().init();
     } else {
@@ -100,6 +112,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let addr = listener.local_addr()?;
             if state.settings.run_api {
                 println!("Fenix listening on http://{addr}");
+            } else {
+                println!("Fenix worker started (health and metrics on http://{addr})");
             }
             tracing::info!(%addr, api = state.settings.run_api, worker = state.settings.run_worker, "fenix started");
             let shutdown = CancellationToken::new();
@@ -148,7 +162,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("re-encrypted {n} secret(s) under the current master key");
             Ok(())
         }
-        Command::Receive { listen, secrets } => fenix::receiver::run(listen, secrets).await,
+        Command::Listen { port, host, secrets, show_payload } => {
+            fenix::receiver::run((host, port).into(), fenix::receiver::Listen { secrets, show_payload }).await
+        }
     }
 }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::{api::SharedState, ids, operational, time};
+use crate::{api::SharedState, ids, operator, time};
 
 /// Rows touched per purge transaction.
 const PURGE_BATCH: i64 = 1000;
@@ -47,9 +47,10 @@ pub async fn run_once(state: &SharedState) -> anyhow::Result<()> {
         );
         if state.store.set_endpoint_state(&endpoint_id, "disabled", &reason, &ids::new_id("esc"), now).await? {
             tracing::warn!(%endpoint_id, "endpoint disabled automatically: {reason}");
-            operational::endpoint_disabled(state, &app_id, &endpoint_id, &reason).await;
+            operator::endpoint_disabled(state, &app_id, &endpoint_id, &reason).await;
         }
     }
+    operator::flush(state, now).await;
     Ok(())
 }
 

@@ -1,6 +1,6 @@
 //! Prometheus metrics, kept in-process with atomics and rendered in the text
-//! exposition format. Labels never carry payloads or secrets: only endpoint
-//! ids, outcomes and error classes.
+//! exposition format. Label cardinality is bounded: outcome and error class,
+//! final status, and the app id — never an endpoint id, a payload or a secret.
 
 use std::{
     collections::HashMap,
@@ -11,24 +11,56 @@ use std::{
     },
 };
 
-/// Upper bounds (seconds) of the attempt duration histogram.
-const BUCKETS: [f64; 12] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0];
+/// Upper bounds (seconds) shared by the histograms.
+const BUCKETS: [f64; 14] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 60.0, 600.0, 3600.0];
 
-/// Every counter Fenix exports.
+/// A fixed-bucket histogram.
+#[derive(Default)]
+struct Histogram {
+    buckets: [AtomicU64; BUCKETS.len()],
+    count: AtomicU64,
+    sum_ms: AtomicU64,
+}
+
+impl Histogram {
+    fn observe_ms(&self, ms: i64) {
+        let ms = ms.max(0) as u64;
+        let secs = ms as f64 / 1000.0;
+        for (i, le) in BUCKETS.iter().enumerate() {
+            if secs <= *le {
+                self.buckets[i].fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.count.fetch_add(1, Ordering::Relaxed);
+        self.sum_ms.fetch_add(ms, Ordering::Relaxed);
+    }
+
+    fn render(&self, out: &mut String, name: &str, help: &str) {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} histogram");
+        for (i, le) in BUCKETS.iter().enumerate() {
+            let _ = writeln!(out, "{name}_bucket{{le=\"{le}\"}} {}", self.buckets[i].load(Ordering::Relaxed));
+        }
+        let count = self.count.load(Ordering::Relaxed);
+        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {count}");
+        let _ = writeln!(out, "{name}_sum {}", self.sum_ms.load(Ordering::Relaxed) as f64 / 1000.0);
+        let _ = writeln!(out, "{name}_count {count}");
+    }
+}
+
+/// Every figure Fenix exports.
 #[derive(Default)]
 pub struct Metrics {
     events_ingested: AtomicU64,
     deliveries_created: AtomicU64,
-    /// (endpoint id, outcome "success"/"failure") → attempts.
-    endpoint_attempts: Mutex<HashMap<(String, &'static str), u64>>,
-    /// error class → attempts.
-    attempt_errors: Mutex<HashMap<&'static str, u64>>,
-    /// final status ("succeeded", "failed", "skipped") → deliveries.
-    deliveries_finished: Mutex<HashMap<&'static str, u64>>,
-    duration_buckets: [AtomicU64; BUCKETS.len()],
-    duration_count: AtomicU64,
-    duration_sum_ms: AtomicU64,
+    /// error class ("none" on success) → attempts.
+    attempts: Mutex<HashMap<&'static str, u64>>,
+    /// (app id, final status) → deliveries.
+    app_deliveries: Mutex<HashMap<String, [u64; 3]>>,
+    attempt_duration: Histogram,
+    delivery_latency: Histogram,
 }
+
+const FINAL: [&str; 3] = ["succeeded", "failed", "skipped"];
 
 impl Metrics {
     /// An event was accepted with `deliveries` deliveries.
@@ -37,31 +69,33 @@ impl Metrics {
         self.deliveries_created.fetch_add(deliveries.max(0) as u64, Ordering::Relaxed);
     }
 
-    /// One attempt finished.
-    pub fn attempt(&self, endpoint_id: &str, error: Option<&'static str>, duration_ms: i64) {
-        let outcome = if error.is_none() { "success" } else { "failure" };
-        *self.endpoint_attempts.lock().expect("metrics lock").entry((endpoint_id.to_string(), outcome)).or_default() +=
-            1;
-        if let Some(e) = error {
-            *self.attempt_errors.lock().expect("metrics lock").entry(e).or_default() += 1;
-        }
-        let secs = duration_ms.max(0) as f64 / 1000.0;
-        for (i, le) in BUCKETS.iter().enumerate() {
-            if secs <= *le {
-                self.duration_buckets[i].fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        self.duration_count.fetch_add(1, Ordering::Relaxed);
-        self.duration_sum_ms.fetch_add(duration_ms.max(0) as u64, Ordering::Relaxed);
+    /// One attempt finished (`error` None = 2xx).
+    pub fn attempt(&self, error: Option<&'static str>, duration_ms: i64) {
+        *self.attempts.lock().expect("metrics lock").entry(error.unwrap_or("none")).or_default() += 1;
+        self.attempt_duration.observe_ms(duration_ms);
     }
 
-    /// A delivery reached a final status.
-    pub fn finished(&self, status: &'static str) {
-        *self.deliveries_finished.lock().expect("metrics lock").entry(status).or_default() += 1;
+    /// A delivery's first success, `latency_ms` after its event was created.
+    pub fn first_success(&self, latency_ms: i64) {
+        self.delivery_latency.observe_ms(latency_ms);
+    }
+
+    /// A delivery of `app_id` reached a final status.
+    pub fn finished(&self, app_id: &str, status: &str) {
+        let Some(i) = FINAL.iter().position(|s| *s == status) else { return };
+        let mut map = self.app_deliveries.lock().expect("metrics lock");
+        match map.get_mut(app_id) {
+            Some(c) => c[i] += 1,
+            None => {
+                let mut c = [0; 3];
+                c[i] = 1;
+                map.insert(app_id.to_string(), c);
+            }
+        }
     }
 
     /// The text exposition, with the queue figures read from the database.
-    pub fn render(&self, waiting: i64, dead_letter: i64) -> String {
+    pub fn render(&self, queue: &QueueFigures) -> String {
         let mut out = String::with_capacity(4096);
         let mut counter = |name: &str, help: &str, v: u64| {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {v}");
@@ -76,57 +110,54 @@ impl Metrics {
             "Deliveries created by fan-out.",
             self.deliveries_created.load(Ordering::Relaxed),
         );
-        let _ =
-            writeln!(out, "# HELP fenix_endpoint_attempts_total Attempts per endpoint and outcome (2xx = success).");
-        let _ = writeln!(out, "# TYPE fenix_endpoint_attempts_total counter");
-        let mut rows: Vec<_> =
-            self.endpoint_attempts.lock().expect("metrics lock").iter().map(|(k, v)| (k.clone(), *v)).collect();
-        rows.sort();
-        for ((ep, outcome), v) in rows {
-            let _ = writeln!(out, "fenix_endpoint_attempts_total{{endpoint_id=\"{ep}\",outcome=\"{outcome}\"}} {v}");
-        }
-        let _ = writeln!(out, "# HELP fenix_attempt_errors_total Failed attempts by error class.");
-        let _ = writeln!(out, "# TYPE fenix_attempt_errors_total counter");
-        let mut rows: Vec<_> =
-            self.attempt_errors.lock().expect("metrics lock").iter().map(|(k, v)| (*k, *v)).collect();
-        rows.sort();
-        for (e, v) in rows {
-            let _ = writeln!(out, "fenix_attempt_errors_total{{error=\"{e}\"}} {v}");
-        }
-        let _ = writeln!(out, "# HELP fenix_deliveries_finished_total Deliveries that reached a final status.");
-        let _ = writeln!(out, "# TYPE fenix_deliveries_finished_total counter");
-        let mut rows: Vec<_> =
-            self.deliveries_finished.lock().expect("metrics lock").iter().map(|(k, v)| (*k, *v)).collect();
-        rows.sort();
-        for (s, v) in rows {
-            let _ = writeln!(out, "fenix_deliveries_finished_total{{status=\"{s}\"}} {v}");
-        }
-        let _ = writeln!(out, "# HELP fenix_attempt_duration_seconds Duration of delivery attempts.");
-        let _ = writeln!(out, "# TYPE fenix_attempt_duration_seconds histogram");
-        for (i, le) in BUCKETS.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "fenix_attempt_duration_seconds_bucket{{le=\"{le}\"}} {}",
-                self.duration_buckets[i].load(Ordering::Relaxed)
-            );
-        }
-        let count = self.duration_count.load(Ordering::Relaxed);
-        let _ = writeln!(out, "fenix_attempt_duration_seconds_bucket{{le=\"+Inf\"}} {count}");
         let _ = writeln!(
             out,
-            "fenix_attempt_duration_seconds_sum {}",
-            self.duration_sum_ms.load(Ordering::Relaxed) as f64 / 1000.0
+            "# HELP fenix_attempts_total Attempts by outcome and error class (2xx = success, error=\"none\")."
         );
-        let _ = writeln!(out, "fenix_attempt_duration_seconds_count {count}");
-        let _ = writeln!(out, "# HELP fenix_deliveries_waiting Deliveries pending or in flight (whole database).");
-        let _ = writeln!(out, "# TYPE fenix_deliveries_waiting gauge\nfenix_deliveries_waiting {waiting}");
-        let _ = writeln!(
-            out,
-            "# HELP fenix_deliveries_dead_letter Deliveries that exhausted their attempts (failed, replayable)."
+        let _ = writeln!(out, "# TYPE fenix_attempts_total counter");
+        let mut rows: Vec<_> = self.attempts.lock().expect("metrics lock").iter().map(|(k, v)| (*k, *v)).collect();
+        rows.sort();
+        for (error, v) in rows {
+            let outcome = if error == "none" { "success" } else { "failure" };
+            let _ = writeln!(out, "fenix_attempts_total{{outcome=\"{outcome}\",error=\"{error}\"}} {v}");
+        }
+        let _ = writeln!(out, "# HELP fenix_app_deliveries_total Deliveries that reached a final status, per app.");
+        let _ = writeln!(out, "# TYPE fenix_app_deliveries_total counter");
+        let mut rows: Vec<_> =
+            self.app_deliveries.lock().expect("metrics lock").iter().map(|(k, v)| (k.clone(), *v)).collect();
+        rows.sort();
+        for (app, counts) in rows {
+            for (i, status) in FINAL.iter().enumerate() {
+                let _ =
+                    writeln!(out, "fenix_app_deliveries_total{{app_id=\"{app}\",status=\"{status}\"}} {}", counts[i]);
+            }
+        }
+        self.attempt_duration.render(&mut out, "fenix_attempt_duration_seconds", "Duration of delivery attempts.");
+        self.delivery_latency.render(
+            &mut out,
+            "fenix_delivery_latency_seconds",
+            "Time from an event's creation to its delivery's first success.",
         );
-        let _ = writeln!(out, "# TYPE fenix_deliveries_dead_letter gauge\nfenix_deliveries_dead_letter {dead_letter}");
+        let mut gauge = |name: &str, help: &str, v: i64| {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {v}");
+        };
+        gauge("fenix_deliveries_due", "Deliveries due now and not yet claimed (queue depth).", queue.due);
+        gauge("fenix_deliveries_waiting", "Deliveries pending (due or scheduled) or in flight.", queue.waiting);
+        gauge(
+            "fenix_deliveries_dead_letter",
+            "Deliveries that exhausted their attempts (failed, replayable).",
+            queue.dead_letter,
+        );
         out
     }
+}
+
+/// Queue figures read from the database at scrape time (whole database, every instance).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct QueueFigures {
+    pub due: i64,
+    pub waiting: i64,
+    pub dead_letter: i64,
 }
 
 #[cfg(test)]
@@ -134,14 +165,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn attempts_are_counted_per_endpoint_and_outcome() {
+    fn attempts_are_counted_by_outcome_and_error_without_endpoint_labels() {
         let m = Metrics::default();
-        m.attempt("ep_1", None, 12);
-        m.attempt("ep_1", Some("timeout"), 2000);
-        let text = m.render(3, 1);
-        assert!(text.contains("fenix_endpoint_attempts_total{endpoint_id=\"ep_1\",outcome=\"success\"} 1"));
-        assert!(text.contains("fenix_attempt_errors_total{error=\"timeout\"} 1"));
-        assert!(text.contains("fenix_attempt_duration_seconds_count 2"));
+        m.attempt(None, 12);
+        m.attempt(Some("timeout"), 2000);
+        m.finished("app_1", "succeeded");
+        m.first_success(40);
+        let text = m.render(&QueueFigures { due: 2, waiting: 3, dead_letter: 1 });
+        assert!(text.contains("fenix_attempts_total{outcome=\"success\",error=\"none\"} 1"));
+        assert!(text.contains("fenix_attempts_total{outcome=\"failure\",error=\"timeout\"} 1"));
+        assert!(text.contains("fenix_app_deliveries_total{app_id=\"app_1\",status=\"succeeded\"} 1"));
+        assert!(text.contains("fenix_delivery_latency_seconds_count 1"));
+        assert!(text.contains("fenix_deliveries_due 2"));
         assert!(text.contains("fenix_deliveries_dead_letter 1"));
+        assert!(!text.contains("endpoint_id"));
     }
 }

@@ -1,27 +1,52 @@
-//! `fenix receive`: a local receiver for development. It verifies every
-//! request with the signing crate (either scheme) and prints one line per
-//! request — never the payload.
+//! `fenix listen`: a local receiver for development, like `stripe listen`. It
+//! verifies every request with the signing crate (either scheme) and prints
+//! one line per request — event id, type, attempt id, verified or why not —
+//! and the payload only when asked with `--show-payload`.
 
-use std::net::SocketAddr;
+use std::{
+    collections::HashSet,
+    net::SocketAddr,
+    sync::{Arc, Mutex},
+};
 
 use axum::{body::Bytes, http::HeaderMap, http::StatusCode, routing::post, Router};
 
-/// Listens on `listen` and verifies requests against `secrets`.
-pub async fn run(listen: SocketAddr, secrets: Vec<String>) -> anyhow::Result<()> {
-    let app = Router::new().route(
-        "/{*path}",
-        post(move |headers: HeaderMap, body: Bytes| {
-            let secrets = secrets.clone();
-            async move { handle(&headers, &body, &secrets) }
-        }),
-    );
-    let listener = tokio::net::TcpListener::bind(listen).await?;
-    println!("fenix receive: listening on http://{} (POST any path)", listener.local_addr()?);
+/// What the receiver does with each request.
+#[derive(Clone)]
+pub struct Listen {
+    /// Candidate secrets, newest first.
+    pub secrets: Vec<String>,
+    /// Print the body of verified requests.
+    pub show_payload: bool,
+}
+
+/// Listens on `addr` until the process is stopped.
+pub async fn run(addr: SocketAddr, opts: Listen) -> anyhow::Result<()> {
+    let seen: Arc<Mutex<HashSet<String>>> = Arc::default();
+    let handler = move |headers: HeaderMap, body: Bytes| {
+        let (opts, seen) = (opts.clone(), seen.clone());
+        async move {
+            let (status, line, answer) = handle(&headers, &body, &opts, crate::time::now_ms() / 1000);
+            let event = headers.get("x-fenix-event-id").or_else(|| headers.get("webhook-id"));
+            let repeat = event.and_then(|v| v.to_str().ok()).is_some_and(|id| {
+                status.is_success() && !seen.lock().expect("seen lock").insert(id.to_string())
+            });
+            println!("{line}{}", if repeat { " (repeat: already received)" } else { "" });
+            if opts.show_payload && status.is_success() {
+                println!("         {}", String::from_utf8_lossy(&body));
+            }
+            (status, answer)
+        }
+    };
+    let app = Router::new().route("/", post(handler.clone())).route("/{*path}", post(handler));
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    println!("fenix listen: receiving on http://{} (POST any path); Ctrl-C to stop", listener.local_addr()?);
     axum::serve(listener, app).await?;
     Ok(())
 }
 
-fn handle(headers: &HeaderMap, body: &[u8], secrets: &[String]) -> (StatusCode, String) {
+/// Verifies one request: answers the status, the line to print, and the response body.
+pub fn handle(headers: &HeaderMap, body: &[u8], opts: &Listen, now: i64) -> (StatusCode, String, String) {
     let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let scheme = if get("webhook-signature").is_some() {
         fenix_signing::Scheme::StandardWebhooks
@@ -35,18 +60,56 @@ fn handle(headers: &HeaderMap, body: &[u8], secrets: &[String]) -> (StatusCode, 
         msg_id: scheme.msg_id_header().and_then(get),
         body,
     };
-    let keys: Vec<&str> = secrets.iter().map(String::as_str).collect();
-    let now = crate::time::now_ms() / 1000;
-    let event = get("x-fenix-event-id").or_else(|| get("webhook-id")).unwrap_or("?");
-    let kind = get("x-fenix-event-type").unwrap_or("?");
+    let keys: Vec<&str> = opts.secrets.iter().map(String::as_str).collect();
+    let event = get("x-fenix-event-id").or_else(|| get("webhook-id")).unwrap_or("-");
+    let kind = get("x-fenix-event-type").unwrap_or("-");
+    let attempt = get("x-fenix-delivery-id").unwrap_or("-");
     match fenix_signing::verify(&req, &keys, fenix_signing::DEFAULT_TOLERANCE, now) {
-        Ok(v) => {
-            println!("ok       {event} {kind} ({} bytes, secret #{} matched)", body.len(), v.secret_index + 1);
-            (StatusCode::NO_CONTENT, String::new())
-        }
-        Err(e) => {
-            println!("REJECTED {event} {kind}: {e}");
-            (StatusCode::UNAUTHORIZED, format!("signature rejected: {e}"))
-        }
+        Ok(v) => (
+            StatusCode::OK,
+            format!("verified  {event} {kind} attempt={attempt} ({} bytes, secret #{})", body.len(), v.secret_index + 1),
+            "ok".into(),
+        ),
+        Err(e) => (
+            StatusCode::UNAUTHORIZED,
+            format!("REJECTED  {event} {kind} attempt={attempt}: {e}"),
+            format!("signature rejected: {e}"),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn signed(secret: &str, ts: i64, body: &[u8]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert("x-fenix-event-id", "evt_1".parse().unwrap());
+        h.insert("x-fenix-event-type", "booking.confirmed".parse().unwrap());
+        h.insert("x-fenix-delivery-id", "att_1".parse().unwrap());
+        h.insert("x-fenix-timestamp", ts.to_string().parse().unwrap());
+        h.insert("x-fenix-signature", fenix_signing::fenix_v1_header(&[secret], ts, body).parse().unwrap());
+        h
+    }
+
+    #[test]
+    fn a_signed_request_is_verified_and_the_line_names_event_type_and_attempt_but_not_the_payload() {
+        let opts = Listen { secrets: vec!["whsec_dGVzdHRlc3R0ZXN0dGVzdHRlc3R0ZXN0dGVzdA==".into()], show_payload: false };
+        let body = br#"{"id":"evt_1","data":{"secret_marker":1}}"#;
+        let (status, line, _) = handle(&signed(&opts.secrets[0], 1000, body), body, &opts, 1000);
+        assert_eq!(status, StatusCode::OK);
+        assert!(line.contains("verified") && line.contains("evt_1") && line.contains("booking.confirmed") && line.contains("att_1"));
+        assert!(!line.contains("secret_marker"));
+    }
+
+    #[test]
+    fn a_tampered_or_stale_request_is_rejected_with_the_reason() {
+        let opts = Listen { secrets: vec!["whsec_dGVzdHRlc3R0ZXN0dGVzdHRlc3R0ZXN0dGVzdA==".into()], show_payload: false };
+        let headers = signed(&opts.secrets[0], 1000, b"{}");
+        let (status, line, _) = handle(&headers, b"{\"x\":1}", &opts, 1000);
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        assert!(line.starts_with("REJECTED"));
+        let (status, _, _) = handle(&headers, b"{}", &opts, 5000);
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
     }
 }

@@ -47,8 +47,9 @@ pub async fn requeue_endpoint(
     Ok(total)
 }
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, Default, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = EndpointReplayRequest)]
 struct ReplayBody {
     statuses: Option<Vec<String>>,
     since: Option<String>,
@@ -60,6 +61,20 @@ pub fn router() -> Router<SharedState> {
     Router::new().route("/v1/apps/{app}/endpoints/{ep}/replay", post(replay_endpoint))
 }
 
+#[utoipa::path(
+    post, path = "/v1/apps/{app}/endpoints/{ep}/replay", tag = "endpoints", operation_id = "replay_endpoint",
+    summary = "Send an endpoint's failed or skipped deliveries again",
+    description = "Re-queues deliveries in `statuses` (default both `failed` and `skipped`) created between \
+        `since` and `until` (RFC 3339), with their original event id and envelope.",
+    params(crate::openapi::EndpointPath),
+    request_body(content = Option<ReplayBody>, description = "Optional; an empty body means defaults"),
+    responses(
+        (status = 200, description = "How many deliveries were re-queued", body = crate::openapi::EndpointReplay),
+        (status = 400, description = "`invalid_time`", body = crate::openapi::ErrorBody),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
+        (status = 422, description = "`invalid_statuses`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn replay_endpoint(
     State(s): State<SharedState>,
     Path((app, ep)): Path<(String, String)>,

@@ -65,8 +65,10 @@ pub struct Settings {
     pub disable_after_failing: Duration,
     /// Maximum database connections (PostgreSQL) / readers (SQLite).
     pub max_db_connections: u32,
-    /// App (id or uid) that receives operational events (`fenix.delivery.failed`, `fenix.endpoint.disabled`).
-    pub operational_app: Option<String>,
+    /// Where Fenix sends its own operator events (`endpoint.disabled`, …); none when unset.
+    pub operator_webhook_url: Option<String>,
+    /// The operator endpoint's signing secret (`whsec_…`).
+    pub operator_webhook_secret: Option<Redacted>,
     /// How often retention and endpoint-health checks run.
     pub maintenance_interval: Duration,
 }
@@ -98,7 +100,8 @@ impl Default for Settings {
             log_retention: Duration::from_secs(90 * 86_400),
             disable_after_failing: Duration::from_secs(3 * 86_400),
             max_db_connections: 16,
-            operational_app: None,
+            operator_webhook_url: None,
+            operator_webhook_secret: None,
             maintenance_interval: Duration::from_secs(60),
         }
     }
@@ -126,7 +129,8 @@ struct FileSettings {
     log_retention: Option<String>,
     disable_after_failing: Option<String>,
     max_db_connections: Option<u32>,
-    operational_app: Option<String>,
+    operator_webhook_url: Option<String>,
+    operator_webhook_secret: Option<Redacted>,
     maintenance_interval: Option<String>,
 }
 
@@ -195,7 +199,7 @@ impl Settings {
         push("LOG_RETENTION", f.log_retention);
         push("DISABLE_AFTER_FAILING", f.disable_after_failing);
         push("MAX_DB_CONNECTIONS", f.max_db_connections.map(|v| v.to_string()));
-        push("OPERATIONAL_APP", f.operational_app);
+        push("OPERATOR_WEBHOOK_URL", f.operator_webhook_url);
         push("MAINTENANCE_INTERVAL", f.maintenance_interval);
         if let Some(v) = f.database_url {
             vars.push(("DATABASE_URL".into(), v));
@@ -208,6 +212,9 @@ impl Settings {
         }
         if f.master_key.is_some() {
             self.master_key = f.master_key;
+        }
+        if f.operator_webhook_secret.is_some() {
+            self.operator_webhook_secret = f.operator_webhook_secret;
         }
         self.apply_env(|k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
     }
@@ -277,8 +284,11 @@ impl Settings {
         if let Some(v) = get("FENIX_LOG_RETENTION") {
             self.log_retention = parse_duration(&v).with_context(ctx("FENIX_LOG_RETENTION"))?;
         }
-        if let Some(v) = get("FENIX_OPERATIONAL_APP") {
-            self.operational_app = Some(v.trim().to_string()).filter(|v| !v.is_empty());
+        if let Some(v) = get("FENIX_OPERATOR_WEBHOOK_URL") {
+            self.operator_webhook_url = Some(v.trim().to_string()).filter(|v| !v.is_empty());
+        }
+        if let Some(v) = get("FENIX_OPERATOR_WEBHOOK_SECRET").filter(|v| !v.is_empty()) {
+            self.operator_webhook_secret = Some(Redacted(v));
         }
         if let Some(v) = get("FENIX_MAINTENANCE_INTERVAL") {
             self.maintenance_interval = parse_duration(&v).with_context(ctx("FENIX_MAINTENANCE_INTERVAL"))?;

@@ -110,7 +110,30 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
     let policy = policy(&settings);
     let destinations = fenix_destination::CheckingResolver::new(policy.clone(), settings.dns_servers.clone())
         .context("setting up the DNS resolver")?;
-    Ok(AppState::new(store, settings, keyring, policy, destinations, Arc::new(tokio::sync::Notify::new())))
+    let operator_app_id = crate::operator::provision(&store, &settings, &keyring, &policy).await?;
+    warn_about_unsafe_settings(&settings);
+    let mut state = AppState::new(store, settings, keyring, policy, destinations, Arc::new(tokio::sync::Notify::new()));
+    state.operator_app_id = operator_app_id;
+    Ok(state)
+}
+
+/// Development allowances weaken the SSRF defence: say so loudly, every start.
+fn warn_about_unsafe_settings(settings: &Settings) {
+    let mut on = Vec::new();
+    if settings.unsafe_allow_http {
+        on.push("FENIX_UNSAFE_ALLOW_HTTP=true (plain http and any port allowed)".to_string());
+    }
+    if !settings.unsafe_allow_cidrs.is_empty() {
+        let ranges: Vec<String> = settings.unsafe_allow_cidrs.iter().map(|c| c.to_string()).collect();
+        on.push(format!("FENIX_UNSAFE_ALLOW_CIDRS={} (these ranges bypass the destination policy)", ranges.join(",")));
+    }
+    if let Some(ca) = &settings.extra_ca_cert {
+        on.push(format!("FENIX_EXTRA_CA_CERT={} (an extra CA is trusted)", ca.display()));
+    }
+    for what in &on {
+        eprintln!("fenix: WARNING: development setting in effect: {what}. Never use it in production.");
+        tracing::warn!("development setting in effect: {what}");
+    }
 }
 
 /// The HTTP client of the worker: no redirects, no proxies, the checking

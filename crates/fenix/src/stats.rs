@@ -11,7 +11,8 @@ use serde_json::json;
 
 use crate::{api::SharedState, endpoints, error::ApiError, settings::parse_duration, time};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct StatsQuery {
     /// e.g. `1h`, `24h` (default), `7d`.
     window: Option<String>,
@@ -24,6 +25,16 @@ pub fn router() -> Router<SharedState> {
         .route("/v1/apps/{app}/endpoints/{ep}/state-changes", get(state_changes))
 }
 
+#[utoipa::path(
+    get, path = "/v1/apps/{app}/endpoints/{ep}/stats", tag = "endpoints", operation_id = "get_endpoint_stats",
+    summary = "An endpoint's health over a window",
+    params(crate::openapi::EndpointPath, StatsQuery),
+    responses(
+        (status = 200, description = "Attempts, success rate and dead letters", body = crate::openapi::EndpointStats),
+        (status = 400, description = "`invalid_window`, `invalid_query`", body = crate::openapi::ErrorBody),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn stats(
     State(s): State<SharedState>,
     Path((app, ep)): Path<(String, String)>,
@@ -52,6 +63,17 @@ async fn stats(
     })))
 }
 
+#[utoipa::path(
+    get, path = "/v1/apps/{app}/endpoints/{ep}/state-changes", tag = "endpoints",
+    operation_id = "list_endpoint_state_changes",
+    summary = "An endpoint's latest state changes (at most 100, newest first)",
+    params(crate::openapi::EndpointPath),
+    responses(
+        (status = 200, description = "State changes, in one page",
+            body = crate::openapi::Page<crate::openapi::StateChange>),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
+    )
+)]
 async fn state_changes(
     State(s): State<SharedState>,
     Path((app, ep)): Path<(String, String)>,

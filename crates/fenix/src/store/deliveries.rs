@@ -62,8 +62,8 @@ pub struct ClaimedDelivery {
 /// What the worker needs to send a batch: envelopes, endpoints and live secrets.
 #[derive(Debug, Default)]
 pub struct BatchContext {
-    /// event id → (type, envelope bytes; `None` when retention purged them).
-    pub events: HashMap<String, (String, Option<Vec<u8>>)>,
+    /// event id → (type, envelope bytes (`None` when retention purged them), created at).
+    pub events: HashMap<String, (String, Option<Vec<u8>>, Millis)>,
     /// endpoint id → what sending needs of it.
     pub endpoints: HashMap<String, EndpointTarget>,
     /// endpoint id → live secrets, newest first.
@@ -103,6 +103,7 @@ struct EventPart {
     id: String,
     event_type: String,
     payload: Option<Vec<u8>>,
+    created_at: Millis,
 }
 
 /// The parts of an endpoint the worker needs to send to it.
@@ -160,14 +161,14 @@ impl Store {
             return Ok(ctx);
         }
         on_read!(self, |pool| {
-            let mut qb = QueryBuilder::new("SELECT id, event_type, payload FROM events WHERE id IN (");
+            let mut qb = QueryBuilder::new("SELECT id, event_type, payload, created_at FROM events WHERE id IN (");
             let mut sep = qb.separated(", ");
             for id in &event_ids {
                 sep.push_bind(*id);
             }
             qb.push(")");
             for e in qb.build_query_as::<EventPart>().fetch_all(pool).await? {
-                ctx.events.insert(e.id, (e.event_type, e.payload));
+                ctx.events.insert(e.id, (e.event_type, e.payload, e.created_at));
             }
             let mut qb = QueryBuilder::new(
                 "SELECT id, url, state, signature_scheme, rate_limit_per_sec FROM endpoints WHERE id IN (",
@@ -204,8 +205,20 @@ impl Store {
     /// lease never overwrites a newer outcome. Returns how many outcomes were
     /// discarded for a lost lease.
     pub async fn record_outcomes(&self, outcomes: &[Outcome], now: Millis) -> sqlx::Result<usize> {
+        Ok(outcomes.len() - self.record_outcomes_applied(outcomes, now).await?.len())
+    }
+
+    /// [`Store::record_outcomes`], answering the ids of the deliveries whose row
+    /// was updated (the others lost their lease): side effects such as metrics
+    /// and operator events follow only those.
+    pub async fn record_outcomes_applied(
+        &self,
+        outcomes: &[Outcome],
+        now: Millis,
+    ) -> sqlx::Result<std::collections::HashSet<String>> {
+        let mut applied = std::collections::HashSet::new();
         if outcomes.is_empty() {
-            return Ok(0);
+            return Ok(applied);
         }
         let attempts: Vec<&AttemptRecord> = outcomes.iter().filter_map(|o| o.attempt.as_ref()).collect();
         // Endpoint health: any success clears `failing_since`; failures start it.
@@ -217,9 +230,8 @@ impl Store {
             super::Backend::Sqlite { write, .. } => {
                 let mut tx = write.begin().await?;
                 insert_attempts!(tx, attempts);
-                let mut updated = 0;
                 for o in outcomes {
-                    updated += sqlx::query(UPDATE_ONE)
+                    let n = sqlx::query(UPDATE_ONE)
                         .bind(&o.delivery_id)
                         .bind(o.lease_token)
                         .bind(o.status)
@@ -230,21 +242,24 @@ impl Store {
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();
+                    if n > 0 {
+                        applied.insert(o.delivery_id.clone());
+                    }
                 }
                 update_health!(tx, health, now);
                 tx.commit().await?;
-                Ok(outcomes.len() - updated as usize)
+                Ok(applied)
             }
             super::Backend::Postgres(pool) => {
                 let mut tx = pool.begin().await?;
                 insert_attempts!(tx, attempts);
-                let updated = sqlx::query(
+                let ids: Vec<String> = sqlx::query_scalar(
                     "UPDATE deliveries AS d SET status = u.status, attempt_count = u.attempt_count, \
                      next_attempt_at = u.next_at, last_attempt_at = COALESCE(u.last_at, d.last_attempt_at), \
                      lease_owner = NULL, updated_at = $7 \
                      FROM UNNEST($1::text[], $2::int8[], $3::text[], $4::int8[], $5::int8[], $6::int8[]) \
                           AS u(id, token, status, attempt_count, next_at, last_at) \
-                     WHERE d.id = u.id AND d.lease_token = u.token AND d.status = 'in_flight'",
+                     WHERE d.id = u.id AND d.lease_token = u.token AND d.status = 'in_flight' RETURNING d.id",
                 )
                 .bind(outcomes.iter().map(|o| o.delivery_id.as_str()).collect::<Vec<_>>())
                 .bind(outcomes.iter().map(|o| o.lease_token).collect::<Vec<_>>())
@@ -253,12 +268,12 @@ impl Store {
                 .bind(outcomes.iter().map(|o| o.next_attempt_at).collect::<Vec<_>>())
                 .bind(outcomes.iter().map(|o| o.last_attempt_at).collect::<Vec<_>>())
                 .bind(now)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
+                .fetch_all(&mut *tx)
+                .await?;
                 update_health!(tx, health, now);
                 tx.commit().await?;
-                Ok(outcomes.len() - updated as usize)
+                applied.extend(ids);
+                Ok(applied)
             }
         }
     }

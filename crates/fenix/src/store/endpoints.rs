@@ -159,7 +159,8 @@ impl Store {
         on_write!(self, |pool| {
             let mut tx = pool.begin().await?;
             let changed = sqlx::query(
-                "UPDATE endpoints SET state = $2, state_reason = $3, state_changed_at = $4, updated_at = $4 \
+                "UPDATE endpoints SET state = $2, state_reason = $3, state_changed_at = $4, updated_at = $4, \
+                 failing_since = CASE WHEN $2 = 'active' THEN NULL ELSE failing_since END \
                  WHERE id = $1 AND state <> $2",
             )
             .bind(endpoint_id)

@@ -81,7 +81,8 @@ impl Store {
         let is_pg = self.is_postgres();
         // An inner async block, so `?` ends the transaction attempt, not the function:
         // a unique violation on the idempotency key is handled below.
-        let result: sqlx::Result<i64> = on_write!(self, |pool| async {
+        let result: sqlx::Result<i64> = on_write!(self, |pool| {
+            async {
             let mut tx = pool.begin().await?;
             let targets: Vec<FanoutTarget> = sqlx::query_as(
                 "SELECT id, event_types FROM endpoints WHERE app_id = $1 AND state IN ('active', 'paused') ORDER BY id",
@@ -129,7 +130,8 @@ impl Store {
             tx.commit().await?;
             Ok(count)
         }
-        .await);
+        .await
+        });
         match result {
             Ok(count) => Ok(Ingested {
                 event: EventRow {

@@ -18,7 +18,8 @@ struct Target {
     event_types: String,
 }
 
-const EVENT_BY_KEY: &str = "SELECT id, app_id, event_type, idempotency_key, NULL AS payload, payload_sha256, delivery_count, \
+const EVENT_BY_KEY: &str =
+    "SELECT id, app_id, event_type, idempotency_key, NULL AS payload, payload_sha256, delivery_count, \
      created_at FROM events WHERE app_id = $1 AND idempotency_key = $2";
 
 fn row_of(ev: &NewEvent, count: i64) -> EventRow {
@@ -47,7 +48,8 @@ impl Store {
         new_delivery_id: fn() -> String,
     ) -> sqlx::Result<Vec<Ingested>> {
         let is_pg = self.is_postgres();
-        on_write!(self, |pool| async {
+        on_write!(self, |pool| {
+            async {
             let mut tx = pool.begin().await?;
             let mut targets: HashMap<&str, Vec<Target>> = HashMap::new();
             let mut seen: HashMap<(&str, &str), EventRow> = HashMap::new();
@@ -130,6 +132,7 @@ impl Store {
             tx.commit().await?;
             Ok(out)
         }
-        .await)
+        .await
+        })
     }
 }

@@ -95,16 +95,23 @@ impl Store {
         .await)
     }
 
-    /// Deliveries waiting (pending + in flight) and dead-lettered (failed), over all apps.
-    pub async fn queue_figures(&self) -> sqlx::Result<(i64, i64)> {
+    /// Queue depth (due now), waiting (pending + in flight) and dead-lettered deliveries, over all apps.
+    pub async fn queue_figures(&self, now: Millis) -> sqlx::Result<crate::metrics::QueueFigures> {
         on_read!(self, |pool| {
+            let due: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM deliveries WHERE status IN ('pending', 'in_flight') AND next_attempt_at <= $1 \
+                 AND status = 'pending'",
+            )
+            .bind(now)
+            .fetch_one(pool)
+            .await?;
             let waiting: i64 =
                 sqlx::query_scalar("SELECT COUNT(*) FROM deliveries WHERE status IN ('pending', 'in_flight')")
                     .fetch_one(pool)
                     .await?;
-            let failed: i64 =
+            let dead_letter: i64 =
                 sqlx::query_scalar("SELECT COUNT(*) FROM deliveries WHERE status = 'failed'").fetch_one(pool).await?;
-            Ok((waiting, failed))
+            Ok(crate::metrics::QueueFigures { due, waiting, dead_letter })
         })
     }
 

@@ -71,6 +71,7 @@ pub struct Worker {
 struct Job {
     claimed: ClaimedDelivery,
     event_type: String,
+    event_created_at: Millis,
     envelope: Bytes,
     url: String,
     rate_limit_per_sec: Option<i64>,
@@ -201,7 +202,8 @@ impl Worker {
         for job in self.prepare(claimed, ctx) {
             match job {
                 Ok(job) => {
-                    let Ok(endpoint_permit) = self.endpoint_semaphore(&job.claimed.endpoint_id).try_acquire_owned() else {
+                    let Ok(endpoint_permit) = self.endpoint_semaphore(&job.claimed.endpoint_id).try_acquire_owned()
+                    else {
                         deferred.push((job.claimed.id.clone(), job.claimed.lease_token, now + BUSY_ENDPOINT_RETRY_MS));
                         continue;
                     };
@@ -262,6 +264,7 @@ impl Worker {
                     return Err(settle("skipped"));
                 }
                 let event_type = events.get(&c.event_id).map(|e| e.0.clone()).unwrap_or_default();
+                let event_created_at = events.get(&c.event_id).map(|e| e.2).unwrap_or_default();
                 let envelope = envelopes
                     .entry(c.event_id.clone())
                     .or_insert_with(|| events.get_mut(&c.event_id).and_then(|e| e.1.take()).map(Bytes::from))
@@ -282,6 +285,7 @@ impl Worker {
                     scheme,
                     secrets: keys,
                     event_type,
+                    event_created_at,
                     envelope,
                     claimed: c,
                 })
@@ -372,7 +376,7 @@ impl Worker {
             {
                 Ok(true) => {
                     tracing::warn!(endpoint_id = %job.claimed.endpoint_id, "endpoint disabled: {reason}");
-                    crate::operational::endpoint_disabled(
+                    crate::operator::endpoint_disabled(
                         &self.state,
                         &job.claimed.app_id,
                         &job.claimed.endpoint_id,
@@ -426,10 +430,16 @@ impl Worker {
                 }
             }
         };
-        self.state.metrics.attempt(&c.endpoint_id, result.error, result.duration_ms);
+        self.state.metrics.attempt(result.error, result.duration_ms);
+        if self.state.operator_app_id.as_deref() != Some(c.app_id.as_str()) {
+            self.state.alerts.attempt(&c.endpoint_id, &c.app_id, result.error.is_none(), started_at);
+        }
         let finished = time::now_ms();
         let n_in_budget = u32::try_from(c.attempt_count - c.budget_start + 1).unwrap_or(u32::MAX);
         let next = schedule::next_step(&result.facts, n_in_budget, &self.state.settings.retry_schedule, finished);
+        if next == Next::Succeeded && c.budget_start == 0 {
+            self.state.metrics.first_success(finished - job.event_created_at);
+        }
         let (status, next_attempt_at) = match next {
             Next::Succeeded => ("succeeded", None),
             Next::RetryAt(t) => ("pending", Some(t)),
@@ -514,13 +524,14 @@ async fn record_loop(worker: Arc<Worker>, mut rx: mpsc::UnboundedReceiver<Outcom
     let mut buf = Vec::with_capacity(512);
     while rx.recv_many(&mut buf, 512).await > 0 {
         let mut failures = 0u32;
-        loop {
-            match store.record_outcomes(&buf, time::now_ms()).await {
-                Ok(lost) => {
+        let applied = loop {
+            match store.record_outcomes_applied(&buf, time::now_ms()).await {
+                Ok(applied) => {
+                    let lost = buf.len() - applied.len();
                     if lost > 0 {
                         tracing::warn!(lost, "outcomes discarded: another worker took over these deliveries");
                     }
-                    break;
+                    break applied;
                 }
                 Err(e) => {
                     failures += 1;
@@ -528,14 +539,12 @@ async fn record_loop(worker: Arc<Worker>, mut rx: mpsc::UnboundedReceiver<Outcom
                     tokio::time::sleep(Duration::from_millis(200 * u64::from(failures.min(25)))).await;
                 }
             }
-        }
-        for o in &buf {
-            if matches!(o.status, "succeeded" | "failed" | "skipped") {
-                state.metrics.finished(o.status);
-            }
-            if o.status == "failed" && o.attempt.is_some() {
-                crate::operational::delivery_failed(&state, &o.app_id, &o.delivery_id, &o.event_id, &o.endpoint_id)
-                    .await;
+        };
+        let now = time::now_ms();
+        for o in buf.iter().filter(|o| applied.contains(&o.delivery_id)) {
+            state.metrics.finished(&o.app_id, o.status);
+            if o.status == "failed" && o.attempt.is_some() && state.operator_app_id.as_deref() != Some(o.app_id.as_str()) {
+                state.alerts.dead_lettered(&o.endpoint_id, &o.app_id, &o.delivery_id, now);
             }
         }
         if let Some(w) = weak.upgrade() {

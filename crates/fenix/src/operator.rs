@@ -1,0 +1,230 @@
+//! Operator webhooks: Fenix's own signed events about trouble, sent to
+//! `FENIX_OPERATOR_WEBHOOK_URL` through the same delivery path as every other
+//! event (same signing, retries, log and destination policy).
+//!
+//! At start Fenix keeps an internal app (uid `fenix-operator`) with one endpoint
+//! at that URL, signed with `FENIX_OPERATOR_WEBHOOK_SECRET`. Events:
+//! - `endpoint.disabled` — an endpoint was disabled automatically (410 Gone, or failing too long);
+//! - `endpoint.success_rate_low` — below 99 % over the last hour with at least 20
+//!   attempts (at most once an hour per endpoint);
+//! - `delivery.dead_lettered` — deliveries that exhausted their attempts,
+//!   aggregated per endpoint and sent once per maintenance interval.
+//!
+//! Trouble with the operator endpoint itself raises nothing (no loops). The
+//! success-rate window is kept per instance, in memory.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    sync::Mutex,
+};
+
+use anyhow::{bail, Context};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::{
+    api::AppState,
+    event_types::{EventType, EventTypeFilter},
+    events::build_envelope,
+    ids,
+    secrets::{Keyring, SigningSecret},
+    settings::Settings,
+    store::{apps::AppRow, endpoints::EndpointRow, endpoints::NewEndpoint, events::NewEvent, is_unique_violation, Store},
+    time::{self, Millis},
+};
+
+/// The internal app's uid.
+pub const OPERATOR_APP_UID: &str = "fenix-operator";
+/// Fixed ids, so instances starting together converge on one app and one endpoint.
+const OPERATOR_APP_ID: &str = "app_0000000000000000000FENX0P";
+const OPERATOR_ENDPOINT_ID: &str = "ep_0000000000000000000FENX0P";
+/// Success-rate alert threshold and minimum sample.
+const LOW_RATE: f64 = 0.99;
+const MIN_ATTEMPTS: u64 = 20;
+const HOUR_MS: Millis = 3_600_000;
+/// Deliveries listed by id in one `delivery.dead_lettered` event.
+const SAMPLE: usize = 20;
+
+#[derive(Default)]
+struct Window {
+    app_id: String,
+    /// (minute, successes, failures), oldest first, the last hour only.
+    minutes: VecDeque<(i64, u64, u64)>,
+}
+
+#[derive(Default)]
+struct DeadLetters {
+    app_id: String,
+    count: u64,
+    first_at: Millis,
+    deliveries: Vec<String>,
+}
+
+/// What the operator may have to hear about, accumulated between maintenance passes.
+#[derive(Default)]
+pub struct OperatorAlerts {
+    windows: Mutex<HashMap<String, Window>>,
+    dead: Mutex<HashMap<String, DeadLetters>>,
+    last_low_alert: Mutex<HashMap<String, Millis>>,
+}
+
+impl OperatorAlerts {
+    /// Counts one attempt of an endpoint.
+    pub fn attempt(&self, endpoint_id: &str, app_id: &str, ok: bool, now: Millis) {
+        let minute = now / 60_000;
+        let mut map = self.windows.lock().expect("alerts lock");
+        let w = match map.get_mut(endpoint_id) {
+            Some(w) => w,
+            None => map.entry(endpoint_id.to_string()).or_insert_with(|| Window { app_id: app_id.to_string(), ..Window::default() }),
+        };
+        match w.minutes.back_mut() {
+            Some(last) if last.0 == minute => {
+                if ok { last.1 += 1 } else { last.2 += 1 }
+            }
+            _ => w.minutes.push_back((minute, u64::from(ok), u64::from(!ok))),
+        }
+        while w.minutes.front().is_some_and(|m| m.0 <= minute - 60) {
+            w.minutes.pop_front();
+        }
+    }
+
+    /// Notes a delivery that exhausted its attempts.
+    pub fn dead_lettered(&self, endpoint_id: &str, app_id: &str, delivery_id: &str, now: Millis) {
+        let mut map = self.dead.lock().expect("alerts lock");
+        let d = map.entry(endpoint_id.to_string()).or_insert_with(|| DeadLetters { app_id: app_id.to_string(), first_at: now, ..Default::default() });
+        d.count += 1;
+        if d.deliveries.len() < SAMPLE {
+            d.deliveries.push(delivery_id.to_string());
+        }
+    }
+
+    /// The events due now: aggregated dead letters, and endpoints whose hourly success rate is low.
+    fn take_due(&self, now: Millis) -> Vec<(&'static str, String, serde_json::Value)> {
+        let mut out = Vec::new();
+        for (endpoint_id, d) in self.dead.lock().expect("alerts lock").drain() {
+            let data = json!({
+                "endpoint_id": endpoint_id, "app_id": d.app_id, "count": d.count,
+                "since": time::rfc3339(d.first_at), "delivery_ids": d.deliveries,
+            });
+            out.push(("delivery.dead_lettered", d.app_id, data));
+        }
+        let minute = now / 60_000;
+        let mut last = self.last_low_alert.lock().expect("alerts lock");
+        let mut windows = self.windows.lock().expect("alerts lock");
+        windows.retain(|_, w| w.minutes.back().is_some_and(|m| m.0 > minute - 60));
+        for (endpoint_id, w) in windows.iter() {
+            let (ok, failed) = w.minutes.iter().filter(|m| m.0 > minute - 60).fold((0, 0), |a, m| (a.0 + m.1, a.1 + m.2));
+            let total = ok + failed;
+            if total < MIN_ATTEMPTS || (ok as f64 / total as f64) >= LOW_RATE {
+                continue;
+            }
+            if last.get(endpoint_id).is_some_and(|t| now - t < HOUR_MS) {
+                continue;
+            }
+            last.insert(endpoint_id.clone(), now);
+            let data = json!({
+                "endpoint_id": endpoint_id, "app_id": w.app_id, "attempts": total, "successes": ok,
+                "success_rate": ok as f64 / total as f64, "window_seconds": 3600,
+            });
+            out.push(("endpoint.success_rate_low", w.app_id.clone(), data));
+        }
+        out
+    }
+}
+
+/// Creates or updates the operator app and endpoint from settings; returns the app id when configured.
+pub async fn provision(store: &Store, settings: &Settings, keyring: &Keyring, policy: &fenix_destination::Policy) -> anyhow::Result<Option<String>> {
+    let Some(url) = settings.operator_webhook_url.as_deref() else { return Ok(None) };
+    let Some(secret) = settings.operator_webhook_secret.as_ref() else {
+        bail!("FENIX_OPERATOR_WEBHOOK_URL is set but FENIX_OPERATOR_WEBHOOK_SECRET is not: give the operator endpoint a secret (whsec_ + base64 of 32 bytes)");
+    };
+    let secret = SigningSecret::parse(&secret.0).map_err(|e| anyhow::anyhow!("FENIX_OPERATOR_WEBHOOK_SECRET: {e}"))?;
+    let url = policy.check_url(url).map_err(|e| anyhow::anyhow!("FENIX_OPERATOR_WEBHOOK_URL: {e}"))?.to_string();
+    let now = time::now_ms();
+    let app = AppRow { id: OPERATOR_APP_ID.into(), uid: Some(OPERATOR_APP_UID.into()), name: "Fenix operator webhooks".into(), created_at: now, updated_at: now };
+    match store.insert_app(&app).await {
+        Ok(()) => {}
+        Err(e) if is_unique_violation(&e) => {}
+        Err(e) => return Err(e).context("creating the operator app"),
+    }
+    match store.get_endpoint(OPERATOR_APP_ID, OPERATOR_ENDPOINT_ID).await? {
+        None => {
+            let row = EndpointRow {
+                id: OPERATOR_ENDPOINT_ID.into(),
+                app_id: OPERATOR_APP_ID.into(),
+                url,
+                description: "operator webhooks (FENIX_OPERATOR_WEBHOOK_URL)".into(),
+                event_types: "[]".into(),
+                state: "active".into(),
+                state_reason: None,
+                state_changed_at: None,
+                rate_limit_per_sec: None,
+                signature_scheme: "fenix-v1".into(),
+                created_at: now,
+                updated_at: now,
+            };
+            let sealed_secret = keyring.current.seal(secret.expose().as_bytes(), OPERATOR_ENDPOINT_ID);
+            match store.insert_endpoint(&NewEndpoint { row, sealed_secret }).await {
+                Ok(()) => {}
+                Err(e) if is_unique_violation(&e) => {}
+                Err(e) => return Err(e).context("creating the operator endpoint"),
+            }
+        }
+        Some(existing) => {
+            if existing.url != url {
+                let patch = crate::store::endpoints::EndpointPatch { url: Some(url), ..Default::default() };
+                store.update_endpoint(OPERATOR_APP_ID, OPERATOR_ENDPOINT_ID, &patch, now).await?;
+            }
+            let live = store.live_secrets(OPERATOR_ENDPOINT_ID, now).await?;
+            let current = live.first().and_then(|r| keyring.open_secret(&r.sealed, OPERATOR_ENDPOINT_ID).ok());
+            if current.as_ref() != Some(&secret) {
+                let sealed = keyring.current.seal(secret.expose().as_bytes(), OPERATOR_ENDPOINT_ID);
+                store.rotate_secret(OPERATOR_ENDPOINT_ID, |_| sealed.clone(), now, now, 5).await?;
+            }
+        }
+    }
+    Ok(Some(OPERATOR_APP_ID.to_string()))
+}
+
+/// Stores one operator event (it is then delivered like any other).
+async fn emit(state: &AppState, app_id: &str, event_type: &str, source_app_id: &str, data: serde_json::Value) {
+    if source_app_id == app_id {
+        return;
+    }
+    let Ok(t) = EventType::parse(event_type) else { return };
+    let id = ids::new_id("evt");
+    let now = time::now_ms();
+    let raw = serde_json::value::to_raw_value(&data).expect("JSON values serialize");
+    let envelope = build_envelope(&id, &t, now, &raw);
+    let new = NewEvent {
+        payload_sha256: hex::encode(Sha256::digest(&envelope)),
+        id,
+        app_id: app_id.to_string(),
+        event_type: t.as_str().to_string(),
+        idempotency_key: None,
+        envelope,
+        created_at: now,
+    };
+    match state.store.ingest_event(&new, |f| EventTypeFilter::from_json(f).matches(t.as_str()), || ids::new_id("dlv")).await {
+        Ok(i) if i.event.delivery_count > 0 => state.wake.notify_one(),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, event_type, "could not store an operator event"),
+    }
+}
+
+/// `endpoint.disabled`, at once.
+pub async fn endpoint_disabled(state: &AppState, app_id: &str, endpoint_id: &str, reason: &str) {
+    if let Some(op) = state.operator_app_id.as_deref() {
+        let data = json!({"endpoint_id": endpoint_id, "app_id": app_id, "reason": reason});
+        emit(state, op, "endpoint.disabled", app_id, data).await;
+    }
+}
+
+/// Sends what accumulated since the last pass (called by the maintenance loop).
+pub async fn flush(state: &AppState, now: Millis) {
+    let due = state.alerts.take_due(now);
+    let Some(op) = state.operator_app_id.as_deref() else { return };
+    for (event_type, source_app, data) in due {
+        emit(state, op, event_type, &source_app, data).await;
+    }
+}
