@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use sqlx::QueryBuilder;
 
-use super::{apps::CURSOR_END, endpoints::SecretRow, on_read, on_write, Store};
+use super::{apps::CURSOR_END, endpoints::SecretRow, on_read, on_write, BeginWrite, Store};
 use crate::time::Millis;
 
 /// A delivery as stored.
@@ -228,7 +228,7 @@ impl Store {
         }
         match &self.backend {
             super::Backend::Sqlite { write, .. } => {
-                let mut tx = write.begin().await?;
+                let mut tx = write.begin_write().await?;
                 insert_attempts!(tx, attempts);
                 for o in outcomes {
                     let n = sqlx::query(UPDATE_ONE)
@@ -251,7 +251,7 @@ impl Store {
                 Ok(applied)
             }
             super::Backend::Postgres(pool) => {
-                let mut tx = pool.begin().await?;
+                let mut tx = pool.begin_write().await?;
                 insert_attempts!(tx, attempts);
                 let ids: Vec<String> = sqlx::query_scalar(
                     "UPDATE deliveries AS d SET status = u.status, attempt_count = u.attempt_count, \
@@ -284,7 +284,7 @@ impl Store {
             return Ok(());
         }
         on_write!(self, |pool| {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             for (id, token) in leases {
                 sqlx::query(
                     "UPDATE deliveries SET next_attempt_at = $3 WHERE id = $1 AND lease_token = $2 AND status = 'in_flight'",
@@ -302,7 +302,7 @@ impl Store {
     /// Gives leased deliveries back (graceful shutdown): due again at `now`, attempt not counted.
     pub async fn release_leases(&self, leases: &[(String, i64)], now: Millis) -> sqlx::Result<()> {
         on_write!(self, |pool| {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             for (id, token) in leases {
                 sqlx::query(
                     "UPDATE deliveries SET status = 'pending', next_attempt_at = $3, lease_owner = NULL \

@@ -1,6 +1,6 @@
 //! Endpoints and their sealed signing secrets.
 
-use super::{apps::CURSOR_END, on_read, on_write, Store};
+use super::{apps::CURSOR_END, on_read, on_write, BeginWrite, Store};
 use crate::time::Millis;
 
 /// An endpoint as stored (`event_types` is a JSON array).
@@ -54,7 +54,7 @@ impl Store {
     pub async fn insert_endpoint(&self, new: &NewEndpoint) -> sqlx::Result<()> {
         let r = &new.row;
         on_write!(self, |pool| {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             sqlx::query(&format!(
                 "INSERT INTO endpoints ({ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
             ))
@@ -157,7 +157,7 @@ impl Store {
         now: Millis,
     ) -> sqlx::Result<bool> {
         on_write!(self, |pool| {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let changed = sqlx::query(
                 "UPDATE endpoints SET state = $2, state_reason = $3, state_changed_at = $4, updated_at = $4, \
                  failing_since = CASE WHEN $2 = 'active' THEN NULL ELSE failing_since END \
@@ -234,7 +234,7 @@ impl Store {
         max_old: i64,
     ) -> sqlx::Result<i64> {
         on_write!(self, |pool| {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let current: i64 =
                 sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM endpoint_secrets WHERE endpoint_id = $1")
                     .bind(endpoint_id)

@@ -3,7 +3,7 @@
 
 use sqlx::QueryBuilder;
 
-use super::{apps::CURSOR_END, is_unique_violation, on_read, on_write, Store};
+use super::{apps::CURSOR_END, is_unique_violation, on_read, on_write, BeginWrite, Store};
 use crate::time::Millis;
 
 /// An event as stored. `payload` is only loaded when asked for.
@@ -83,7 +83,7 @@ impl Store {
         // a unique violation on the idempotency key is handled below.
         let result: sqlx::Result<i64> = on_write!(self, |pool| {
             async {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let targets: Vec<FanoutTarget> = sqlx::query_as(
                 "SELECT id, event_types FROM endpoints WHERE app_id = $1 AND state IN ('active', 'paused') ORDER BY id",
             )

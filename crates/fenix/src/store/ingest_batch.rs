@@ -9,7 +9,7 @@ use sqlx::QueryBuilder;
 
 use super::{
     events::{EventRow, Ingested, NewEvent},
-    on_write, Store,
+    on_write, BeginWrite, Store,
 };
 
 #[derive(sqlx::FromRow)]
@@ -50,7 +50,7 @@ impl Store {
         let is_pg = self.is_postgres();
         on_write!(self, |pool| {
             async {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let mut targets: HashMap<&str, Vec<Target>> = HashMap::new();
             let mut seen: HashMap<(&str, &str), EventRow> = HashMap::new();
             let mut out = Vec::with_capacity(events.len());

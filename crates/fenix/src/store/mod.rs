@@ -52,6 +52,30 @@ macro_rules! on_write {
 }
 pub(crate) use {on_read, on_write};
 
+/// Starts a write transaction. On SQLite it is `BEGIN IMMEDIATE`: the write
+/// lock is taken up front, so a transaction that reads before it writes cannot
+/// fail to upgrade when another process (a CLI command) wrote meanwhile.
+pub(crate) trait BeginWrite {
+    type Db: sqlx::Database;
+    fn begin_write(
+        &self,
+    ) -> impl std::future::Future<Output = sqlx::Result<sqlx::Transaction<'static, Self::Db>>> + Send;
+}
+
+impl BeginWrite for SqlitePool {
+    type Db = sqlx::Sqlite;
+    async fn begin_write(&self) -> sqlx::Result<sqlx::Transaction<'static, sqlx::Sqlite>> {
+        self.begin_with("BEGIN IMMEDIATE").await
+    }
+}
+
+impl BeginWrite for PgPool {
+    type Db = sqlx::Postgres;
+    async fn begin_write(&self) -> sqlx::Result<sqlx::Transaction<'static, sqlx::Postgres>> {
+        self.begin().await
+    }
+}
+
 /// The two backends.
 #[derive(Clone, Debug)]
 pub(crate) enum Backend {

@@ -2,7 +2,7 @@
 
 use sqlx::QueryBuilder;
 
-use super::{on_write, Store};
+use super::{on_write, BeginWrite, Store};
 use crate::time::Millis;
 
 /// Which deliveries of an endpoint to re-queue.
@@ -33,7 +33,7 @@ impl Store {
         now: Millis,
     ) -> sqlx::Result<Result<(), ReplayRefusal>> {
         on_write!(self, |pool| {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let row: Option<(String, bool)> = sqlx::query_as(
                 "SELECT d.status, e.payload IS NOT NULL FROM deliveries d JOIN events e ON e.id = d.event_id \
                  WHERE d.id = $1 AND d.app_id = $2",
