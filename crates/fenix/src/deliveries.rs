@@ -115,12 +115,13 @@ pub fn router() -> Router<SharedState> {
 #[utoipa::path(
     get, path = "/v1/apps/{app}/deliveries", tag = "deliveries", operation_id = "list_deliveries",
     summary = "List an app's deliveries",
-    description = "Filter by `endpoint_id`, `event_id`, `status` (pending, in_flight, succeeded, failed, skipped) \
-        and creation time (`since`, `until`: RFC 3339).",
+    description = "Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`, \
+        `status` (pending, in_flight, succeeded, failed, skipped) and creation time (`since`, `until`: RFC 3339).",
     params(crate::openapi::AppPath, ListQuery),
     responses(
         (status = 200, description = "A page of deliveries", body = crate::openapi::Page<DeliveryOut>),
-        (status = 400, description = "`invalid_limit`, `invalid_status`, `invalid_time`, `invalid_query`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_limit`, `invalid_status`, `invalid_time`, `invalid_query`",
+            body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
     )
 )]

@@ -135,7 +135,8 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
         (status = 200, description = "The key was seen before: the original event", body = EventOut,
             headers(("idempotent-replayed" = String, description = "`true`"))),
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
-        (status = 422, description = "`invalid_event_type`, `invalid_data`, `invalid_idempotency_key`", body = crate::openapi::ErrorBody),
+        (status = 422, description = "`invalid_event_type`, `invalid_data`, `invalid_idempotency_key`",
+            body = crate::openapi::ErrorBody),
     )
 )]
 async fn ingest(
@@ -217,10 +218,13 @@ fn include_payload(include: Option<&str>) -> Result<bool, ApiError> {
 #[utoipa::path(
     get, path = "/v1/apps/{app}/events", tag = "events", operation_id = "list_events",
     summary = "List an app's events",
+    description = "Newest first, `limit` (1-250, default 50) per page. Filter by `event_type` (or `type`) and \
+        creation time (`since`, `until`: RFC 3339); `include=payload` adds each event's `data`.",
     params(crate::openapi::AppPath, ListQuery),
     responses(
         (status = 200, description = "A page of events", body = crate::openapi::Page<EventOut>),
-        (status = 400, description = "`invalid_limit`, `invalid_time`, `invalid_include`, `invalid_query`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_limit`, `invalid_time`, `invalid_include`, `invalid_query`",
+            body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
     )
 )]

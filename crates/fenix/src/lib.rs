@@ -77,7 +77,9 @@ fn ops_router(state: SharedState) -> Router {
             "/metrics",
             get(metrics).route_layer(axum::middleware::from_fn_with_state(state.clone(), api::require_token)),
         )
-        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route (worker-only instance)") })
+        .fallback(|| async {
+            ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route (worker-only instance)")
+        })
         .with_state(state)
 }
 

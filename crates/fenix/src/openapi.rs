@@ -12,7 +12,7 @@
 //! bodies, the pagination envelope of `api.rs`, the handlers in `lib.rs`);
 //! keep them in step with those when they change.
 
-use std::sync::LazyLock;
+use std::{collections::btree_map::Entry, sync::LazyLock};
 
 use axum::{http::header, response::IntoResponse};
 use serde::Serialize;
@@ -20,7 +20,7 @@ use utoipa::{
     openapi::{
         path::Operation,
         security::{HttpAuthScheme, HttpBuilder, SecurityScheme},
-        ContentBuilder, Ref, ResponseBuilder,
+        ContentBuilder, Ref, RefOr, Required, ResponseBuilder,
     },
     IntoParams, Modify, OpenApi, ToSchema,
 };
@@ -73,7 +73,7 @@ use crate::endpoints::EndpointOut;
         (name = "endpoints", description = "An app's destinations: URL, event-type filter, state, signing secret, \
             replay and health."),
         (name = "events", description = "Ingestion and the event log."),
-        (name = "deliveries", description = "The delivery log: one delivery per event and endpoint, with its attempts."),
+        (name = "deliveries", description = "The delivery log: a delivery per event and endpoint, with its attempts."),
         (name = "service", description = "Health, metrics and this document."),
     )
 )]
@@ -145,22 +145,37 @@ impl Modify for CommonAnswers {
     }
 }
 
+/// Adds the errors any authenticated call, or any call with a body, can answer;
+/// where the handler already lists that status, its codes are added to the description.
 fn add_common_errors(op: &mut Operation) {
     // Operations marked `security()` are public (`security: []`).
     let public = op.security.as_ref().is_some_and(Vec::is_empty);
     let mut errors = vec![];
     if !public {
-        errors.push(("401", "Missing or invalid admin token (`unauthorized`)"));
-        errors.push(("503", "The database is unavailable (`database_unavailable`); nothing was stored, retry later"));
-        errors.push(("500", "Internal error (`internal_error`); details are in the server log"));
+        errors.push(("401", "`unauthorized`: missing or invalid admin token"));
+        errors.push(("500", "`internal_error`: details are in the server log"));
+        errors.push(("503", "`database_unavailable`: nothing was stored, retry later"));
     }
-    if op.request_body.is_some() {
-        errors.push(("400", "The body is not valid JSON (`malformed_json`)"));
-        errors.push(("413", "The body is larger than 256 KiB (`payload_too_large`)"));
-        errors.push(("422", "The body does not fit the schema (`invalid_body`)"));
+    if let Some(body) = &op.request_body {
+        errors.push(("400", "`malformed_json`: the body is not valid JSON"));
+        errors.push(("413", "`payload_too_large`: the body is larger than 256 KiB"));
+        errors.push(("422", "`invalid_body`: the body does not fit the schema"));
+        // Required bodies are read as JSON with a content-type check; optional ones are not.
+        if matches!(body.required, Some(Required::True)) {
+            errors.push(("415", "`unsupported_media_type`: send Content-Type: application/json"));
+        }
     }
     for (status, description) in errors {
-        op.responses.responses.entry(status.to_string()).or_insert_with(|| error_response(description).into());
+        match op.responses.responses.entry(status.to_string()) {
+            Entry::Vacant(e) => {
+                e.insert(error_response(description).into());
+            }
+            Entry::Occupied(mut e) => {
+                if let RefOr::T(listed) = e.get_mut() {
+                    listed.description = format!("{}; {description}", listed.description);
+                }
+            }
+        }
     }
 }
 
@@ -361,9 +376,7 @@ mod tests {
             let methods: Vec<_> = METHODS
                 .into_iter()
                 .filter(|m| {
-                    method_router.match_indices(&format!("{m}(")).any(|(i, _)| {
-                        !method_router[..i].ends_with(is_ident)
-                    })
+                    method_router.match_indices(&format!("{m}(")).any(|(i, _)| !method_router[..i].ends_with(is_ident))
                 })
                 .collect();
             assert!(!methods.is_empty(), "no HTTP method found for route {path}: {method_router}");

@@ -29,7 +29,9 @@ use crate::{
     ids,
     secrets::{Keyring, SigningSecret},
     settings::Settings,
-    store::{apps::AppRow, endpoints::EndpointRow, endpoints::NewEndpoint, events::NewEvent, is_unique_violation, Store},
+    store::{
+        apps::AppRow, endpoints::EndpointRow, endpoints::NewEndpoint, events::NewEvent, is_unique_violation, Store,
+    },
     time::{self, Millis},
 };
 
@@ -75,11 +77,17 @@ impl OperatorAlerts {
         let mut map = self.windows.lock().expect("alerts lock");
         let w = match map.get_mut(endpoint_id) {
             Some(w) => w,
-            None => map.entry(endpoint_id.to_string()).or_insert_with(|| Window { app_id: app_id.to_string(), ..Window::default() }),
+            None => map
+                .entry(endpoint_id.to_string())
+                .or_insert_with(|| Window { app_id: app_id.to_string(), ..Window::default() }),
         };
         match w.minutes.back_mut() {
             Some(last) if last.0 == minute => {
-                if ok { last.1 += 1 } else { last.2 += 1 }
+                if ok {
+                    last.1 += 1
+                } else {
+                    last.2 += 1
+                }
             }
             _ => w.minutes.push_back((minute, u64::from(ok), u64::from(!ok))),
         }
@@ -91,7 +99,11 @@ impl OperatorAlerts {
     /// Notes a delivery that exhausted its attempts.
     pub fn dead_lettered(&self, endpoint_id: &str, app_id: &str, delivery_id: &str, now: Millis) {
         let mut map = self.dead.lock().expect("alerts lock");
-        let d = map.entry(endpoint_id.to_string()).or_insert_with(|| DeadLetters { app_id: app_id.to_string(), first_at: now, ..Default::default() });
+        let d = map.entry(endpoint_id.to_string()).or_insert_with(|| DeadLetters {
+            app_id: app_id.to_string(),
+            first_at: now,
+            ..Default::default()
+        });
         d.count += 1;
         if d.deliveries.len() < SAMPLE {
             d.deliveries.push(delivery_id.to_string());
@@ -113,7 +125,8 @@ impl OperatorAlerts {
         let mut windows = self.windows.lock().expect("alerts lock");
         windows.retain(|_, w| w.minutes.back().is_some_and(|m| m.0 > minute - 60));
         for (endpoint_id, w) in windows.iter() {
-            let (ok, failed) = w.minutes.iter().filter(|m| m.0 > minute - 60).fold((0, 0), |a, m| (a.0 + m.1, a.1 + m.2));
+            let (ok, failed) =
+                w.minutes.iter().filter(|m| m.0 > minute - 60).fold((0, 0), |a, m| (a.0 + m.1, a.1 + m.2));
             let total = ok + failed;
             if total < MIN_ATTEMPTS || (ok as f64 / total as f64) >= LOW_RATE {
                 continue;
@@ -133,7 +146,12 @@ impl OperatorAlerts {
 }
 
 /// Creates or updates the operator app and endpoint from settings; returns the app id when configured.
-pub async fn provision(store: &Store, settings: &Settings, keyring: &Keyring, policy: &fenix_destination::Policy) -> anyhow::Result<Option<String>> {
+pub async fn provision(
+    store: &Store,
+    settings: &Settings,
+    keyring: &Keyring,
+    policy: &fenix_destination::Policy,
+) -> anyhow::Result<Option<String>> {
     let Some(url) = settings.operator_webhook_url.as_deref() else { return Ok(None) };
     let Some(secret) = settings.operator_webhook_secret.as_ref() else {
         bail!("FENIX_OPERATOR_WEBHOOK_URL is set but FENIX_OPERATOR_WEBHOOK_SECRET is not: give the operator endpoint a secret (whsec_ + base64 of 32 bytes)");
@@ -141,7 +159,13 @@ pub async fn provision(store: &Store, settings: &Settings, keyring: &Keyring, po
     let secret = SigningSecret::parse(&secret.0).map_err(|e| anyhow::anyhow!("FENIX_OPERATOR_WEBHOOK_SECRET: {e}"))?;
     let url = policy.check_url(url).map_err(|e| anyhow::anyhow!("FENIX_OPERATOR_WEBHOOK_URL: {e}"))?.to_string();
     let now = time::now_ms();
-    let app = AppRow { id: OPERATOR_APP_ID.into(), uid: Some(OPERATOR_APP_UID.into()), name: "Fenix operator webhooks".into(), created_at: now, updated_at: now };
+    let app = AppRow {
+        id: OPERATOR_APP_ID.into(),
+        uid: Some(OPERATOR_APP_UID.into()),
+        name: "Fenix operator webhooks".into(),
+        created_at: now,
+        updated_at: now,
+    };
     match store.insert_app(&app).await {
         Ok(()) => {}
         Err(e) if is_unique_violation(&e) => {}
@@ -205,7 +229,11 @@ async fn emit(state: &AppState, app_id: &str, event_type: &str, source_app_id: &
         envelope,
         created_at: now,
     };
-    match state.store.ingest_event(&new, |f| EventTypeFilter::from_json(f).matches(t.as_str()), || ids::new_id("dlv")).await {
+    match state
+        .store
+        .ingest_event(&new, |f| EventTypeFilter::from_json(f).matches(t.as_str()), || ids::new_id("dlv"))
+        .await
+    {
         Ok(i) if i.event.delivery_count > 0 => state.wake.notify_one(),
         Ok(_) => {}
         Err(e) => tracing::warn!(error = %e, event_type, "could not store an operator event"),

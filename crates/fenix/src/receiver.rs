@@ -28,9 +28,9 @@ pub async fn run(addr: SocketAddr, opts: Listen) -> anyhow::Result<()> {
         async move {
             let (status, line, answer) = handle(&headers, &body, &opts, crate::time::now_ms() / 1000);
             let event = headers.get("x-fenix-event-id").or_else(|| headers.get("webhook-id"));
-            let repeat = event.and_then(|v| v.to_str().ok()).is_some_and(|id| {
-                status.is_success() && !seen.lock().expect("seen lock").insert(id.to_string())
-            });
+            let repeat = event
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|id| status.is_success() && !seen.lock().expect("seen lock").insert(id.to_string()));
             println!("{line}{}", if repeat { " (repeat: already received)" } else { "" });
             if opts.show_payload && status.is_success() {
                 println!("         {}", String::from_utf8_lossy(&body));
@@ -67,7 +67,11 @@ pub fn handle(headers: &HeaderMap, body: &[u8], opts: &Listen, now: i64) -> (Sta
     match fenix_signing::verify(&req, &keys, fenix_signing::DEFAULT_TOLERANCE, now) {
         Ok(v) => (
             StatusCode::OK,
-            format!("verified  {event} {kind} attempt={attempt} ({} bytes, secret #{})", body.len(), v.secret_index + 1),
+            format!(
+                "verified  {event} {kind} attempt={attempt} ({} bytes, secret #{})",
+                body.len(),
+                v.secret_index + 1
+            ),
             "ok".into(),
         ),
         Err(e) => (
@@ -94,17 +98,24 @@ mod tests {
 
     #[test]
     fn a_signed_request_is_verified_and_the_line_names_event_type_and_attempt_but_not_the_payload() {
-        let opts = Listen { secrets: vec!["whsec_dGVzdHRlc3R0ZXN0dGVzdHRlc3R0ZXN0dGVzdA==".into()], show_payload: false };
+        let opts =
+            Listen { secrets: vec!["whsec_dGVzdHRlc3R0ZXN0dGVzdHRlc3R0ZXN0dGVzdA==".into()], show_payload: false };
         let body = br#"{"id":"evt_1","data":{"secret_marker":1}}"#;
         let (status, line, _) = handle(&signed(&opts.secrets[0], 1000, body), body, &opts, 1000);
         assert_eq!(status, StatusCode::OK);
-        assert!(line.contains("verified") && line.contains("evt_1") && line.contains("booking.confirmed") && line.contains("att_1"));
+        assert!(
+            line.contains("verified")
+                && line.contains("evt_1")
+                && line.contains("booking.confirmed")
+                && line.contains("att_1")
+        );
         assert!(!line.contains("secret_marker"));
     }
 
     #[test]
     fn a_tampered_or_stale_request_is_rejected_with_the_reason() {
-        let opts = Listen { secrets: vec!["whsec_dGVzdHRlc3R0ZXN0dGVzdHRlc3R0ZXN0dGVzdA==".into()], show_payload: false };
+        let opts =
+            Listen { secrets: vec!["whsec_dGVzdHRlc3R0ZXN0dGVzdHRlc3R0ZXN0dGVzdA==".into()], show_payload: false };
         let headers = signed(&opts.secrets[0], 1000, b"{}");
         let (status, line, _) = handle(&headers, b"{\"x\":1}", &opts, 1000);
         assert_eq!(status, StatusCode::UNAUTHORIZED);

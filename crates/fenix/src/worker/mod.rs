@@ -543,7 +543,10 @@ async fn record_loop(worker: Arc<Worker>, mut rx: mpsc::UnboundedReceiver<Outcom
         let now = time::now_ms();
         for o in buf.iter().filter(|o| applied.contains(&o.delivery_id)) {
             state.metrics.finished(&o.app_id, o.status);
-            if o.status == "failed" && o.attempt.is_some() && state.operator_app_id.as_deref() != Some(o.app_id.as_str()) {
+            if o.status == "failed"
+                && o.attempt.is_some()
+                && state.operator_app_id.as_deref() != Some(o.app_id.as_str())
+            {
                 state.alerts.dead_lettered(&o.endpoint_id, &o.app_id, &o.delivery_id, now);
             }
         }
