@@ -135,6 +135,33 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
     }
 }
 
+/// `Query<T>` whose rejections use the API error shape.
+pub struct ApiQuery<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> axum::extract::FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let axum::extract::Query(v) = axum::extract::Query::<T>::from_request_parts(parts, state).await?;
+        Ok(ApiQuery(v))
+    }
+}
+
+/// The raw request body (for optional JSON bodies), with the API error shape on rejection.
+pub struct RawBody(pub axum::body::Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for RawBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::body::Bytes::from_request(req, state).await {
+            Ok(b) => Ok(RawBody(b)),
+            Err(r) if r.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE => Err(crate::error::payload_too_large()),
+            Err(_) => Err(ApiError::bad_request("unreadable_body", "the request body could not be read")),
+        }
+    }
+}
+
 /// `?limit=&cursor=` of every list.
 #[derive(Debug, Deserialize)]
 pub struct PageQuery {

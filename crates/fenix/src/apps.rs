@@ -1,7 +1,7 @@
 //! Apps: the producer's customers (tenants), addressed by id or by `uid`.
 
 use axum::{
-    extract::{Path, Query, State},
+    extract::{Path, State},
     http::StatusCode,
     routing::get,
     Json, Router,
@@ -9,7 +9,7 @@ use axum::{
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    api::{ApiJson, Page, PageQuery, SharedState},
+    api::{ApiJson, ApiQuery, Page, PageQuery, SharedState},
     error::ApiError,
     ids,
     store::{apps::AppRow, is_unique_violation, Store},
@@ -139,7 +139,7 @@ fn uid_conflict(e: sqlx::Error) -> ApiError {
         (status = 400, description = "`invalid_limit`, `invalid_query`", body = crate::openapi::ErrorBody),
     )
 )]
-async fn list(State(s): State<SharedState>, Query(q): Query<PageQuery>) -> Result<Json<Page<AppOut>>, ApiError> {
+async fn list(State(s): State<SharedState>, ApiQuery(q): ApiQuery<PageQuery>) -> Result<Json<Page<AppOut>>, ApiError> {
     let limit = q.limit()?;
     let rows = s.store.list_apps(q.cursor.as_deref(), limit + 1).await?;
     Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), AppOut::from)))

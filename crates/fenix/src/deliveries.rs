@@ -2,7 +2,7 @@
 //! replay of one delivery.
 
 use axum::{
-    extract::{Path, Query, State},
+    extract::{Path, State},
     http::StatusCode,
     routing::{get, post},
     Json, Router,
@@ -10,7 +10,7 @@ use axum::{
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    api::{Page, PageQuery, SharedState},
+    api::{ApiQuery, Page, PageQuery, SharedState},
     apps,
     error::ApiError,
     events::parse_window,
@@ -128,7 +128,7 @@ pub fn router() -> Router<SharedState> {
 async fn list(
     State(s): State<SharedState>,
     Path(app): Path<String>,
-    Query(q): Query<ListQuery>,
+    ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<Page<DeliveryOut>>, ApiError> {
     let app = apps::find(&s.store, &app).await?;
     let limit = PageQuery { limit: q.limit, cursor: None }.limit()?;

@@ -3,7 +3,7 @@
 //! update; the secret is answered only by create and rotate.
 
 use axum::{
-    extract::{Path, Query, State},
+    extract::{Path, State},
     http::StatusCode,
     routing::{get, post},
     Json, Router,
@@ -11,7 +11,7 @@ use axum::{
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    api::{ApiJson, Page, PageQuery, SharedState},
+    api::{ApiJson, ApiQuery, Page, PageQuery, RawBody, SharedState},
     apps,
     error::ApiError,
     event_types::EventTypeFilter,
@@ -226,7 +226,7 @@ async fn create(
 async fn list(
     State(s): State<SharedState>,
     Path(app): Path<String>,
-    Query(q): Query<PageQuery>,
+    ApiQuery(q): ApiQuery<PageQuery>,
 ) -> Result<Json<Page<EndpointOut>>, ApiError> {
     let app = apps::find(&s.store, &app).await?;
     let limit = q.limit()?;
@@ -338,7 +338,7 @@ struct Resume {
 async fn resume(
     State(s): State<SharedState>,
     Path((app, ep)): Path<(String, String)>,
-    body: axum::body::Bytes,
+    RawBody(body): RawBody,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let row = find(&s, &app, &ep).await?;
     let body: Resume = crate::api::optional_json(&body)?;
@@ -372,7 +372,7 @@ async fn resume(
 async fn rotate(
     State(s): State<SharedState>,
     Path((app, ep)): Path<(String, String)>,
-    body: axum::body::Bytes,
+    RawBody(body): RawBody,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let row = find(&s, &app, &ep).await?;
     let body: RotateSecret = crate::api::optional_json(&body)?;

@@ -2,7 +2,7 @@
 //! the event, idempotent on the producer's key) and the event log.
 
 use axum::{
-    extract::{Path, Query, State},
+    extract::{Path, State},
     http::{HeaderMap, StatusCode},
     response::{IntoResponse, Response},
     routing::get,
@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use crate::{
-    api::{ApiJson, Page, PageQuery, SharedState},
+    api::{ApiJson, ApiQuery, Page, PageQuery, SharedState},
     apps,
     error::ApiError,
     event_types::EventType,
@@ -231,7 +231,7 @@ fn include_payload(include: Option<&str>) -> Result<bool, ApiError> {
 async fn list(
     State(s): State<SharedState>,
     Path(app): Path<String>,
-    Query(q): Query<ListQuery>,
+    ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<Page<EventOut>>, ApiError> {
     let app = apps::find(&s.store, &app).await?;
     let limit = PageQuery { limit: q.limit, cursor: None }.limit()?;
@@ -268,7 +268,7 @@ struct ReadQuery {
 async fn read(
     State(s): State<SharedState>,
     Path((app, evt)): Path<(String, String)>,
-    Query(q): Query<ReadQuery>,
+    ApiQuery(q): ApiQuery<ReadQuery>,
 ) -> Result<Json<EventOut>, ApiError> {
     let app = apps::find(&s.store, &app).await?;
     let include = include_payload(q.include.as_deref())?;

@@ -66,7 +66,17 @@ pub fn router(state: SharedState) -> Router {
             )
         })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::map_response(close_after_refused_body))
         .with_state(state)
+}
+
+/// A body refused for its size may not have been read to its end: tell the
+/// client the connection closes, so it does not send its next request into it.
+async fn close_after_refused_body(mut resp: axum::response::Response) -> axum::response::Response {
+    if resp.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        resp.headers_mut().insert(axum::http::header::CONNECTION, axum::http::HeaderValue::from_static("close"));
+    }
+    resp
 }
 
 /// Health and metrics only (worker-only instances).

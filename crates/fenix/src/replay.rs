@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::{
-    api::{optional_json, SharedState},
+    api::{optional_json, RawBody, SharedState},
     endpoints,
     error::ApiError,
     events::parse_window,
@@ -78,7 +78,7 @@ pub fn router() -> Router<SharedState> {
 async fn replay_endpoint(
     State(s): State<SharedState>,
     Path((app, ep)): Path<(String, String)>,
-    body: axum::body::Bytes,
+    RawBody(body): RawBody,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let endpoint = endpoints::find(&s, &app, &ep).await?;
     let body: ReplayBody = optional_json(&body)?;

@@ -2,14 +2,16 @@
 //! window, the dead-letter count, and the history of its state changes.
 
 use axum::{
-    extract::{Path, Query, State},
+    extract::{Path, State},
     routing::get,
     Json, Router,
 };
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::{api::SharedState, endpoints, error::ApiError, settings::parse_duration, time};
+use crate::{
+    api::{ApiQuery, SharedState},
+    endpoints, error::ApiError, settings::parse_duration, time};
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -38,7 +40,7 @@ pub fn router() -> Router<SharedState> {
 async fn stats(
     State(s): State<SharedState>,
     Path((app, ep)): Path<(String, String)>,
-    Query(q): Query<StatsQuery>,
+    ApiQuery(q): ApiQuery<StatsQuery>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let endpoint = endpoints::find(&s, &app, &ep).await?;
     let window = parse_duration(q.window.as_deref().unwrap_or("24h"))
