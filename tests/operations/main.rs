@@ -1,4 +1,16 @@
-//! operations end-to-end suite.
+//! Operations end-to-end suite: what operators do during an incident (pause,
+//! resume, replay), failure handling beyond the schedule (410, Retry-After,
+//! automatic disabling, operational events), payload privacy and retention,
+//! stats, metrics and per-endpoint pacing — the real binary, both backends.
 
 #[path = "../support/mod.rs"]
 mod support;
+
+mod common;
+mod failures;
+mod observability;
+mod pacing;
+mod pause;
+mod privacy;
+mod replay;
+mod retention;

@@ -11,7 +11,11 @@ use serde_json::json;
 
 use crate::{
     api::{ApiQuery, SharedState},
-    endpoints, error::ApiError, settings::parse_duration, time};
+    endpoints,
+    error::ApiError,
+    settings::parse_duration,
+    time,
+};
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -36,10 +36,12 @@ impl Store {
         .map(|r| r.rows_affected()))
     }
 
-    /// Deletes up to `batch` attempts started before `cutoff`.
+    /// Deletes up to `batch` attempts started before `cutoff` of deliveries in a terminal state
+    /// (a delivery still being retried keeps its history).
     pub async fn purge_attempts(&self, cutoff: Millis, batch: i64) -> sqlx::Result<u64> {
         on_write!(self, |pool| sqlx::query(
-            "DELETE FROM attempts WHERE id IN (SELECT id FROM attempts WHERE started_at < $1 LIMIT $2)"
+            "DELETE FROM attempts WHERE id IN (SELECT a.id FROM attempts a JOIN deliveries d ON d.id = a.delivery_id \
+             WHERE a.started_at < $1 AND d.status IN ('succeeded', 'failed', 'skipped') LIMIT $2)"
         )
         .bind(cutoff)
         .bind(batch)

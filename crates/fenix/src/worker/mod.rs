@@ -541,6 +541,10 @@ async fn record_loop(worker: Arc<Worker>, mut rx: mpsc::UnboundedReceiver<Outcom
             }
         };
         let now = time::now_ms();
+        // A retry just scheduled may come due before the worker's next look at the queue.
+        if buf.iter().any(|o| o.status == "pending" && applied.contains(&o.delivery_id)) {
+            state.wake.notify_one();
+        }
         for o in buf.iter().filter(|o| applied.contains(&o.delivery_id)) {
             state.metrics.finished(&o.app_id, o.status);
             if o.status == "failed"

@@ -1,0 +1,157 @@
+//! Replay of dead-lettered deliveries: original event id and envelope bytes, a
+//! fresh attempt budget, the earlier attempts kept, never twice queued, never a
+//! succeeded or pending delivery, and the time window honoured.
+
+use serde_json::json;
+
+use crate::common::{
+    attempts, delivery, ep_path, id_of, requests_for, send_events, wait_for_count, wait_for_delivery, wait_for_requests,
+};
+use crate::support::{Backend, Fenix, Plan, Receiver, TestDb};
+
+async fn failed_deliveries_replayed_after_the_receiver_is_fixed_arrive_with_the_same_bytes_and_a_longer_history(
+    backend: Backend,
+) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[("FENIX_RETRY_SCHEDULE", "100ms")]).await;
+    let receiver = Receiver::http(|_| Plan::status(500).with_body("down")).await;
+    let app = fenix.create_app("acme").await;
+    let ep = id_of(&fenix.create_endpoint(&app, json!({"url": receiver.url})).await);
+    let events = send_events(&fenix, &app, "booking.confirmed", 3).await;
+    wait_for_count(&fenix, &app, &ep, "failed", 3).await;
+    assert_eq!(receiver.count(), 6, "two attempts each before the dead letter");
+
+    receiver.set_behaviour(|_| Plan::ok());
+    let (status, out) = fenix.call("POST", &ep_path(&app, &ep, "/replay"), Some(json!({"statuses": ["failed"]}))).await;
+    assert_eq!(status, 200, "{out}");
+    assert_eq!(out["replayed"], 3);
+    let (status, again) =
+        fenix.call("POST", &ep_path(&app, &ep, "/replay"), Some(json!({"statuses": ["failed"]}))).await;
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["replayed"], 0, "a second replay must not queue the same deliveries again");
+    wait_for_count(&fenix, &app, &ep, "succeeded", 3).await;
+
+    let received = receiver.received();
+    assert_eq!(received.len(), 9, "each event exactly once more");
+    for event in &events {
+        let d = delivery(&fenix, &app, event, &ep).await;
+        assert_eq!(d["attempt_count"], 3);
+        let logged = attempts(&fenix, &app, &id_of(&d)).await;
+        let numbers: Vec<_> = logged.iter().map(|a| a["attempt_number"].as_i64().unwrap()).collect();
+        assert_eq!(numbers, [1, 2, 3], "earlier attempts first, the replayed one after: {logged:?}");
+        assert!(logged[..2].iter().all(|a| a["response_status"] == 500 && a["error"] == "http_status"));
+        assert_eq!(logged[2]["response_status"], 200);
+        assert_eq!(logged[2]["error"], serde_json::Value::Null);
+
+        let requests = requests_for(&received, event);
+        assert_eq!(requests.len(), 3);
+        for r in &requests {
+            assert_eq!(r.body, requests[0].body, "every attempt of {event} carries the first attempt's bytes");
+            assert_eq!(r.json()["id"], event.as_str());
+        }
+        let sent_ids: Vec<_> = requests.iter().map(|r| r.header("x-fenix-delivery-id").to_string()).collect();
+        let logged_ids: Vec<_> = logged.iter().map(|a| a["id"].as_str().unwrap().to_string()).collect();
+        assert_eq!(sent_ids, logged_ids, "each logged attempt is the request that was sent");
+    }
+
+    let (_, after) = fenix.call("POST", &ep_path(&app, &ep, "/replay"), None).await;
+    assert_eq!(after["replayed"], 0, "succeeded deliveries are never replayed: {after}");
+    let dlv = id_of(&delivery(&fenix, &app, &events[0], &ep).await);
+    let (status, refused) = fenix.call("POST", &format!("/v1/apps/{app}/deliveries/{dlv}/replay"), None).await;
+    assert_eq!(status, 409, "{refused}");
+    assert_eq!(refused["error"]["code"], "not_replayable");
+    assert_eq!(receiver.count(), 9);
+}
+
+async fn one_failed_delivery_can_be_replayed_on_its_own(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[("FENIX_RETRY_SCHEDULE", "100ms")]).await;
+    let receiver = Receiver::http(|_| Plan::status(500)).await;
+    let app = fenix.create_app("acme").await;
+    let ep = id_of(&fenix.create_endpoint(&app, json!({"url": receiver.url})).await);
+    let events = send_events(&fenix, &app, "booking.confirmed", 2).await;
+    wait_for_count(&fenix, &app, &ep, "failed", 2).await;
+    receiver.set_behaviour(|_| Plan::ok());
+
+    let chosen = id_of(&delivery(&fenix, &app, &events[0], &ep).await);
+    let (status, out) = fenix.call("POST", &format!("/v1/apps/{app}/deliveries/{chosen}/replay"), None).await;
+    assert_eq!(status, 202, "{out}");
+    assert_eq!(out["id"], chosen.as_str());
+    assert_ne!(out["status"], "failed", "the answer shows the delivery re-queued: {out}");
+    let done = wait_for_delivery(&fenix, &app, &events[0], &ep, "succeeded").await;
+    assert_eq!(done["attempt_count"], 3);
+
+    let received = receiver.received();
+    assert_eq!(requests_for(&received, &events[0]).len(), 3);
+    assert_eq!(requests_for(&received, &events[1]).len(), 2, "the other failed delivery was left alone");
+    assert_eq!(delivery(&fenix, &app, &events[1], &ep).await["status"], "failed");
+}
+
+async fn a_delivery_still_waiting_for_its_retry_is_not_replayable(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[("FENIX_RETRY_SCHEDULE", "1h")]).await;
+    let receiver = Receiver::http(|_| Plan::status(500)).await;
+    let app = fenix.create_app("acme").await;
+    let ep = id_of(&fenix.create_endpoint(&app, json!({"url": receiver.url})).await);
+    let event = send_events(&fenix, &app, "booking.confirmed", 1).await.remove(0);
+    wait_for_requests(&receiver, 1).await;
+    let waiting = wait_for_delivery(&fenix, &app, &event, &ep, "pending").await;
+
+    let (status, refused) =
+        fenix.call("POST", &format!("/v1/apps/{app}/deliveries/{}/replay", id_of(&waiting)), None).await;
+    assert_eq!(status, 409, "{refused}");
+    assert_eq!(refused["error"]["code"], "not_replayable");
+    let (status, out) = fenix.call("POST", &ep_path(&app, &ep, "/replay"), None).await;
+    assert_eq!(status, 200, "{out}");
+    assert_eq!(out["replayed"], 0);
+    assert_eq!(receiver.count(), 1);
+}
+
+async fn an_endpoint_replay_honours_its_time_window(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[("FENIX_RETRY_SCHEDULE", "50ms")]).await;
+    let receiver = Receiver::http(|_| Plan::status(500)).await;
+    let app = fenix.create_app("acme").await;
+    let ep = id_of(&fenix.create_endpoint(&app, json!({"url": receiver.url})).await);
+    // One after the other, each dead-lettered before the next is sent, so their creation times differ.
+    let mut failed = Vec::new();
+    for _ in 0..3 {
+        let event = send_events(&fenix, &app, "booking.confirmed", 1).await.remove(0);
+        failed.push(wait_for_delivery(&fenix, &app, &event, &ep, "failed").await);
+    }
+    let (a, b, c) = (&failed[0], &failed[1], &failed[2]);
+    receiver.set_behaviour(|_| Plan::ok());
+    let replay = |body: serde_json::Value| {
+        let (fenix, path) = (&fenix, ep_path(&app, &ep, "/replay"));
+        async move {
+            let (status, out) = fenix.call("POST", &path, Some(body)).await;
+            assert_eq!(status, 200, "{out}");
+            out["replayed"].as_i64().expect("replayed count")
+        }
+    };
+
+    assert_eq!(replay(json!({"statuses": ["failed"], "until": b["created_at"]})).await, 1, "until is exclusive");
+    assert_eq!(replay(json!({"since": c["created_at"]})).await, 1, "since is inclusive");
+    for d in [a, c] {
+        wait_for_delivery(&fenix, &app, d["event_id"].as_str().unwrap(), &ep, "succeeded").await;
+    }
+    assert_eq!(delivery(&fenix, &app, b["event_id"].as_str().unwrap(), &ep).await["status"], "failed");
+    assert_eq!(replay(json!({"since": b["created_at"], "until": c["created_at"]})).await, 1);
+    wait_for_delivery(&fenix, &app, b["event_id"].as_str().unwrap(), &ep, "succeeded").await;
+    assert_eq!(receiver.count(), 9);
+
+    let (status, bad) =
+        fenix.call("POST", &ep_path(&app, &ep, "/replay"), Some(json!({"statuses": ["succeeded"]}))).await;
+    assert_eq!(status, 422, "{bad}");
+    assert_eq!(bad["error"]["code"], "invalid_statuses");
+    let (status, bad) = fenix.call("POST", &ep_path(&app, &ep, "/replay"), Some(json!({"since": "yesterday"}))).await;
+    assert_eq!(status, 400, "{bad}");
+    assert_eq!(bad["error"]["code"], "invalid_time");
+}
+
+crate::on_both_backends!(
+    failed_deliveries_replayed_after_the_receiver_is_fixed_arrive_with_the_same_bytes_and_a_longer_history,
+    one_failed_delivery_can_be_replayed_on_its_own,
+    a_delivery_still_waiting_for_its_retry_is_not_replayable,
+    an_endpoint_replay_honours_its_time_window,
+);
