@@ -1,4 +1,16 @@
-//! scaleout end-to-end suite.
+//! scaleout end-to-end suite: several `fenix` processes on one PostgreSQL
+//! (a private server per test, so stopping it disturbs no other test), real
+//! faults (SIGKILL, SIGTERM, PostgreSQL stopped and started, a locked or full
+//! SQLite file), loopback receivers, and counts of accepted, delivered and
+//! duplicated events printed by every scenario.
 
 #[path = "../support/mod.rs"]
 mod support;
+
+mod burst;
+mod common;
+mod crash;
+mod drain;
+mod outage;
+mod roles;
+mod sqlite_faults;

@@ -7,6 +7,7 @@
 pub mod db;
 pub mod dns;
 pub mod fenix;
+pub mod postgres;
 pub mod receiver;
 
 pub use db::{Backend, TestDb};

@@ -62,6 +62,12 @@ async fn run(store: Store, mut rx: mpsc::Receiver<Job>) {
                     let _ = job.reply.send(Ok(result));
                 }
             }
+            Err(e) if jobs.len() == 1 && crate::store::is_unavailable(&e) => {
+                // The database is away: answer now (503) rather than wait again.
+                if let Some(job) = jobs.pop() {
+                    let _ = job.reply.send(Err(e));
+                }
+            }
             Err(e) if jobs.len() == 1 => {
                 if let Some(job) = jobs.pop() {
                     // One event alone: the single-event path handles key races with other instances.

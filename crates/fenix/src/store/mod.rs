@@ -104,6 +104,10 @@ impl Store {
                 .pragma("temp_store", "memory");
             let write = SqlitePoolOptions::new()
                 .max_connections(1)
+                // SQLite rolls a transaction back by itself on some errors (a full
+                // disk); a connection left "in a transaction" in sqlx's view is
+                // replaced rather than reused, so the writer recovers.
+                .before_acquire(|conn, _| Box::pin(async move { Ok(!sqlx::Connection::is_in_transaction(conn)) }))
                 .acquire_timeout(Duration::from_secs(30))
                 .connect_with(opts.clone())
                 .await

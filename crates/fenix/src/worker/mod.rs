@@ -65,6 +65,10 @@ pub struct Worker {
     /// Deliveries this process holds a lease on: id → lease token.
     leases: Mutex<HashMap<String, i64>>,
     results: mpsc::UnboundedSender<Outcome>,
+    /// Set while the recorder cannot write: claiming waits, so outcomes held in
+    /// memory are written (under their still-valid lease tokens) before this
+    /// instance re-claims expired work and sends it twice.
+    recorder_blocked: std::sync::atomic::AtomicBool,
 }
 
 /// A claimed delivery with everything needed to send it.
@@ -92,6 +96,7 @@ impl Worker {
             pacing: Mutex::new(HashMap::new()),
             leases: Mutex::new(HashMap::new()),
             results: tx,
+            recorder_blocked: std::sync::atomic::AtomicBool::new(false),
         };
         (Arc::new(worker), rx)
     }
@@ -112,6 +117,13 @@ impl Worker {
             if free == 0 {
                 tokio::select! {
                     p = self.global.clone().acquire_owned() => drop(p),
+                    _ = shutdown.cancelled() => break,
+                }
+                continue;
+            }
+            if self.recorder_blocked.load(std::sync::atomic::Ordering::Relaxed) {
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_millis(100)) => {}
                     _ = shutdown.cancelled() => break,
                 }
                 continue;
@@ -527,6 +539,9 @@ async fn record_loop(worker: Arc<Worker>, mut rx: mpsc::UnboundedReceiver<Outcom
         let applied = loop {
             match store.record_outcomes_applied(&buf, time::now_ms()).await {
                 Ok(applied) => {
+                    if let Some(w) = weak.upgrade() {
+                        w.recorder_blocked.store(false, std::sync::atomic::Ordering::Relaxed);
+                    }
                     let lost = buf.len() - applied.len();
                     if lost > 0 {
                         tracing::warn!(lost, "outcomes discarded: another worker took over these deliveries");
@@ -535,6 +550,9 @@ async fn record_loop(worker: Arc<Worker>, mut rx: mpsc::UnboundedReceiver<Outcom
                 }
                 Err(e) => {
                     failures += 1;
+                    if let Some(w) = weak.upgrade() {
+                        w.recorder_blocked.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
                     tracing::warn!(error = %e, pending = buf.len(), "recording outcomes failed; retrying");
                     tokio::time::sleep(Duration::from_millis(200 * u64::from(failures.min(25)))).await;
                 }
