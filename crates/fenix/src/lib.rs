@@ -105,7 +105,7 @@ async fn healthz(axum::extract::State(s): axum::extract::State<SharedState>) -> 
     }
 }
 
-/// Prometheus text exposition (behind the admin token: it names endpoints).
+/// Prometheus text exposition (behind the admin token: it names apps).
 async fn metrics(axum::extract::State(s): axum::extract::State<SharedState>) -> Result<impl IntoResponse, ApiError> {
     let queue = s.store.queue_figures(time::now_ms()).await?;
     Ok(([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4")], s.metrics.render(&queue)))

@@ -113,7 +113,7 @@ fn healthz() {}
 #[utoipa::path(
     get, path = "/metrics", tag = "service", operation_id = "metrics",
     summary = "Prometheus metrics",
-    description = "Prometheus text exposition. Behind the admin token because it names endpoints.",
+    description = "Prometheus text exposition. Behind the admin token because it names apps.",
     responses((status = 200, description = "Metrics in Prometheus text format", body = String,
         content_type = "text/plain; version=0.0.4"))
 )]

@@ -102,7 +102,7 @@ impl Store {
         on_read!(self, |pool| {
             let due: i64 = sqlx::query_scalar(
                 "SELECT COUNT(*) FROM deliveries WHERE status IN ('pending', 'in_flight') AND next_attempt_at <= $1 \
-                 AND status = 'pending'",
+                 AND status <> 'in_flight'",
             )
             .bind(now)
             .fetch_one(pool)
