@@ -134,8 +134,10 @@ async fn an_endpoint_below_99_percent_success_over_the_hour_raises_one_success_r
     let note = operator_event(&operator, "endpoint.success_rate_low", |d| d["endpoint_id"] == ep.as_str()).await;
     assert_operator_event(&note, "endpoint.success_rate_low");
     let data = &note.json()["data"];
-    assert_eq!(data["attempts"], 21, "{data}");
-    assert_eq!(data["successes"], 20, "{data}");
+    // The alert may fire as soon as 20 attempts are counted (19 successes), or after the 21st.
+    let attempts = data["attempts"].as_i64().unwrap();
+    assert!((20..=21).contains(&attempts), "{data}");
+    assert_eq!(data["successes"].as_i64().unwrap(), attempts - 1, "{data}");
     assert!(data["success_rate"].as_f64().unwrap() < 0.99, "{data}");
     // A later maintenance pass (seen through the dead letter it reports) does not repeat the alert.
     let down = Receiver::http(|_| Plan::status(500)).await;

@@ -9,7 +9,7 @@ use std::{
 
 use super::common::{
     attempts_made, bases_of, endpoints_on, private_db, spawn_burst, tally, wait_all_delivered, wait_all_succeeded,
-    FAST_LEASES,
+    NORMAL_LEASES,
 };
 use crate::support::{Fenix, Plan, Receiver};
 
@@ -21,7 +21,7 @@ async fn instances_deliver_a_burst_once_each(instances: usize, endpoints: usize)
     let receiver = Receiver::http(|_| Plan::ok().after(Duration::from_millis(3))).await;
     let mut fenixes = Vec::new();
     for _ in 0..instances {
-        fenixes.push(Fenix::start(&db, &FAST_LEASES).await);
+        fenixes.push(Fenix::start(&db, &NORMAL_LEASES).await);
     }
     let app = fenixes[0].create_app("acme").await;
     let paths = endpoints_on(&fenixes[0], &app, &receiver, endpoints).await;

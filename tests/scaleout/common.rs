@@ -18,6 +18,11 @@ use crate::support::{eventually, postgres::PrivatePostgres, Fenix, Receiver, Tes
 /// Short leases so a dead instance's work comes back within the test.
 pub const FAST_LEASES: [(&str, &str); 2] = [("FENIX_LEASE_DURATION", "2s"), ("FENIX_ATTEMPT_TIMEOUT", "1s")];
 
+/// Leases as in normal operation (no crash expected): long enough that a test
+/// machine starved of CPU by parallel tests never lets one expire under a
+/// running instance, which is what "no double sends without a crash" means.
+pub const NORMAL_LEASES: [(&str, &str); 2] = [("FENIX_LEASE_DURATION", "15s"), ("FENIX_ATTEMPT_TIMEOUT", "5s")];
+
 /// A private PostgreSQL server and a fresh database on it; `None` (after a
 /// printed note) where PostgreSQL binaries are missing outside CI.
 pub async fn private_db() -> Option<(PrivatePostgres, TestDb)> {
