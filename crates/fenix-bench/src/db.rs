@@ -1,0 +1,251 @@
+//! Fresh databases, one per phase: a SQLite file in the run's temporary
+//! directory, or a new database on a PostgreSQL server (the one given, or a
+//! throwaway one started here as in `scripts/test.sh`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::str::FromStr as _;
+
+use anyhow::{bail, Context};
+use sqlx::Connection as _;
+
+use crate::progress;
+
+pub enum Databases {
+    Sqlite {
+        dir: PathBuf,
+    },
+    Postgres {
+        /// URL of the maintenance database (`…/postgres`) on the server.
+        admin_url: String,
+        prefix: String,
+        created: Vec<String>,
+        /// Set when the bench started the server itself.
+        throwaway: Option<Throwaway>,
+    },
+}
+
+impl Databases {
+    pub fn sqlite(dir: &Path) -> Databases {
+        Databases::Sqlite { dir: dir.to_path_buf() }
+    }
+
+    pub async fn postgres(url: Option<String>) -> anyhow::Result<Databases> {
+        let (admin_url, throwaway) = match url {
+            Some(u) => (u, None),
+            None => {
+                let t = Throwaway::start()?;
+                (t.url.clone(), Some(t))
+            }
+        };
+        let conn = sqlx::PgConnection::connect(&admin_url)
+            .await
+            .with_context(|| format!("connecting to PostgreSQL at {}", redact(&admin_url)))?;
+        conn.close().await?;
+        Ok(Databases::Postgres {
+            admin_url,
+            prefix: format!("fenix_bench_{}_{}", std::process::id(), rand::random::<u16>()),
+            created: Vec::new(),
+            throwaway,
+        })
+    }
+
+    pub fn backend(&self) -> &'static str {
+        match self {
+            Databases::Sqlite { .. } => "sqlite",
+            Databases::Postgres { .. } => "postgres",
+        }
+    }
+
+    /// A new, empty database for a phase; returns its `DATABASE_URL`.
+    pub async fn fresh(&mut self, phase: &str) -> anyhow::Result<String> {
+        match self {
+            Databases::Sqlite { dir } => {
+                let path = dir.join(format!("{phase}.db"));
+                Ok(format!("sqlite://{}", path.display()))
+            }
+            Databases::Postgres { admin_url, prefix, created, .. } => {
+                let name = format!("{prefix}_{}", phase.replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+                let mut conn = sqlx::PgConnection::connect(admin_url).await?;
+                sqlx::query(&format!("DROP DATABASE IF EXISTS \"{name}\"")).execute(&mut conn).await?;
+                sqlx::query(&format!("CREATE DATABASE \"{name}\"")).execute(&mut conn).await?;
+                conn.close().await?;
+                created.push(name.clone());
+                let mut url = url::Url::parse(admin_url).context("the PostgreSQL URL")?;
+                url.set_path(&format!("/{name}"));
+                Ok(url.to_string())
+            }
+        }
+    }
+
+    /// Drops the databases this run created on a server it did not start.
+    pub async fn cleanup(&mut self) {
+        if let Databases::Postgres { admin_url, created, throwaway: None, .. } = self {
+            if let Ok(mut conn) = sqlx::PgConnection::connect(admin_url).await {
+                for name in created.drain(..) {
+                    let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+                        .execute(&mut conn)
+                        .await;
+                }
+                let _ = conn.close().await;
+            }
+        }
+    }
+}
+
+/// Hides a password in a URL for messages.
+pub fn redact(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// A PostgreSQL server started for this run (as `nobody` when we are root),
+/// stopped and deleted when dropped.
+pub struct Throwaway {
+    dir: PathBuf,
+    data: PathBuf,
+    bin: PathBuf,
+    as_nobody: bool,
+    pub url: String,
+}
+
+fn running_as_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(2) == Some("0")))
+        .unwrap_or(false)
+}
+
+impl Throwaway {
+    fn start() -> anyhow::Result<Throwaway> {
+        let bin =
+            PathBuf::from(std::env::var("FENIX_BENCH_PG_BIN").unwrap_or_else(|_| "/usr/lib/postgresql/15/bin".into()));
+        if !bin.join("initdb").exists() {
+            bail!(
+                "no PostgreSQL server given (--postgres-url or FENIX_BENCH_POSTGRES_URL) and no {}/initdb to start one",
+                bin.display()
+            );
+        }
+        let dir = tempfile::Builder::new().prefix("fenix-bench-pg-").tempdir()?.keep();
+        let data = dir.join("data");
+        std::fs::create_dir(&data)?;
+        let as_nobody = running_as_root();
+        let mut t = Throwaway { dir: dir.clone(), data: data.clone(), bin, as_nobody, url: String::new() };
+        if as_nobody {
+            run(Command::new("chmod").arg("755").arg(&dir))?;
+            run(Command::new("chown").arg("nobody").arg(&data))?;
+        }
+        let port = free_port()?;
+        progress(&format!("starting a throwaway PostgreSQL on 127.0.0.1:{port} ({})", data.display()));
+        run(t
+            .pg("initdb")
+            .arg("-D")
+            .arg(&data)
+            .args(["-U", "fenix", "--auth=trust", "-E", "UTF8"])
+            .stdout(std::process::Stdio::null()))?;
+        let opts = format!(
+            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB \
+             -c synchronous_commit=off",
+            data.display()
+        );
+        // From here on, dropping `t` stops the server.
+        t.url = format!("postgres://fenix@127.0.0.1:{port}/postgres");
+        run(t
+            .pg("pg_ctl")
+            .arg("-D")
+            .arg(&data)
+            .arg("-l")
+            .arg(data.join("server.log"))
+            .args(["-w", "-o", &opts, "start"])
+            .stdout(std::process::Stdio::null()))?;
+        Ok(t)
+    }
+
+    fn pg(&self, tool: &str) -> Command {
+        let path = self.bin.join(tool);
+        if self.as_nobody {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "nobody", "--"]).arg(path);
+            c
+        } else {
+            Command::new(path)
+        }
+    }
+}
+
+impl Drop for Throwaway {
+    fn drop(&mut self) {
+        if !self.url.is_empty() {
+            let _ = self
+                .pg("pg_ctl")
+                .arg("-D")
+                .arg(&self.data)
+                .args(["-m", "immediate", "stop"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn run(cmd: &mut Command) -> anyhow::Result<()> {
+    let status = cmd.status().with_context(|| format!("running {cmd:?}"))?;
+    if !status.success() {
+        bail!("{cmd:?} failed: {status}");
+    }
+    Ok(())
+}
+
+fn free_port() -> anyhow::Result<u16> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(l.local_addr()?.port())
+}
+
+/// A read connection to a phase's database, to see what the delivery log says.
+pub enum Log {
+    Sqlite(sqlx::SqliteConnection),
+    Postgres(sqlx::PgConnection),
+}
+
+impl Log {
+    pub async fn open(database_url: &str) -> anyhow::Result<Log> {
+        if database_url.starts_with("sqlite:") {
+            let opts = sqlx::sqlite::SqliteConnectOptions::from_str(database_url)?.read_only(true);
+            Ok(Log::Sqlite(sqlx::SqliteConnection::connect_with(&opts).await.context("opening the SQLite database")?))
+        } else {
+            Ok(Log::Postgres(sqlx::PgConnection::connect(database_url).await.context("connecting to the database")?))
+        }
+    }
+
+    async fn count(&mut self, sql: &str) -> anyhow::Result<i64> {
+        Ok(match self {
+            Log::Sqlite(c) => sqlx::query_scalar::<_, i64>(sql).fetch_one(c).await?,
+            Log::Postgres(c) => sqlx::query_scalar::<_, i64>(sql).fetch_one(c).await?,
+        })
+    }
+
+    /// Deliveries still to do (`pending` or `in_flight`).
+    pub async fn unfinished(&mut self) -> anyhow::Result<i64> {
+        self.count("SELECT COUNT(*) FROM deliveries WHERE status IN ('pending', 'in_flight')").await
+    }
+
+    /// `(succeeded, all)` deliveries.
+    pub async fn succeeded_of_all(&mut self) -> anyhow::Result<(i64, i64)> {
+        let ok = self.count("SELECT COUNT(*) FROM deliveries WHERE status = 'succeeded'").await?;
+        let all = self.count("SELECT COUNT(*) FROM deliveries").await?;
+        Ok((ok, all))
+    }
+
+    pub async fn close(self) {
+        let _ = match self {
+            Log::Sqlite(c) => c.close().await,
+            Log::Postgres(c) => c.close().await,
+        };
+    }
+}

@@ -1,0 +1,321 @@
+//! `fenix-bench`: runs the real `fenix` binary against a verifying receiver on
+//! loopback and measures, in one run, the figures of issue 7 — the HTTP
+//! ceiling of the machine, delivery throughput and its ratio to the ceiling,
+//! ingestion, latency at a fixed offered load, backlog scaling and peak RSS.
+//! See `docs/benchmarks.md`.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+mod db;
+mod fenix;
+mod phases;
+mod receiver;
+mod report;
+
+#[derive(Parser)]
+#[command(
+    name = "fenix-bench",
+    about = "Benchmark the fenix binary against the machine's own HTTP ceiling (see docs/benchmarks.md).",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    opts: Opts,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The verifying receiver (started by the bench itself).
+    #[command(hide = true)]
+    Receiver,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Phase {
+    Ceiling,
+    Delivery,
+    Ingestion,
+    Latency,
+    Drain,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct Opts {
+    /// Database backend of the fenix processes.
+    #[arg(long, value_enum, default_value = "sqlite")]
+    backend: Backend,
+    /// Every phase at small sizes (under a minute; for CI smoke runs).
+    #[arg(long)]
+    quick: bool,
+    /// Delivery phase: events in the backlog [default: 10000; quick: 1000].
+    #[arg(long)]
+    events: Option<u64>,
+    /// Delivery phase: endpoints each event fans out to [default: 10; quick: 5].
+    #[arg(long)]
+    endpoints: Option<u64>,
+    /// PostgreSQL server to create fresh databases on (a user allowed to CREATE DATABASE);
+    /// without it a throwaway server is started from /usr/lib/postgresql/15/bin.
+    #[arg(long, env = "FENIX_BENCH_POSTGRES_URL")]
+    postgres_url: Option<String>,
+    /// The fenix binary [default: `fenix` beside this executable, built with cargo first].
+    #[arg(long, env = "FENIX_BENCH_FENIX")]
+    fenix: Option<PathBuf>,
+    /// Do not run `cargo build -p fenix` before starting (use the binary as it is).
+    #[arg(long)]
+    no_build: bool,
+    /// Ceiling: requests to send [default: 100000; quick: 10000].
+    #[arg(long)]
+    ceiling_requests: Option<u64>,
+    /// Ceiling: requests in flight [default: FENIX_WORKER_CONCURRENCY, else 256 like Fenix's worker].
+    #[arg(long)]
+    concurrency: Option<usize>,
+    /// Ingestion: events to send [default: 20000; quick: 2000].
+    #[arg(long)]
+    ingest_events: Option<u64>,
+    /// Concurrent ingestion clients (each keeps one connection alive), in every phase.
+    #[arg(long, default_value_t = 8)]
+    clients: usize,
+    /// Latency: offered load in events/s.
+    #[arg(long, default_value_t = 500)]
+    rate: u64,
+    /// Latency: seconds of offered load [default: 20; quick: 3].
+    #[arg(long)]
+    latency_secs: Option<u64>,
+    /// Backlog scaling: the small backlog, in deliveries [default: 10000; quick: 2000].
+    #[arg(long)]
+    drain_small: Option<u64>,
+    /// Backlog scaling: the large backlog, in deliveries [default: 1000000; quick: 20000].
+    #[arg(long)]
+    drain_large: Option<u64>,
+    /// Backlog scaling: endpoints per event (deliveries / endpoints events are ingested).
+    #[arg(long, default_value_t = 10)]
+    drain_endpoints: u64,
+    /// Approximate size of each event's `data` object, in bytes.
+    #[arg(long, default_value_t = 512)]
+    payload_bytes: usize,
+    /// Run only these phases (comma-separated) [default: all].
+    #[arg(long, value_enum, value_delimiter = ',')]
+    phases: Vec<Phase>,
+    /// Keep the temporary directory (databases and fenix logs) and print its path.
+    #[arg(long)]
+    keep: bool,
+}
+
+/// The sizes in force, after `--quick` and the explicit flags.
+#[derive(Debug, Clone)]
+pub struct Sizes {
+    pub quick: bool,
+    pub ceiling_requests: u64,
+    pub concurrency: usize,
+    pub events: u64,
+    pub endpoints: u64,
+    pub ingest_events: u64,
+    pub clients: usize,
+    pub rate: u64,
+    pub latency_secs: u64,
+    pub drain_small: u64,
+    pub drain_large: u64,
+    pub drain_endpoints: u64,
+    pub payload_bytes: usize,
+}
+
+impl Sizes {
+    fn from(o: &Opts) -> anyhow::Result<Sizes> {
+        let q = o.quick;
+        let pick = |v: Option<u64>, full: u64, quick: u64| v.unwrap_or(if q { quick } else { full });
+        let worker_concurrency =
+            std::env::var("FENIX_WORKER_CONCURRENCY").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(256);
+        let s = Sizes {
+            quick: q,
+            ceiling_requests: pick(o.ceiling_requests, 100_000, 10_000),
+            concurrency: o.concurrency.unwrap_or(worker_concurrency),
+            events: pick(o.events, 10_000, 1_000),
+            endpoints: pick(o.endpoints, 10, 5),
+            ingest_events: pick(o.ingest_events, 20_000, 2_000),
+            clients: o.clients,
+            rate: o.rate,
+            latency_secs: pick(o.latency_secs, 20, 3),
+            drain_small: pick(o.drain_small, 10_000, 2_000),
+            drain_large: pick(o.drain_large, 1_000_000, 20_000),
+            drain_endpoints: o.drain_endpoints,
+            payload_bytes: o.payload_bytes,
+        };
+        if s.ceiling_requests == 0
+            || s.concurrency == 0
+            || s.events == 0
+            || s.endpoints == 0
+            || s.ingest_events == 0
+            || s.clients == 0
+            || s.rate == 0
+            || s.latency_secs == 0
+            || s.drain_endpoints == 0
+            || s.drain_small < s.drain_endpoints
+            || s.drain_large < s.drain_endpoints
+        {
+            bail!("every size must be at least 1 (and each drain at least --drain-endpoints deliveries)");
+        }
+        Ok(s)
+    }
+}
+
+fn started() -> Instant {
+    static START: OnceLock<Instant> = OnceLock::new();
+    *START.get_or_init(Instant::now)
+}
+
+/// A progress line on stderr (the table and JSON go to stdout).
+pub fn progress(msg: &str) {
+    eprintln!("[fenix-bench {:>6.1}s] {msg}", started().elapsed().as_secs_f64());
+}
+
+/// Wall-clock time in unix microseconds (receiver and bench share the machine clock).
+pub fn now_us() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    if let Some(Command::Receiver) = cli.command {
+        let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
+        return match rt.block_on(receiver::serve()) {
+            Ok(()) => std::process::ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("fenix-bench receiver: {e:#}");
+                std::process::ExitCode::FAILURE
+            }
+        };
+    }
+    started();
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
+    match rt.block_on(run(cli.opts)) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("fenix-bench: error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(opts: Opts) -> anyhow::Result<()> {
+    let sizes = Sizes::from(&opts)?;
+    let bin = locate_fenix(&opts)?;
+    let tmp = tempfile::Builder::new().prefix("fenix-bench-").tempdir().context("creating a temporary directory")?;
+    let mut dbs = match opts.backend {
+        Backend::Sqlite => db::Databases::sqlite(tmp.path()),
+        Backend::Postgres => db::Databases::postgres(opts.postgres_url.clone()).await?,
+    };
+    let phases: Vec<Phase> = if opts.phases.is_empty() {
+        vec![Phase::Ceiling, Phase::Delivery, Phase::Ingestion, Phase::Latency, Phase::Drain]
+    } else {
+        opts.phases.clone()
+    };
+    progress(&format!(
+        "backend {}, fenix {}, {}; temporary files in {}",
+        dbs.backend(),
+        bin.display(),
+        if sizes.quick { "quick sizes" } else { "full sizes" },
+        tmp.path().display()
+    ));
+    let receiver = receiver::Receiver::spawn().await?;
+    progress(&format!("receiver listening on {}", receiver.base));
+    let launch = fenix::Launch::new(bin.clone(), tmp.path().to_path_buf());
+    let mut ctx = phases::Ctx::new(sizes.clone(), launch, receiver);
+    // On Ctrl-C, stop cleanly: the fenix children and the receiver are killed
+    // when dropped, a throwaway PostgreSQL is stopped and deleted.
+    let outcome = tokio::select! {
+        r = phases::run_all(&mut ctx, &mut dbs, &phases) => r,
+        _ = tokio::signal::ctrl_c() => Err(anyhow::anyhow!("interrupted")),
+    };
+    dbs.cleanup().await;
+    if opts.keep {
+        let kept = tmp.keep();
+        progress(&format!("kept {}", kept.display()));
+    }
+    let results = outcome?;
+    report::print(&results, &ctx, dbs.backend(), &bin);
+    Ok(())
+}
+
+/// The fenix binary to run: `--fenix`, else `fenix` beside this executable,
+/// first (re)built with cargo so that it matches the sources.
+fn locate_fenix(opts: &Opts) -> anyhow::Result<PathBuf> {
+    if let Some(p) = &opts.fenix {
+        if !p.exists() {
+            bail!("--fenix {} does not exist", p.display());
+        }
+        return Ok(p.clone());
+    }
+    let exe = std::env::current_exe().context("locating the bench executable")?;
+    let dir = exe.parent().context("the bench executable has no directory")?;
+    let bin = dir.join("fenix");
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let can_build = workspace.join("Cargo.toml").exists();
+    let missing = !bin.exists();
+    if can_build && (missing || !opts.no_build) {
+        let release = dir.file_name().is_some_and(|n| n == "release");
+        let mut args = vec!["build", "-p", "fenix", "--bin", "fenix"];
+        if release {
+            args.insert(1, "--release");
+        } else {
+            progress("warning: this is not a release build; the figures mean little");
+        }
+        progress(&format!(
+            "{} cargo {}",
+            if missing {
+                "fenix binary not found beside the bench; building it:"
+            } else {
+                "making sure fenix is up to date:"
+            },
+            args.join(" ")
+        ));
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = std::process::Command::new(cargo);
+        // `cargo run` gave this process the bench package's CARGO_PKG_* and
+        // CARGO_MANIFEST_* variables. Some build scripts (ring's) re-run when
+        // those change, so passing them on would rebuild ring, rustls and
+        // reqwest here and again in the next plain `cargo build`.
+        for (key, _) in std::env::vars_os() {
+            let key = key.to_string_lossy().into_owned();
+            if ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_CRATE_", "CARGO_BIN_", "CARGO_PRIMARY_PACKAGE"]
+                .iter()
+                .any(|p| key.starts_with(p))
+                || key == "OUT_DIR"
+            {
+                cmd.env_remove(key);
+            }
+        }
+        let status = cmd
+            .args(&args)
+            .current_dir(&workspace)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .context("running cargo build")?;
+        if !status.success() {
+            if bin.exists() {
+                progress("warning: cargo build failed; using the existing fenix binary");
+            } else {
+                bail!("cargo build -p fenix failed ({status})");
+            }
+        }
+    }
+    if !bin.exists() {
+        bail!("no fenix binary at {} (build it with `cargo build --release -p fenix`, or pass --fenix)", bin.display());
+    }
+    Ok(bin)
+}

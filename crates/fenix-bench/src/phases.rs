@@ -1,0 +1,524 @@
+//! The phases: ceiling, delivery, ingestion, latency, backlog scaling. Each
+//! phase starts its own fenix process(es) on a fresh database, so peak RSS is
+//! per phase.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use base64::Engine as _;
+use bytes::Bytes;
+use rand::RngCore as _;
+
+use crate::db::{Databases, Log};
+use crate::fenix::{self, Api, Fenix, Launch, Role, Usage};
+use crate::receiver::Receiver;
+use crate::{now_us, progress, Phase, Sizes};
+
+pub struct Ctx {
+    pub sizes: Sizes,
+    pub launch: Launch,
+    pub receiver: Receiver,
+    /// The `pad` string that brings each event's `data` to about `payload_bytes`.
+    pad: String,
+}
+
+impl Ctx {
+    pub fn new(sizes: Sizes, launch: Launch, receiver: Receiver) -> Ctx {
+        let pad = "x".repeat(sizes.payload_bytes.saturating_sub(r#"{"seq":0000000,"pad":""}"#.len()));
+        Ctx { sizes, launch, receiver, pad }
+    }
+
+    /// The `data` object of event number `seq`.
+    fn data(&self, seq: u64) -> String {
+        data(&self.pad, seq)
+    }
+
+    fn receiver_cpu(&self) -> f64 {
+        self.receiver.pid().and_then(fenix::cpu_seconds).unwrap_or(0.0)
+    }
+}
+
+/// One fenix process's usage in a phase.
+#[derive(Debug, Clone)]
+pub struct ProcUsage {
+    pub role: &'static str,
+    pub usage: Usage,
+}
+
+#[derive(Debug, Clone)]
+pub struct Ceiling {
+    pub rps: f64,
+    pub requests: u64,
+    pub concurrency: usize,
+    pub body_bytes: usize,
+    pub failures: u64,
+    pub connections: u64,
+    pub receiver_cpu_s: f64,
+    /// CPU time of the bench process (the client) during the phase.
+    pub client_cpu_s: f64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Drain {
+    pub events: u64,
+    pub endpoints: u64,
+    pub deliveries: u64,
+    /// From the worker's start until every delivery is `succeeded` in the database.
+    pub secs: f64,
+    pub per_s: f64,
+    /// From the first request the receiver saw until all succeeded.
+    pub per_s_after_first: f64,
+    /// Worker start → first request at the receiver.
+    pub first_request_ms: f64,
+    pub setup_ingest_per_s: f64,
+    pub received: u64,
+    pub failures: u64,
+    /// Connections the receiver accepted from the worker.
+    pub connections: u64,
+    pub receiver_cpu_s: f64,
+    pub procs: Vec<ProcUsage>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Ingestion {
+    pub per_s: f64,
+    pub events: u64,
+    pub clients: usize,
+    pub procs: Vec<ProcUsage>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Latency {
+    pub rate: u64,
+    pub secs: u64,
+    pub sent: u64,
+    pub achieved_rate: f64,
+    pub received: u64,
+    pub p50_ms: f64,
+    pub p90_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    /// Requests that reached the receiver before the client had the `202` (counted as 0 ms).
+    pub before_ack: u64,
+    /// Events slower than 100 ms, and the span of phase time (s) in which they were acknowledged.
+    pub slow: u64,
+    pub slow_span: Option<(f64, f64)>,
+    pub failures: u64,
+    pub procs: Vec<ProcUsage>,
+}
+
+#[derive(Debug, Default)]
+pub struct Results {
+    pub ceiling: Option<Ceiling>,
+    pub delivery: Option<Drain>,
+    pub ingestion: Option<Ingestion>,
+    pub latency: Option<Latency>,
+    pub drain_small: Option<Drain>,
+    pub drain_large: Option<Drain>,
+}
+
+pub async fn run_all(ctx: &mut Ctx, dbs: &mut Databases, phases: &[Phase]) -> anyhow::Result<Results> {
+    let mut r = Results::default();
+    let s = ctx.sizes.clone();
+    if phases.contains(&Phase::Ceiling) {
+        r.ceiling = Some(ceiling(ctx).await.context("ceiling phase")?);
+    }
+    if phases.contains(&Phase::Delivery) {
+        r.delivery = Some(backlog(ctx, dbs, "delivery", s.events, s.endpoints).await.context("delivery phase")?);
+    }
+    if phases.contains(&Phase::Ingestion) {
+        r.ingestion = Some(ingestion(ctx, dbs).await.context("ingestion phase")?);
+    }
+    if phases.contains(&Phase::Latency) {
+        r.latency = Some(latency(ctx, dbs).await.context("latency phase")?);
+    }
+    if phases.contains(&Phase::Drain) {
+        let e = s.drain_endpoints;
+        r.drain_small = Some(backlog(ctx, dbs, "drain-small", s.drain_small / e, e).await.context("small drain")?);
+        r.drain_large = Some(backlog(ctx, dbs, "drain-large", s.drain_large / e, e).await.context("large drain")?);
+    }
+    Ok(r)
+}
+
+/// The `data` object of event number `seq`: about `--payload-bytes` long.
+fn data(pad: &str, seq: u64) -> String {
+    format!(r#"{{"seq":{},"pad":"{pad}"}}"#, 1_000_000 + seq)
+}
+
+/// The ingestion request body of event number `seq`.
+fn event_body(pad: &str, seq: u64) -> String {
+    format!(r#"{{"type":"bench.event","data":{}}}"#, data(pad, seq))
+}
+
+fn new_secret() -> String {
+    let mut b = [0u8; 32];
+    rand::thread_rng().fill_bytes(&mut b);
+    format!("whsec_{}", base64::engine::general_purpose::STANDARD.encode(b))
+}
+
+/// The same HTTP stack as Fenix's worker (reqwest + rustls, keep-alive pool,
+/// HTTP/1.1, no redirects, no proxy, nodelay), signing every request, to the
+/// same receiver, with the same concurrency and body size.
+async fn ceiling(ctx: &mut Ctx) -> anyhow::Result<Ceiling> {
+    let s = &ctx.sizes;
+    let secret = new_secret();
+    let path = "/ceiling";
+    ctx.receiver.register(path, std::slice::from_ref(&secret)).await?;
+    ctx.receiver.reset(false).await?;
+    // An envelope exactly as Fenix builds it (same id length, same fields).
+    let body = Bytes::from(format!(
+        r#"{{"id":"evt_01KBENCH000000000000000000","type":"bench.event","created_at":"2026-01-01T00:00:00Z","data":{}}}"#,
+        ctx.data(0)
+    ));
+    let client = reqwest::Client::builder()
+        .user_agent("Fenix-Webhooks/bench")
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .timeout(Duration::from_secs(10))
+        .connect_timeout(Duration::from_secs(10))
+        .tcp_nodelay(true)
+        .build()?;
+    let url = format!("{}{path}", ctx.receiver.base);
+    let total = s.ceiling_requests;
+    progress(&format!("ceiling: {total} signed requests, {} in flight, {} B bodies", s.concurrency, body.len()));
+    let cpu0 = ctx.receiver_cpu();
+    let own0 = fenix::cpu_seconds(std::process::id()).unwrap_or(0.0);
+    let next = Arc::new(AtomicU64::new(0));
+    let start = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..s.concurrency {
+        let (client, url, body, secret, next) =
+            (client.clone(), url.clone(), body.clone(), secret.clone(), next.clone());
+        tasks.spawn(async move {
+            loop {
+                let n = next.fetch_add(1, Ordering::Relaxed);
+                if n >= total {
+                    return anyhow::Ok(());
+                }
+                let ts = i64::try_from(now_us() / 1_000_000).unwrap_or(0);
+                let signature = fenix_signing::fenix_v1_header(&[secret.as_str()], ts, &body);
+                let event_id = format!("evt_01KBENCH{n:018}");
+                let r = client
+                    .post(&url)
+                    .header("content-type", "application/json")
+                    .header("x-fenix-event-id", &event_id)
+                    .header("x-fenix-event-type", "bench.event")
+                    .header("x-fenix-delivery-id", format!("att_01KBENCH{n:018}"))
+                    .header("idempotency-key", &event_id)
+                    .header("x-fenix-timestamp", ts.to_string())
+                    .header("x-fenix-signature", signature)
+                    .body(body.clone())
+                    .send()
+                    .await?;
+                let status = r.status();
+                let _ = r.bytes().await?;
+                if !status.is_success() {
+                    bail!("the receiver answered {status}");
+                }
+            }
+        });
+    }
+    while let Some(done) = tasks.join_next().await {
+        done??;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let client_cpu_s = fenix::cpu_seconds(std::process::id()).unwrap_or(0.0) - own0;
+    let stats = ctx.receiver.stats().await?;
+    if stats.received != total {
+        bail!("the receiver counted {} requests, {total} were sent", stats.received);
+    }
+    let rps = total as f64 / secs;
+    progress(&format!("ceiling: {rps:.0} requests/s"));
+    Ok(Ceiling {
+        rps,
+        requests: total,
+        concurrency: s.concurrency,
+        body_bytes: body.len(),
+        failures: stats.verified_failures,
+        connections: stats.connections,
+        receiver_cpu_s: ctx.receiver_cpu() - cpu0,
+        client_cpu_s,
+    })
+}
+
+/// Sends `count` events to `app` from `clients` concurrent clients (each with
+/// its own keep-alive connection); returns events/s.
+async fn ingest(ctx: &Ctx, api: &Api, app: &str, count: u64, label: &str) -> anyhow::Result<f64> {
+    let url = Arc::new(format!("{}/v1/apps/{app}/events", api.base));
+    let token = Arc::new(ctx.launch.admin_token.clone());
+    let next = Arc::new(AtomicU64::new(0));
+    let done = Arc::new(AtomicU64::new(0));
+    let pad = Arc::new(ctx.pad.clone());
+    let start = Instant::now();
+    let reporter = {
+        let (done, label) = (done.clone(), label.to_string());
+        tokio::spawn(async move {
+            let mut last = 0;
+            loop {
+                tokio::time::sleep(Duration::from_secs(5)).await;
+                let d = done.load(Ordering::Relaxed);
+                progress(&format!("{label}: ingested {d}/{count} ({:.0}/s lately)", (d - last) as f64 / 5.0));
+                last = d;
+            }
+        })
+    };
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..ctx.sizes.clients {
+        let (url, token, next, done, pad) = (url.clone(), token.clone(), next.clone(), done.clone(), pad.clone());
+        let client = fenix::event_client()?;
+        tasks.spawn(async move {
+            loop {
+                let n = next.fetch_add(1, Ordering::Relaxed);
+                if n >= count {
+                    return anyhow::Ok(());
+                }
+                fenix::send_event(&client, &url, &token, event_body(&pad, n)).await?;
+                done.fetch_add(1, Ordering::Relaxed);
+            }
+        });
+    }
+    let mut result = Ok(());
+    while let Some(r) = tasks.join_next().await {
+        match r {
+            Ok(Ok(())) => {}
+            Err(e) if e.is_cancelled() => {}
+            Ok(Err(e)) if result.is_ok() => {
+                result = Err(e);
+                tasks.abort_all();
+            }
+            Err(e) if result.is_ok() => {
+                result = Err(e.into());
+                tasks.abort_all();
+            }
+            _ => {}
+        }
+    }
+    reporter.abort();
+    result?;
+    Ok(count as f64 / start.elapsed().as_secs_f64())
+}
+
+/// Creates an app and `endpoints` endpoints pointing at the receiver under
+/// `/<label>/<i>`, registering each secret with the receiver.
+async fn app_with_endpoints(ctx: &Ctx, api: &Api, label: &str, endpoints: u64) -> anyhow::Result<String> {
+    let app = api.create_app(&format!("bench {label}")).await?;
+    for i in 0..endpoints {
+        let path = format!("/{label}/{i}");
+        let secret = api.create_endpoint(&app, &format!("{}{path}", ctx.receiver.base)).await?;
+        ctx.receiver.register(&path, &[secret]).await?;
+    }
+    Ok(app)
+}
+
+/// A backlog of `events × endpoints` deliveries, ingested by `fenix --api-only`,
+/// then drained by `fenix --worker-only`, timed until all are `succeeded`.
+async fn backlog(
+    ctx: &mut Ctx,
+    dbs: &mut Databases,
+    label: &str,
+    events: u64,
+    endpoints: u64,
+) -> anyhow::Result<Drain> {
+    let expected = events * endpoints;
+    let url = dbs.fresh(label).await?;
+    progress(&format!("{label}: ingesting {events} events × {endpoints} endpoints with fenix --api-only"));
+    let api_proc = Fenix::start(&ctx.launch, Role::ApiOnly, &url, label).await?;
+    let api = Api::new(&api_proc, &ctx.launch)?;
+    let app = app_with_endpoints(ctx, &api, label, endpoints).await?;
+    let setup_ingest_per_s = ingest(ctx, &api, &app, events, label).await?;
+    let api_usage = api_proc.stop().await?;
+    progress(&format!("{label}: ingested at {setup_ingest_per_s:.0} events/s; draining {expected} deliveries with fenix --worker-only"));
+
+    let mut log = Log::open(&url).await?;
+    let unfinished = log.unfinished().await?;
+    if u64::try_from(unfinished).unwrap_or(0) != expected {
+        bail!("{unfinished} deliveries are due after ingestion, {expected} expected");
+    }
+    ctx.receiver.reset(false).await?;
+    let cpu0 = ctx.receiver_cpu();
+    let start_us = now_us();
+    let start = Instant::now();
+    let mut worker = Fenix::start(&ctx.launch, Role::WorkerOnly, &url, label).await?;
+    let mut last_count = 0;
+    let mut last_change = Instant::now();
+    let mut last_report = Instant::now();
+    let (secs, done_us) = loop {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        worker.check_alive()?;
+        let stats = ctx.receiver.stats().await?;
+        if stats.received != last_count {
+            last_count = stats.received;
+            last_change = Instant::now();
+        } else if last_change.elapsed() > Duration::from_secs(60) {
+            bail!(
+                "{label}: no progress for 60 s ({}/{expected} received); fenix log:\n{}",
+                stats.received,
+                fenix::tail(&worker.log_path)
+            );
+        }
+        if last_report.elapsed() > Duration::from_secs(5) {
+            last_report = Instant::now();
+            let t = start.elapsed().as_secs_f64();
+            progress(&format!("{label}: {}/{expected} received after {t:.1} s", stats.received));
+        }
+        if stats.received >= expected && log.unfinished().await? == 0 {
+            break (start.elapsed().as_secs_f64(), now_us());
+        }
+    };
+    let (succeeded, all) = log.succeeded_of_all().await?;
+    log.close().await;
+    let worker_usage = worker.stop().await?;
+    let stats = ctx.receiver.stats().await?;
+    if u64::try_from(succeeded).unwrap_or(0) != expected || u64::try_from(all).unwrap_or(0) != expected {
+        bail!("{label}: {succeeded} of {all} deliveries succeeded, {expected} expected");
+    }
+    let first_request_ms = stats.first_at_us.saturating_sub(start_us) as f64 / 1000.0;
+    let after_first = done_us.saturating_sub(stats.first_at_us) as f64 / 1e6;
+    let per_s = expected as f64 / secs;
+    progress(&format!(
+        "{label}: {expected} deliveries in {secs:.2} s = {per_s:.0}/s (peak RSS {:.0} MB)",
+        worker_usage.peak_rss_mb
+    ));
+    Ok(Drain {
+        events,
+        endpoints,
+        deliveries: expected,
+        secs,
+        per_s,
+        per_s_after_first: if after_first > 0.0 { expected as f64 / after_first } else { per_s },
+        first_request_ms,
+        setup_ingest_per_s,
+        received: stats.received,
+        failures: stats.verified_failures,
+        connections: stats.connections,
+        receiver_cpu_s: ctx.receiver_cpu() - cpu0,
+        procs: vec![
+            ProcUsage { role: "api (ingest)", usage: api_usage },
+            ProcUsage { role: "worker", usage: worker_usage },
+        ],
+    })
+}
+
+/// Single events with keep-alive from a few concurrent clients, to
+/// `fenix --api-only` with one endpoint.
+async fn ingestion(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Ingestion> {
+    let label = "ingestion";
+    let url = dbs.fresh(label).await?;
+    let proc = Fenix::start(&ctx.launch, Role::ApiOnly, &url, label).await?;
+    let api = Api::new(&proc, &ctx.launch)?;
+    let app = app_with_endpoints(ctx, &api, label, 1).await?;
+    let n = ctx.sizes.ingest_events;
+    progress(&format!("{label}: {n} single events from {} clients (keep-alive)", ctx.sizes.clients));
+    let per_s = ingest(ctx, &api, &app, n, label).await?;
+    let usage = proc.stop().await?;
+    progress(&format!("{label}: {per_s:.0} events/s"));
+    Ok(Ingestion { per_s, events: n, clients: ctx.sizes.clients, procs: vec![ProcUsage { role: "api", usage }] })
+}
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// `fenix serve` (both roles), one endpoint, events at a fixed rate; latency
+/// = receipt at the receiver − the moment the client had the `202`.
+async fn latency(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Latency> {
+    let label = "latency";
+    let url = dbs.fresh(label).await?;
+    let proc = Fenix::start(&ctx.launch, Role::Both, &url, label).await?;
+    let api = Api::new(&proc, &ctx.launch)?;
+    let app = app_with_endpoints(ctx, &api, label, 1).await?;
+    ctx.receiver.reset(true).await?;
+    let (rate, secs) = (ctx.sizes.rate, ctx.sizes.latency_secs);
+    let total = rate * secs;
+    progress(&format!("{label}: {rate} events/s for {secs} s to fenix serve (api + worker)"));
+    let client = fenix::event_client()?;
+    let events_url = Arc::new(format!("{}/v1/apps/{app}/events", api.base));
+    let token = Arc::new(ctx.launch.admin_token.clone());
+    let acks: Arc<Mutex<Vec<(String, u64)>>> = Arc::new(Mutex::new(Vec::with_capacity(total as usize)));
+    let mut ticker = tokio::time::interval(Duration::from_secs_f64(1.0 / rate as f64));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
+    let mut tasks = tokio::task::JoinSet::new();
+    let start = Instant::now();
+    let start_us = now_us();
+    for n in 0..total {
+        ticker.tick().await;
+        let (client, url, token, acks) = (client.clone(), events_url.clone(), token.clone(), acks.clone());
+        let body = event_body(&ctx.pad, n);
+        tasks.spawn(async move {
+            let (id, at) = fenix::send_event(&client, &url, &token, body).await?;
+            acks.lock().unwrap_or_else(|e| e.into_inner()).push((id, at));
+            anyhow::Ok(())
+        });
+    }
+    let offered_secs = start.elapsed().as_secs_f64();
+    while let Some(r) = tasks.join_next().await {
+        r??;
+    }
+    let achieved_rate = total as f64 / offered_secs;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut proc = proc;
+    loop {
+        proc.check_alive()?;
+        let stats = ctx.receiver.stats().await?;
+        if stats.received >= total {
+            break;
+        }
+        if Instant::now() > deadline {
+            bail!("{label}: only {}/{total} events reached the receiver within 120 s", stats.received);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let stats = ctx.receiver.stats().await?;
+    let records = ctx.receiver.latencies().await?;
+    let usage = proc.stop().await?;
+    let acks = std::mem::take(&mut *acks.lock().unwrap_or_else(|e| e.into_inner()));
+    let acked: std::collections::HashMap<String, u64> = acks.into_iter().collect();
+    let mut seen = std::collections::HashSet::new();
+    let mut lat = Vec::with_capacity(records.len());
+    let mut before_ack = 0;
+    let mut slow = 0;
+    let mut slow_span: Option<(f64, f64)> = None;
+    for (id, at) in records {
+        if !seen.insert(id.clone()) {
+            continue;
+        }
+        let Some(&t0) = acked.get(&id) else { continue };
+        if at < t0 {
+            before_ack += 1;
+        }
+        if at.saturating_sub(t0) > 100_000 {
+            slow += 1;
+            let when = t0.saturating_sub(start_us) as f64 / 1e6;
+            slow_span = Some(slow_span.map_or((when, when), |(a, b)| (a.min(when), b.max(when))));
+        }
+        lat.push(at.saturating_sub(t0) as f64 / 1000.0);
+    }
+    if (lat.len() as u64) < total {
+        bail!("{label}: {} of {total} events were matched at the receiver", lat.len());
+    }
+    lat.sort_by(f64::total_cmp);
+    let l = Latency {
+        rate,
+        secs,
+        sent: total,
+        achieved_rate,
+        received: stats.received,
+        p50_ms: percentile(&lat, 0.50),
+        p90_ms: percentile(&lat, 0.90),
+        p99_ms: percentile(&lat, 0.99),
+        max_ms: lat.last().copied().unwrap_or(0.0),
+        before_ack,
+        slow,
+        slow_span,
+        failures: stats.verified_failures,
+        procs: vec![ProcUsage { role: "api+worker", usage }],
+    };
+    progress(&format!("{label}: p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms", l.p50_ms, l.p90_ms, l.p99_ms));
+    Ok(l)
+}
