@@ -149,7 +149,7 @@ pub fn http_client(
         .dns_resolver(Arc::new(resolver))
         .timeout(settings.attempt_timeout)
         .connect_timeout(settings.attempt_timeout)
-        .pool_max_idle_per_host(settings.endpoint_concurrency)
+        .pool_max_idle_per_host(settings.worker_concurrency)
         .tcp_nodelay(true)
         .https_only(!settings.unsafe_allow_http);
     if let Some(path) = &settings.extra_ca_cert {

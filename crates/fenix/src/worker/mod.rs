@@ -50,6 +50,8 @@ pub enum Tick {
     Claimed(usize),
     /// Nothing was due.
     EmptyQueue,
+    /// Work was claimed but its endpoints were all at their limits (some was put back).
+    Saturated,
 }
 
 /// One worker per process; cheap to share.
@@ -60,6 +62,15 @@ pub struct Worker {
     owner: String,
     global: Arc<Semaphore>,
     per_endpoint: Mutex<HashMap<String, Arc<Semaphore>>>,
+    /// Claimed jobs waiting for their endpoint's concurrency slot, per endpoint.
+    /// They hold no global slot; the claim size shrinks by their number.
+    waiting: Mutex<HashMap<String, std::collections::VecDeque<Job>>>,
+    /// Set when the worker stops claiming: running tasks finish, queued jobs are not started.
+    stopping: std::sync::atomic::AtomicBool,
+    /// Total of `waiting`.
+    queued: std::sync::atomic::AtomicUsize,
+    /// Signalled whenever a job finishes, so a claimer held back by full queues resumes.
+    progress: tokio::sync::Notify,
     /// Per-endpoint pacing for `rate_limit_per_sec`: the next free send slot.
     pacing: Mutex<HashMap<String, tokio::time::Instant>>,
     /// Deliveries this process holds a lease on: id → lease token.
@@ -94,6 +105,10 @@ impl Worker {
             owner: format!("{}:{}", hostname(), std::process::id()),
             per_endpoint: Mutex::new(HashMap::new()),
             pacing: Mutex::new(HashMap::new()),
+            waiting: Mutex::new(HashMap::new()),
+            queued: std::sync::atomic::AtomicUsize::new(0),
+            stopping: std::sync::atomic::AtomicBool::new(false),
+            progress: tokio::sync::Notify::new(),
             leases: Mutex::new(HashMap::new()),
             results: tx,
             recorder_blocked: std::sync::atomic::AtomicBool::new(false),
@@ -113,8 +128,16 @@ impl Worker {
         let extender = tokio::spawn(self.clone().extend_loop(shutdown.clone()));
         let mut failures = 0u32;
         while !shutdown.is_cancelled() {
-            let free = self.global.available_permits();
+            let free = self.global.available_permits().saturating_sub(self.queued.load(std::sync::atomic::Ordering::Relaxed));
             if free == 0 {
+                tokio::select! {
+                    _ = self.progress.notified() => {}
+                    _ = tokio::time::sleep(Duration::from_millis(50)) => {}
+                    _ = shutdown.cancelled() => break,
+                }
+                continue;
+            }
+            if self.global.available_permits() == 0 {
                 tokio::select! {
                     p = self.global.clone().acquire_owned() => drop(p),
                     _ = shutdown.cancelled() => break,
@@ -131,6 +154,15 @@ impl Worker {
             let now = time::now_ms();
             match self.claim_batch(now, free.min(self.state.settings.claim_batch)).await {
                 Ok(Tick::Claimed(_)) => failures = 0,
+                Ok(Tick::Saturated) => {
+                    // Every claimed delivery's endpoint is busy: wait for one to free up.
+                    failures = 0;
+                    tokio::select! {
+                        _ = self.progress.notified() => {}
+                        _ = tokio::time::sleep(Duration::from_millis(BUSY_ENDPOINT_RETRY_MS as u64)) => {}
+                        _ = shutdown.cancelled() => break,
+                    }
+                }
                 Ok(Tick::EmptyQueue) => {
                     failures = 0;
                     let wait = self.idle_wait(now).await;
@@ -151,6 +183,7 @@ impl Worker {
                 }
             }
         }
+        self.stopping.store(true, std::sync::atomic::Ordering::Relaxed);
         // Drain: wait for running attempts, bounded.
         let limit = self.state.settings.attempt_timeout + Duration::from_secs(2);
         let all = u32::try_from(self.state.settings.worker_concurrency).unwrap_or(u32::MAX);
@@ -207,34 +240,47 @@ impl Worker {
                 return Err(e.into());
             }
         };
-        // Deliveries this instance cannot start now (endpoint at its concurrency
-        // limit, or paced by its rate limit) go back to the queue for a moment
-        // instead of holding a global slot: one slow customer cannot starve the others.
+        // A delivery whose endpoint is at its concurrency limit waits in a local
+        // queue (holding no global slot) and starts when a slot of that endpoint
+        // frees; beyond a short queue it goes back to the database for a moment.
+        // Rate-limited deliveries far in the future go back too. One slow customer
+        // cannot take every slot.
         let mut deferred: Vec<(String, i64, Millis)> = Vec::new();
+        let mut started = 0usize;
         for job in self.prepare(claimed, ctx) {
             match job {
                 Ok(job) => {
-                    let Ok(endpoint_permit) = self.endpoint_semaphore(&job.claimed.endpoint_id).try_acquire_owned()
-                    else {
-                        deferred.push((job.claimed.id.clone(), job.claimed.lease_token, now + BUSY_ENDPOINT_RETRY_MS));
-                        continue;
-                    };
                     let wait = self.pace(&job);
                     if wait > MAX_PACING_SLEEP {
                         deferred.push((job.claimed.id.clone(), job.claimed.lease_token, now + wait.as_millis() as i64));
                         continue;
                     }
-                    let permit = self.global.clone().acquire_owned().await.expect("semaphore never closed");
-                    let me = self.clone();
-                    tokio::spawn(async move { me.execute(job, permit, endpoint_permit, wait).await });
+                    match self.endpoint_semaphore(&job.claimed.endpoint_id).try_acquire_owned() {
+                        Ok(endpoint_permit) => {
+                            let permit = self.global.clone().acquire_owned().await.expect("semaphore never closed");
+                            let me = self.clone();
+                            started += 1;
+                            tokio::spawn(async move { me.execute(job, permit, endpoint_permit, wait).await });
+                        }
+                        Err(_) => {
+                            if let Err(job) = self.enqueue(job) {
+                                deferred.push((job.claimed.id.clone(), job.claimed.lease_token, now + BUSY_ENDPOINT_RETRY_MS));
+                            }
+                        }
+                    }
                 }
                 Err(outcome) => {
+                    started += 1;
                     let _ = self.results.send(*outcome);
                 }
             }
         }
+        let saturated = started == 0 && !deferred.is_empty();
         if !deferred.is_empty() {
             self.defer(deferred).await;
+        }
+        if saturated {
+            return Ok(Tick::Saturated);
         }
         Ok(Tick::Claimed(n))
     }
@@ -352,6 +398,33 @@ impl Worker {
         wait
     }
 
+    /// Queues a job behind its endpoint's running attempts; gives it back when the queue is full.
+    fn enqueue(&self, job: Job) -> Result<(), Job> {
+        let cap = self.state.settings.endpoint_concurrency * 2;
+        let mut waiting = self.waiting.lock().expect("waiting lock");
+        let queue = waiting.entry(job.claimed.endpoint_id.clone()).or_default();
+        if queue.len() >= cap {
+            return Err(job);
+        }
+        queue.push_back(job);
+        self.queued.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The next queued job of an endpoint, if any.
+    fn dequeue(&self, endpoint_id: &str) -> Option<Job> {
+        let mut waiting = self.waiting.lock().expect("waiting lock");
+        let queue = waiting.get_mut(endpoint_id)?;
+        let job = queue.pop_front();
+        if queue.is_empty() {
+            waiting.remove(endpoint_id);
+        }
+        if job.is_some() {
+            self.queued.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        job
+    }
+
     /// Gives leases back, each due again at its own time.
     async fn defer(&self, deferred: Vec<(String, i64, Millis)>) {
         let mut by_time: HashMap<Millis, Vec<(String, i64)>> = HashMap::new();
@@ -374,11 +447,35 @@ impl Worker {
         endpoint_permit: OwnedSemaphorePermit,
         wait: Duration,
     ) {
+        let endpoint_id = job.claimed.endpoint_id.clone();
+        let mut next = Some((job, wait));
+        while let Some((job, wait)) = next.take() {
+            self.execute_one(job, wait).await;
+            // Keep both slots for the next job queued behind this endpoint, if any
+            // (none once the worker is stopping: queued leases are given back).
+            while !self.stopping.load(std::sync::atomic::Ordering::Relaxed) {
+                let Some(j) = self.dequeue(&endpoint_id) else { break };
+                let w = self.pace(&j);
+                if w > MAX_PACING_SLEEP {
+                    let at = time::now_ms() + w.as_millis() as i64;
+                    self.defer(vec![(j.claimed.id.clone(), j.claimed.lease_token, at)]).await;
+                    continue;
+                }
+                next = Some((j, w));
+                break;
+            }
+        }
+        drop(endpoint_permit);
+        drop(permit);
+        self.progress.notify_waiters();
+    }
+
+    /// Sends one job and reports its outcome.
+    async fn execute_one(&self, job: Job, wait: Duration) {
         if !wait.is_zero() {
             tokio::time::sleep(wait).await;
         }
         let outcome = self.attempt(&job).await;
-        drop(endpoint_permit);
         if outcome.1 == Next::Gone {
             let reason = "the receiver answered 410 Gone";
             match self
@@ -401,7 +498,6 @@ impl Worker {
             }
         }
         let _ = self.results.send(outcome.0);
-        drop(permit);
     }
 
     /// Builds, signs and sends one attempt; decides what comes next.
