@@ -42,6 +42,8 @@ pub struct AppState {
     /// Woken after an ingestion commits, so fresh events are sent at once.
     pub wake: Arc<Notify>,
     tokens: RwLock<HashMap<String, Instant>>,
+    /// Recently resolved apps (id or uid → app), for the ingestion hot path.
+    pub(crate) app_cache: RwLock<HashMap<String, (crate::store::apps::AppRow, Instant)>>,
 }
 
 /// The state as handlers receive it.
@@ -72,6 +74,7 @@ impl AppState {
             operator_app_id: None,
             wake,
             tokens: RwLock::new(HashMap::new()),
+            app_cache: RwLock::new(HashMap::new()),
         }
     }
 

@@ -88,6 +88,31 @@ pub async fn find(store: &Store, id_or_uid: &str) -> Result<AppRow, ApiError> {
     store.find_app(id_or_uid).await?.ok_or_else(|| ApiError::not_found("app"))
 }
 
+/// How long ingestion trusts a resolved app without asking the database again.
+const APP_CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// [`find`] with a short-lived cache, for ingestion. An app deleted meanwhile
+/// (by another instance) makes the insert fail on its foreign key, which the
+/// caller answers as 404 like an unknown app.
+pub async fn find_cached(s: &crate::api::AppState, id_or_uid: &str) -> Result<AppRow, ApiError> {
+    if let Some((app, at)) = s.app_cache.read().expect("app cache lock").get(id_or_uid) {
+        if at.elapsed() < APP_CACHE_TTL {
+            return Ok(app.clone());
+        }
+    }
+    let app = find(&s.store, id_or_uid).await?;
+    let mut cache = s.app_cache.write().expect("app cache lock");
+    if cache.len() > 10_000 {
+        cache.clear();
+    }
+    cache.insert(id_or_uid.to_string(), (app.clone(), std::time::Instant::now()));
+    Ok(app)
+}
+
+fn forget_cached(s: &crate::api::AppState) {
+    s.app_cache.write().expect("app cache lock").clear();
+}
+
 /// `/v1/apps…` routes.
 pub fn router() -> Router<SharedState> {
     Router::new()
@@ -184,6 +209,7 @@ async fn update(
     }
     row.updated_at = time::now_ms();
     s.store.update_app(&row).await.map_err(uid_conflict)?;
+    forget_cached(&s);
     Ok(Json(row.into()))
 }
 
@@ -199,6 +225,7 @@ async fn update(
 async fn remove(State(s): State<SharedState>, Path(app): Path<String>) -> Result<StatusCode, ApiError> {
     let row = find(&s.store, &app).await?;
     s.store.delete_app(&row.id).await?;
+    forget_cached(&s);
     Ok(StatusCode::NO_CONTENT)
 }
 

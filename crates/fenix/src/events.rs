@@ -145,7 +145,7 @@ async fn ingest(
     headers: HeaderMap,
     ApiJson(body): ApiJson<IngestBody>,
 ) -> Result<Response, ApiError> {
-    let app = apps::find(&s.store, &app).await?;
+    let app = apps::find_cached(&s, &app).await?;
     let event_type = EventType::parse(&body.event_type)?;
     if !body.data.get().trim_start().starts_with('{') {
         return Err(ApiError::invalid("invalid_data", "data must be a JSON object"));
@@ -163,7 +163,10 @@ async fn ingest(
         envelope,
         created_at,
     };
-    let ingested = s.ingestor.ingest(new).await?;
+    let ingested = s.ingestor.ingest(new).await.map_err(|e| match &e {
+        sqlx::Error::Database(d) if d.is_foreign_key_violation() => ApiError::not_found("app"),
+        _ => ApiError::from(e),
+    })?;
     if ingested.created {
         s.metrics.ingested(ingested.event.delivery_count);
         if ingested.event.delivery_count > 0 {

@@ -56,6 +56,7 @@ impl Store {
             let mut out = Vec::with_capacity(events.len());
             let mut rows: Vec<(String, &str, &str, String, i64)> = Vec::new();
             let mut any = false;
+            let mut new_events: Vec<(&NewEvent, i64)> = Vec::with_capacity(events.len());
             for ev in events {
                 if let Some(key) = ev.idempotency_key.as_deref() {
                     if let Some(original) = seen.get(&(ev.app_id.as_str(), key)) {
@@ -84,20 +85,7 @@ impl Store {
                     .map(|t| t.id.clone())
                     .collect();
                 let count = chosen.len() as i64;
-                sqlx::query(
-                    "INSERT INTO events (id, app_id, event_type, idempotency_key, payload, payload_sha256, delivery_count, created_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-                )
-                .bind(&ev.id)
-                .bind(&ev.app_id)
-                .bind(&ev.event_type)
-                .bind(&ev.idempotency_key)
-                .bind(&ev.envelope)
-                .bind(&ev.payload_sha256)
-                .bind(count)
-                .bind(ev.created_at)
-                .execute(&mut *tx)
-                .await?;
+                new_events.push((ev, count));
                 for ep in chosen {
                     rows.push((new_delivery_id(), ev.app_id.as_str(), ev.id.as_str(), ep, ev.created_at));
                 }
@@ -107,6 +95,23 @@ impl Store {
                     seen.insert((ev.app_id.as_str(), key), row.clone());
                 }
                 out.push(Ingested { event: row, created: true });
+            }
+            // All new events in multi-row statements (8 parameters a row).
+            for chunk in new_events.chunks(500) {
+                let mut qb = QueryBuilder::new(
+                    "INSERT INTO events (id, app_id, event_type, idempotency_key, payload, payload_sha256, delivery_count, created_at) ",
+                );
+                qb.push_values(chunk, |mut b, (ev, count)| {
+                    b.push_bind(ev.id.as_str())
+                        .push_bind(ev.app_id.as_str())
+                        .push_bind(ev.event_type.as_str())
+                        .push_bind(ev.idempotency_key.as_deref())
+                        .push_bind(ev.envelope.as_slice())
+                        .push_bind(ev.payload_sha256.as_str())
+                        .push_bind(*count)
+                        .push_bind(ev.created_at);
+                });
+                qb.build().execute(&mut *tx).await?;
             }
             // 9 values a row (7 parameters); well under SQLite's parameter limit.
             for chunk in rows.chunks(1000) {
