@@ -230,21 +230,27 @@ impl Store {
             super::Backend::Sqlite { write, .. } => {
                 let mut tx = write.begin_write().await?;
                 insert_attempts!(tx, attempts);
-                for o in outcomes {
-                    let n = sqlx::query(UPDATE_ONE)
-                        .bind(&o.delivery_id)
-                        .bind(o.lease_token)
-                        .bind(o.status)
-                        .bind(o.attempt_count)
-                        .bind(o.next_attempt_at)
-                        .bind(o.last_attempt_at)
-                        .bind(now)
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected();
-                    if n > 0 {
-                        applied.insert(o.delivery_id.clone());
-                    }
+                // One statement for the whole batch (UPDATE … FROM VALUES, SQLite ≥ 3.33).
+                for chunk in outcomes.chunks(500) {
+                    let mut qb = QueryBuilder::new(
+                        "UPDATE deliveries SET status = u.column3, attempt_count = u.column4, next_attempt_at = u.column5, \
+                         last_attempt_at = COALESCE(u.column6, deliveries.last_attempt_at), lease_owner = NULL, updated_at = ",
+                    );
+                    qb.push_bind(now).push(" FROM (");
+                    qb.push_values(chunk, |mut b, o| {
+                        b.push_bind(o.delivery_id.as_str())
+                            .push_bind(o.lease_token)
+                            .push_bind(o.status)
+                            .push_bind(o.attempt_count)
+                            .push_bind(o.next_attempt_at)
+                            .push_bind(o.last_attempt_at);
+                    });
+                    qb.push(
+                        ") AS u WHERE deliveries.id = u.column1 AND deliveries.lease_token = u.column2 \
+                         AND deliveries.status = 'in_flight' RETURNING deliveries.id",
+                    );
+                    let ids: Vec<String> = qb.build_query_scalar().fetch_all(&mut *tx).await?;
+                    applied.extend(ids);
                 }
                 update_health!(tx, health, now);
                 tx.commit().await?;
@@ -378,10 +384,6 @@ impl Store {
     }
 }
 
-/// Updates one delivery after an attempt, only while the lease token holds.
-const UPDATE_ONE: &str = "UPDATE deliveries SET status = $3, attempt_count = $4, next_attempt_at = $5, \
-     last_attempt_at = COALESCE($6, last_attempt_at), lease_owner = NULL, updated_at = $7 \
-     WHERE id = $1 AND lease_token = $2 AND status = 'in_flight'";
 
 /// Inserts attempts in multi-row statements, skipping any whose delivery was
 /// deleted meanwhile. A macro rather than a generic function: the same code for
