@@ -231,6 +231,9 @@ impl Store {
                 let mut tx = write.begin_write().await?;
                 insert_attempts!(tx, attempts);
                 // One statement for the whole batch (UPDATE … FROM VALUES, SQLite ≥ 3.33).
+                // Usually every row is updated; only when some lease was lost do we
+                // read back which rows carry this write (our token and timestamp:
+                // nobody else writes inside this transaction).
                 for chunk in outcomes.chunks(500) {
                     let mut qb = QueryBuilder::new(
                         "UPDATE deliveries SET status = u.column3, attempt_count = u.column4, next_attempt_at = u.column5, \
@@ -247,10 +250,23 @@ impl Store {
                     });
                     qb.push(
                         ") AS u WHERE deliveries.id = u.column1 AND deliveries.lease_token = u.column2 \
-                         AND deliveries.status = 'in_flight' RETURNING deliveries.id",
+                         AND deliveries.status = 'in_flight'",
                     );
-                    let ids: Vec<String> = qb.build_query_scalar().fetch_all(&mut *tx).await?;
-                    applied.extend(ids);
+                    let n = qb.build().execute(&mut *tx).await?.rows_affected() as usize;
+                    if n == chunk.len() {
+                        applied.extend(chunk.iter().map(|o| o.delivery_id.clone()));
+                        continue;
+                    }
+                    let mut qb = QueryBuilder::new("SELECT id, lease_token FROM deliveries WHERE lease_owner IS NULL AND updated_at = ");
+                    qb.push_bind(now).push(" AND id IN (");
+                    let mut sep = qb.separated(", ");
+                    for o in chunk {
+                        sep.push_bind(o.delivery_id.as_str());
+                    }
+                    qb.push(")");
+                    let rows: Vec<(String, i64)> = qb.build_query_as().fetch_all(&mut *tx).await?;
+                    let tokens: HashMap<&str, i64> = chunk.iter().map(|o| (o.delivery_id.as_str(), o.lease_token)).collect();
+                    applied.extend(rows.into_iter().filter(|(id, t)| tokens.get(id.as_str()) == Some(t)).map(|(id, _)| id));
                 }
                 update_health!(tx, health, now);
                 tx.commit().await?;

@@ -101,7 +101,10 @@ impl Store {
                 .busy_timeout(Duration::from_secs(10))
                 .foreign_keys(true)
                 .pragma("cache_size", "-16000")
-                .pragma("temp_store", "memory");
+                .pragma("temp_store", "memory")
+                // Rows travel from sqlx's SQLite thread one message each: a deep
+                // buffer lets a 256-row claim flow without a wake-up per row.
+                .row_buffer_size(1024);
             let write = SqlitePoolOptions::new()
                 .max_connections(1)
                 // SQLite rolls a transaction back by itself on some errors (a full
