@@ -257,7 +257,9 @@ impl Store {
                         applied.extend(chunk.iter().map(|o| o.delivery_id.clone()));
                         continue;
                     }
-                    let mut qb = QueryBuilder::new("SELECT id, lease_token FROM deliveries WHERE lease_owner IS NULL AND updated_at = ");
+                    let mut qb = QueryBuilder::new(
+                        "SELECT id, lease_token FROM deliveries WHERE lease_owner IS NULL AND updated_at = ",
+                    );
                     qb.push_bind(now).push(" AND id IN (");
                     let mut sep = qb.separated(", ");
                     for o in chunk {
@@ -265,8 +267,11 @@ impl Store {
                     }
                     qb.push(")");
                     let rows: Vec<(String, i64)> = qb.build_query_as().fetch_all(&mut *tx).await?;
-                    let tokens: HashMap<&str, i64> = chunk.iter().map(|o| (o.delivery_id.as_str(), o.lease_token)).collect();
-                    applied.extend(rows.into_iter().filter(|(id, t)| tokens.get(id.as_str()) == Some(t)).map(|(id, _)| id));
+                    let tokens: HashMap<&str, i64> =
+                        chunk.iter().map(|o| (o.delivery_id.as_str(), o.lease_token)).collect();
+                    applied.extend(
+                        rows.into_iter().filter(|(id, t)| tokens.get(id.as_str()) == Some(t)).map(|(id, _)| id),
+                    );
                 }
                 update_health!(tx, health, now);
                 tx.commit().await?;
@@ -399,7 +404,6 @@ impl Store {
         })
     }
 }
-
 
 /// Inserts attempts in multi-row statements, skipping any whose delivery was
 /// deleted meanwhile. A macro rather than a generic function: the same code for

@@ -128,7 +128,8 @@ impl Worker {
         let extender = tokio::spawn(self.clone().extend_loop(shutdown.clone()));
         let mut failures = 0u32;
         while !shutdown.is_cancelled() {
-            let free = self.global.available_permits().saturating_sub(self.queued.load(std::sync::atomic::Ordering::Relaxed));
+            let free =
+                self.global.available_permits().saturating_sub(self.queued.load(std::sync::atomic::Ordering::Relaxed));
             if free == 0 {
                 tokio::select! {
                     _ = self.progress.notified() => {}
@@ -264,7 +265,11 @@ impl Worker {
                         }
                         Err(_) => {
                             if let Err(job) = self.enqueue(job) {
-                                deferred.push((job.claimed.id.clone(), job.claimed.lease_token, now + BUSY_ENDPOINT_RETRY_MS));
+                                deferred.push((
+                                    job.claimed.id.clone(),
+                                    job.claimed.lease_token,
+                                    now + BUSY_ENDPOINT_RETRY_MS,
+                                ));
                             }
                         }
                     }
@@ -399,12 +404,12 @@ impl Worker {
     }
 
     /// Queues a job behind its endpoint's running attempts; gives it back when the queue is full.
-    fn enqueue(&self, job: Job) -> Result<(), Job> {
+    fn enqueue(&self, job: Job) -> Result<(), Box<Job>> {
         let cap = self.state.settings.endpoint_concurrency * 2;
         let mut waiting = self.waiting.lock().expect("waiting lock");
         let queue = waiting.entry(job.claimed.endpoint_id.clone()).or_default();
         if queue.len() >= cap {
-            return Err(job);
+            return Err(Box::new(job));
         }
         queue.push_back(job);
         self.queued.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
