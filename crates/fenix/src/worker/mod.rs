@@ -12,7 +12,10 @@
 //! outcome was never written comes due again when its lease expires.
 
 pub mod attempt;
+mod dispatch;
+mod record;
 pub mod schedule;
+mod send;
 
 use std::{
     collections::HashMap,
@@ -21,20 +24,18 @@ use std::{
 };
 
 use bytes::Bytes;
-use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
     api::SharedState,
-    ids,
     secrets::SigningSecret,
     store::{
-        deliveries::{AttemptRecord, BatchContext, ClaimedDelivery, Outcome},
+        deliveries::{BatchContext, ClaimedDelivery, Outcome},
         Store,
     },
     time::{self, Millis},
 };
-use schedule::Next;
 
 /// Longest idle wait between looks at the queue (the safety net behind wake-ups).
 const IDLE_POLL: Duration = Duration::from_millis(1000);
@@ -124,7 +125,7 @@ impl Worker {
     /// attempts finish (bounded by the attempt timeout), writes their outcomes,
     /// and gives back any lease still held.
     pub async fn run(self: Arc<Self>, rx: mpsc::UnboundedReceiver<Outcome>, shutdown: CancellationToken) {
-        let recorder = tokio::spawn(record_loop(self.clone(), rx));
+        let recorder = tokio::spawn(record::record_loop(self.clone(), rx));
         let extender = tokio::spawn(self.clone().extend_loop(shutdown.clone()));
         let mut failures = 0u32;
         while !shutdown.is_cancelled() {
@@ -376,312 +377,6 @@ impl Worker {
                 }
             })
             .collect()
-    }
-
-    fn endpoint_semaphore(&self, endpoint_id: &str) -> Arc<Semaphore> {
-        let mut map = self.per_endpoint.lock().expect("endpoint semaphores lock");
-        if let Some(sem) = map.get(endpoint_id) {
-            return sem.clone();
-        }
-        let sem = Arc::new(Semaphore::new(self.state.settings.endpoint_concurrency));
-        map.insert(endpoint_id.to_string(), sem.clone());
-        sem
-    }
-
-    /// How long the endpoint's rate limit makes this job wait; the slot is
-    /// taken only when the wait is short enough to sleep through.
-    fn pace(&self, job: &Job) -> Duration {
-        let Some(rate) = job.rate_limit_per_sec.filter(|r| *r > 0) else { return Duration::ZERO };
-        let mut pacing = self.pacing.lock().expect("pacing lock");
-        let now = tokio::time::Instant::now();
-        let next = pacing.entry(job.claimed.endpoint_id.clone()).or_insert(now);
-        let slot = (*next).max(now);
-        let wait = slot - now;
-        if wait <= MAX_PACING_SLEEP {
-            *next = slot + Duration::from_secs_f64(1.0 / rate as f64);
-        }
-        wait
-    }
-
-    /// Queues a job behind its endpoint's running attempts; gives it back when the queue is full.
-    fn enqueue(&self, job: Job) -> Result<(), Box<Job>> {
-        let cap = self.state.settings.endpoint_concurrency * 2;
-        let mut waiting = self.waiting.lock().expect("waiting lock");
-        let queue = waiting.entry(job.claimed.endpoint_id.clone()).or_default();
-        if queue.len() >= cap {
-            return Err(Box::new(job));
-        }
-        queue.push_back(job);
-        self.queued.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Ok(())
-    }
-
-    /// The next queued job of an endpoint, if any.
-    fn dequeue(&self, endpoint_id: &str) -> Option<Job> {
-        let mut waiting = self.waiting.lock().expect("waiting lock");
-        let queue = waiting.get_mut(endpoint_id)?;
-        let job = queue.pop_front();
-        if queue.is_empty() {
-            waiting.remove(endpoint_id);
-        }
-        if job.is_some() {
-            self.queued.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
-        }
-        job
-    }
-
-    /// Gives leases back, each due again at its own time.
-    async fn defer(&self, deferred: Vec<(String, i64, Millis)>) {
-        let mut by_time: HashMap<Millis, Vec<(String, i64)>> = HashMap::new();
-        for (id, token, at) in deferred {
-            by_time.entry(at).or_default().push((id, token));
-        }
-        for (at, leases) in by_time {
-            match self.store().release_leases(&leases, at).await {
-                Ok(()) => self.forget(&leases),
-                Err(e) => tracing::warn!(error = %e, "could not defer deliveries; their leases will expire"),
-            }
-        }
-    }
-
-    /// Sends one job and reports its outcome.
-    async fn execute(
-        self: Arc<Self>,
-        job: Job,
-        permit: OwnedSemaphorePermit,
-        endpoint_permit: OwnedSemaphorePermit,
-        wait: Duration,
-    ) {
-        let endpoint_id = job.claimed.endpoint_id.clone();
-        let mut next = Some((job, wait));
-        while let Some((job, wait)) = next.take() {
-            self.execute_one(job, wait).await;
-            // Keep both slots for the next job queued behind this endpoint, if any
-            // (none once the worker is stopping: queued leases are given back).
-            while !self.stopping.load(std::sync::atomic::Ordering::Relaxed) {
-                let Some(j) = self.dequeue(&endpoint_id) else { break };
-                let w = self.pace(&j);
-                if w > MAX_PACING_SLEEP {
-                    let at = time::now_ms() + w.as_millis() as i64;
-                    self.defer(vec![(j.claimed.id.clone(), j.claimed.lease_token, at)]).await;
-                    continue;
-                }
-                next = Some((j, w));
-                break;
-            }
-        }
-        drop(endpoint_permit);
-        drop(permit);
-        self.progress.notify_waiters();
-    }
-
-    /// Sends one job and reports its outcome.
-    async fn execute_one(&self, job: Job, wait: Duration) {
-        if !wait.is_zero() {
-            tokio::time::sleep(wait).await;
-        }
-        let outcome = self.attempt(&job).await;
-        if outcome.1 == Next::Gone {
-            let reason = "the receiver answered 410 Gone";
-            match self
-                .store()
-                .set_endpoint_state(&job.claimed.endpoint_id, "disabled", reason, &ids::new_id("esc"), time::now_ms())
-                .await
-            {
-                Ok(true) => {
-                    tracing::warn!(endpoint_id = %job.claimed.endpoint_id, "endpoint disabled: {reason}");
-                    crate::operator::endpoint_disabled(
-                        &self.state,
-                        &job.claimed.app_id,
-                        &job.claimed.endpoint_id,
-                        reason,
-                    )
-                    .await;
-                }
-                Ok(false) => {}
-                Err(e) => tracing::warn!(error = %e, "could not disable endpoint after 410"),
-            }
-        }
-        let _ = self.results.send(outcome.0);
-    }
-
-    /// Builds, signs and sends one attempt; decides what comes next.
-    async fn attempt(&self, job: &Job) -> (Outcome, Next) {
-        let c = &job.claimed;
-        let attempt_id = ids::new_id("att");
-        let started_at = time::now_ms();
-        let timestamp = started_at / 1000;
-        let keys: Vec<&str> = job.secrets.iter().map(|(_, s)| s.expose()).collect();
-        let versions: Vec<i64> = job.secrets.iter().map(|(v, _)| *v).collect();
-        let signature = fenix_signing::signature_header(job.scheme, &keys, &c.event_id, timestamp, &job.envelope);
-        let refused = |error: &'static str, detail: String| attempt::AttemptResult {
-            facts: Default::default(),
-            excerpt: None,
-            error: Some(error),
-            detail: Some(detail),
-            duration_ms: 0,
-        };
-        let result = if let Err(e) = self.check_destination(&job.url).await {
-            refused(e.attempt_error(), e.to_string())
-        } else if keys.is_empty() {
-            refused("no_secret", "the endpoint has no usable signing secret".into())
-        } else {
-            match signature {
-                Err(e) => refused("signing", e.to_string()),
-                Ok(signature) => {
-                    let headers = attempt::WireHeaders {
-                        event_id: &c.event_id,
-                        event_type: &job.event_type,
-                        attempt_id: &attempt_id,
-                        timestamp,
-                        scheme: job.scheme,
-                        signature: &signature,
-                    }
-                    .to_map();
-                    let req = attempt::Request { url: &job.url, headers, body: job.envelope.clone() };
-                    attempt::send(&self.client, req, self.state.settings.attempt_timeout).await
-                }
-            }
-        };
-        self.state.metrics.attempt(result.error, result.duration_ms);
-        if self.state.operator_app_id.as_deref() != Some(c.app_id.as_str()) {
-            self.state.alerts.attempt(&c.endpoint_id, &c.app_id, result.error.is_none(), started_at);
-        }
-        let finished = time::now_ms();
-        let n_in_budget = u32::try_from(c.attempt_count - c.budget_start + 1).unwrap_or(u32::MAX);
-        let next = schedule::next_step(&result.facts, n_in_budget, &self.state.settings.retry_schedule, finished);
-        if next == Next::Succeeded && c.budget_start == 0 {
-            self.state.metrics.first_success(finished - job.event_created_at);
-        }
-        let (status, next_attempt_at) = match next {
-            Next::Succeeded => ("succeeded", None),
-            Next::RetryAt(t) => ("pending", Some(t)),
-            Next::Failed | Next::Gone => ("failed", None),
-        };
-        tracing::debug!(
-            delivery_id = %c.id,
-            attempt_id = %attempt_id,
-            endpoint_id = %c.endpoint_id,
-            status = result.facts.status,
-            error = result.error,
-            outcome = status,
-            "attempt finished"
-        );
-        let record = AttemptRecord {
-            id: attempt_id,
-            delivery_id: c.id.clone(),
-            endpoint_id: c.endpoint_id.clone(),
-            attempt_number: c.attempt_count + 1,
-            started_at,
-            duration_ms: result.duration_ms,
-            response_status: result.facts.status.map(i64::from),
-            response_excerpt: result.excerpt,
-            error: result.error.map(str::to_string),
-            error_detail: result.detail,
-            signed_with: serde_json::to_string(&versions).expect("numbers serialize"),
-        };
-        let outcome = Outcome {
-            delivery_id: c.id.clone(),
-            endpoint_id: c.endpoint_id.clone(),
-            app_id: c.app_id.clone(),
-            event_id: c.event_id.clone(),
-            lease_token: c.lease_token,
-            attempt: Some(record),
-            status,
-            attempt_count: c.attempt_count + 1,
-            next_attempt_at,
-            last_attempt_at: Some(started_at),
-        };
-        (outcome, next)
-    }
-
-    /// The destination policy, again, before every attempt: the URL rules, and for
-    /// a host name a fresh resolution with every address checked. The HTTP
-    /// client's resolver checks again whenever it opens a connection; this
-    /// check also covers a pooled connection, which would not resolve again.
-    async fn check_destination(&self, url: &str) -> Result<(), fenix_destination::DestinationError> {
-        let parsed = self.state.policy.check_url(url)?;
-        if let Some(url::Host::Domain(host)) = parsed.host() {
-            self.state.destinations.resolve_checked(host).await?;
-        }
-        Ok(())
-    }
-
-    /// Keeps leases of running attempts alive, so a slow receiver never lets a
-    /// second worker start the same delivery.
-    async fn extend_loop(self: Arc<Self>, shutdown: CancellationToken) {
-        let every = self.state.settings.lease_duration / 3;
-        loop {
-            tokio::select! {
-                _ = tokio::time::sleep(every) => {}
-                _ = shutdown.cancelled() => return,
-            }
-            let held: Vec<(String, i64)> =
-                self.leases.lock().expect("leases lock").iter().map(|(k, v)| (k.clone(), *v)).collect();
-            let until = time::add(time::now_ms(), self.state.settings.lease_duration);
-            if let Err(e) = self.store().extend_leases(&held, until).await {
-                tracing::warn!(error = %e, "could not extend leases");
-            }
-        }
-    }
-}
-
-/// Writes outcomes in batches (one transaction each), retrying while the
-/// database is away: an outcome is dropped only if the process dies, and then
-/// the lease expiry makes the delivery due again.
-async fn record_loop(worker: Arc<Worker>, mut rx: mpsc::UnboundedReceiver<Outcome>) {
-    let state = worker.state.clone();
-    let store = state.store.clone();
-    let weak = Arc::downgrade(&worker);
-    drop(worker);
-    let mut buf = Vec::with_capacity(512);
-    while rx.recv_many(&mut buf, 512).await > 0 {
-        let mut failures = 0u32;
-        let applied = loop {
-            match store.record_outcomes_applied(&buf, time::now_ms()).await {
-                Ok(applied) => {
-                    if let Some(w) = weak.upgrade() {
-                        w.recorder_blocked.store(false, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    let lost = buf.len() - applied.len();
-                    if lost > 0 {
-                        tracing::warn!(lost, "outcomes discarded: another worker took over these deliveries");
-                    }
-                    break applied;
-                }
-                Err(e) => {
-                    failures += 1;
-                    if let Some(w) = weak.upgrade() {
-                        w.recorder_blocked.store(true, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    tracing::warn!(error = %e, pending = buf.len(), "recording outcomes failed; retrying");
-                    tokio::time::sleep(Duration::from_millis(200 * u64::from(failures.min(25)))).await;
-                }
-            }
-        };
-        let now = time::now_ms();
-        // A retry just scheduled may come due before the worker's next look at the queue.
-        if buf.iter().any(|o| o.status == "pending" && applied.contains(&o.delivery_id)) {
-            state.wake.notify_one();
-        }
-        for o in buf.iter().filter(|o| applied.contains(&o.delivery_id)) {
-            state.metrics.finished(&o.app_id, o.status);
-            if o.status == "failed"
-                && o.attempt.is_some()
-                && state.operator_app_id.as_deref() != Some(o.app_id.as_str())
-            {
-                state.alerts.dead_lettered(&o.endpoint_id, &o.app_id, &o.delivery_id, now);
-            }
-        }
-        if let Some(w) = weak.upgrade() {
-            let mut leases = w.leases.lock().expect("leases lock");
-            for o in &buf {
-                if leases.get(&o.delivery_id) == Some(&o.lease_token) {
-                    leases.remove(&o.delivery_id);
-                }
-            }
-        }
-        buf.clear();
     }
 }
 

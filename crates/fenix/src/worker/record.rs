@@ -1,0 +1,88 @@
+//! Keeping leases alive and writing outcomes.
+
+use std::{sync::Arc, time::Duration};
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::Worker;
+use crate::{store::deliveries::Outcome, time};
+
+impl Worker {
+    /// Keeps leases of running attempts alive, so a slow receiver never lets a
+    /// second worker start the same delivery.
+    pub(super) async fn extend_loop(self: Arc<Self>, shutdown: CancellationToken) {
+        let every = self.state.settings.lease_duration / 3;
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(every) => {}
+                _ = shutdown.cancelled() => return,
+            }
+            let held: Vec<(String, i64)> =
+                self.leases.lock().expect("leases lock").iter().map(|(k, v)| (k.clone(), *v)).collect();
+            let until = time::add(time::now_ms(), self.state.settings.lease_duration);
+            if let Err(e) = self.store().extend_leases(&held, until).await {
+                tracing::warn!(error = %e, "could not extend leases");
+            }
+        }
+    }
+}
+
+/// Writes outcomes in batches (one transaction each), retrying while the
+/// database is away: an outcome is dropped only if the process dies, and then
+/// the lease expiry makes the delivery due again.
+pub(super) async fn record_loop(worker: Arc<Worker>, mut rx: mpsc::UnboundedReceiver<Outcome>) {
+    let state = worker.state.clone();
+    let store = state.store.clone();
+    let weak = Arc::downgrade(&worker);
+    drop(worker);
+    let mut buf = Vec::with_capacity(512);
+    while rx.recv_many(&mut buf, 512).await > 0 {
+        let mut failures = 0u32;
+        let applied = loop {
+            match store.record_outcomes_applied(&buf, time::now_ms()).await {
+                Ok(applied) => {
+                    if let Some(w) = weak.upgrade() {
+                        w.recorder_blocked.store(false, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    let lost = buf.len() - applied.len();
+                    if lost > 0 {
+                        tracing::warn!(lost, "outcomes discarded: another worker took over these deliveries");
+                    }
+                    break applied;
+                }
+                Err(e) => {
+                    failures += 1;
+                    if let Some(w) = weak.upgrade() {
+                        w.recorder_blocked.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    tracing::warn!(error = %e, pending = buf.len(), "recording outcomes failed; retrying");
+                    tokio::time::sleep(Duration::from_millis(200 * u64::from(failures.min(25)))).await;
+                }
+            }
+        };
+        let now = time::now_ms();
+        // A retry just scheduled may come due before the worker's next look at the queue.
+        if buf.iter().any(|o| o.status == "pending" && applied.contains(&o.delivery_id)) {
+            state.wake.notify_one();
+        }
+        for o in buf.iter().filter(|o| applied.contains(&o.delivery_id)) {
+            state.metrics.finished(&o.app_id, o.status);
+            if o.status == "failed"
+                && o.attempt.is_some()
+                && state.operator_app_id.as_deref() != Some(o.app_id.as_str())
+            {
+                state.alerts.dead_lettered(&o.endpoint_id, &o.app_id, &o.delivery_id, now);
+            }
+        }
+        if let Some(w) = weak.upgrade() {
+            let mut leases = w.leases.lock().expect("leases lock");
+            for o in &buf {
+                if leases.get(&o.delivery_id) == Some(&o.lease_token) {
+                    leases.remove(&o.delivery_id);
+                }
+            }
+        }
+        buf.clear();
+    }
+}
