@@ -330,7 +330,41 @@ async fn an_app_is_addressable_by_its_uid(backend: Backend) {
     assert_eq!((status, code(&body)), (404, "app_not_found"));
 }
 
+/// Runs a `fenix` sub-command against the same database; answers stdout.
+fn fenix_cli(db_url: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fenix"))
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("DATABASE_URL", db_url)
+        .env("FENIX_LOG", "warn")
+        .output()
+        .expect("run fenix");
+    assert!(out.status.success(), "fenix {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+async fn a_token_made_with_the_cli_works_until_it_is_revoked(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let token = fenix_cli(&db.url, &["token", "create", "--name", "ci-robot"]).trim().to_string();
+    assert!(token.starts_with("fxa_"), "{token}");
+    let (status, _) = fenix.call_as(Some(&token), "GET", "/v1/apps", None).await;
+    assert_eq!(status, 200);
+    let list = fenix_cli(&db.url, &["token", "list"]);
+    assert!(!list.contains(&token), "the list never shows a token");
+    let id = list.lines().find(|l| l.contains("ci-robot")).and_then(|l| l.split_whitespace().next()).expect("listed");
+    assert!(fenix_cli(&db.url, &["token", "revoke", id]).contains("revoked"));
+    crate::support::eventually("the revoked token is refused", Duration::from_secs(20), || async {
+        fenix.call_as(Some(&token), "GET", "/v1/apps", None).await.0 == 401
+    })
+    .await;
+    let (status, _) = fenix.call("GET", "/v1/apps", None).await;
+    assert_eq!(status, 200, "the other tokens still work");
+}
+
 crate::on_both_backends!(
+    a_token_made_with_the_cli_works_until_it_is_revoked,
     calls_without_a_valid_token_are_unauthorized,
     unknown_resources_answer_404_with_their_own_code,
     another_apps_resources_are_not_found_through_this_app,

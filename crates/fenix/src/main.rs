@@ -67,6 +67,13 @@ enum TokenCommand {
         #[arg(long, default_value = "admin")]
         name: String,
     },
+    /// List admin tokens (ids and names; tokens themselves are not stored).
+    List,
+    /// Revoke an admin token by id (running instances stop accepting it within 10 s).
+    Revoke {
+        /// The token's id, as `fenix token list` shows it (`tok_…`).
+        id: String,
+    },
 }
 
 fn init_tracing() {
@@ -145,6 +152,28 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 .await?;
             store.close().await;
             println!("{token}");
+            Ok(())
+        }
+        Command::Token { command: TokenCommand::List } => {
+            let settings = Settings::load(cli.config.as_deref())?;
+            let store = Store::connect(&settings.database_url, 2).await?;
+            store.migrate().await?;
+            for (id, name, created_at) in store.list_admin_tokens().await? {
+                println!("{id}  {name}  created {}", fenix::time::rfc3339(created_at));
+            }
+            store.close().await;
+            Ok(())
+        }
+        Command::Token { command: TokenCommand::Revoke { id } } => {
+            let settings = Settings::load(cli.config.as_deref())?;
+            let store = Store::connect(&settings.database_url, 2).await?;
+            store.migrate().await?;
+            let existed = store.delete_admin_token(&id).await?;
+            store.close().await;
+            if !existed {
+                anyhow::bail!("no admin token with id {id} (see `fenix token list`)");
+            }
+            println!("revoked {id}");
             Ok(())
         }
         Command::Keygen => {

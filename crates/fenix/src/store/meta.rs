@@ -28,6 +28,24 @@ impl Store {
             .map(|n| n > 0))
     }
 
+    /// Every admin token: (id, name, created_at) — never the token, which is not stored.
+    pub async fn list_admin_tokens(&self) -> sqlx::Result<Vec<(String, String, Millis)>> {
+        on_write!(self, |pool| sqlx::query_as::<_, (String, String, Millis)>(
+            "SELECT id, name, created_at FROM admin_tokens ORDER BY id"
+        )
+        .fetch_all(pool)
+        .await)
+    }
+
+    /// Deletes a token by id; answers whether it existed.
+    pub async fn delete_admin_token(&self, id: &str) -> sqlx::Result<bool> {
+        on_write!(self, |pool| sqlx::query("DELETE FROM admin_tokens WHERE id = $1")
+            .bind(id)
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected() > 0))
+    }
+
     /// Number of admin tokens (zero on a fresh database).
     pub async fn count_admin_tokens(&self) -> sqlx::Result<i64> {
         on_write!(self, |pool| sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM admin_tokens").fetch_one(pool).await)
