@@ -438,16 +438,29 @@ macro_rules! insert_attempts {
 }
 use insert_attempts;
 
-/// Starts or clears each endpoint's `failing_since`.
+/// Starts or clears each endpoint's `failing_since`: two statements per batch at most.
 macro_rules! update_health {
     ($tx:expr, $health:expr, $now:expr) => {
-        for (endpoint_id, ok) in $health.iter() {
-            let sql = if *ok {
-                "UPDATE endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL AND $2 > 0"
+        for healthy in [true, false] {
+            let ids: Vec<&str> = $health.iter().filter(|(_, ok)| **ok == healthy).map(|(id, _)| *id).collect();
+            if ids.is_empty() {
+                continue;
+            }
+            let mut qb = if healthy {
+                QueryBuilder::new(
+                    "UPDATE endpoints SET failing_since = NULL WHERE failing_since IS NOT NULL AND id IN (",
+                )
             } else {
-                "UPDATE endpoints SET failing_since = $2 WHERE id = $1 AND failing_since IS NULL"
+                let mut qb = QueryBuilder::new("UPDATE endpoints SET failing_since = ");
+                qb.push_bind($now).push(" WHERE failing_since IS NULL AND id IN (");
+                qb
             };
-            sqlx::query(sql).bind(*endpoint_id).bind($now).execute(&mut *$tx).await?;
+            let mut sep = qb.separated(", ");
+            for id in ids {
+                sep.push_bind(id);
+            }
+            qb.push(")");
+            qb.build().execute(&mut *$tx).await?;
         }
     };
 }
