@@ -55,49 +55,35 @@ impl Ingestor {
 async fn run(store: Store, mut rx: mpsc::Receiver<Job>) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
     while rx.recv_many(&mut jobs, MAX_BATCH).await > 0 {
-        let events: Vec<NewEvent> = jobs.iter().map(|j| clone_event(&j.event)).collect();
+        // The events move into the batch (no copy of their envelopes); the replies wait.
+        let (events, replies): (Vec<NewEvent>, Vec<_>) = jobs.drain(..).map(|j| (j.event, j.reply)).unzip();
         match store.ingest_batch(&events, matches, new_delivery_id).await {
             Ok(results) => {
-                for (job, result) in jobs.drain(..).zip(results) {
-                    let _ = job.reply.send(Ok(result));
+                for (reply, result) in replies.into_iter().zip(results) {
+                    let _ = reply.send(Ok(result));
                 }
             }
-            Err(e) if jobs.len() == 1 && crate::store::is_unavailable(&e) => {
-                // The database is away: answer now (503) rather than wait again.
-                if let Some(job) = jobs.pop() {
-                    let _ = job.reply.send(Err(e));
-                }
-            }
-            Err(e) if jobs.len() == 1 => {
-                if let Some(job) = jobs.pop() {
+            Err(e) if replies.len() == 1 => {
+                let ev = &events[0];
+                let answer = if crate::store::is_unavailable(&e) {
+                    // The database is away: answer now (503) rather than wait again.
+                    Err(e)
+                } else {
                     // One event alone: the single-event path handles key races with other instances.
-                    let retry =
-                        store.ingest_event(&job.event, |f| matches(f, &job.event.event_type), new_delivery_id).await;
-                    let _ = job.reply.send(retry.map_err(|_| e));
+                    store.ingest_event(ev, |f| matches(f, &ev.event_type), new_delivery_id).await.map_err(|_| e)
+                };
+                if let Some(reply) = replies.into_iter().next() {
+                    let _ = reply.send(answer);
                 }
             }
             Err(_) => {
                 // Something in the batch failed (e.g. a key raced with another instance):
                 // nothing was stored; write each event on its own so one cannot fail the others.
-                for job in jobs.drain(..) {
-                    let r =
-                        store.ingest_event(&job.event, |f| matches(f, &job.event.event_type), new_delivery_id).await;
-                    let _ = job.reply.send(r);
+                for (ev, reply) in events.iter().zip(replies) {
+                    let r = store.ingest_event(ev, |f| matches(f, &ev.event_type), new_delivery_id).await;
+                    let _ = reply.send(r);
                 }
             }
         }
-        jobs.clear();
-    }
-}
-
-fn clone_event(e: &NewEvent) -> NewEvent {
-    NewEvent {
-        id: e.id.clone(),
-        app_id: e.app_id.clone(),
-        event_type: e.event_type.clone(),
-        idempotency_key: e.idempotency_key.clone(),
-        envelope: e.envelope.clone(),
-        payload_sha256: e.payload_sha256.clone(),
-        created_at: e.created_at,
     }
 }

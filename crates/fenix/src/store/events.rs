@@ -57,6 +57,27 @@ struct FanoutTarget {
     event_types: String,
 }
 
+/// An event by its idempotency key (no payload).
+pub(super) const EVENT_BY_KEY: &str =
+    "SELECT id, app_id, event_type, idempotency_key, NULL AS payload, payload_sha256, delivery_count, \
+     created_at FROM events WHERE app_id = $1 AND idempotency_key = $2";
+
+impl NewEvent {
+    /// The row this event becomes once stored with `delivery_count` deliveries (payload not loaded).
+    pub(super) fn stored_row(&self, delivery_count: i64) -> EventRow {
+        EventRow {
+            id: self.id.clone(),
+            app_id: self.app_id.clone(),
+            event_type: self.event_type.clone(),
+            idempotency_key: self.idempotency_key.clone(),
+            payload: None,
+            payload_sha256: self.payload_sha256.clone(),
+            delivery_count,
+            created_at: self.created_at,
+        }
+    }
+}
+
 const EVENT_COLUMNS: &str =
     "id, app_id, event_type, idempotency_key, NULL AS payload, payload_sha256, delivery_count, created_at";
 const EVENT_COLUMNS_WITH_PAYLOAD: &str =
@@ -133,19 +154,7 @@ impl Store {
         .await
         });
         match result {
-            Ok(count) => Ok(Ingested {
-                event: EventRow {
-                    id: ev.id.clone(),
-                    app_id: ev.app_id.clone(),
-                    event_type: ev.event_type.clone(),
-                    idempotency_key: ev.idempotency_key.clone(),
-                    payload: None,
-                    payload_sha256: ev.payload_sha256.clone(),
-                    delivery_count: count,
-                    created_at: ev.created_at,
-                },
-                created: true,
-            }),
+            Ok(count) => Ok(Ingested { event: ev.stored_row(count), created: true }),
             // Two requests with the same key raced: the other one's event stands.
             Err(e) if is_unique_violation(&e) && ev.idempotency_key.is_some() => {
                 let key = ev.idempotency_key.as_deref().unwrap_or_default();
@@ -159,23 +168,19 @@ impl Store {
     }
 
     async fn find_event_by_key(&self, app_id: &str, key: &str) -> sqlx::Result<Option<EventRow>> {
-        on_read!(self, |pool| sqlx::query_as::<_, EventRow>(&format!(
-            "SELECT {EVENT_COLUMNS} FROM events WHERE app_id = $1 AND idempotency_key = $2"
-        ))
-        .bind(app_id)
-        .bind(key)
-        .fetch_optional(pool)
-        .await)
+        on_read!(self, |pool| sqlx::query_as::<_, EventRow>(EVENT_BY_KEY)
+            .bind(app_id)
+            .bind(key)
+            .fetch_optional(pool)
+            .await)
     }
 
     async fn find_event_by_key_on_writer(&self, app_id: &str, key: &str) -> sqlx::Result<Option<EventRow>> {
-        on_write!(self, |pool| sqlx::query_as::<_, EventRow>(&format!(
-            "SELECT {EVENT_COLUMNS} FROM events WHERE app_id = $1 AND idempotency_key = $2"
-        ))
-        .bind(app_id)
-        .bind(key)
-        .fetch_optional(pool)
-        .await)
+        on_write!(self, |pool| sqlx::query_as::<_, EventRow>(EVENT_BY_KEY)
+            .bind(app_id)
+            .bind(key)
+            .fetch_optional(pool)
+            .await)
     }
 
     /// One event of one app.

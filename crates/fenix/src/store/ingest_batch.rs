@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use sqlx::QueryBuilder;
 
 use super::{
-    events::{EventRow, Ingested, NewEvent},
+    events::{EventRow, Ingested, NewEvent, EVENT_BY_KEY},
     on_write, BeginWrite, Store,
 };
 
@@ -16,23 +16,6 @@ use super::{
 struct Target {
     id: String,
     event_types: String,
-}
-
-const EVENT_BY_KEY: &str =
-    "SELECT id, app_id, event_type, idempotency_key, NULL AS payload, payload_sha256, delivery_count, \
-     created_at FROM events WHERE app_id = $1 AND idempotency_key = $2";
-
-fn row_of(ev: &NewEvent, count: i64) -> EventRow {
-    EventRow {
-        id: ev.id.clone(),
-        app_id: ev.app_id.clone(),
-        event_type: ev.event_type.clone(),
-        idempotency_key: ev.idempotency_key.clone(),
-        payload: None,
-        payload_sha256: ev.payload_sha256.clone(),
-        delivery_count: count,
-        created_at: ev.created_at,
-    }
 }
 
 impl Store {
@@ -90,7 +73,7 @@ impl Store {
                     rows.push((new_delivery_id(), ev.app_id.as_str(), ev.id.as_str(), ep, ev.created_at));
                 }
                 any |= count > 0;
-                let row = row_of(ev, count);
+                let row = ev.stored_row(count);
                 if let Some(key) = ev.idempotency_key.as_deref() {
                     seen.insert((ev.app_id.as_str(), key), row.clone());
                 }

@@ -24,6 +24,25 @@ pub enum ReplayRefusal {
     PayloadExpired,
 }
 
+/// Appends the scope's conditions on `d` (deliveries) to a query: endpoint,
+/// statuses and creation window.
+macro_rules! push_scope {
+    ($qb:expr, $scope:expr) => {{
+        $qb.push(" AND d.endpoint_id = ").push_bind($scope.endpoint_id).push(" AND d.status IN (");
+        let mut sep = $qb.separated(", ");
+        for s in $scope.statuses {
+            sep.push_bind(*s);
+        }
+        $qb.push(")");
+        if let Some(since) = $scope.since {
+            $qb.push(" AND d.created_at >= ").push_bind(since);
+        }
+        if let Some(until) = $scope.until {
+            $qb.push(" AND d.created_at < ").push_bind(until);
+        }
+    }};
+}
+
 impl Store {
     /// Re-queues one delivery if it is `failed` or `skipped` and its payload is still kept.
     pub async fn replay_delivery(
@@ -75,22 +94,8 @@ impl Store {
                 "UPDATE deliveries SET status = 'pending', budget_start = attempt_count, next_attempt_at = ",
             );
             qb.push_bind(now).push(", updated_at = ").push_bind(now);
-            qb.push(
-                " WHERE id IN (SELECT d.id FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.endpoint_id = ",
-            );
-            qb.push_bind(scope.endpoint_id);
-            qb.push(" AND e.payload IS NOT NULL AND d.status IN (");
-            let mut sep = qb.separated(", ");
-            for s in scope.statuses {
-                sep.push_bind(*s);
-            }
-            qb.push(")");
-            if let Some(since) = scope.since {
-                qb.push(" AND d.created_at >= ").push_bind(since);
-            }
-            if let Some(until) = scope.until {
-                qb.push(" AND d.created_at < ").push_bind(until);
-            }
+            qb.push(" WHERE id IN (SELECT d.id FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.payload IS NOT NULL");
+            push_scope!(qb, scope);
             qb.push(" LIMIT ").push_bind(batch).push(")");
             qb.build().execute(pool).await.map(|r| r.rows_affected())
         })
@@ -100,20 +105,9 @@ impl Store {
     pub async fn count_expired_replays(&self, scope: &ReplayScope<'_>) -> sqlx::Result<i64> {
         on_write!(self, |pool| {
             let mut qb = QueryBuilder::new(
-                "SELECT COUNT(*) FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.payload IS NULL AND d.endpoint_id = ",
+                "SELECT COUNT(*) FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.payload IS NULL",
             );
-            qb.push_bind(scope.endpoint_id).push(" AND d.status IN (");
-            let mut sep = qb.separated(", ");
-            for s in scope.statuses {
-                sep.push_bind(*s);
-            }
-            qb.push(")");
-            if let Some(since) = scope.since {
-                qb.push(" AND d.created_at >= ").push_bind(since);
-            }
-            if let Some(until) = scope.until {
-                qb.push(" AND d.created_at < ").push_bind(until);
-            }
+            push_scope!(qb, scope);
             qb.build_query_scalar::<i64>().fetch_one(pool).await
         })
     }
