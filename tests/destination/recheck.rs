@@ -33,6 +33,15 @@ async fn an_ip_endpoint_is_blocked_once_its_range_is_no_longer_allowed() {
     assert_eq!(receiver.received()[0].header("x-fenix-event-id"), first["id"].as_str().unwrap());
     assert!(verifies(&secret, &receiver.received()[0]));
 
+    // The outcome is written after the receipt: wait for it, so the kill below
+    // does not leave the first delivery leased (it would then be re-sent, correctly,
+    // and be blocked like the second).
+    let first_id = first["id"].as_str().unwrap().to_string();
+    eventually("the first delivery is logged as succeeded", Duration::from_secs(10), || async {
+        delivery_of(&fenix, &app, &first_id).await["status"] == "succeeded"
+    })
+    .await;
+
     // The operator withdraws the allowance: same database, `http` still allowed, no ranges.
     fenix.kill9();
     drop(fenix);
