@@ -46,7 +46,7 @@ impl Worker {
             return Err(Box::new(job));
         }
         queue.push_back(job);
-        self.queued.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.outstanding.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }
 
@@ -57,9 +57,6 @@ impl Worker {
         let job = queue.pop_front();
         if queue.is_empty() {
             waiting.remove(endpoint_id);
-        }
-        if job.is_some() {
-            self.queued.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         }
         job
     }
@@ -78,18 +75,19 @@ impl Worker {
         }
     }
 
-    /// Sends one job and reports its outcome.
-    pub(super) async fn execute(
-        self: Arc<Self>,
-        job: Job,
-        permit: OwnedSemaphorePermit,
-        endpoint_permit: OwnedSemaphorePermit,
-        wait: Duration,
-    ) {
+    /// Takes a global slot, sends the job and reports its outcome, then the
+    /// jobs queued behind the same endpoint, one after the other.
+    pub(super) async fn execute(self: Arc<Self>, job: Job, endpoint_permit: OwnedSemaphorePermit, wait: Duration) {
+        let permit = self.global.clone().acquire_owned().await.expect("semaphore never closed");
+        if self.stopping.load(std::sync::atomic::Ordering::Relaxed) {
+            self.set_aside(&job);
+            return;
+        }
         let endpoint_id = job.claimed.endpoint_id.clone();
         let mut next = Some((job, wait));
         while let Some((job, wait)) = next.take() {
             self.execute_one(job, wait).await;
+            self.finished_one();
             // Keep both slots for the next job queued behind this endpoint, if any
             // (none once the worker is stopping: queued leases are given back).
             while !self.stopping.load(std::sync::atomic::Ordering::Relaxed) {
@@ -98,6 +96,7 @@ impl Worker {
                 if w > MAX_PACING_SLEEP {
                     let at = time::now_ms() + w.as_millis() as i64;
                     self.defer(vec![(j.claimed.id.clone(), j.claimed.lease_token, at)]).await;
+                    self.finished_one();
                     continue;
                 }
                 next = Some((j, w));
@@ -106,7 +105,13 @@ impl Worker {
         }
         drop(endpoint_permit);
         drop(permit);
-        self.progress.notify_waiters();
+    }
+
+    /// One claimed job is done with (sent, given back or dropped at shutdown):
+    /// room for the claimer.
+    fn finished_one(&self) {
+        self.outstanding.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        self.progress.notify_one();
     }
 
     /// Sends one job and reports its outcome.
