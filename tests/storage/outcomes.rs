@@ -122,7 +122,40 @@ async fn an_attempt_for_a_deleted_delivery_does_not_fail_the_batch(backend: Back
     assert_eq!(fx.store.record_outcomes(&[], T0 + 30).await.unwrap(), 0, "an empty batch is fine");
 }
 
+async fn extending_leases_while_their_outcomes_are_written_does_not_deadlock(backend: Backend) {
+    let fx = Fixture::new(backend).await;
+    let app = fx.app("acme").await;
+    fx.endpoint(&app, &[]).await;
+    for i in 0..1_000 {
+        fx.event(&app, "booking.confirmed", T0 + i).await;
+    }
+    let claimed = fx.store.claim_due("w1", T0 + 1_000, T0 + 30_000, 5_000).await.unwrap();
+    assert_eq!(claimed.len(), 1_000);
+
+    // The worker keeps its leases in a map (no order) and its outcomes in
+    // arrival order: here one goes down the ids while the other goes up.
+    let mut leases: Vec<(String, i64)> = claimed.iter().map(|c| (c.id.clone(), c.lease_token)).collect();
+    leases.sort_unstable_by(|a, b| b.cmp(a));
+    let other = fx.second_store().await;
+    for round in 0..2 {
+        let mut outcomes: Vec<_> =
+            claimed.iter().map(|c| outcome(c, "succeeded", 1, Some(attempt_for(c, 1, T0 + 2_000)))).collect();
+        outcomes.sort_unstable_by(|a, b| a.delivery_id.cmp(&b.delivery_id));
+        let (extended, recorded) = tokio::join!(
+            fx.store.extend_leases(&leases, T0 + 60_000 + round),
+            other.record_outcomes(&outcomes, T0 + 3_000 + round),
+        );
+        extended.expect("extending the leases failed");
+        let lost = recorded.expect("recording the outcomes failed");
+        assert_eq!(lost, if round == 0 { 0 } else { 1_000 }, "round {round}: outcomes whose lease was gone");
+    }
+    let succeeded =
+        fx.raw().await.int("SELECT COUNT(*) FROM deliveries WHERE status = 'succeeded'", &[]).await.unwrap();
+    assert_eq!(succeeded, 1_000);
+}
+
 crate::on_both_backends!(
+    extending_leases_while_their_outcomes_are_written_does_not_deadlock,
     an_outcome_under_the_current_lease_writes_the_attempt_and_updates_the_delivery,
     an_outcome_after_a_lost_lease_keeps_the_attempt_but_leaves_the_delivery_alone,
     an_attempt_for_a_deleted_delivery_does_not_fail_the_batch,

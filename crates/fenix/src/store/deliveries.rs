@@ -138,14 +138,30 @@ impl Store {
         lease_until: Millis,
         limit: i64,
     ) -> sqlx::Result<Vec<ClaimedDelivery>> {
-        let sql = if self.is_postgres() { CLAIM_POSTGRES } else { CLAIM_SQLITE };
-        on_write!(self, |pool| sqlx::query_as::<_, ClaimedDelivery>(sql)
-            .bind(lease_until)
-            .bind(owner)
-            .bind(now)
-            .bind(limit)
-            .fetch_all(pool)
-            .await)
+        match &self.backend {
+            super::Backend::Sqlite { write, .. } => {
+                sqlx::query_as::<_, ClaimedDelivery>(CLAIM_SQLITE)
+                    .bind(lease_until)
+                    .bind(owner)
+                    .bind(now)
+                    .bind(limit)
+                    .fetch_all(write)
+                    .await
+            }
+            super::Backend::Postgres(pool) => {
+                let mut tx = pool.begin().await?;
+                plan_by_index(&mut tx).await?;
+                let claimed = sqlx::query_as::<_, ClaimedDelivery>(CLAIM_POSTGRES)
+                    .bind(lease_until)
+                    .bind(owner)
+                    .bind(now)
+                    .bind(limit)
+                    .fetch_all(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(claimed)
+            }
+        }
     }
 
     /// Loads envelopes, endpoints and live secrets for a claimed batch, one query each.
@@ -278,7 +294,12 @@ impl Store {
                 Ok(applied)
             }
             super::Backend::Postgres(pool) => {
+                // Rows are locked in id order, as every other multi-row write of
+                // deliveries does, so two transactions never wait on each other in a cycle.
+                let mut outcomes: Vec<&Outcome> = outcomes.iter().collect();
+                outcomes.sort_unstable_by(|a, b| a.delivery_id.cmp(&b.delivery_id));
                 let mut tx = pool.begin_write().await?;
+                plan_by_index(&mut tx).await?;
                 insert_attempts!(tx, attempts);
                 let ids: Vec<String> = sqlx::query_scalar(
                     "UPDATE deliveries AS d SET status = u.status, attempt_count = u.attempt_count, \
@@ -307,42 +328,59 @@ impl Store {
 
     /// Pushes the lease of deliveries still being worked on.
     pub async fn extend_leases(&self, leases: &[(String, i64)], lease_until: Millis) -> sqlx::Result<()> {
+        self.update_leases(
+            leases,
+            lease_until,
+            "UPDATE deliveries AS d SET next_attempt_at = $3 FROM UNNEST($1::text[], $2::int8[]) AS u(id, token) \
+             WHERE d.id = u.id AND d.lease_token = u.token AND d.status = 'in_flight'",
+            "UPDATE deliveries SET next_attempt_at = $3 WHERE id = $1 AND lease_token = $2 AND status = 'in_flight'",
+        )
+        .await
+    }
+
+    /// Gives leased deliveries back (graceful shutdown, deferral): due again at `at`, attempt not counted.
+    pub async fn release_leases(&self, leases: &[(String, i64)], at: Millis) -> sqlx::Result<()> {
+        self.update_leases(
+            leases,
+            at,
+            "UPDATE deliveries AS d SET status = 'pending', next_attempt_at = $3, lease_owner = NULL \
+             FROM UNNEST($1::text[], $2::int8[]) AS u(id, token) \
+             WHERE d.id = u.id AND d.lease_token = u.token AND d.status = 'in_flight'",
+            "UPDATE deliveries SET status = 'pending', next_attempt_at = $3, lease_owner = NULL \
+             WHERE id = $1 AND lease_token = $2 AND status = 'in_flight'",
+        )
+        .await
+    }
+
+    /// Sets `next_attempt_at` of leased rows whose token still matches: one
+    /// statement on PostgreSQL (rows locked in id order), one per row on SQLite
+    /// (a single writer: nothing to order against).
+    async fn update_leases(&self, leases: &[(String, i64)], at: Millis, pg: &str, sqlite: &str) -> sqlx::Result<()> {
         if leases.is_empty() {
             return Ok(());
         }
-        on_write!(self, |pool| {
-            let mut tx = pool.begin_write().await?;
-            for (id, token) in leases {
-                sqlx::query(
-                    "UPDATE deliveries SET next_attempt_at = $3 WHERE id = $1 AND lease_token = $2 AND status = 'in_flight'",
-                )
-                .bind(id)
-                .bind(*token)
-                .bind(lease_until)
-                .execute(&mut *tx)
-                .await?;
+        match &self.backend {
+            super::Backend::Sqlite { write, .. } => {
+                let mut tx = write.begin_write().await?;
+                for (id, token) in leases {
+                    sqlx::query(sqlite).bind(id).bind(*token).bind(at).execute(&mut *tx).await?;
+                }
+                tx.commit().await
             }
-            tx.commit().await
-        })
-    }
-
-    /// Gives leased deliveries back (graceful shutdown): due again at `now`, attempt not counted.
-    pub async fn release_leases(&self, leases: &[(String, i64)], now: Millis) -> sqlx::Result<()> {
-        on_write!(self, |pool| {
-            let mut tx = pool.begin_write().await?;
-            for (id, token) in leases {
-                sqlx::query(
-                    "UPDATE deliveries SET status = 'pending', next_attempt_at = $3, lease_owner = NULL \
-                     WHERE id = $1 AND lease_token = $2 AND status = 'in_flight'",
-                )
-                .bind(id)
-                .bind(*token)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
+            super::Backend::Postgres(pool) => {
+                let mut sorted: Vec<&(String, i64)> = leases.iter().collect();
+                sorted.sort_unstable();
+                let mut tx = pool.begin().await?;
+                plan_by_index(&mut tx).await?;
+                sqlx::query(pg)
+                    .bind(sorted.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>())
+                    .bind(sorted.iter().map(|(_, t)| *t).collect::<Vec<_>>())
+                    .bind(at)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await
             }
-            tx.commit().await
-        })
+        }
     }
 
     /// When the next delivery comes due (or a lease expires), if any.
@@ -403,6 +441,22 @@ impl Store {
         .await
         })
     }
+}
+
+/// PostgreSQL, for the rest of the transaction: walk indexes, never sort or
+/// hash whole tables. Right after a large ingestion the planner's statistics
+/// still say "few due rows", and it would then read every due row (sorting
+/// them, spilling to disk) instead of walking `deliveries_due` in order up to
+/// the limit, or looking rows up by primary key. The worker's plans must not
+/// depend on when ANALYZE last ran.
+async fn plan_by_index(tx: &mut sqlx::Transaction<'static, sqlx::Postgres>) -> sqlx::Result<()> {
+    sqlx::query(
+        "SELECT set_config('enable_sort', 'off', true), set_config('enable_bitmapscan', 'off', true), \
+         set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)",
+    )
+    .execute(&mut **tx)
+    .await
+    .map(|_| ())
 }
 
 /// Inserts attempts in multi-row statements, skipping any whose delivery was
