@@ -204,7 +204,10 @@ pub async fn attempts_made(fenix: &Fenix) -> u64 {
 
 /// Delivery counts by status, read from the database itself.
 pub async fn statuses_in_db(url: &str) -> BTreeMap<String, i64> {
-    const SQL: &str = "SELECT status, COUNT(*) FROM deliveries GROUP BY status";
+    // A leased row is `pending` with `lease_until` set: counted as `in_flight`, as the API shows it.
+    const SQL: &str =
+        "SELECT CASE WHEN lease_until IS NOT NULL AND status = 'pending' THEN 'in_flight' ELSE status END, \
+                       COUNT(*) FROM deliveries GROUP BY 1";
     let rows: Vec<(String, i64)> = if url.starts_with("postgres") {
         let mut c = <sqlx::PgConnection as sqlx::Connection>::connect(url).await.expect("connect PostgreSQL");
         sqlx::query_as(SQL).fetch_all(&mut c).await.expect("count deliveries")

@@ -115,24 +115,30 @@ async fn a_released_lease_is_due_again_at_once_without_counting_an_attempt(backe
     assert!(reclaimed[0].lease_token > a.lease_token);
 }
 
-async fn next_due_at_is_the_earliest_pending_time_or_lease_expiry(backend: Backend) {
+async fn next_due_at_is_the_earliest_time_of_a_delivery_nobody_holds(backend: Backend) {
     let fx = Fixture::new(backend).await;
     assert_eq!(fx.store.next_due_at().await.unwrap(), None, "an empty queue has no next time");
     let d = due_at(&fx, &[T0 + 500, T0 + 100, T0 + 300]).await;
     assert_eq!(fx.store.next_due_at().await.unwrap(), Some(T0 + 100));
 
-    // Claiming the earliest moves it to its lease expiry.
+    // A leased delivery is not waited for (its worker has it); the one after it is.
     let claimed = fx.store.claim_due("w1", T0 + 100, T0 + 400, 1).await.unwrap();
     assert_eq!(ids(&claimed), HashSet::from([d[1].clone()]));
     assert_eq!(fx.store.next_due_at().await.unwrap(), Some(T0 + 300));
     let claimed = fx.store.claim_due("w1", T0 + 300, T0 + 10_000, 1).await.unwrap();
-    assert_eq!(fx.store.next_due_at().await.unwrap(), Some(T0 + 400), "the first lease's expiry");
+    assert_eq!(fx.store.next_due_at().await.unwrap(), Some(T0 + 500));
 
-    // Finished deliveries are never due.
+    // Finished deliveries are never due. Settling at T0 + 500 also took back the
+    // lease that ran out at T0 + 400 (given back, due at once).
     fx.settle(&[d[0].clone()], "failed", 5, T0 + 500).await;
+    assert_eq!(fx.store.next_due_at().await.unwrap(), Some(T0 + 500));
+    fx.settle(&[d[1].clone()], "skipped", 0, T0 + 500).await;
+    assert_eq!(fx.store.next_due_at().await.unwrap(), None, "only a leased delivery is left");
+    // A lease given back is due at the time it was given back for.
     let leases: Vec<(String, i64)> = claimed.iter().map(|c| (c.id.clone(), c.lease_token)).collect();
     fx.store.release_leases(&leases, T0 + 600).await.unwrap();
-    fx.settle(&[d[1].clone(), d[2].clone()], "skipped", 0, T0 + 600).await;
+    assert_eq!(fx.store.next_due_at().await.unwrap(), Some(T0 + 600));
+    fx.settle(&[d[2].clone()], "skipped", 0, T0 + 600).await;
     assert_eq!(fx.store.next_due_at().await.unwrap(), None);
 }
 
@@ -162,7 +168,9 @@ async fn race_two_claimers(fx: &Fixture, a: &Store, b: &Store, rounds: i64, due:
         let both: HashSet<String> = ca.union(&cb).cloned().collect();
         assert_eq!(both, made, "round {round}: together they claimed every due delivery ({} + {})", ca.len(), cb.len());
         // Finish the round so its rows are not due in the next one.
-        let finished = raw.exec("UPDATE deliveries SET status = 'succeeded' WHERE status = 'in_flight'", &[]).await;
+        let finished = raw
+            .exec("UPDATE deliveries SET status = 'succeeded', lease_until = NULL WHERE lease_until IS NOT NULL", &[])
+            .await;
         assert_eq!(finished, due as u64);
     }
 }
@@ -189,6 +197,6 @@ crate::on_both_backends!(
     an_expired_lease_makes_the_delivery_claimable_again_with_a_higher_token,
     an_extended_lease_holds_only_for_its_current_token,
     a_released_lease_is_due_again_at_once_without_counting_an_attempt,
-    next_due_at_is_the_earliest_pending_time_or_lease_expiry,
+    next_due_at_is_the_earliest_time_of_a_delivery_nobody_holds,
     two_concurrent_claimers_never_get_the_same_delivery,
 );

@@ -3,7 +3,7 @@
 
 use fenix::store::Store;
 
-use crate::fixtures::{Fixture, Raw};
+use crate::fixtures::{Fixture, Raw, T0};
 use crate::support::{Backend, TestDb};
 
 async fn migrations_apply_on_an_empty_database_and_a_second_run_changes_nothing(backend: Backend) {
@@ -49,7 +49,51 @@ async fn four_instances_migrating_one_fresh_database_at_once_all_succeed(backend
     assert_eq!(raw.count("deliveries").await, 0);
 }
 
+/// Migration 0002 moved leases out of `status`: a delivery leased by a worker
+/// of the previous version is due again when that lease would have ended.
+async fn a_delivery_leased_before_the_lease_upgrade_comes_due_when_its_lease_would_have_ended(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let first = db.path("first-migration");
+    std::fs::create_dir(&first).unwrap();
+    let flavour = if backend == Backend::Sqlite { "sqlite" } else { "postgres" };
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations").join(flavour);
+    std::fs::copy(source.join("0001_initial.sql"), first.join("0001_initial.sql")).unwrap();
+    let only_first = sqlx::migrate::Migrator::new(first.as_path()).await.expect("read the first migration");
+    let store = Store::connect(&db.url, 8).await.expect("connect");
+    let raw = Raw::connect(&db).await;
+    match &raw {
+        Raw::Sqlite(p) => only_first.run(p).await,
+        Raw::Postgres(p) => only_first.run(p).await,
+    }
+    .expect("schema version 1");
+    for sql in [
+        "INSERT INTO apps (id, name, created_at, updated_at) VALUES ('app_1', 'acme', 0, 0)",
+        "INSERT INTO endpoints (id, app_id, url, created_at, updated_at) VALUES ('ep_1', 'app_1', 'https://example.com/h', 0, 0)",
+        "INSERT INTO events (id, app_id, event_type, payload_sha256, delivery_count, created_at) \
+         VALUES ('evt_1', 'app_1', 'booking.confirmed', 'x', 1, 0)",
+    ] {
+        raw.exec(sql, &[]).await;
+    }
+    let lease_end = T0 + 30_000;
+    raw.exec(
+        "INSERT INTO deliveries (id, app_id, event_id, endpoint_id, status, attempt_count, next_attempt_at, \
+         lease_owner, lease_token, created_at, updated_at) \
+         VALUES ('dlv_1', 'app_1', 'evt_1', 'ep_1', 'in_flight', 1, $1, 'old-worker', 3, 0, 0)",
+        &[lease_end.into()],
+    )
+    .await;
+
+    store.migrate().await.expect("upgrade");
+    let row = store.get_delivery("app_1", "dlv_1").await.unwrap().expect("the delivery survives");
+    assert_eq!((row.status.as_str(), row.next_attempt_at, row.attempt_count), ("pending", Some(lease_end), 1));
+    assert!(store.claim_due("new-worker", lease_end - 1, lease_end + 60_000, 10).await.unwrap().is_empty());
+    let claimed = store.claim_due("new-worker", lease_end, lease_end + 60_000, 10).await.unwrap();
+    assert_eq!(claimed.len(), 1, "due when the old lease would have ended");
+    assert_eq!((claimed[0].id.as_str(), claimed[0].lease_token, claimed[0].attempt_count), ("dlv_1", 4, 1));
+}
+
 crate::on_both_backends!(
+    a_delivery_leased_before_the_lease_upgrade_comes_due_when_its_lease_would_have_ended,
     migrations_apply_on_an_empty_database_and_a_second_run_changes_nothing,
     four_instances_migrating_one_fresh_database_at_once_all_succeed,
 );

@@ -13,25 +13,27 @@ use crate::fixtures::{Arg, Fixture, T0};
 use crate::support::Backend;
 
 /// `DELIVERY_COLUMNS` in deliveries.rs.
-const DELIVERY_COLUMNS: &str =
-    "id, app_id, event_id, endpoint_id, status, attempt_count, next_attempt_at, last_attempt_at, created_at, updated_at";
+const DELIVERY_COLUMNS: &str = "id, app_id, event_id, endpoint_id, \
+     CASE WHEN lease_until IS NOT NULL AND status = 'pending' THEN 'in_flight' ELSE status END AS status, \
+     attempt_count, COALESCE(lease_until, next_attempt_at) AS next_attempt_at, last_attempt_at, created_at, updated_at";
 
 /// `EVENT_COLUMNS` in events.rs.
 const EVENT_COLUMNS: &str =
     "id, app_id, event_type, idempotency_key, NULL AS payload, payload_sha256, delivery_count, created_at";
 
 /// `CLAIM_SQLITE` in deliveries.rs.
-const CLAIM_SQLITE: &str = "UPDATE deliveries SET status = 'in_flight', next_attempt_at = $1, lease_owner = $2, \
+const CLAIM_SQLITE: &str = "UPDATE deliveries SET lease_until = $1, lease_owner = $2, \
      lease_token = lease_token + 1, updated_at = $3 \
-     WHERE id IN (SELECT id FROM deliveries WHERE status IN ('pending', 'in_flight') AND next_attempt_at <= $3 \
-                  ORDER BY next_attempt_at LIMIT $4) \
+     WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $3 \
+                  AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4) \
      RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token";
 
 /// `CLAIM_POSTGRES` in deliveries.rs.
-const CLAIM_POSTGRES: &str = "UPDATE deliveries SET status = 'in_flight', next_attempt_at = $1, lease_owner = $2, \
+const CLAIM_POSTGRES: &str = "UPDATE deliveries SET lease_until = $1, lease_owner = $2, \
      lease_token = lease_token + 1, updated_at = $3 \
-     WHERE id IN (SELECT id FROM deliveries WHERE status IN ('pending', 'in_flight') AND next_attempt_at <= $3 \
-                  ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED) \
+     WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $3 \
+                  AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4 \
+                  FOR UPDATE SKIP LOCKED) \
      RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token";
 
 /// The plan reads through one of `indexes` and never scans a whole table

@@ -230,9 +230,9 @@ impl Log {
         })
     }
 
-    /// Deliveries still to do (`pending` or `in_flight`).
+    /// Deliveries still to do (`pending`, leased or not).
     pub async fn unfinished(&mut self) -> anyhow::Result<i64> {
-        self.count("SELECT COUNT(*) FROM deliveries WHERE status IN ('pending', 'in_flight')").await
+        self.count("SELECT COUNT(*) FROM deliveries WHERE status = 'pending'").await
     }
 
     /// `(succeeded, all)` deliveries.

@@ -1,9 +1,10 @@
 //! Deliveries and attempts: the worker's claim/record cycle and the delivery log.
 //!
-//! A claim is its own short transaction that flips due rows to `in_flight`
-//! with a lease (in `next_attempt_at`) and a fresh `lease_token`; no
-//! transaction is ever held open across an HTTP request. Results are written
-//! later, in batches, only where the lease token still matches.
+//! A claim is its own short transaction that leases due rows: `lease_until`,
+//! `lease_owner` and a fresh `lease_token`, no indexed column (the row stays
+//! `pending`; the API shows a leased row as `in_flight`). No transaction is
+//! ever held open across an HTTP request. Results are written later, in
+//! batches, only where the lease token still matches.
 
 use std::collections::HashMap;
 
@@ -27,8 +28,10 @@ pub struct DeliveryRow {
     pub updated_at: Millis,
 }
 
-const DELIVERY_COLUMNS: &str =
-    "id, app_id, event_id, endpoint_id, status, attempt_count, next_attempt_at, last_attempt_at, created_at, updated_at";
+/// A leased row is shown `in_flight`, due again (if its worker vanished) when the lease ends.
+const DELIVERY_COLUMNS: &str = "id, app_id, event_id, endpoint_id, \
+     CASE WHEN lease_until IS NOT NULL AND status = 'pending' THEN 'in_flight' ELSE status END AS status, \
+     attempt_count, COALESCE(lease_until, next_attempt_at) AS next_attempt_at, last_attempt_at, created_at, updated_at";
 
 /// An attempt as stored; `id` is the `X-Fenix-Delivery-Id` that was sent.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -116,17 +119,21 @@ pub struct EndpointTarget {
     pub rate_limit_per_sec: Option<i64>,
 }
 
-const CLAIM_SQLITE: &str = "UPDATE deliveries SET status = 'in_flight', next_attempt_at = $1, lease_owner = $2, \
+/// Due: `pending`, its time has come, and not leased (or its lease ran out).
+/// Leased rows keep their place at the front of `deliveries_due` and are
+/// stepped over: there are never more of them than the workers have in hand.
+const CLAIM_SQLITE: &str = "UPDATE deliveries SET lease_until = $1, lease_owner = $2, \
      lease_token = lease_token + 1, updated_at = $3 \
-     WHERE id IN (SELECT id FROM deliveries WHERE status IN ('pending', 'in_flight') AND next_attempt_at <= $3 \
-                  ORDER BY next_attempt_at LIMIT $4) \
+     WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $3 \
+                  AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4) \
      RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token";
 
 /// PostgreSQL: concurrent claimers skip each other's rows instead of waiting.
-const CLAIM_POSTGRES: &str = "UPDATE deliveries SET status = 'in_flight', next_attempt_at = $1, lease_owner = $2, \
+const CLAIM_POSTGRES: &str = "UPDATE deliveries SET lease_until = $1, lease_owner = $2, \
      lease_token = lease_token + 1, updated_at = $3 \
-     WHERE id IN (SELECT id FROM deliveries WHERE status IN ('pending', 'in_flight') AND next_attempt_at <= $3 \
-                  ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED) \
+     WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $3 \
+                  AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4 \
+                  FOR UPDATE SKIP LOCKED) \
      RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token";
 
 impl Store {
@@ -253,7 +260,8 @@ impl Store {
                 for chunk in outcomes.chunks(500) {
                     let mut qb = QueryBuilder::new(
                         "UPDATE deliveries SET status = u.column3, attempt_count = u.column4, next_attempt_at = u.column5, \
-                         last_attempt_at = COALESCE(u.column6, deliveries.last_attempt_at), lease_owner = NULL, updated_at = ",
+                         last_attempt_at = COALESCE(u.column6, deliveries.last_attempt_at), lease_owner = NULL, \
+                         lease_until = NULL, updated_at = ",
                     );
                     qb.push_bind(now).push(" FROM (");
                     qb.push_values(chunk, |mut b, o| {
@@ -266,7 +274,7 @@ impl Store {
                     });
                     qb.push(
                         ") AS u WHERE deliveries.id = u.column1 AND deliveries.lease_token = u.column2 \
-                         AND deliveries.status = 'in_flight'",
+                         AND deliveries.lease_until IS NOT NULL AND deliveries.status = 'pending'",
                     );
                     let n = qb.build().execute(&mut *tx).await?.rows_affected() as usize;
                     if n == chunk.len() {
@@ -304,10 +312,11 @@ impl Store {
                 let ids: Vec<String> = sqlx::query_scalar(
                     "UPDATE deliveries AS d SET status = u.status, attempt_count = u.attempt_count, \
                      next_attempt_at = u.next_at, last_attempt_at = COALESCE(u.last_at, d.last_attempt_at), \
-                     lease_owner = NULL, updated_at = $7 \
+                     lease_owner = NULL, lease_until = NULL, updated_at = $7 \
                      FROM UNNEST($1::text[], $2::int8[], $3::text[], $4::int8[], $5::int8[], $6::int8[]) \
                           AS u(id, token, status, attempt_count, next_at, last_at) \
-                     WHERE d.id = u.id AND d.lease_token = u.token AND d.status = 'in_flight' RETURNING d.id",
+                     WHERE d.id = u.id AND d.lease_token = u.token AND d.lease_until IS NOT NULL \
+                     AND d.status = 'pending' RETURNING d.id",
                 )
                 .bind(outcomes.iter().map(|o| o.delivery_id.as_str()).collect::<Vec<_>>())
                 .bind(outcomes.iter().map(|o| o.lease_token).collect::<Vec<_>>())
@@ -331,9 +340,10 @@ impl Store {
         self.update_leases(
             leases,
             lease_until,
-            "UPDATE deliveries AS d SET next_attempt_at = $3 FROM UNNEST($1::text[], $2::int8[]) AS u(id, token) \
-             WHERE d.id = u.id AND d.lease_token = u.token AND d.status = 'in_flight'",
-            "UPDATE deliveries SET next_attempt_at = $3 WHERE id = $1 AND lease_token = $2 AND status = 'in_flight'",
+            "UPDATE deliveries AS d SET lease_until = $3 FROM UNNEST($1::text[], $2::int8[]) AS u(id, token) \
+             WHERE d.id = u.id AND d.lease_token = u.token AND d.lease_until IS NOT NULL AND d.status = 'pending'",
+            "UPDATE deliveries SET lease_until = $3 \
+             WHERE id = $1 AND lease_token = $2 AND lease_until IS NOT NULL AND status = 'pending'",
         )
         .await
     }
@@ -343,16 +353,16 @@ impl Store {
         self.update_leases(
             leases,
             at,
-            "UPDATE deliveries AS d SET status = 'pending', next_attempt_at = $3, lease_owner = NULL \
+            "UPDATE deliveries AS d SET next_attempt_at = $3, lease_until = NULL, lease_owner = NULL \
              FROM UNNEST($1::text[], $2::int8[]) AS u(id, token) \
-             WHERE d.id = u.id AND d.lease_token = u.token AND d.status = 'in_flight'",
-            "UPDATE deliveries SET status = 'pending', next_attempt_at = $3, lease_owner = NULL \
-             WHERE id = $1 AND lease_token = $2 AND status = 'in_flight'",
+             WHERE d.id = u.id AND d.lease_token = u.token AND d.lease_until IS NOT NULL AND d.status = 'pending'",
+            "UPDATE deliveries SET next_attempt_at = $3, lease_until = NULL, lease_owner = NULL \
+             WHERE id = $1 AND lease_token = $2 AND lease_until IS NOT NULL AND status = 'pending'",
         )
         .await
     }
 
-    /// Sets `next_attempt_at` of leased rows whose token still matches: one
+    /// Updates leased rows whose token still matches: one
     /// statement on PostgreSQL (rows locked in id order), one per row on SQLite
     /// (a single writer: nothing to order against).
     async fn update_leases(&self, leases: &[(String, i64)], at: Millis, pg: &str, sqlite: &str) -> sqlx::Result<()> {
@@ -383,10 +393,11 @@ impl Store {
         }
     }
 
-    /// When the next delivery comes due (or a lease expires), if any.
+    /// When the next unleased delivery comes due, if any. A lease held by a
+    /// worker that vanished is noticed by the idle poll when it runs out.
     pub async fn next_due_at(&self) -> sqlx::Result<Option<Millis>> {
         on_write!(self, |pool| sqlx::query_scalar::<_, Option<i64>>(
-            "SELECT MIN(next_attempt_at) FROM deliveries WHERE status IN ('pending', 'in_flight')"
+            "SELECT MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' AND lease_until IS NULL"
         )
         .fetch_one(pool)
         .await)
@@ -415,8 +426,17 @@ impl Store {
             if let Some(v) = &f.event_id {
                 qb.push(" AND event_id = ").push_bind(v.clone());
             }
-            if let Some(v) = &f.status {
-                qb.push(" AND status = ").push_bind(v.clone());
+            match f.status.as_deref() {
+                Some("in_flight") => {
+                    qb.push(" AND status = 'pending' AND lease_until IS NOT NULL");
+                }
+                Some("pending") => {
+                    qb.push(" AND status = 'pending' AND lease_until IS NULL");
+                }
+                Some(v) => {
+                    qb.push(" AND status = ").push_bind(v.to_string());
+                }
+                None => {}
             }
             if let Some(s) = f.since {
                 qb.push(" AND created_at >= ").push_bind(s);

@@ -101,16 +101,14 @@ impl Store {
     pub async fn queue_figures(&self, now: Millis) -> sqlx::Result<crate::metrics::QueueFigures> {
         on_read!(self, |pool| {
             let due: i64 = sqlx::query_scalar(
-                "SELECT COUNT(*) FROM deliveries WHERE status IN ('pending', 'in_flight') AND next_attempt_at <= $1 \
-                 AND status <> 'in_flight'",
+                "SELECT COUNT(*) FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 \
+                 AND lease_until IS NULL",
             )
             .bind(now)
             .fetch_one(pool)
             .await?;
             let waiting: i64 =
-                sqlx::query_scalar("SELECT COUNT(*) FROM deliveries WHERE status IN ('pending', 'in_flight')")
-                    .fetch_one(pool)
-                    .await?;
+                sqlx::query_scalar("SELECT COUNT(*) FROM deliveries WHERE status = 'pending'").fetch_one(pool).await?;
             let dead_letter: i64 =
                 sqlx::query_scalar("SELECT COUNT(*) FROM deliveries WHERE status = 'failed'").fetch_one(pool).await?;
             Ok(crate::metrics::QueueFigures { due, waiting, dead_letter })

@@ -1,12 +1,15 @@
 //! Keeping leases alive and writing outcomes.
 
-use std::{sync::Arc, time::Duration};
+use std::{
+    sync::{Arc, Weak},
+    time::Duration,
+};
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use super::Worker;
-use crate::{store::deliveries::Outcome, time};
+use crate::{api::SharedState, store::deliveries::Outcome, time};
 
 impl Worker {
     /// Keeps leases of running attempts alive, so a slow receiver never lets a
@@ -30,59 +33,70 @@ impl Worker {
 
 /// Writes outcomes in batches (one transaction each), retrying while the
 /// database is away: an outcome is dropped only if the process dies, and then
-/// the lease expiry makes the delivery due again.
+/// the lease expiry makes the delivery due again. On PostgreSQL several batches
+/// are written at once (their rows are disjoint and locked in id order); SQLite
+/// has one writer, so one at a time.
 pub(super) async fn record_loop(worker: Arc<Worker>, mut rx: mpsc::UnboundedReceiver<Outcome>) {
     let state = worker.state.clone();
-    let store = state.store.clone();
     let weak = Arc::downgrade(&worker);
     drop(worker);
+    let writers = Arc::new(Semaphore::new(if state.store.is_postgres() { RECORDERS_POSTGRES } else { 1 }));
     let mut buf = Vec::with_capacity(512);
     while rx.recv_many(&mut buf, 512).await > 0 {
-        let mut failures = 0u32;
-        let applied = loop {
-            match store.record_outcomes_applied(&buf, time::now_ms()).await {
-                Ok(applied) => {
-                    if let Some(w) = weak.upgrade() {
-                        w.recorder_blocked.store(false, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    let lost = buf.len() - applied.len();
-                    if lost > 0 {
-                        tracing::warn!(lost, "outcomes discarded: another worker took over these deliveries");
-                    }
-                    break applied;
+        let Ok(slot) = writers.clone().acquire_owned().await else { return };
+        let batch = std::mem::replace(&mut buf, Vec::with_capacity(512));
+        let (state, weak) = (state.clone(), weak.clone());
+        tokio::spawn(async move {
+            record_batch(&state, &weak, batch).await;
+            drop(slot);
+        });
+    }
+}
+
+/// Batches of outcomes written at the same time on PostgreSQL.
+const RECORDERS_POSTGRES: usize = 3;
+
+async fn record_batch(state: &SharedState, weak: &Weak<Worker>, buf: Vec<Outcome>) {
+    let mut failures = 0u32;
+    let applied = loop {
+        match state.store.record_outcomes_applied(&buf, time::now_ms()).await {
+            Ok(applied) => {
+                if let Some(w) = weak.upgrade() {
+                    w.recorder_blocked.store(false, std::sync::atomic::Ordering::Relaxed);
                 }
-                Err(e) => {
-                    failures += 1;
-                    if let Some(w) = weak.upgrade() {
-                        w.recorder_blocked.store(true, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    tracing::warn!(error = %e, pending = buf.len(), "recording outcomes failed; retrying");
-                    tokio::time::sleep(Duration::from_millis(200 * u64::from(failures.min(25)))).await;
+                let lost = buf.len() - applied.len();
+                if lost > 0 {
+                    tracing::warn!(lost, "outcomes discarded: another worker took over these deliveries");
                 }
+                break applied;
             }
-        };
-        let now = time::now_ms();
-        // A retry just scheduled may come due before the worker's next look at the queue.
-        if buf.iter().any(|o| o.status == "pending" && applied.contains(&o.delivery_id)) {
-            state.wake.notify_one();
-        }
-        for o in buf.iter().filter(|o| applied.contains(&o.delivery_id)) {
-            state.metrics.finished(&o.app_id, o.status);
-            if o.status == "failed"
-                && o.attempt.is_some()
-                && state.operator_app_id.as_deref() != Some(o.app_id.as_str())
-            {
-                state.alerts.dead_lettered(&o.endpoint_id, &o.app_id, &o.delivery_id, now);
-            }
-        }
-        if let Some(w) = weak.upgrade() {
-            let mut leases = w.leases.lock().expect("leases lock");
-            for o in &buf {
-                if leases.get(&o.delivery_id) == Some(&o.lease_token) {
-                    leases.remove(&o.delivery_id);
+            Err(e) => {
+                failures += 1;
+                if let Some(w) = weak.upgrade() {
+                    w.recorder_blocked.store(true, std::sync::atomic::Ordering::Relaxed);
                 }
+                tracing::warn!(error = %e, pending = buf.len(), "recording outcomes failed; retrying");
+                tokio::time::sleep(Duration::from_millis(200 * u64::from(failures.min(25)))).await;
             }
         }
-        buf.clear();
+    };
+    let now = time::now_ms();
+    // A retry just scheduled may come due before the worker's next look at the queue.
+    if buf.iter().any(|o| o.status == "pending" && applied.contains(&o.delivery_id)) {
+        state.wake.notify_one();
+    }
+    for o in buf.iter().filter(|o| applied.contains(&o.delivery_id)) {
+        state.metrics.finished(&o.app_id, o.status);
+        if o.status == "failed" && o.attempt.is_some() && state.operator_app_id.as_deref() != Some(o.app_id.as_str()) {
+            state.alerts.dead_lettered(&o.endpoint_id, &o.app_id, &o.delivery_id, now);
+        }
+    }
+    if let Some(w) = weak.upgrade() {
+        let mut leases = w.leases.lock().expect("leases lock");
+        for o in &buf {
+            if leases.get(&o.delivery_id) == Some(&o.lease_token) {
+                leases.remove(&o.delivery_id);
+            }
+        }
     }
 }
