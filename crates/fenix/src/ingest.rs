@@ -3,6 +3,8 @@
 //! answers each request after its batch committed. Under load this turns many
 //! small transactions into a few larger ones; alone, an event is written at once.
 
+use std::time::{Duration, Instant};
+
 use tokio::sync::{mpsc, oneshot};
 
 use crate::{
@@ -10,12 +12,16 @@ use crate::{
     ids,
     store::{
         events::{Ingested, NewEvent},
-        Store,
+        HeldWriter, Store,
     },
 };
 
 /// Events written per transaction at most.
 const MAX_BATCH: usize = 256;
+/// How long the write connection is kept waiting for the next batch.
+const LINGER: Duration = Duration::from_millis(1);
+/// How long the write connection is kept at most before it goes back to the pool.
+const HOLD_FOR: Duration = Duration::from_millis(20);
 
 struct Job {
     event: NewEvent,
@@ -54,36 +60,79 @@ impl Ingestor {
 
 async fn run(store: Store, mut rx: mpsc::Receiver<Job>) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
-    while rx.recv_many(&mut jobs, MAX_BATCH).await > 0 {
+    // The write connection is kept while batches follow each other closely (at
+    // most HOLD_FOR at a time, so that on SQLite the worker gets its turn).
+    let mut held: Option<(HeldWriter, Instant)> = None;
+    loop {
+        let received = match held.as_ref() {
+            Some(_) => match tokio::time::timeout(LINGER, rx.recv_many(&mut jobs, MAX_BATCH)).await {
+                Ok(n) => n,
+                Err(_) => {
+                    held = None;
+                    rx.recv_many(&mut jobs, MAX_BATCH).await
+                }
+            },
+            None => rx.recv_many(&mut jobs, MAX_BATCH).await,
+        };
+        if received == 0 {
+            return;
+        }
+        if held.as_ref().is_some_and(|(_, since)| since.elapsed() > HOLD_FOR) {
+            held = None;
+        }
         // The events move into the batch (no copy of their envelopes); the replies wait.
         let (events, replies): (Vec<NewEvent>, Vec<_>) = jobs.drain(..).map(|j| (j.event, j.reply)).unzip();
-        match store.ingest_batch(&events, matches, new_delivery_id).await {
+        let written = match held.as_mut() {
+            Some((writer, _)) => store.ingest_batch_on(writer, &events, matches, new_delivery_id).await,
+            None => match store.hold_writer().await {
+                Ok(mut writer) => {
+                    let r = store.ingest_batch_on(&mut writer, &events, matches, new_delivery_id).await;
+                    held = Some((writer, Instant::now()));
+                    r
+                }
+                Err(e) => Err(e),
+            },
+        };
+        match written {
             Ok(results) => {
                 for (reply, result) in replies.into_iter().zip(results) {
                     let _ = reply.send(Ok(result));
                 }
             }
-            Err(e) if replies.len() == 1 => {
-                let ev = &events[0];
-                let answer = if crate::store::is_unavailable(&e) {
-                    // The database is away: answer now (503) rather than wait again.
-                    Err(e)
-                } else {
-                    // One event alone: the single-event path handles key races with other instances.
-                    store.ingest_event(ev, |f| matches(f, &ev.event_type), new_delivery_id).await.map_err(|_| e)
-                };
-                if let Some(reply) = replies.into_iter().next() {
-                    let _ = reply.send(answer);
-                }
-            }
-            Err(_) => {
-                // Something in the batch failed (e.g. a key raced with another instance):
-                // nothing was stored; write each event on its own so one cannot fail the others.
-                for (ev, reply) in events.iter().zip(replies) {
-                    let r = store.ingest_event(ev, |f| matches(f, &ev.event_type), new_delivery_id).await;
-                    let _ = reply.send(r);
-                }
+            Err(e) => {
+                // Give the connection back (the pool replaces it if it is broken
+                // or still inside a transaction); the paths below use the pool.
+                held = None;
+                write_one_by_one(&store, events, replies, e).await;
             }
         }
+    }
+}
+
+/// A batch failed and stored nothing: each event alone, so one cannot fail the others.
+async fn write_one_by_one(
+    store: &Store,
+    events: Vec<NewEvent>,
+    replies: Vec<oneshot::Sender<sqlx::Result<Ingested>>>,
+    e: sqlx::Error,
+) {
+    if replies.len() == 1 {
+        let ev = &events[0];
+        let answer = if crate::store::is_unavailable(&e) {
+            // The database is away: answer now (503) rather than wait again.
+            Err(e)
+        } else {
+            // One event alone: the single-event path handles key races with other instances.
+            store.ingest_event(ev, |f| matches(f, &ev.event_type), new_delivery_id).await.map_err(|_| e)
+        };
+        if let Some(reply) = replies.into_iter().next() {
+            let _ = reply.send(answer);
+        }
+        return;
+    }
+    // Something in the batch failed (e.g. a key raced with another instance).
+    for (ev, reply) in events.iter().zip(replies) {
+        let r = store.ingest_event(ev, |f| matches(f, &ev.event_type), new_delivery_id).await;
+        let _ = reply.send(r);
     }
 }

@@ -9,7 +9,7 @@ use sqlx::QueryBuilder;
 
 use super::{
     events::{EventRow, Ingested, NewEvent, EVENT_BY_KEY},
-    on_write, BeginWrite, Store,
+    on_held, HeldWriter, Store,
 };
 
 #[derive(sqlx::FromRow)]
@@ -30,10 +30,21 @@ impl Store {
         matches: fn(&str, &str) -> bool,
         new_delivery_id: fn() -> String,
     ) -> sqlx::Result<Vec<Ingested>> {
+        let mut writer = self.hold_writer().await?;
+        self.ingest_batch_on(&mut writer, events, matches, new_delivery_id).await
+    }
+
+    /// [`Store::ingest_batch`] on a write connection the caller holds across batches.
+    pub async fn ingest_batch_on(
+        &self,
+        writer: &mut HeldWriter,
+        events: &[NewEvent],
+        matches: fn(&str, &str) -> bool,
+        new_delivery_id: fn() -> String,
+    ) -> sqlx::Result<Vec<Ingested>> {
         let is_pg = self.is_postgres();
-        on_write!(self, |pool| {
+        on_held!(writer, |tx| {
             async {
-            let mut tx = pool.begin_write().await?;
             let mut targets: HashMap<&str, Vec<Target>> = HashMap::new();
             let mut seen: HashMap<(&str, &str), EventRow> = HashMap::new();
             let mut out = Vec::with_capacity(events.len());

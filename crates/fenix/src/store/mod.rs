@@ -76,6 +76,43 @@ impl BeginWrite for PgPool {
     }
 }
 
+/// A write connection taken from the pool and kept across several
+/// transactions: the ingestion queue holds one while events keep coming,
+/// instead of a pool round trip per batch (sqlx returns a connection to its
+/// pool through a spawned task). On SQLite it is *the* writer: hold it briefly.
+pub enum HeldWriter {
+    Sqlite(sqlx::pool::PoolConnection<sqlx::Sqlite>),
+    Postgres(sqlx::pool::PoolConnection<sqlx::Postgres>),
+}
+
+impl Store {
+    /// Takes a write connection out of the pool until the [`HeldWriter`] is dropped.
+    pub async fn hold_writer(&self) -> sqlx::Result<HeldWriter> {
+        Ok(match &self.backend {
+            Backend::Sqlite { write, .. } => HeldWriter::Sqlite(write.acquire().await?),
+            Backend::Postgres(pool) => HeldWriter::Postgres(pool.acquire().await?),
+        })
+    }
+}
+
+/// Runs `$body` with `$tx` bound to a write transaction begun on a [`HeldWriter`]
+/// (`BEGIN IMMEDIATE` on SQLite, as [`BeginWrite`]).
+macro_rules! on_held {
+    ($writer:expr, |$tx:ident| $body:expr) => {
+        match $writer {
+            $crate::store::HeldWriter::Sqlite(conn) => {
+                let mut $tx = sqlx::Connection::begin_with(&mut **conn, "BEGIN IMMEDIATE").await?;
+                $body
+            }
+            $crate::store::HeldWriter::Postgres(conn) => {
+                let mut $tx = sqlx::Connection::begin(&mut **conn).await?;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use on_held;
+
 /// The two backends.
 #[derive(Clone, Debug)]
 pub(crate) enum Backend {
@@ -105,8 +142,12 @@ impl Store {
                 // Rows travel from sqlx's SQLite thread one message each: a deep
                 // buffer lets a 256-row claim flow without a wake-up per row.
                 .row_buffer_size(1024);
+            // No ping before handing out a connection: it is a file in this
+            // process, not a socket that can go stale, and each ping is a round
+            // trip to sqlx's SQLite thread on every transaction.
             let write = SqlitePoolOptions::new()
                 .max_connections(1)
+                .test_before_acquire(false)
                 // SQLite rolls a transaction back by itself on some errors (a full
                 // disk); a connection left "in a transaction" in sqlx's view is
                 // replaced rather than reused, so the writer recovers.
@@ -117,6 +158,7 @@ impl Store {
                 .context("opening the SQLite database")?;
             let read = SqlitePoolOptions::new()
                 .max_connections(max_connections.clamp(2, 8))
+                .test_before_acquire(false)
                 .acquire_timeout(Duration::from_secs(30))
                 .connect_with(opts.read_only(true).create_if_missing(false))
                 .await
