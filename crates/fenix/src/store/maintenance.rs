@@ -1,9 +1,10 @@
 //! Retention, endpoint health and statistics: the queries behind the
 //! maintenance loop, `/metrics` and `…/stats`. Purges run in bounded batches,
-//! each its own short transaction, so they never hold up deliveries.
+//! each its own short transaction, so they never hold up deliveries; they find
+//! old rows by id (ids start with their creation time), on the primary key.
 
 use super::{on_read, on_write, Store};
-use crate::time::Millis;
+use crate::{ids, time::Millis};
 
 /// An endpoint's figures over a window.
 #[derive(Debug, Clone, Default, sqlx::FromRow)]
@@ -27,9 +28,9 @@ impl Store {
     pub async fn purge_payloads(&self, cutoff: Millis, batch: i64) -> sqlx::Result<u64> {
         on_write!(self, |pool| sqlx::query(
             "UPDATE events SET payload = NULL WHERE id IN \
-             (SELECT id FROM events WHERE created_at < $1 AND payload IS NOT NULL LIMIT $2)"
+             (SELECT id FROM events WHERE id < $1 AND payload IS NOT NULL LIMIT $2)"
         )
-        .bind(cutoff)
+        .bind(ids::id_floor("evt", cutoff))
         .bind(batch)
         .execute(pool)
         .await
@@ -41,9 +42,9 @@ impl Store {
     pub async fn purge_attempts(&self, cutoff: Millis, batch: i64) -> sqlx::Result<u64> {
         on_write!(self, |pool| sqlx::query(
             "DELETE FROM attempts WHERE id IN (SELECT a.id FROM attempts a JOIN deliveries d ON d.id = a.delivery_id \
-             WHERE a.started_at < $1 AND d.status IN ('succeeded', 'failed', 'skipped') LIMIT $2)"
+             WHERE a.id < $1 AND d.status IN ('succeeded', 'failed', 'skipped') LIMIT $2)"
         )
-        .bind(cutoff)
+        .bind(ids::id_floor("att", cutoff))
         .bind(batch)
         .execute(pool)
         .await
@@ -53,10 +54,10 @@ impl Store {
     /// Deletes up to `batch` deliveries in a terminal state created before `cutoff` (with their attempts).
     pub async fn purge_deliveries(&self, cutoff: Millis, batch: i64) -> sqlx::Result<u64> {
         on_write!(self, |pool| sqlx::query(
-            "DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE created_at < $1 \
+            "DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE id < $1 \
              AND status IN ('succeeded', 'failed', 'skipped') LIMIT $2)"
         )
-        .bind(cutoff)
+        .bind(ids::id_floor("dlv", cutoff))
         .bind(batch)
         .execute(pool)
         .await
