@@ -26,14 +26,14 @@ pub struct AttemptResult {
 }
 
 /// A request ready to send.
-pub struct Request<'a> {
-    pub url: &'a str,
+pub struct Request {
+    pub url: reqwest::Url,
     pub headers: HeaderMap,
     pub body: Bytes,
 }
 
 /// Sends one attempt and classifies what happened.
-pub async fn send(client: &reqwest::Client, req: Request<'_>, timeout: Duration) -> AttemptResult {
+pub async fn send(client: &reqwest::Client, req: Request, timeout: Duration) -> AttemptResult {
     let started = std::time::Instant::now();
     let fut = async {
         let resp = client.post(req.url).headers(req.headers).body(req.body).send().await?;

@@ -93,7 +93,10 @@ struct Job {
     event_type: String,
     event_created_at: Millis,
     envelope: Bytes,
-    url: String,
+    /// The endpoint URL after the URL rules of the destination policy (checked
+    /// once per endpoint and batch: they depend on the URL alone); the address
+    /// check runs again before every attempt.
+    url: Arc<Result<url::Url, fenix_destination::DestinationError>>,
     rate_limit_per_sec: Option<i64>,
     scheme: fenix_signing::Scheme,
     secrets: Arc<Vec<(i64, SigningSecret)>>,
@@ -322,6 +325,8 @@ impl Worker {
     fn prepare(&self, claimed: Vec<ClaimedDelivery>, ctx: BatchContext) -> Vec<Result<Job, Box<Outcome>>> {
         let mut envelopes: HashMap<String, Option<Bytes>> = HashMap::new();
         let mut secrets: HashMap<String, Arc<Vec<(i64, SigningSecret)>>> = HashMap::new();
+        type Checked = Arc<Result<url::Url, fenix_destination::DestinationError>>;
+        let mut urls: HashMap<String, Checked> = HashMap::new();
         let BatchContext { mut events, endpoints, secrets: sealed } = ctx;
         claimed
             .into_iter()
@@ -362,8 +367,12 @@ impl Worker {
                     .clone();
                 let scheme =
                     fenix_signing::Scheme::parse(&target.signature_scheme).unwrap_or(fenix_signing::Scheme::FenixV1);
+                let url = urls
+                    .entry(c.endpoint_id.clone())
+                    .or_insert_with(|| Arc::new(self.state.policy.check_url(&target.url)))
+                    .clone();
                 Ok(Job {
-                    url: target.url.clone(),
+                    url,
                     rate_limit_per_sec: target.rate_limit_per_sec,
                     scheme,
                     secrets: keys,

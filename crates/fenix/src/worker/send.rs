@@ -42,7 +42,8 @@ impl Worker {
                         signature: &signature,
                     }
                     .to_map();
-                    let req = attempt::Request { url: &job.url, headers, body: job.envelope.clone() };
+                    let url = job.url.as_ref().as_ref().expect("checked above").clone();
+                    let req = attempt::Request { url, headers, body: job.envelope.clone() };
                     attempt::send(&self.client, req, self.state.settings.attempt_timeout).await
                 }
             }
@@ -99,12 +100,16 @@ impl Worker {
         (outcome, next)
     }
 
-    /// The destination policy, again, before every attempt: the URL rules, and for
-    /// a host name a fresh resolution with every address checked. The HTTP
-    /// client's resolver checks again whenever it opens a connection; this
-    /// check also covers a pooled connection, which would not resolve again.
-    pub(super) async fn check_destination(&self, url: &str) -> Result<(), fenix_destination::DestinationError> {
-        let parsed = self.state.policy.check_url(url)?;
+    /// The destination policy, again, before every attempt: the URL rules (their
+    /// verdict for this batch), and for a host name a fresh resolution with
+    /// every address checked. The HTTP client's resolver checks again whenever
+    /// it opens a connection; this check also covers a pooled connection,
+    /// which would not resolve again.
+    pub(super) async fn check_destination(
+        &self,
+        checked: &Result<url::Url, fenix_destination::DestinationError>,
+    ) -> Result<(), fenix_destination::DestinationError> {
+        let parsed = checked.as_ref().map_err(Clone::clone)?;
         if let Some(url::Host::Domain(host)) = parsed.host() {
             self.state.destinations.resolve_checked(host).await?;
         }
