@@ -18,10 +18,8 @@ use crate::{
 
 /// Events written per transaction at most.
 const MAX_BATCH: usize = 256;
-/// How long the write connection is kept waiting for the next batch.
-const LINGER: Duration = Duration::from_millis(1);
 /// How long the write connection is kept at most before it goes back to the pool.
-const HOLD_FOR: Duration = Duration::from_millis(20);
+const HOLD_FOR: Duration = Duration::from_millis(5);
 
 struct Job {
     event: NewEvent,
@@ -60,25 +58,17 @@ impl Ingestor {
 
 async fn run(store: Store, mut rx: mpsc::Receiver<Job>) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
-    // The write connection is kept while batches follow each other closely (at
-    // most HOLD_FOR at a time, so that on SQLite the worker gets its turn).
+    // The write connection is kept while requests are already waiting for the
+    // next batch, for HOLD_FOR at most; it goes back to the pool as soon as the
+    // queue is empty, so that on SQLite the worker (one writer for both) never
+    // waits behind an idle ingestion queue.
     let mut held: Option<(HeldWriter, Instant)> = None;
     loop {
-        let received = match held.as_ref() {
-            Some(_) => match tokio::time::timeout(LINGER, rx.recv_many(&mut jobs, MAX_BATCH)).await {
-                Ok(n) => n,
-                Err(_) => {
-                    held = None;
-                    rx.recv_many(&mut jobs, MAX_BATCH).await
-                }
-            },
-            None => rx.recv_many(&mut jobs, MAX_BATCH).await,
-        };
-        if received == 0 {
-            return;
-        }
-        if held.as_ref().is_some_and(|(_, since)| since.elapsed() > HOLD_FOR) {
+        if rx.is_empty() || held.as_ref().is_some_and(|(_, since)| since.elapsed() > HOLD_FOR) {
             held = None;
+        }
+        if rx.recv_many(&mut jobs, MAX_BATCH).await == 0 {
+            return;
         }
         // The events move into the batch (no copy of their envelopes); the replies wait.
         let (events, replies): (Vec<NewEvent>, Vec<_>) = jobs.drain(..).map(|j| (j.event, j.reply)).unzip();
