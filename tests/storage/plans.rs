@@ -1,40 +1,20 @@
 //! Query plans: the hot queries are served by an index, never by a full scan.
 //!
-//! The SQL below is copied from `crates/fenix/src/store/` and must be kept in
-//! sync with it: the delivery log from `deliveries.rs` (`list_deliveries`, with
-//! the filters as its `QueryBuilder` appends them), the attempts from
-//! `deliveries.rs` (`list_attempts`), the claim from `deliveries.rs`
-//! (`CLAIM_SQLITE` / `CLAIM_POSTGRES`), and the event log from `events.rs`
-//! (`list_events`).
+//! The statements are the store's own where it keeps them in constants (the
+//! claim, the columns of the delivery and event logs); the rest is written the
+//! way `crates/fenix/src/store/` builds it and must be kept in sync with it: the
+//! delivery log from `deliveries.rs` (`list_deliveries`, with the filters as
+//! its `QueryBuilder` appends them), the attempts from `deliveries.rs`
+//! (`list_attempts`), and the event log from `events.rs` (`list_events`).
 
-use fenix::store::DeliveryFilter;
+use fenix::store::{
+    deliveries::{CLAIM_POSTGRES, CLAIM_SQLITE, DELIVERY_COLUMNS},
+    events::EVENT_COLUMNS,
+    DeliveryFilter,
+};
 
 use crate::fixtures::{Arg, Fixture, T0};
 use crate::support::Backend;
-
-/// `DELIVERY_COLUMNS` in deliveries.rs.
-const DELIVERY_COLUMNS: &str = "id, app_id, event_id, endpoint_id, \
-     CASE WHEN lease_until IS NOT NULL AND status = 'pending' THEN 'in_flight' ELSE status END AS status, \
-     attempt_count, COALESCE(lease_until, next_attempt_at) AS next_attempt_at, last_attempt_at, created_at, updated_at";
-
-/// `EVENT_COLUMNS` in events.rs.
-const EVENT_COLUMNS: &str =
-    "id, app_id, event_type, idempotency_key, NULL AS payload, payload_sha256, delivery_count, created_at";
-
-/// `CLAIM_SQLITE` in deliveries.rs.
-const CLAIM_SQLITE: &str = "UPDATE deliveries SET lease_until = $1, lease_owner = $2, \
-     lease_token = lease_token + 1, updated_at = $3 \
-     WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $3 \
-                  AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4) \
-     RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token";
-
-/// `CLAIM_POSTGRES` in deliveries.rs.
-const CLAIM_POSTGRES: &str = "UPDATE deliveries SET lease_until = $1, lease_owner = $2, \
-     lease_token = lease_token + 1, updated_at = $3 \
-     WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $3 \
-                  AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4 \
-                  FOR UPDATE SKIP LOCKED) \
-     RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token";
 
 /// The plan reads through one of `indexes` and never scans a whole table
 /// (nor, on SQLite, sorts every match of a newest-first page: without

@@ -72,17 +72,14 @@ async fn run(store: Store, mut rx: mpsc::Receiver<Job>) {
         }
         // The events move into the batch (no copy of their envelopes); the replies wait.
         let (events, replies): (Vec<NewEvent>, Vec<_>) = jobs.drain(..).map(|j| (j.event, j.reply)).unzip();
-        let written = match held.as_mut() {
-            Some((writer, _)) => store.ingest_batch_on(writer, &events, matches, new_delivery_id).await,
-            None => match store.hold_writer().await {
-                Ok(mut writer) => {
-                    let r = store.ingest_batch_on(&mut writer, &events, matches, new_delivery_id).await;
-                    held = Some((writer, Instant::now()));
-                    r
-                }
-                Err(e) => Err(e),
-            },
-        };
+        let written = async {
+            if held.is_none() {
+                held = Some((store.hold_writer().await?, Instant::now()));
+            }
+            let (writer, _) = held.as_mut().expect("taken just above");
+            store.ingest_batch(writer, &events, matches, new_delivery_id).await
+        }
+        .await;
         match written {
             Ok(results) => {
                 for (reply, result) in replies.into_iter().zip(results) {

@@ -28,10 +28,21 @@ pub struct DeliveryRow {
     pub updated_at: Millis,
 }
 
+/// The status a delivery row shows: a leased `pending` row is `in_flight`.
+macro_rules! shown_status {
+    () => {
+        "CASE WHEN lease_until IS NOT NULL AND status = 'pending' THEN 'in_flight' ELSE status END"
+    };
+}
+pub(crate) use shown_status;
+
 /// A leased row is shown `in_flight`, due again (if its worker vanished) when the lease ends.
-const DELIVERY_COLUMNS: &str = "id, app_id, event_id, endpoint_id, \
-     CASE WHEN lease_until IS NOT NULL AND status = 'pending' THEN 'in_flight' ELSE status END AS status, \
-     attempt_count, COALESCE(lease_until, next_attempt_at) AS next_attempt_at, last_attempt_at, created_at, updated_at";
+pub const DELIVERY_COLUMNS: &str = concat!(
+    "id, app_id, event_id, endpoint_id, ",
+    shown_status!(),
+    " AS status, attempt_count, COALESCE(lease_until, next_attempt_at) AS next_attempt_at, last_attempt_at, \
+     created_at, updated_at"
+);
 
 /// An attempt as stored; `id` is the `X-Fenix-Delivery-Id` that was sent.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -122,14 +133,14 @@ pub struct EndpointTarget {
 /// Due: `pending`, its time has come, and not leased (or its lease ran out).
 /// Leased rows keep their place at the front of `deliveries_due` and are
 /// stepped over: there are never more of them than the workers have in hand.
-const CLAIM_SQLITE: &str = "UPDATE deliveries SET lease_until = $1, lease_owner = $2, \
+pub const CLAIM_SQLITE: &str = "UPDATE deliveries SET lease_until = $1, lease_owner = $2, \
      lease_token = lease_token + 1, updated_at = $3 \
      WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $3 \
                   AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4) \
      RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token";
 
 /// PostgreSQL: concurrent claimers skip each other's rows instead of waiting.
-const CLAIM_POSTGRES: &str = "UPDATE deliveries SET lease_until = $1, lease_owner = $2, \
+pub const CLAIM_POSTGRES: &str = "UPDATE deliveries SET lease_until = $1, lease_owner = $2, \
      lease_token = lease_token + 1, updated_at = $3 \
      WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $3 \
                   AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4 \

@@ -78,7 +78,8 @@ impl NewEvent {
     }
 }
 
-const EVENT_COLUMNS: &str =
+/// The columns of an event in the log (the payload bytes stay in the database).
+pub const EVENT_COLUMNS: &str =
     "id, app_id, event_type, idempotency_key, NULL AS payload, payload_sha256, delivery_count, created_at";
 const EVENT_COLUMNS_WITH_PAYLOAD: &str =
     "id, app_id, event_type, idempotency_key, payload, payload_sha256, delivery_count, created_at";

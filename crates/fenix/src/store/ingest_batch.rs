@@ -23,26 +23,15 @@ impl Store {
     /// decides the fan-out. An idempotency key already stored (or repeated
     /// within the batch) yields the original event with `created = false`.
     /// Any error fails the whole batch (nothing is stored); callers may then
-    /// retry events one by one.
+    /// retry events one by one. `writer` is a write connection the caller
+    /// holds, possibly across batches.
     pub async fn ingest_batch(
-        &self,
-        events: &[NewEvent],
-        matches: fn(&str, &str) -> bool,
-        new_delivery_id: fn() -> String,
-    ) -> sqlx::Result<Vec<Ingested>> {
-        let mut writer = self.hold_writer().await?;
-        self.ingest_batch_on(&mut writer, events, matches, new_delivery_id).await
-    }
-
-    /// [`Store::ingest_batch`] on a write connection the caller holds across batches.
-    pub async fn ingest_batch_on(
         &self,
         writer: &mut HeldWriter,
         events: &[NewEvent],
         matches: fn(&str, &str) -> bool,
         new_delivery_id: fn() -> String,
     ) -> sqlx::Result<Vec<Ingested>> {
-        let is_pg = self.is_postgres();
         on_held!(writer, |tx| {
             async {
             let mut targets: HashMap<&str, Vec<Target>> = HashMap::new();
@@ -90,7 +79,7 @@ impl Store {
                 }
                 out.push(Ingested { event: row, created: true });
             }
-            WriteBatch::write_batch(&mut *tx, &new_events, &rows, any && is_pg).await?;
+            WriteBatch::write_batch(&mut *tx, &new_events, &rows, any).await?;
             tx.commit().await?;
             Ok(out)
         }
@@ -102,7 +91,8 @@ impl Store {
 /// A delivery row to insert: (id, app, event, endpoint, created at).
 type DeliveryRow<'a> = (String, &'a str, &'a str, String, i64);
 
-/// Writes a batch's new events and deliveries, each backend its own way.
+/// Writes a batch's new events and deliveries, each backend its own way;
+/// `notify`: wake the workers of other instances (PostgreSQL).
 trait WriteBatch {
     async fn write_batch(
         &mut self,

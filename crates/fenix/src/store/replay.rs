@@ -53,11 +53,12 @@ impl Store {
     ) -> sqlx::Result<Result<(), ReplayRefusal>> {
         on_write!(self, |pool| {
             let mut tx = pool.begin_write().await?;
-            let row: Option<(String, bool)> = sqlx::query_as(
-                "SELECT CASE WHEN d.lease_until IS NOT NULL AND d.status = 'pending' THEN 'in_flight' ELSE d.status END, \
-                 e.payload IS NOT NULL FROM deliveries d JOIN events e ON e.id = d.event_id \
-                 WHERE d.id = $1 AND d.app_id = $2",
-            )
+            let row: Option<(String, bool)> = sqlx::query_as(concat!(
+                "SELECT ",
+                super::deliveries::shown_status!(),
+                ", e.payload IS NOT NULL FROM deliveries d JOIN events e ON e.id = d.event_id \
+                 WHERE d.id = $1 AND d.app_id = $2"
+            ))
             .bind(id)
             .bind(app_id)
             .fetch_optional(&mut *tx)

@@ -25,27 +25,22 @@ impl Worker {
             detail: Some(detail),
             duration_ms: 0,
         };
-        let result = if let Err(e) = self.check_destination(&job.url).await {
-            refused(e.attempt_error(), e.to_string())
-        } else if keys.is_empty() {
-            refused("no_secret", "the endpoint has no usable signing secret".into())
-        } else {
-            match signature {
-                Err(e) => refused("signing", e.to_string()),
-                Ok(signature) => {
-                    let headers = attempt::WireHeaders {
-                        event_id: &c.event_id,
-                        event_type: &job.event_type,
-                        attempt_id: &attempt_id,
-                        timestamp,
-                        scheme: job.scheme,
-                        signature: &signature,
-                    }
-                    .to_map();
-                    let url = job.url.as_ref().as_ref().expect("checked above").clone();
-                    let req = attempt::Request { url, headers, body: job.envelope.clone() };
-                    attempt::send(&self.client, req, self.state.settings.attempt_timeout).await
+        let result = match (self.check_destination(&job.url).await, signature) {
+            (Err(e), _) => refused(e.attempt_error(), e.to_string()),
+            (Ok(_), _) if keys.is_empty() => refused("no_secret", "the endpoint has no usable signing secret".into()),
+            (Ok(_), Err(e)) => refused("signing", e.to_string()),
+            (Ok(url), Ok(signature)) => {
+                let headers = attempt::WireHeaders {
+                    event_id: &c.event_id,
+                    event_type: &job.event_type,
+                    attempt_id: &attempt_id,
+                    timestamp,
+                    scheme: job.scheme,
+                    signature: &signature,
                 }
+                .to_map();
+                let req = attempt::Request { url: url.clone(), headers, body: job.envelope.clone() };
+                attempt::send(&self.client, req, self.state.settings.attempt_timeout).await
             }
         };
         self.state.metrics.attempt(result.error, result.duration_ms);
@@ -102,17 +97,17 @@ impl Worker {
 
     /// The destination policy, again, before every attempt: the URL rules (their
     /// verdict for this batch), and for a host name a fresh resolution with
-    /// every address checked. The HTTP client's resolver checks again whenever
+    /// every address checked; answers the URL to send to. The HTTP client's resolver checks again whenever
     /// it opens a connection; this check also covers a pooled connection,
     /// which would not resolve again.
-    pub(super) async fn check_destination(
+    pub(super) async fn check_destination<'u>(
         &self,
-        checked: &Result<url::Url, fenix_destination::DestinationError>,
-    ) -> Result<(), fenix_destination::DestinationError> {
-        let parsed = checked.as_ref().map_err(Clone::clone)?;
-        if let Some(url::Host::Domain(host)) = parsed.host() {
+        checked: &'u Result<url::Url, fenix_destination::DestinationError>,
+    ) -> Result<&'u url::Url, fenix_destination::DestinationError> {
+        let url = checked.as_ref().map_err(Clone::clone)?;
+        if let Some(url::Host::Domain(host)) = url.host() {
             self.state.destinations.resolve_checked(host).await?;
         }
-        Ok(())
+        Ok(url)
     }
 }
