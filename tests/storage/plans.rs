@@ -90,7 +90,17 @@ async fn the_delivery_log_queries_use_an_index(backend: Backend) {
     let page = |filter: &str, limit: &str| format!("{base}{filter} ORDER BY id DESC LIMIT {limit}");
     let (app, cursor, limit): (Arg, Arg, Arg) = ((&app).into(), "~".into(), 50.into());
     let cases: [(&str, String, Vec<Arg>, &[&str]); 5] = [
-        ("the whole log", page("", "$3"), vec![app.clone(), cursor.clone(), limit.clone()], &["deliveries_by_app"]),
+        // The app under test holds 12 % of the rows: PostgreSQL may then walk the
+        // primary key from the cursor and keep the app's rows (its cost model
+        // prefers that to random reads through `deliveries_by_app` since the
+        // table is half-filled pages, migration 0004): ~8 rows read per row kept,
+        // in page order. A small tenant makes it take the app's index.
+        (
+            "the whole log",
+            page("", "$3"),
+            vec![app.clone(), cursor.clone(), limit.clone()],
+            &["deliveries_by_app", "deliveries_pkey"],
+        ),
         (
             "by status",
             page(" AND status = $3", "$4"),
