@@ -194,42 +194,55 @@ impl Store {
         if claimed.is_empty() {
             return Ok(ctx);
         }
-        on_read!(self, |pool| {
-            let mut qb = QueryBuilder::new("SELECT id, event_type, payload, created_at FROM events WHERE id IN (");
-            let mut sep = qb.separated(", ");
-            for id in &event_ids {
-                sep.push_bind(*id);
+        const EVENTS: &str = "SELECT id, event_type, payload, created_at FROM events WHERE id";
+        const ENDPOINTS: &str = "SELECT id, url, state, signature_scheme, rate_limit_per_sec FROM endpoints WHERE id";
+        const SECRETS: &str = "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets \
+             WHERE (expires_at IS NULL OR expires_at > $1) AND endpoint_id";
+        const SECRETS_ORDER: &str = " ORDER BY endpoint_id, version DESC";
+        let (events, endpoints, secrets) = match &self.backend {
+            // One statement whatever the batch's size: arrays.
+            super::Backend::Postgres(pool) => (
+                sqlx::query_as::<_, EventPart>(&format!("{EVENTS} = ANY($1)")).bind(&event_ids).fetch_all(pool).await?,
+                sqlx::query_as::<_, EndpointTarget>(&format!("{ENDPOINTS} = ANY($1)"))
+                    .bind(&endpoint_ids)
+                    .fetch_all(pool)
+                    .await?,
+                sqlx::query_as::<_, SecretRow>(&format!("{SECRETS} = ANY($2){SECRETS_ORDER}"))
+                    .bind(now)
+                    .bind(&endpoint_ids)
+                    .fetch_all(pool)
+                    .await?,
+            ),
+            super::Backend::Sqlite { read: pool, .. } => {
+                let in_list = |sql: &str, first: usize, ids: &[&str]| {
+                    let marks: Vec<String> = (first..first + ids.len()).map(|i| format!("${i}")).collect();
+                    format!("{sql} IN ({})", marks.join(", "))
+                };
+                let (events_sql, endpoints_sql) =
+                    (in_list(EVENTS, 1, &event_ids), in_list(ENDPOINTS, 1, &endpoint_ids));
+                let mut events = sqlx::query_as::<_, EventPart>(&events_sql);
+                for id in &event_ids {
+                    events = events.bind(*id);
+                }
+                let mut endpoints = sqlx::query_as::<_, EndpointTarget>(&endpoints_sql);
+                let secrets_sql = format!("{}{SECRETS_ORDER}", in_list(SECRETS, 2, &endpoint_ids));
+                let mut secrets = sqlx::query_as::<_, SecretRow>(&secrets_sql).bind(now);
+                for id in &endpoint_ids {
+                    endpoints = endpoints.bind(*id);
+                    secrets = secrets.bind(*id);
+                }
+                (events.fetch_all(pool).await?, endpoints.fetch_all(pool).await?, secrets.fetch_all(pool).await?)
             }
-            qb.push(")");
-            for e in qb.build_query_as::<EventPart>().fetch_all(pool).await? {
-                ctx.events.insert(e.id, (e.event_type, e.payload, e.created_at));
-            }
-            let mut qb = QueryBuilder::new(
-                "SELECT id, url, state, signature_scheme, rate_limit_per_sec FROM endpoints WHERE id IN (",
-            );
-            let mut sep = qb.separated(", ");
-            for id in &endpoint_ids {
-                sep.push_bind(*id);
-            }
-            qb.push(")");
-            for e in qb.build_query_as::<EndpointTarget>().fetch_all(pool).await? {
-                ctx.endpoints.insert(e.id.clone(), e);
-            }
-            let mut qb = QueryBuilder::new(
-                "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets \
-                 WHERE (expires_at IS NULL OR expires_at > ",
-            );
-            qb.push_bind(now).push(") AND endpoint_id IN (");
-            let mut sep = qb.separated(", ");
-            for id in &endpoint_ids {
-                sep.push_bind(*id);
-            }
-            qb.push(") ORDER BY endpoint_id, version DESC");
-            for s in qb.build_query_as::<SecretRow>().fetch_all(pool).await? {
-                ctx.secrets.entry(s.endpoint_id.clone()).or_default().push(s);
-            }
-            Ok::<_, sqlx::Error>(())
-        })?;
+        };
+        for e in events {
+            ctx.events.insert(e.id, (e.event_type, e.payload, e.created_at));
+        }
+        for e in endpoints {
+            ctx.endpoints.insert(e.id.clone(), e);
+        }
+        for s in secrets {
+            ctx.secrets.entry(s.endpoint_id.clone()).or_default().push(s);
+        }
         Ok(ctx)
     }
 
