@@ -147,6 +147,35 @@ pub const CLAIM_POSTGRES: &str = "UPDATE deliveries SET lease_until = $1, lease_
                   FOR UPDATE SKIP LOCKED) \
      RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token";
 
+/// A batch of outcomes on PostgreSQL, in one statement (one round trip,
+/// atomic): the attempts (arrays, one prepared statement whatever the batch
+/// size; any whose delivery was deleted meanwhile is skipped), the delivery
+/// rows whose lease token still holds (answered), and the endpoints' failure
+/// runs: any success clears `failing_since` ($19), a batch of failures only
+/// starts it ($20).
+const RECORD_POSTGRES: &str = "\
+    WITH attempt AS ( \
+        INSERT INTO attempts (id, delivery_id, endpoint_id, attempt_number, started_at, duration_ms, \
+                              response_status, response_excerpt, error, error_detail, signed_with) \
+        SELECT a.* FROM UNNEST($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], \
+                               $7::int8[], $8::text[], $9::text[], $10::text[], $11::text[]) \
+             AS a(id, delivery_id, endpoint_id, attempt_number, started_at, duration_ms, response_status, \
+                  response_excerpt, error, error_detail, signed_with) \
+        WHERE EXISTS (SELECT 1 FROM deliveries d WHERE d.id = a.delivery_id)), \
+    healthy AS ( \
+        UPDATE endpoints SET failing_since = NULL WHERE failing_since IS NOT NULL AND id = ANY($19)), \
+    failing AS ( \
+        UPDATE endpoints SET failing_since = $18 WHERE failing_since IS NULL AND id = ANY($20)), \
+    outcome AS ( \
+        UPDATE deliveries AS d SET status = u.status, attempt_count = u.attempt_count, \
+               next_attempt_at = u.next_at, last_attempt_at = COALESCE(u.last_at, d.last_attempt_at), \
+               lease_owner = NULL, lease_until = NULL, updated_at = $18 \
+        FROM UNNEST($12::text[], $13::int8[], $14::text[], $15::int8[], $16::int8[], $17::int8[]) \
+             AS u(id, token, status, attempt_count, next_at, last_at) \
+        WHERE d.id = u.id AND d.lease_token = u.token AND d.lease_until IS NOT NULL AND d.status = 'pending' \
+        RETURNING d.id) \
+    SELECT id FROM outcome";
+
 impl Store {
     /// Leases up to `limit` due deliveries (fresh, retrying, or whose lease expired) until `lease_until`.
     pub async fn claim_due(
@@ -166,18 +195,14 @@ impl Store {
                     .fetch_all(write)
                     .await
             }
-            super::Backend::Postgres(pool) => {
-                let mut tx = pool.begin().await?;
-                plan_by_index(&mut tx).await?;
-                let claimed = sqlx::query_as::<_, ClaimedDelivery>(CLAIM_POSTGRES)
+            super::Backend::Postgres { worker, .. } => {
+                sqlx::query_as::<_, ClaimedDelivery>(CLAIM_POSTGRES)
                     .bind(lease_until)
                     .bind(owner)
                     .bind(now)
                     .bind(limit)
-                    .fetch_all(&mut *tx)
-                    .await?;
-                tx.commit().await?;
-                Ok(claimed)
+                    .fetch_all(worker)
+                    .await
             }
         }
     }
@@ -201,7 +226,7 @@ impl Store {
         const SECRETS_ORDER: &str = " ORDER BY endpoint_id, version DESC";
         let (events, endpoints, secrets) = match &self.backend {
             // One statement whatever the batch's size: arrays.
-            super::Backend::Postgres(pool) => (
+            super::Backend::Postgres { pool, .. } => (
                 sqlx::query_as::<_, EventPart>(&format!("{EVENTS} = ANY($1)")).bind(&event_ids).fetch_all(pool).await?,
                 sqlx::query_as::<_, EndpointTarget>(&format!("{ENDPOINTS} = ANY($1)"))
                     .bind(&endpoint_ids)
@@ -325,34 +350,41 @@ impl Store {
                 tx.commit().await?;
                 Ok(applied)
             }
-            super::Backend::Postgres(pool) => {
+            super::Backend::Postgres { worker, .. } => {
                 // Rows are locked in id order, as every other multi-row write of
-                // deliveries does, so two transactions never wait on each other in a cycle.
+                // deliveries does, so two writers never wait on each other in a cycle.
                 let mut outcomes: Vec<&Outcome> = outcomes.iter().collect();
                 outcomes.sort_unstable_by(|a, b| a.delivery_id.cmp(&b.delivery_id));
-                let mut tx = pool.begin_write().await?;
-                plan_by_index(&mut tx).await?;
-                insert_attempts_postgres(&mut tx, &attempts).await?;
-                let ids: Vec<String> = sqlx::query_scalar(
-                    "UPDATE deliveries AS d SET status = u.status, attempt_count = u.attempt_count, \
-                     next_attempt_at = u.next_at, last_attempt_at = COALESCE(u.last_at, d.last_attempt_at), \
-                     lease_owner = NULL, lease_until = NULL, updated_at = $7 \
-                     FROM UNNEST($1::text[], $2::int8[], $3::text[], $4::int8[], $5::int8[], $6::int8[]) \
-                          AS u(id, token, status, attempt_count, next_at, last_at) \
-                     WHERE d.id = u.id AND d.lease_token = u.token AND d.lease_until IS NOT NULL \
-                     AND d.status = 'pending' RETURNING d.id",
-                )
-                .bind(outcomes.iter().map(|o| o.delivery_id.as_str()).collect::<Vec<_>>())
-                .bind(outcomes.iter().map(|o| o.lease_token).collect::<Vec<_>>())
-                .bind(outcomes.iter().map(|o| o.status).collect::<Vec<_>>())
-                .bind(outcomes.iter().map(|o| o.attempt_count).collect::<Vec<_>>())
-                .bind(outcomes.iter().map(|o| o.next_attempt_at).collect::<Vec<_>>())
-                .bind(outcomes.iter().map(|o| o.last_attempt_at).collect::<Vec<_>>())
-                .bind(now)
-                .fetch_all(&mut *tx)
-                .await?;
-                update_health!(tx, health, now);
-                tx.commit().await?;
+                let endpoints = |healthy: bool| -> Vec<&str> {
+                    health.iter().filter(|(_, ok)| **ok == healthy).map(|(id, _)| *id).collect()
+                };
+                let column = |f: fn(&AttemptRecord) -> &str| attempts.iter().map(|a| f(a)).collect::<Vec<_>>();
+                let optional =
+                    |f: fn(&AttemptRecord) -> Option<&str>| attempts.iter().map(|a| f(a)).collect::<Vec<_>>();
+                let number = |f: fn(&AttemptRecord) -> i64| attempts.iter().map(|a| f(a)).collect::<Vec<_>>();
+                let ids: Vec<String> = sqlx::query_scalar(RECORD_POSTGRES)
+                    .bind(column(|a| &a.id))
+                    .bind(column(|a| &a.delivery_id))
+                    .bind(column(|a| &a.endpoint_id))
+                    .bind(number(|a| a.attempt_number))
+                    .bind(number(|a| a.started_at))
+                    .bind(number(|a| a.duration_ms))
+                    .bind(attempts.iter().map(|a| a.response_status).collect::<Vec<_>>())
+                    .bind(optional(|a| a.response_excerpt.as_deref()))
+                    .bind(optional(|a| a.error.as_deref()))
+                    .bind(optional(|a| a.error_detail.as_deref()))
+                    .bind(column(|a| &a.signed_with))
+                    .bind(outcomes.iter().map(|o| o.delivery_id.as_str()).collect::<Vec<_>>())
+                    .bind(outcomes.iter().map(|o| o.lease_token).collect::<Vec<_>>())
+                    .bind(outcomes.iter().map(|o| o.status).collect::<Vec<_>>())
+                    .bind(outcomes.iter().map(|o| o.attempt_count).collect::<Vec<_>>())
+                    .bind(outcomes.iter().map(|o| o.next_attempt_at).collect::<Vec<_>>())
+                    .bind(outcomes.iter().map(|o| o.last_attempt_at).collect::<Vec<_>>())
+                    .bind(now)
+                    .bind(endpoints(true))
+                    .bind(endpoints(false))
+                    .fetch_all(worker)
+                    .await?;
                 applied.extend(ids);
                 Ok(applied)
             }
@@ -401,18 +433,16 @@ impl Store {
                 }
                 tx.commit().await
             }
-            super::Backend::Postgres(pool) => {
+            super::Backend::Postgres { worker, .. } => {
                 let mut sorted: Vec<&(String, i64)> = leases.iter().collect();
                 sorted.sort_unstable();
-                let mut tx = pool.begin().await?;
-                plan_by_index(&mut tx).await?;
                 sqlx::query(pg)
                     .bind(sorted.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>())
                     .bind(sorted.iter().map(|(_, t)| *t).collect::<Vec<_>>())
                     .bind(at)
-                    .execute(&mut *tx)
-                    .await?;
-                tx.commit().await
+                    .execute(worker)
+                    .await
+                    .map(|_| ())
             }
         }
     }
@@ -485,61 +515,6 @@ impl Store {
         .await
         })
     }
-}
-
-/// PostgreSQL, for the rest of the transaction: walk indexes, never sort or
-/// hash whole tables. Right after a large ingestion the planner's statistics
-/// still say "few due rows", and it would then read every due row (sorting
-/// them, spilling to disk) instead of walking `deliveries_due` in order up to
-/// the limit, or looking rows up by primary key. The worker's plans must not
-/// depend on when ANALYZE last ran.
-async fn plan_by_index(tx: &mut sqlx::Transaction<'static, sqlx::Postgres>) -> sqlx::Result<()> {
-    sqlx::query(
-        "SELECT set_config('enable_sort', 'off', true), set_config('enable_bitmapscan', 'off', true), \
-         set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)",
-    )
-    .execute(&mut **tx)
-    .await
-    .map(|_| ())
-}
-
-/// Inserts attempts on PostgreSQL in one statement over arrays, skipping any
-/// whose delivery was deleted meanwhile. One prepared statement whatever the
-/// batch size: a multi-row VALUES list was a new statement (parsed and planned
-/// afresh) for every batch size, 20–30 µs a row in pg_stat_statements.
-async fn insert_attempts_postgres(
-    tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
-    attempts: &[&AttemptRecord],
-) -> sqlx::Result<()> {
-    if attempts.is_empty() {
-        return Ok(());
-    }
-    let column = |f: fn(&AttemptRecord) -> &str| attempts.iter().map(|a| f(a)).collect::<Vec<_>>();
-    let optional = |f: fn(&AttemptRecord) -> Option<&str>| attempts.iter().map(|a| f(a)).collect::<Vec<_>>();
-    let number = |f: fn(&AttemptRecord) -> i64| attempts.iter().map(|a| f(a)).collect::<Vec<_>>();
-    sqlx::query(
-        "INSERT INTO attempts (id, delivery_id, endpoint_id, attempt_number, started_at, duration_ms, \
-         response_status, response_excerpt, error, error_detail, signed_with) \
-         SELECT u.* FROM UNNEST($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], \
-                                $7::int8[], $8::text[], $9::text[], $10::text[], $11::text[]) \
-              AS u(id, delivery_id, endpoint_id, attempt_number, started_at, duration_ms, response_status, \
-                   response_excerpt, error, error_detail, signed_with) \
-         WHERE EXISTS (SELECT 1 FROM deliveries d WHERE d.id = u.delivery_id)",
-    )
-    .bind(column(|a| &a.id))
-    .bind(column(|a| &a.delivery_id))
-    .bind(column(|a| &a.endpoint_id))
-    .bind(number(|a| a.attempt_number))
-    .bind(number(|a| a.started_at))
-    .bind(number(|a| a.duration_ms))
-    .bind(attempts.iter().map(|a| a.response_status).collect::<Vec<_>>())
-    .bind(optional(|a| a.response_excerpt.as_deref()))
-    .bind(optional(|a| a.error.as_deref()))
-    .bind(optional(|a| a.error_detail.as_deref()))
-    .bind(column(|a| &a.signed_with))
-    .execute(&mut **tx)
-    .await
-    .map(|_| ())
 }
 
 /// Inserts attempts on SQLite in multi-row statements, skipping any whose

@@ -13,7 +13,7 @@ use std::{str::FromStr, time::Duration};
 
 use anyhow::Context;
 use sqlx::{
-    postgres::PgPoolOptions,
+    postgres::{PgConnectOptions, PgPoolOptions},
     sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
     PgPool, SqlitePool,
 };
@@ -36,7 +36,7 @@ macro_rules! on_read {
     ($store:expr, |$pool:ident| $body:expr) => {
         match &$store.backend {
             $crate::store::Backend::Sqlite { read: $pool, .. } => $body,
-            $crate::store::Backend::Postgres($pool) => $body,
+            $crate::store::Backend::Postgres { pool: $pool, .. } => $body,
         }
     };
 }
@@ -46,7 +46,7 @@ macro_rules! on_write {
     ($store:expr, |$pool:ident| $body:expr) => {
         match &$store.backend {
             $crate::store::Backend::Sqlite { write: $pool, .. } => $body,
-            $crate::store::Backend::Postgres($pool) => $body,
+            $crate::store::Backend::Postgres { pool: $pool, .. } => $body,
         }
     };
 }
@@ -90,7 +90,7 @@ impl Store {
     pub async fn hold_writer(&self) -> sqlx::Result<HeldWriter> {
         Ok(match &self.backend {
             Backend::Sqlite { write, .. } => HeldWriter::Sqlite(write.acquire().await?),
-            Backend::Postgres(pool) => HeldWriter::Postgres(pool.acquire().await?),
+            Backend::Postgres { pool, .. } => HeldWriter::Postgres(pool.acquire().await?),
         })
     }
 }
@@ -116,9 +116,32 @@ pub(crate) use on_held;
 /// The two backends.
 #[derive(Clone, Debug)]
 pub(crate) enum Backend {
-    Sqlite { write: SqlitePool, read: SqlitePool },
-    Postgres(PgPool),
+    Sqlite {
+        write: SqlitePool,
+        read: SqlitePool,
+    },
+    /// `worker` serves the delivery worker's claims, result writes and lease
+    /// updates: sessions that plan by index (see [`WORKER_PLANNER_SETTINGS`]).
+    Postgres {
+        pool: PgPool,
+        worker: PgPool,
+    },
 }
+
+/// Planner settings of the worker's PostgreSQL sessions: walk indexes, never
+/// sort or hash whole tables. Right after a large ingestion the statistics
+/// still say "few due rows", and the planner would then read every due row
+/// (sorting them, spilling to disk) instead of walking `deliveries_due` in
+/// order up to the limit, or looking rows up by primary key. The worker's plans
+/// must not depend on when ANALYZE last ran. Set when a connection opens, so
+/// each claim or result write is one statement (one round trip), not a
+/// transaction that first sets them.
+pub const WORKER_PLANNER_SETTINGS: [(&str, &str); 4] =
+    [("enable_sort", "off"), ("enable_bitmapscan", "off"), ("enable_hashjoin", "off"), ("enable_mergejoin", "off")];
+
+/// Connections of the worker's own pool: the claim loop, up to three result
+/// writers and the lease keeper.
+const WORKER_CONNECTIONS: u32 = 6;
 
 /// Handle to the database; cheap to clone.
 #[derive(Clone, Debug)]
@@ -165,13 +188,19 @@ impl Store {
                 .context("opening the SQLite database for reading")?;
             Backend::Sqlite { write, read }
         } else {
+            let opts = PgConnectOptions::from_str(url).context("DATABASE_URL is not a valid postgres:// URL")?;
             let pool = PgPoolOptions::new()
                 .max_connections(max_connections)
                 .acquire_timeout(Duration::from_secs(3))
-                .connect(url)
+                .connect_with(opts.clone())
                 .await
                 .context("connecting to PostgreSQL")?;
-            Backend::Postgres(pool)
+            // Opens connections when the worker first needs them (none for `--api-only`).
+            let worker = PgPoolOptions::new()
+                .max_connections(WORKER_CONNECTIONS)
+                .acquire_timeout(Duration::from_secs(3))
+                .connect_lazy_with(opts.options(WORKER_PLANNER_SETTINGS));
+            Backend::Postgres { pool, worker }
         };
         Ok(Store { backend })
     }
@@ -181,14 +210,14 @@ impl Store {
     pub async fn migrate(&self) -> anyhow::Result<()> {
         match &self.backend {
             Backend::Sqlite { write, .. } => sqlx::migrate!("../../migrations/sqlite").run(write).await,
-            Backend::Postgres(pool) => sqlx::migrate!("../../migrations/postgres").run(pool).await,
+            Backend::Postgres { pool, .. } => sqlx::migrate!("../../migrations/postgres").run(pool).await,
         }
         .context("applying database migrations")
     }
 
     /// True on PostgreSQL.
     pub fn is_postgres(&self) -> bool {
-        matches!(self.backend, Backend::Postgres(_))
+        matches!(self.backend, Backend::Postgres { .. })
     }
 
     /// Closes every connection (SQLite checkpoints its WAL).
@@ -198,7 +227,10 @@ impl Store {
                 read.close().await;
                 write.close().await;
             }
-            Backend::Postgres(pool) => pool.close().await,
+            Backend::Postgres { pool, worker } => {
+                worker.close().await;
+                pool.close().await;
+            }
         }
     }
 
@@ -215,7 +247,7 @@ impl Store {
     /// Wakes the workers of every instance sharing this database (PostgreSQL
     /// `NOTIFY`); a no-op on SQLite, where only this process works.
     pub async fn wake_workers(&self) {
-        if let Backend::Postgres(pool) = &self.backend {
+        if let Backend::Postgres { pool, .. } = &self.backend {
             if let Err(e) = sqlx::query("SELECT pg_notify($1, '')").bind(WAKE_CHANNEL).execute(pool).await {
                 tracing::debug!(error = %e, "could not notify other instances");
             }
@@ -225,7 +257,7 @@ impl Store {
     /// Calls `wake` whenever another instance announces new work, until the
     /// process ends; reconnects when the connection drops. SQLite: returns at once.
     pub async fn listen_for_work(&self, wake: std::sync::Arc<tokio::sync::Notify>) {
-        let Backend::Postgres(pool) = &self.backend else { return };
+        let Backend::Postgres { pool, .. } = &self.backend else { return };
         loop {
             let mut listener = match sqlx::postgres::PgListener::connect_with(pool).await {
                 Ok(l) => l,
