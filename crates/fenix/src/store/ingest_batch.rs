@@ -1,7 +1,8 @@
 //! Group commit for ingestion: many events, each with its deliveries, written
-//! in ONE transaction. Every event still gets the all-or-nothing guarantee (the
-//! batch commits or nothing does) and its caller is answered only after the
-//! commit; the database does one commit's work for the whole batch.
+//! in ONE transaction (on PostgreSQL one statement). Every event still gets the
+//! all-or-nothing guarantee (the batch commits or nothing does) and its caller
+//! is answered only after the commit; the database does one commit's work for
+//! the whole batch.
 
 use std::collections::HashMap;
 
@@ -19,7 +20,10 @@ struct Target {
 }
 
 impl Store {
-    /// Ingests `events` in one transaction. `matches(filter_json, event_type)`
+    /// Ingests `events` in one transaction (PostgreSQL: the endpoint and
+    /// idempotency-key reads, then one statement that writes; reads in the same
+    /// transaction would guard nothing more at READ COMMITTED, and a key
+    /// stored meanwhile fails the write on its unique index). `matches(filter_json, event_type)`
     /// decides the fan-out. An idempotency key already stored (or repeated
     /// within the batch) yields the original event with `created = false`.
     /// Any error fails the whole batch (nothing is stored); callers may then
@@ -80,8 +84,7 @@ impl Store {
                 out.push(Ingested { event: row, created: true });
             }
             WriteBatch::write_batch(&mut *tx, &new_events, &rows, any).await?;
-            tx.commit().await?;
-            Ok(out)
+            Ok::<_, sqlx::Error>(out)
         }
         .await
         })

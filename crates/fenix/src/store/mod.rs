@@ -95,17 +95,22 @@ impl Store {
     }
 }
 
-/// Runs `$body` with `$tx` bound to a write transaction begun on a [`HeldWriter`]
-/// (`BEGIN IMMEDIATE` on SQLite, as [`BeginWrite`]).
+/// Runs `$body` (a `Result`) on a [`HeldWriter`] with `$tx` bound to its
+/// connection. On SQLite inside a write transaction (`BEGIN IMMEDIATE`, as
+/// [`BeginWrite`]), committed when `$body` succeeds. On PostgreSQL without one:
+/// `$body` must make its writes in a single statement, which is atomic by
+/// itself, and saves the BEGIN and COMMIT round trips.
 macro_rules! on_held {
     ($writer:expr, |$tx:ident| $body:expr) => {
         match $writer {
             $crate::store::HeldWriter::Sqlite(conn) => {
                 let mut $tx = sqlx::Connection::begin_with(&mut **conn, "BEGIN IMMEDIATE").await?;
-                $body
+                let out = $body?;
+                $tx.commit().await?;
+                Ok(out)
             }
             $crate::store::HeldWriter::Postgres(conn) => {
-                let mut $tx = sqlx::Connection::begin(&mut **conn).await?;
+                let $tx: &mut sqlx::PgConnection = &mut **conn;
                 $body
             }
         }
