@@ -301,7 +301,7 @@ impl Store {
         match &self.backend {
             super::Backend::Sqlite { write, .. } => {
                 let mut tx = write.begin_write().await?;
-                insert_attempts!(tx, attempts);
+                insert_attempts_sqlite(&mut tx, &attempts).await?;
                 // One statement for the whole batch (UPDATE … FROM VALUES, SQLite ≥ 3.33).
                 // Usually every row is updated; only when some lease was lost do we
                 // read back which rows carry this write (our token and timestamp:
@@ -346,7 +346,7 @@ impl Store {
                         rows.into_iter().filter(|(id, t)| tokens.get(id.as_str()) == Some(t)).map(|(id, _)| id),
                     );
                 }
-                update_health!(tx, health, now);
+                update_health_sqlite(&mut tx, &health, now).await?;
                 tx.commit().await?;
                 Ok(applied)
             }
@@ -519,60 +519,59 @@ impl Store {
 
 /// Inserts attempts on SQLite in multi-row statements, skipping any whose
 /// delivery was deleted meanwhile.
-macro_rules! insert_attempts {
-    ($tx:expr, $attempts:expr) => {
-        // 11 parameters a row; stay well under SQLite's 32766-parameter limit.
-        for chunk in $attempts.chunks(500) {
-            let mut qb = QueryBuilder::new(
-                "INSERT INTO attempts (id, delivery_id, endpoint_id, attempt_number, started_at, duration_ms, \
-                 response_status, response_excerpt, error, error_detail, signed_with) \
-                 SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7, v.column8, \
-                 v.column9, v.column10, v.column11 FROM (",
-            );
-            qb.push_values(chunk.iter(), |mut b, a: &&AttemptRecord| {
-                b.push_bind(a.id.as_str())
-                    .push_bind(a.delivery_id.as_str())
-                    .push_bind(a.endpoint_id.as_str())
-                    .push_bind(a.attempt_number)
-                    .push_bind(a.started_at)
-                    .push_bind(a.duration_ms)
-                    .push_bind(a.response_status)
-                    .push_bind(a.response_excerpt.as_deref())
-                    .push_bind(a.error.as_deref())
-                    .push_bind(a.error_detail.as_deref())
-                    .push_bind(a.signed_with.as_str());
-            });
-            qb.push(") AS v WHERE EXISTS (SELECT 1 FROM deliveries d WHERE d.id = v.column2)");
-            qb.build().execute(&mut *$tx).await?;
-        }
-    };
+async fn insert_attempts_sqlite(tx: &mut sqlx::SqliteConnection, attempts: &[&AttemptRecord]) -> sqlx::Result<()> {
+    // 11 parameters a row; stay well under SQLite's 32766-parameter limit.
+    for chunk in attempts.chunks(500) {
+        let mut qb = QueryBuilder::new(
+            "INSERT INTO attempts (id, delivery_id, endpoint_id, attempt_number, started_at, duration_ms, \
+             response_status, response_excerpt, error, error_detail, signed_with) \
+             SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7, v.column8, \
+             v.column9, v.column10, v.column11 FROM (",
+        );
+        qb.push_values(chunk.iter(), |mut b, a| {
+            b.push_bind(a.id.as_str())
+                .push_bind(a.delivery_id.as_str())
+                .push_bind(a.endpoint_id.as_str())
+                .push_bind(a.attempt_number)
+                .push_bind(a.started_at)
+                .push_bind(a.duration_ms)
+                .push_bind(a.response_status)
+                .push_bind(a.response_excerpt.as_deref())
+                .push_bind(a.error.as_deref())
+                .push_bind(a.error_detail.as_deref())
+                .push_bind(a.signed_with.as_str());
+        });
+        qb.push(") AS v WHERE EXISTS (SELECT 1 FROM deliveries d WHERE d.id = v.column2)");
+        qb.build().execute(&mut *tx).await?;
+    }
+    Ok(())
 }
-use insert_attempts;
 
-/// Starts or clears each endpoint's `failing_since`: two statements per batch at most.
-macro_rules! update_health {
-    ($tx:expr, $health:expr, $now:expr) => {
-        for healthy in [true, false] {
-            let ids: Vec<&str> = $health.iter().filter(|(_, ok)| **ok == healthy).map(|(id, _)| *id).collect();
-            if ids.is_empty() {
-                continue;
-            }
-            let mut qb = if healthy {
-                QueryBuilder::new(
-                    "UPDATE endpoints SET failing_since = NULL WHERE failing_since IS NOT NULL AND id IN (",
-                )
-            } else {
-                let mut qb = QueryBuilder::new("UPDATE endpoints SET failing_since = ");
-                qb.push_bind($now).push(" WHERE failing_since IS NULL AND id IN (");
-                qb
-            };
-            let mut sep = qb.separated(", ");
-            for id in ids {
-                sep.push_bind(id);
-            }
-            qb.push(")");
-            qb.build().execute(&mut *$tx).await?;
+/// Starts or clears each endpoint's `failing_since` on SQLite: two statements
+/// per batch at most.
+async fn update_health_sqlite(
+    tx: &mut sqlx::SqliteConnection,
+    health: &HashMap<&str, bool>,
+    now: Millis,
+) -> sqlx::Result<()> {
+    for healthy in [true, false] {
+        let ids: Vec<&str> = health.iter().filter(|(_, ok)| **ok == healthy).map(|(id, _)| *id).collect();
+        if ids.is_empty() {
+            continue;
         }
-    };
+        let mut qb = if healthy {
+            QueryBuilder::new("UPDATE endpoints SET failing_since = NULL WHERE failing_since IS NOT NULL AND id IN (")
+        } else {
+            let mut qb = QueryBuilder::new("UPDATE endpoints SET failing_since = ");
+            qb.push_bind(now).push(" WHERE failing_since IS NULL AND id IN (");
+            qb
+        };
+        let mut sep = qb.separated(", ");
+        for id in ids {
+            sep.push_bind(id);
+        }
+        qb.push(")");
+        qb.build().execute(&mut *tx).await?;
+    }
+    Ok(())
 }
-use update_health;
