@@ -355,9 +355,6 @@ impl Store {
                 // deliveries does, so two writers never wait on each other in a cycle.
                 let mut outcomes: Vec<&Outcome> = outcomes.iter().collect();
                 outcomes.sort_unstable_by(|a, b| a.delivery_id.cmp(&b.delivery_id));
-                let endpoints = |healthy: bool| -> Vec<&str> {
-                    health.iter().filter(|(_, ok)| **ok == healthy).map(|(id, _)| *id).collect()
-                };
                 let column = |f: fn(&AttemptRecord) -> &str| attempts.iter().map(|a| f(a)).collect::<Vec<_>>();
                 let optional =
                     |f: fn(&AttemptRecord) -> Option<&str>| attempts.iter().map(|a| f(a)).collect::<Vec<_>>();
@@ -381,8 +378,8 @@ impl Store {
                     .bind(outcomes.iter().map(|o| o.next_attempt_at).collect::<Vec<_>>())
                     .bind(outcomes.iter().map(|o| o.last_attempt_at).collect::<Vec<_>>())
                     .bind(now)
-                    .bind(endpoints(true))
-                    .bind(endpoints(false))
+                    .bind(endpoints_by_health(&health, true))
+                    .bind(endpoints_by_health(&health, false))
                     .fetch_all(worker)
                     .await?;
                 applied.extend(ids);
@@ -547,6 +544,11 @@ async fn insert_attempts_sqlite(tx: &mut sqlx::SqliteConnection, attempts: &[&At
     Ok(())
 }
 
+/// The endpoints of a batch that had a success (`healthy`) or only failures.
+fn endpoints_by_health<'a>(health: &HashMap<&'a str, bool>, healthy: bool) -> Vec<&'a str> {
+    health.iter().filter(|(_, ok)| **ok == healthy).map(|(id, _)| *id).collect()
+}
+
 /// Starts or clears each endpoint's `failing_since` on SQLite: two statements
 /// per batch at most.
 async fn update_health_sqlite(
@@ -555,7 +557,7 @@ async fn update_health_sqlite(
     now: Millis,
 ) -> sqlx::Result<()> {
     for healthy in [true, false] {
-        let ids: Vec<&str> = health.iter().filter(|(_, ok)| **ok == healthy).map(|(id, _)| *id).collect();
+        let ids = endpoints_by_health(health, healthy);
         if ids.is_empty() {
             continue;
         }
