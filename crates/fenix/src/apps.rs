@@ -1,7 +1,7 @@
 //! Apps: the producer's customers (tenants), addressed by id or by `uid`.
 
 use axum::{
-    extract::{Path, State},
+    extract::State,
     http::StatusCode,
     routing::get,
     Json, Router,
@@ -9,7 +9,7 @@ use axum::{
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    api::{ApiJson, ApiQuery, Page, PageQuery, SharedState},
+    api::{ApiPath, ApiJson, ApiQuery, Page, PageQuery, SharedState},
     error::ApiError,
     ids,
     store::{apps::AppRow, is_unique_violation, Store},
@@ -179,7 +179,7 @@ async fn list(State(s): State<SharedState>, ApiQuery(q): ApiQuery<PageQuery>) ->
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
     )
 )]
-async fn read(State(s): State<SharedState>, Path(app): Path<String>) -> Result<Json<AppOut>, ApiError> {
+async fn read(State(s): State<SharedState>, ApiPath(app): ApiPath<String>) -> Result<Json<AppOut>, ApiError> {
     Ok(Json(find(&s.store, &app).await?.into()))
 }
 
@@ -197,7 +197,7 @@ async fn read(State(s): State<SharedState>, Path(app): Path<String>) -> Result<J
 )]
 async fn update(
     State(s): State<SharedState>,
-    Path(app): Path<String>,
+    ApiPath(app): ApiPath<String>,
     ApiJson(body): ApiJson<PatchApp>,
 ) -> Result<Json<AppOut>, ApiError> {
     let mut row = find(&s.store, &app).await?;
@@ -222,7 +222,7 @@ async fn update(
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
     )
 )]
-async fn remove(State(s): State<SharedState>, Path(app): Path<String>) -> Result<StatusCode, ApiError> {
+async fn remove(State(s): State<SharedState>, ApiPath(app): ApiPath<String>) -> Result<StatusCode, ApiError> {
     let row = find(&s.store, &app).await?;
     s.store.delete_app(&row.id).await?;
     forget_cached(&s);

@@ -2,7 +2,7 @@
 //! replay of one delivery.
 
 use axum::{
-    extract::{Path, State},
+    extract::State,
     http::StatusCode,
     routing::{get, post},
     Json, Router,
@@ -10,7 +10,7 @@ use axum::{
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    api::{ApiQuery, Page, PageQuery, SharedState},
+    api::{ApiPath, ApiQuery, Page, PageQuery, SharedState},
     apps,
     error::ApiError,
     events::parse_window,
@@ -127,7 +127,7 @@ pub fn router() -> Router<SharedState> {
 )]
 async fn list(
     State(s): State<SharedState>,
-    Path(app): Path<String>,
+    ApiPath(app): ApiPath<String>,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<Page<DeliveryOut>>, ApiError> {
     let app = apps::find(&s.store, &app).await?;
@@ -170,7 +170,7 @@ async fn find(s: &SharedState, app: &str, dlv: &str) -> Result<DeliveryRow, ApiE
 )]
 async fn read(
     State(s): State<SharedState>,
-    Path((app, dlv)): Path<(String, String)>,
+    ApiPath((app, dlv)): ApiPath<(String, String)>,
 ) -> Result<Json<DeliveryOut>, ApiError> {
     Ok(Json(find(&s, &app, &dlv).await?.into()))
 }
@@ -187,7 +187,7 @@ async fn read(
 )]
 async fn attempts(
     State(s): State<SharedState>,
-    Path((app, dlv)): Path<(String, String)>,
+    ApiPath((app, dlv)): ApiPath<(String, String)>,
 ) -> Result<Json<Page<AttemptOut>>, ApiError> {
     let d = find(&s, &app, &dlv).await?;
     let rows = s.store.list_attempts(&d.id).await?;
@@ -208,7 +208,7 @@ async fn attempts(
 )]
 async fn replay(
     State(s): State<SharedState>,
-    Path((app, dlv)): Path<(String, String)>,
+    ApiPath((app, dlv)): ApiPath<(String, String)>,
 ) -> Result<(StatusCode, Json<DeliveryOut>), ApiError> {
     let d = find(&s, &app, &dlv).await?;
     match s.store.replay_delivery(&d.app_id, &d.id, time::now_ms()).await? {

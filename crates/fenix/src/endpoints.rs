@@ -3,7 +3,7 @@
 //! update; the secret is answered only by create and rotate.
 
 use axum::{
-    extract::{Path, State},
+    extract::State,
     http::StatusCode,
     routing::{get, post},
     Json, Router,
@@ -11,7 +11,7 @@ use axum::{
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    api::{ApiJson, ApiQuery, Page, PageQuery, RawBody, SharedState},
+    api::{ApiPath, ApiJson, ApiQuery, Page, PageQuery, RawBody, SharedState},
     apps,
     error::ApiError,
     event_types::EventTypeFilter,
@@ -171,7 +171,7 @@ fn invalid_secret(e: crate::secrets::InvalidSecret) -> ApiError {
 )]
 async fn create(
     State(s): State<SharedState>,
-    Path(app): Path<String>,
+    ApiPath(app): ApiPath<String>,
     ApiJson(body): ApiJson<CreateEndpoint>,
 ) -> Result<(StatusCode, Json<EndpointOut>), ApiError> {
     let app = apps::find(&s.store, &app).await?;
@@ -225,7 +225,7 @@ async fn create(
 )]
 async fn list(
     State(s): State<SharedState>,
-    Path(app): Path<String>,
+    ApiPath(app): ApiPath<String>,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> Result<Json<Page<EndpointOut>>, ApiError> {
     let app = apps::find(&s.store, &app).await?;
@@ -245,7 +245,7 @@ async fn list(
 )]
 async fn read(
     State(s): State<SharedState>,
-    Path((app, ep)): Path<(String, String)>,
+    ApiPath((app, ep)): ApiPath<(String, String)>,
 ) -> Result<Json<EndpointOut>, ApiError> {
     Ok(Json(find(&s, &app, &ep).await?.into()))
 }
@@ -265,7 +265,7 @@ async fn read(
 )]
 async fn update(
     State(s): State<SharedState>,
-    Path((app, ep)): Path<(String, String)>,
+    ApiPath((app, ep)): ApiPath<(String, String)>,
     ApiJson(body): ApiJson<PatchEndpoint>,
 ) -> Result<Json<EndpointOut>, ApiError> {
     let row = find(&s, &app, &ep).await?;
@@ -280,7 +280,7 @@ async fn update(
         rate_limit_per_sec: body.rate_limit_per_sec.map(check_rate).transpose()?,
     };
     s.store.update_endpoint(&row.app_id, &row.id, &patch, time::now_ms()).await?;
-    read(State(s), Path((row.app_id, row.id))).await
+    read(State(s), ApiPath((row.app_id, row.id))).await
 }
 
 #[utoipa::path(
@@ -292,7 +292,7 @@ async fn update(
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
     )
 )]
-async fn remove(State(s): State<SharedState>, Path((app, ep)): Path<(String, String)>) -> Result<StatusCode, ApiError> {
+async fn remove(State(s): State<SharedState>, ApiPath((app, ep)): ApiPath<(String, String)>) -> Result<StatusCode, ApiError> {
     let row = find(&s, &app, &ep).await?;
     s.store.delete_endpoint(&row.app_id, &row.id).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -310,11 +310,11 @@ async fn remove(State(s): State<SharedState>, Path((app, ep)): Path<(String, Str
 )]
 async fn pause(
     State(s): State<SharedState>,
-    Path((app, ep)): Path<(String, String)>,
+    ApiPath((app, ep)): ApiPath<(String, String)>,
 ) -> Result<Json<EndpointOut>, ApiError> {
     let row = find(&s, &app, &ep).await?;
     s.store.set_endpoint_state(&row.id, "paused", "paused by an operator", &ids::new_id("esc"), time::now_ms()).await?;
-    read(State(s), Path((row.app_id, row.id))).await
+    read(State(s), ApiPath((row.app_id, row.id))).await
 }
 
 #[derive(Debug, Deserialize, Default, utoipa::ToSchema)]
@@ -337,7 +337,7 @@ struct Resume {
 )]
 async fn resume(
     State(s): State<SharedState>,
-    Path((app, ep)): Path<(String, String)>,
+    ApiPath((app, ep)): ApiPath<(String, String)>,
     RawBody(body): RawBody,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let row = find(&s, &app, &ep).await?;
@@ -349,7 +349,7 @@ async fn resume(
     } else {
         0
     };
-    let Json(ep) = read(State(s), Path((row.app_id, row.id))).await?;
+    let Json(ep) = read(State(s), ApiPath((row.app_id, row.id))).await?;
     let mut v = serde_json::to_value(ep).map_err(anyhow::Error::from)?;
     v["replayed"] = replayed.into();
     Ok(Json(v))
@@ -371,7 +371,7 @@ async fn resume(
 )]
 async fn rotate(
     State(s): State<SharedState>,
-    Path((app, ep)): Path<(String, String)>,
+    ApiPath((app, ep)): ApiPath<(String, String)>,
     RawBody(body): RawBody,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let row = find(&s, &app, &ep).await?;

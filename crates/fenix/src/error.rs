@@ -86,8 +86,23 @@ impl From<sqlx::Error> for ApiError {
                 "the database is unavailable; nothing was stored, retry later",
             );
         }
+        if crate::store::is_data_error(&e) {
+            // The value itself is not logged: it came from the request and may be a payload.
+            tracing::warn!(code = ?sqlx_code(&e), "the database refused a value of a request");
+            return ApiError::invalid(
+                "unstorable_value",
+                "a value of the request cannot be stored (e.g. text with a NUL character); nothing was stored",
+            );
+        }
         tracing::error!(error = %e, "database error");
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", "internal error; nothing was stored")
+    }
+}
+
+fn sqlx_code(e: &sqlx::Error) -> Option<String> {
+    match e {
+        sqlx::Error::Database(d) => d.code().map(|c| c.into_owned()),
+        _ => None,
     }
 }
 

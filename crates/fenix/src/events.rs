@@ -2,7 +2,7 @@
 //! the event, idempotent on the producer's key) and the event log.
 
 use axum::{
-    extract::{Path, State},
+    extract::State,
     http::{HeaderMap, StatusCode},
     response::{IntoResponse, Response},
     routing::get,
@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use crate::{
-    api::{ApiJson, ApiQuery, Page, PageQuery, SharedState},
+    api::{ApiPath, ApiJson, ApiQuery, Page, PageQuery, SharedState},
     apps,
     error::ApiError,
     event_types::EventType,
@@ -141,7 +141,7 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
 )]
 async fn ingest(
     State(s): State<SharedState>,
-    Path(app): Path<String>,
+    ApiPath(app): ApiPath<String>,
     headers: HeaderMap,
     ApiJson(body): ApiJson<IngestBody>,
 ) -> Result<Response, ApiError> {
@@ -233,7 +233,7 @@ fn include_payload(include: Option<&str>) -> Result<bool, ApiError> {
 )]
 async fn list(
     State(s): State<SharedState>,
-    Path(app): Path<String>,
+    ApiPath(app): ApiPath<String>,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<Page<EventOut>>, ApiError> {
     let app = apps::find(&s.store, &app).await?;
@@ -270,7 +270,7 @@ struct ReadQuery {
 )]
 async fn read(
     State(s): State<SharedState>,
-    Path((app, evt)): Path<(String, String)>,
+    ApiPath((app, evt)): ApiPath<(String, String)>,
     ApiQuery(q): ApiQuery<ReadQuery>,
 ) -> Result<Json<EventOut>, ApiError> {
     let app = apps::find(&s.store, &app).await?;

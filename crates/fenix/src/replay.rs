@@ -3,7 +3,7 @@
 //! log; `succeeded` and still-`pending` deliveries are never replayed.
 
 use axum::{
-    extract::{Path, State},
+    extract::State,
     routing::post,
     Json, Router,
 };
@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::{
-    api::{optional_json, RawBody, SharedState},
+    api::{ApiPath, optional_json, RawBody, SharedState},
     endpoints,
     error::ApiError,
     events::parse_window,
@@ -77,7 +77,7 @@ pub fn router() -> Router<SharedState> {
 )]
 async fn replay_endpoint(
     State(s): State<SharedState>,
-    Path((app, ep)): Path<(String, String)>,
+    ApiPath((app, ep)): ApiPath<(String, String)>,
     RawBody(body): RawBody,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let endpoint = endpoints::find(&s, &app, &ep).await?;

@@ -2,7 +2,7 @@
 //! window, the dead-letter count, and the history of its state changes.
 
 use axum::{
-    extract::{Path, State},
+    extract::State,
     routing::get,
     Json, Router,
 };
@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::{
-    api::{ApiQuery, SharedState},
+    api::{ApiPath, ApiQuery, SharedState},
     endpoints,
     error::ApiError,
     settings::parse_duration,
@@ -43,7 +43,7 @@ pub fn router() -> Router<SharedState> {
 )]
 async fn stats(
     State(s): State<SharedState>,
-    Path((app, ep)): Path<(String, String)>,
+    ApiPath((app, ep)): ApiPath<(String, String)>,
     ApiQuery(q): ApiQuery<StatsQuery>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let endpoint = endpoints::find(&s, &app, &ep).await?;
@@ -82,7 +82,7 @@ async fn stats(
 )]
 async fn state_changes(
     State(s): State<SharedState>,
-    Path((app, ep)): Path<(String, String)>,
+    ApiPath((app, ep)): ApiPath<(String, String)>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let endpoint = endpoints::find(&s, &app, &ep).await?;
     let rows = s.store.list_state_changes(&endpoint.id, 100).await?;
