@@ -80,6 +80,7 @@ fn parse_name(name: &str) -> Result<String, ApiError> {
     if name.is_empty() || name.len() > 256 {
         return Err(ApiError::invalid("invalid_name", "name must be 1-256 characters"));
     }
+    crate::api::plain_text("name", "invalid_name", name)?;
     Ok(name.to_string())
 }
 
@@ -161,12 +162,12 @@ fn uid_conflict(e: sqlx::Error) -> ApiError {
     params(crate::openapi::PageParams),
     responses(
         (status = 200, description = "A page of apps", body = crate::openapi::Page<AppOut>),
-        (status = 400, description = "`invalid_limit`, `invalid_query`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_limit`, `invalid_cursor`, `invalid_query`", body = crate::openapi::ErrorBody),
     )
 )]
 async fn list(State(s): State<SharedState>, ApiQuery(q): ApiQuery<PageQuery>) -> Result<Json<Page<AppOut>>, ApiError> {
     let limit = q.limit()?;
-    let rows = s.store.list_apps(q.cursor.as_deref(), limit + 1).await?;
+    let rows = s.store.list_apps(q.cursor("app")?.as_deref(), limit + 1).await?;
     Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), AppOut::from)))
 }
 

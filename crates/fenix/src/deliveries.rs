@@ -120,7 +120,7 @@ pub fn router() -> Router<SharedState> {
     params(crate::openapi::AppPath, ListQuery),
     responses(
         (status = 200, description = "A page of deliveries", body = crate::openapi::Page<DeliveryOut>),
-        (status = 400, description = "`invalid_limit`, `invalid_status`, `invalid_time`, `invalid_query`",
+        (status = 400, description = "`invalid_limit`, `invalid_cursor`, `invalid_status`, `invalid_time`, `invalid_query`",
             body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
     )
@@ -147,7 +147,7 @@ async fn list(
         status: q.status,
         since,
         until,
-        cursor: q.cursor,
+        cursor: crate::api::decode_cursor("dlv", q.cursor.as_deref())?,
         limit: limit + 1,
     };
     let rows = s.store.list_deliveries(&app.id, &filter).await?;

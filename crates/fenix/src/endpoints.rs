@@ -149,6 +149,10 @@ fn check_description(d: &str) -> Result<String, ApiError> {
     if d.len() > 1024 {
         return Err(ApiError::invalid("invalid_description", "description must be at most 1024 bytes"));
     }
+    // Line breaks and tabs are fine in a description; NUL is not storable text on PostgreSQL.
+    if d.contains('\0') {
+        return Err(ApiError::invalid("invalid_description", "description must not contain NUL characters"));
+    }
     Ok(d.to_string())
 }
 
@@ -219,7 +223,7 @@ async fn create(
     params(crate::openapi::AppPath, crate::openapi::PageParams),
     responses(
         (status = 200, description = "A page of endpoints", body = crate::openapi::Page<EndpointOut>),
-        (status = 400, description = "`invalid_limit`, `invalid_query`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_limit`, `invalid_cursor`, `invalid_query`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
     )
 )]
@@ -230,7 +234,7 @@ async fn list(
 ) -> Result<Json<Page<EndpointOut>>, ApiError> {
     let app = apps::find(&s.store, &app).await?;
     let limit = q.limit()?;
-    let rows = s.store.list_endpoints(&app.id, q.cursor.as_deref(), limit + 1).await?;
+    let rows = s.store.list_endpoints(&app.id, q.cursor("ep")?.as_deref(), limit + 1).await?;
     Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), EndpointOut::from)))
 }
 
@@ -385,7 +389,7 @@ async fn rotate(
         None => SigningSecret::generate(),
     };
     let now = time::now_ms();
-    let expires = now + overlap * 1000;
+    let expires = now.saturating_add(overlap * 1000);
     let sealed = s.keyring.current.seal(secret.expose().as_bytes(), &row.id);
     let version = s.store.rotate_secret(&row.id, |_| sealed.clone(), now, expires, MAX_OLD_SECRETS).await?;
     tracing::info!(endpoint_id = %row.id, version, overlap_seconds = overlap, "endpoint secret rotated");

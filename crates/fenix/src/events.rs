@@ -115,7 +115,11 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
             "invalid_idempotency_key",
             "the idempotency key (Idempotency-Key header or body id) must be 1-256 characters",
         )),
-        other => Ok(other),
+        Some(k) => {
+            crate::api::plain_text("the idempotency key (Idempotency-Key header or body id)", "invalid_idempotency_key", &k)?;
+            Ok(Some(k))
+        }
+        None => Ok(None),
     }
 }
 
@@ -226,7 +230,7 @@ fn include_payload(include: Option<&str>) -> Result<bool, ApiError> {
     params(crate::openapi::AppPath, ListQuery),
     responses(
         (status = 200, description = "A page of events", body = crate::openapi::Page<EventOut>),
-        (status = 400, description = "`invalid_limit`, `invalid_time`, `invalid_include`, `invalid_query`",
+        (status = 400, description = "`invalid_limit`, `invalid_cursor`, `invalid_time`, `invalid_include`, `invalid_query`",
             body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
     )
@@ -244,7 +248,7 @@ async fn list(
         event_type: q.event_type.or(q.type_alias),
         since,
         until,
-        cursor: q.cursor,
+        cursor: crate::api::decode_cursor("evt", q.cursor.as_deref())?,
         limit: limit + 1,
         include_payload: include,
     };

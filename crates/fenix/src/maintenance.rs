@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::{api::SharedState, ids, operator, time};
+use crate::{api::SharedState, ids, operator, settings::FOREVER, time};
 
 /// Rows touched per purge transaction.
 const PURGE_BATCH: i64 = 1000;
@@ -30,15 +30,23 @@ pub async fn run(state: SharedState, shutdown: CancellationToken) {
 pub async fn run_once(state: &SharedState) -> anyhow::Result<()> {
     let now = time::now_ms();
     let s = &state.settings;
-    let payloads =
-        purge(|| state.store.purge_payloads(now - s.payload_retention.as_millis() as i64, PURGE_BATCH)).await?;
-    let log_cutoff = now - s.log_retention.as_millis() as i64;
-    let attempts = purge(|| state.store.purge_attempts(log_cutoff, PURGE_BATCH)).await?;
-    let deliveries = purge(|| state.store.purge_deliveries(log_cutoff, PURGE_BATCH)).await?;
+    // `forever` retentions skip their purge; any other cutoff saturates (a huge
+    // retention once wrapped to a cutoff in the future and purged everything).
+    let mut payloads = 0;
+    if s.payload_retention != FOREVER {
+        let cutoff = time::sub(now, s.payload_retention);
+        payloads = purge(|| state.store.purge_payloads(cutoff, PURGE_BATCH)).await?;
+    }
+    let (mut attempts, mut deliveries) = (0, 0);
+    if s.log_retention != FOREVER {
+        let log_cutoff = time::sub(now, s.log_retention);
+        attempts = purge(|| state.store.purge_attempts(log_cutoff, PURGE_BATCH)).await?;
+        deliveries = purge(|| state.store.purge_deliveries(log_cutoff, PURGE_BATCH)).await?;
+    }
     if payloads + attempts + deliveries > 0 {
         tracing::info!(payloads, attempts, deliveries, "retention purge");
     }
-    let cutoff = now - s.disable_after_failing.as_millis() as i64;
+    let cutoff = time::sub(now, s.disable_after_failing);
     for (endpoint_id, app_id, since) in state.store.failing_endpoints(cutoff).await? {
         let reason = format!(
             "every attempt failed since {} (longer than FENIX_DISABLE_AFTER_FAILING = {})",

@@ -71,6 +71,10 @@ pub struct Settings {
     pub operator_webhook_secret: Option<Redacted>,
     /// How often retention and endpoint-health checks run.
     pub maintenance_interval: Duration,
+    /// Endpoints one app may have: a tenant cannot multiply its events' fan-out without bound.
+    pub max_endpoints_per_app: usize,
+    /// Deliveries one event may fan out to; an event matching more endpoints is refused (422).
+    pub max_fanout_per_event: usize,
 }
 
 impl Default for Settings {
@@ -103,6 +107,8 @@ impl Default for Settings {
             operator_webhook_url: None,
             operator_webhook_secret: None,
             maintenance_interval: Duration::from_secs(60),
+            max_endpoints_per_app: 100,
+            max_fanout_per_event: 100,
         }
     }
 }
@@ -132,6 +138,23 @@ struct FileSettings {
     operator_webhook_url: Option<String>,
     operator_webhook_secret: Option<Redacted>,
     maintenance_interval: Option<String>,
+    max_endpoints_per_app: Option<usize>,
+    max_fanout_per_event: Option<usize>,
+}
+
+/// A retention (or failing time before disabling) that never runs out:
+/// written `forever` in the settings.
+pub const FOREVER: Duration = Duration::MAX;
+
+/// Longest finite retention or failing time: 100 years (longer means `forever`).
+const MAX_FINITE: Duration = Duration::from_secs(36_500 * 86_400);
+
+/// Parses a duration, or `forever` ([`FOREVER`]).
+pub fn parse_duration_or_forever(s: &str) -> anyhow::Result<Duration> {
+    if s.trim().eq_ignore_ascii_case("forever") {
+        return Ok(FOREVER);
+    }
+    parse_duration(s).context("write a duration such as 30d, or forever")
 }
 
 /// Parses `500ms`, `10s`, `1m`, `2h`, `30d`.
@@ -201,6 +224,8 @@ impl Settings {
         push("MAX_DB_CONNECTIONS", f.max_db_connections.map(|v| v.to_string()));
         push("OPERATOR_WEBHOOK_URL", f.operator_webhook_url);
         push("MAINTENANCE_INTERVAL", f.maintenance_interval);
+        push("MAX_ENDPOINTS_PER_APP", f.max_endpoints_per_app.map(|v| v.to_string()));
+        push("MAX_FANOUT_PER_EVENT", f.max_fanout_per_event.map(|v| v.to_string()));
         if let Some(v) = f.database_url {
             vars.push(("DATABASE_URL".into(), v));
         }
@@ -279,10 +304,10 @@ impl Settings {
             self.max_db_connections = u32::try_from(n).context("FENIX_MAX_DB_CONNECTIONS is too large")?;
         }
         if let Some(v) = get("FENIX_PAYLOAD_RETENTION") {
-            self.payload_retention = parse_duration(&v).with_context(ctx("FENIX_PAYLOAD_RETENTION"))?;
+            self.payload_retention = parse_duration_or_forever(&v).with_context(ctx("FENIX_PAYLOAD_RETENTION"))?;
         }
         if let Some(v) = get("FENIX_LOG_RETENTION") {
-            self.log_retention = parse_duration(&v).with_context(ctx("FENIX_LOG_RETENTION"))?;
+            self.log_retention = parse_duration_or_forever(&v).with_context(ctx("FENIX_LOG_RETENTION"))?;
         }
         if let Some(v) = get("FENIX_OPERATOR_WEBHOOK_URL") {
             self.operator_webhook_url = Some(v.trim().to_string()).filter(|v| !v.is_empty());
@@ -294,7 +319,14 @@ impl Settings {
             self.maintenance_interval = parse_duration(&v).with_context(ctx("FENIX_MAINTENANCE_INTERVAL"))?;
         }
         if let Some(v) = get("FENIX_DISABLE_AFTER_FAILING") {
-            self.disable_after_failing = parse_duration(&v).with_context(ctx("FENIX_DISABLE_AFTER_FAILING"))?;
+            self.disable_after_failing =
+                parse_duration_or_forever(&v).with_context(ctx("FENIX_DISABLE_AFTER_FAILING"))?;
+        }
+        if let Some(n) = num("FENIX_MAX_ENDPOINTS_PER_APP")? {
+            self.max_endpoints_per_app = n;
+        }
+        if let Some(n) = num("FENIX_MAX_FANOUT_PER_EVENT")? {
+            self.max_fanout_per_event = n;
         }
         Ok(())
     }
@@ -325,6 +357,55 @@ impl Settings {
         }
         if !self.run_api && !self.run_worker {
             bail!("--api-only and --worker-only cannot both be given");
+        }
+        self.validate_ranges()
+    }
+
+    /// Every duration and number within a range that the arithmetic and the
+    /// database can hold, with the variable named: a value out of range is
+    /// refused at start instead of overflowing later (a huge retention once
+    /// wrapped around and purged every payload).
+    fn validate_ranges(&self) -> anyhow::Result<()> {
+        let at_most = |name: &str, d: Duration, max: Duration, hint: &str| -> anyhow::Result<()> {
+            if d > max {
+                bail!("{name} ({}) must be at most {}{hint}", humantime::format_duration(d), humantime::format_duration(max));
+            }
+            Ok(())
+        };
+        let day = Duration::from_secs(86_400);
+        for (i, wait) in self.retry_schedule.iter().enumerate() {
+            at_most(&format!("FENIX_RETRY_SCHEDULE (wait {})", i + 1), *wait, 30 * day, "")?;
+        }
+        at_most("FENIX_ATTEMPT_TIMEOUT", self.attempt_timeout, Duration::from_secs(3600), "")?;
+        at_most("FENIX_LEASE_DURATION", self.lease_duration, day, "")?;
+        let forever = " (or write forever)";
+        for (name, d) in [
+            ("FENIX_PAYLOAD_RETENTION", self.payload_retention),
+            ("FENIX_LOG_RETENTION", self.log_retention),
+            ("FENIX_DISABLE_AFTER_FAILING", self.disable_after_failing),
+        ] {
+            if d != FOREVER {
+                at_most(name, d, MAX_FINITE, forever)?;
+            }
+            if d.is_zero() {
+                bail!("FENIX_{} must be greater than zero{forever}", name.trim_start_matches("FENIX_"));
+            }
+        }
+        if self.maintenance_interval < Duration::from_millis(10) {
+            bail!("FENIX_MAINTENANCE_INTERVAL must be at least 10ms");
+        }
+        at_most("FENIX_MAINTENANCE_INTERVAL", self.maintenance_interval, day, "")?;
+        for (name, n, max) in [
+            ("FENIX_WORKER_CONCURRENCY", self.worker_concurrency, 100_000),
+            ("FENIX_ENDPOINT_CONCURRENCY", self.endpoint_concurrency, 100_000),
+            ("FENIX_CLAIM_BATCH", self.claim_batch, 10_000),
+            ("FENIX_MAX_DB_CONNECTIONS", self.max_db_connections as usize, 10_000),
+            ("FENIX_MAX_ENDPOINTS_PER_APP", self.max_endpoints_per_app, 100_000),
+            ("FENIX_MAX_FANOUT_PER_EVENT", self.max_fanout_per_event, 100_000),
+        ] {
+            if !(1..=max).contains(&n) {
+                bail!("{name} ({n}) must be between 1 and {max}");
+            }
         }
         Ok(())
     }
@@ -370,6 +451,34 @@ mod tests {
     fn a_bad_duration_names_the_variable() {
         let err = Settings::default().apply_env(|k| (k == "FENIX_ATTEMPT_TIMEOUT").then(|| "soon".into())).unwrap_err();
         assert!(format!("{err:#}").contains("FENIX_ATTEMPT_TIMEOUT"));
+    }
+
+    #[test]
+    fn out_of_range_durations_and_numbers_are_refused_naming_the_variable() {
+        for (var, value) in [
+            ("FENIX_PAYLOAD_RETENTION", "100000000d"),
+            ("FENIX_LOG_RETENTION", "0s"),
+            ("FENIX_DISABLE_AFTER_FAILING", "500000y"),
+            ("FENIX_RETRY_SCHEDULE", "1m,400d"),
+            ("FENIX_ATTEMPT_TIMEOUT", "2d"),
+            ("FENIX_MAINTENANCE_INTERVAL", "0s"),
+            ("FENIX_WORKER_CONCURRENCY", "10000000"),
+            ("FENIX_MAX_ENDPOINTS_PER_APP", "0"),
+            ("FENIX_MAX_FANOUT_PER_EVENT", "100000000"),
+        ] {
+            let mut s = Settings { lease_duration: Duration::from_secs(7200), ..Settings::default() };
+            let err = s.apply_env(|k| (k == var).then(|| value.into())).and_then(|_| s.validate());
+            let err = format!("{:#}", err.expect_err(var));
+            assert!(err.contains(var), "{var}={value}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_retention_of_forever_is_accepted() {
+        let mut s = Settings::default();
+        s.apply_env(|k| k.ends_with("_RETENTION").then(|| "forever".into())).unwrap();
+        s.validate().unwrap();
+        assert_eq!((s.payload_retention, s.log_retention), (FOREVER, FOREVER));
     }
 
     #[test]

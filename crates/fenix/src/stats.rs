@@ -6,6 +6,8 @@ use axum::{
     routing::get,
     Json, Router,
 };
+use std::time::Duration;
+
 use serde::Deserialize;
 use serde_json::json;
 
@@ -31,6 +33,20 @@ pub fn router() -> Router<SharedState> {
         .route("/v1/apps/{app}/endpoints/{ep}/state-changes", get(state_changes))
 }
 
+/// Longest stats window: a year (the log keeps 90 days by default).
+const MAX_WINDOW: Duration = Duration::from_secs(366 * 86_400);
+
+/// `window`, 1 s to 366 days; default 24 h. Anything else is the client's error,
+/// answered before any arithmetic (a huge window once overflowed and panicked).
+fn parse_window(raw: Option<&str>) -> Result<Duration, ApiError> {
+    let bad = || ApiError::bad_request("invalid_window", "window must be a duration from 1s to 366d, such as 1h, 24h or 7d");
+    let window = parse_duration(raw.unwrap_or("24h")).map_err(|_| bad())?;
+    if window < Duration::from_secs(1) || window > MAX_WINDOW {
+        return Err(bad());
+    }
+    Ok(window)
+}
+
 #[utoipa::path(
     get, path = "/v1/apps/{app}/endpoints/{ep}/stats", tag = "endpoints", operation_id = "get_endpoint_stats",
     summary = "An endpoint's health over a window",
@@ -47,9 +63,8 @@ async fn stats(
     ApiQuery(q): ApiQuery<StatsQuery>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let endpoint = endpoints::find(&s, &app, &ep).await?;
-    let window = parse_duration(q.window.as_deref().unwrap_or("24h"))
-        .map_err(|_| ApiError::bad_request("invalid_window", "window must be a duration such as 1h, 24h or 7d"))?;
-    let since = time::now_ms() - window.as_millis() as i64;
+    let window = parse_window(q.window.as_deref())?;
+    let since = time::sub(time::now_ms(), window);
     let st = s.store.endpoint_stats(&endpoint.id, since).await?;
     let dead_letter = s.store.count_endpoint_deliveries(&endpoint.id, "failed").await?;
     let skipped = s.store.count_endpoint_deliveries(&endpoint.id, "skipped").await?;
