@@ -166,6 +166,7 @@ pub fn new_event(app_id: &str, event_type: &str, key: Option<&str>, at: Millis) 
         idempotency_key: key.map(Into::into),
         envelope,
         created_at: at,
+        max_fanout: usize::MAX,
     }
 }
 

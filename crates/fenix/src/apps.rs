@@ -16,7 +16,14 @@ use crate::{
     time,
 };
 
-/// A producer-chosen app name: 1–64 characters of `A-Z a-z 0-9 _ - .`, not shaped like an app id.
+/// A producer-chosen app name: 1–64 characters of `A-Z a-z 0-9 _ - .`, not
+/// starting with `app_` (in any case), and not the operator app's uid.
+///
+/// Apps are addressed by id or by uid in one path segment, so a uid that
+/// could be an app id would shadow another app: an app whose uid is the
+/// operator app's id (`app_0000000000000000000FENX0P`, shorter than a ULID id)
+/// got the operator's events. The operator app's uid is reserved, or a tenant
+/// holding it would stop Fenix from starting once operator webhooks are set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AppUid(String);
 
@@ -26,15 +33,20 @@ impl AppUid {
         let ok = !s.is_empty()
             && s.len() <= 64
             && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-            && !ids::has_prefix(s, "app");
-        if ok {
-            Ok(AppUid(s.to_string()))
-        } else {
-            Err(ApiError::invalid(
+            && !s.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("app_"));
+        if !ok {
+            return Err(ApiError::invalid(
                 "invalid_uid",
-                "uid must be 1-64 characters of A-Z a-z 0-9 _ - . and not look like an app id",
-            ))
+                "uid must be 1-64 characters of A-Z a-z 0-9 _ - . and not start with app_ (the shape of app ids)",
+            ));
         }
+        if s.eq_ignore_ascii_case(crate::operator::OPERATOR_APP_UID) {
+            return Err(ApiError::invalid(
+                "uid_reserved",
+                format!("uid {:?} is reserved for Fenix's operator app", crate::operator::OPERATOR_APP_UID),
+            ));
+        }
+        Ok(AppUid(s.to_string()))
     }
 }
 
@@ -128,7 +140,7 @@ pub fn router() -> Router<SharedState> {
     responses(
         (status = 201, description = "The app", body = AppOut),
         (status = 409, description = "Another app has this uid (`uid_taken`)", body = crate::openapi::ErrorBody),
-        (status = 422, description = "`invalid_name`, `invalid_uid`", body = crate::openapi::ErrorBody),
+        (status = 422, description = "`invalid_name`, `invalid_uid`, `uid_reserved`", body = crate::openapi::ErrorBody),
     )
 )]
 async fn create(
@@ -193,7 +205,7 @@ async fn read(State(s): State<SharedState>, ApiPath(app): ApiPath<String>) -> Re
         (status = 200, description = "The app", body = AppOut),
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
         (status = 409, description = "Another app has this uid (`uid_taken`)", body = crate::openapi::ErrorBody),
-        (status = 422, description = "`invalid_name`, `invalid_uid`", body = crate::openapi::ErrorBody),
+        (status = 422, description = "`invalid_name`, `invalid_uid`, `uid_reserved`", body = crate::openapi::ErrorBody),
     )
 )]
 async fn update(
@@ -240,5 +252,17 @@ mod tests {
         assert!(AppUid::parse("").is_err());
         assert!(AppUid::parse("has space").is_err());
         assert!(AppUid::parse(&ids::new_id("app")).is_err());
+    }
+
+    #[test]
+    fn uids_shaped_like_app_ids_and_the_operator_uid_are_refused() {
+        for uid in ["app_0000000000000000000FENX0P", "APP_x", "app_", "App_01JZZZZZZZZZZZZZZZZZZZZZZZ"] {
+            assert_eq!(AppUid::parse(uid).unwrap_err().code, "invalid_uid", "{uid}");
+        }
+        for uid in ["fenix-operator", "Fenix-Operator"] {
+            assert_eq!(AppUid::parse(uid).unwrap_err().code, "uid_reserved", "{uid}");
+        }
+        assert!(AppUid::parse("application").is_ok());
+        assert!(AppUid::parse("my_app_1").is_ok());
     }
 }

@@ -170,7 +170,8 @@ fn invalid_secret(e: crate::secrets::InvalidSecret) -> ApiError {
         (status = 201, description = "The endpoint, with its `secret`", body = EndpointOut),
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
         (status = 422, description = "`invalid_event_types`, `invalid_signature_scheme`, `invalid_secret`, \
-            `invalid_rate_limit`, `invalid_description`, `url_*`, `destination_*`", body = crate::openapi::ErrorBody),
+            `invalid_rate_limit`, `invalid_description`, `endpoint_limit_reached`, `url_*`, `destination_*`",
+            body = crate::openapi::ErrorBody),
     )
 )]
 async fn create(
@@ -210,7 +211,13 @@ async fn create(
         updated_at: now,
     };
     let sealed_secret = s.keyring.current.seal(secret.expose().as_bytes(), &row.id);
-    s.store.insert_endpoint(&NewEndpoint { row: row.clone(), sealed_secret }).await?;
+    let max = s.settings.max_endpoints_per_app;
+    if !s.store.insert_endpoint_within(&NewEndpoint { row: row.clone(), sealed_secret }, max as i64).await? {
+        return Err(ApiError::invalid(
+            "endpoint_limit_reached",
+            format!("this app already has {max} endpoints, the most allowed (FENIX_MAX_ENDPOINTS_PER_APP); delete one first"),
+        ));
+    }
     tracing::info!(endpoint_id = %row.id, app_id = %row.app_id, "endpoint created");
     let mut out = EndpointOut::from(row);
     out.secret = Some(secret.expose().to_string());

@@ -139,7 +139,8 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
         (status = 200, description = "The key was seen before: the original event", body = EventOut,
             headers(("idempotent-replayed" = String, description = "`true`"))),
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
-        (status = 422, description = "`invalid_event_type`, `invalid_data`, `invalid_idempotency_key`",
+        (status = 422, description = "`invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, \
+            `fanout_limit_reached`",
             body = crate::openapi::ErrorBody),
     )
 )]
@@ -166,11 +167,22 @@ async fn ingest(
         idempotency_key: key,
         envelope,
         created_at,
+        max_fanout: s.settings.max_fanout_per_event,
     };
     let ingested = s.ingestor.ingest(new).await.map_err(|e| match &e {
         sqlx::Error::Database(d) if d.is_foreign_key_violation() => ApiError::not_found("app"),
         _ => ApiError::from(e),
     })?;
+    if ingested.fanout_refused {
+        return Err(ApiError::invalid(
+            "fanout_limit_reached",
+            format!(
+                "this event matches {} endpoints, more than the {} one event may be sent to \
+                 (FENIX_MAX_FANOUT_PER_EVENT); nothing was stored",
+                ingested.event.delivery_count, s.settings.max_fanout_per_event
+            ),
+        ));
+    }
     if ingested.created {
         s.metrics.ingested(ingested.event.delivery_count);
         if ingested.event.delivery_count > 0 {

@@ -168,7 +168,17 @@ pub async fn provision(
     };
     match store.insert_app(&app).await {
         Ok(()) => {}
-        Err(e) if is_unique_violation(&e) => {}
+        Err(e) if is_unique_violation(&e) => {
+            // The API refuses this uid now; a database from before may still have a tenant holding it.
+            if let Some(other) = store.find_app(OPERATOR_APP_UID).await?.filter(|a| a.id != OPERATOR_APP_ID) {
+                bail!(
+                    "the app {} has the uid {OPERATOR_APP_UID:?}, reserved for the operator app: change its uid \
+                     (PATCH /v1/apps/{}) or unset FENIX_OPERATOR_WEBHOOK_URL",
+                    other.id,
+                    other.id
+                );
+            }
+        }
         Err(e) => return Err(e).context("creating the operator app"),
     }
     match store.get_endpoint(OPERATOR_APP_ID, OPERATOR_ENDPOINT_ID).await? {
@@ -228,6 +238,8 @@ async fn emit(state: &AppState, app_id: &str, event_type: &str, source_app_id: &
         idempotency_key: None,
         envelope,
         created_at: now,
+        // One operator endpoint only; its own events are never limited.
+        max_fanout: usize::MAX,
     };
     match state
         .store

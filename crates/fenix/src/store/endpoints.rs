@@ -50,11 +50,34 @@ pub struct SecretRow {
 }
 
 impl Store {
-    /// Inserts the endpoint and its secret version 1 in one transaction.
+    /// Inserts the endpoint and its secret version 1 in one transaction, with no limit.
     pub async fn insert_endpoint(&self, new: &NewEndpoint) -> sqlx::Result<()> {
+        self.insert_endpoint_within(new, i64::MAX).await.map(|_| ())
+    }
+
+    /// Inserts the endpoint and its secret version 1 in one transaction, unless
+    /// its app already has `max_per_app` endpoints (then `Ok(false)`, nothing stored).
+    /// Concurrent creates for one app are serialised, so they cannot overshoot
+    /// the limit: on PostgreSQL by locking the app's row before counting, on
+    /// SQLite by the write transaction (`BEGIN IMMEDIATE`, one writer).
+    pub async fn insert_endpoint_within(&self, new: &NewEndpoint, max_per_app: i64) -> sqlx::Result<bool> {
         let r = &new.row;
+        let lock_app = if self.is_postgres() {
+            "SELECT id FROM apps WHERE id = $1 FOR UPDATE"
+        } else {
+            "SELECT id FROM apps WHERE id = $1"
+        };
         on_write!(self, |pool| {
             let mut tx = pool.begin_write().await?;
+            let _: Option<String> = sqlx::query_scalar(lock_app).bind(&r.app_id).fetch_optional(&mut *tx).await?;
+            let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM endpoints WHERE app_id = $1")
+                .bind(&r.app_id)
+                .fetch_one(&mut *tx)
+                .await?;
+            if count >= max_per_app {
+                tx.rollback().await?;
+                return Ok(false);
+            }
             sqlx::query(&format!(
                 "INSERT INTO endpoints ({ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
             ))
@@ -80,7 +103,7 @@ impl Store {
             .bind(r.created_at)
             .execute(&mut *tx)
             .await?;
-            tx.commit().await
+            tx.commit().await.map(|_| true)
         })
     }
 
@@ -233,8 +256,19 @@ impl Store {
         old_expires_at: Millis,
         max_old: i64,
     ) -> sqlx::Result<i64> {
+        // Two rotations at once would both read the same latest version and
+        // both insert the next one (a unique violation, answered 500): on
+        // PostgreSQL the endpoint's row is locked first, so rotations of one
+        // endpoint run one after the other; SQLite's write transaction
+        // (`BEGIN IMMEDIATE`, one writer) serialises them already.
+        let lock = if self.is_postgres() {
+            "SELECT id FROM endpoints WHERE id = $1 FOR UPDATE"
+        } else {
+            "SELECT id FROM endpoints WHERE id = $1"
+        };
         on_write!(self, |pool| {
             let mut tx = pool.begin_write().await?;
+            let _: Option<String> = sqlx::query_scalar(lock).bind(endpoint_id).fetch_optional(&mut *tx).await?;
             let current: i64 =
                 sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM endpoint_secrets WHERE endpoint_id = $1")
                     .bind(endpoint_id)

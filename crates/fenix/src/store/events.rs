@@ -30,14 +30,34 @@ pub struct NewEvent {
     pub envelope: Vec<u8>,
     pub payload_sha256: String,
     pub created_at: Millis,
+    /// Most deliveries this event may fan out to (`FENIX_MAX_FANOUT_PER_EVENT`);
+    /// an event that matches more endpoints is refused whole, nothing stored.
+    pub max_fanout: usize,
 }
 
 /// Result of ingestion: the stored event, and whether this call created it
-/// (false = an earlier event with the same idempotency key).
+/// (false = an earlier event with the same idempotency key, or a refusal).
 #[derive(Debug)]
 pub struct Ingested {
     pub event: EventRow,
     pub created: bool,
+    /// True when the event matched more endpoints than its `max_fanout`
+    /// (`event.delivery_count` says how many) and was not stored.
+    pub fanout_refused: bool,
+}
+
+impl Ingested {
+    pub(super) fn created(event: EventRow) -> Ingested {
+        Ingested { event, created: true, fanout_refused: false }
+    }
+
+    pub(super) fn existing(event: EventRow) -> Ingested {
+        Ingested { event, created: false, fanout_refused: false }
+    }
+
+    pub(super) fn refused(ev: &NewEvent, matched: usize) -> Ingested {
+        Ingested { event: ev.stored_row(matched as i64), created: false, fanout_refused: true }
+    }
 }
 
 /// Filters of the event log.
@@ -97,13 +117,14 @@ impl Store {
     ) -> sqlx::Result<Ingested> {
         if let Some(key) = &ev.idempotency_key {
             if let Some(event) = self.find_event_by_key(&ev.app_id, key).await? {
-                return Ok(Ingested { event, created: false });
+                return Ok(Ingested::existing(event));
             }
         }
         let is_pg = self.is_postgres();
         // An inner async block, so `?` ends the transaction attempt, not the function:
         // a unique violation on the idempotency key is handled below.
-        let result: sqlx::Result<i64> = on_write!(self, |pool| {
+        // Ok(Err(n)): the event matched n endpoints, more than its limit; nothing stored.
+        let result: sqlx::Result<Result<i64, usize>> = on_write!(self, |pool| {
             async {
             let mut tx = pool.begin_write().await?;
             let targets: Vec<FanoutTarget> = sqlx::query_as(
@@ -113,6 +134,10 @@ impl Store {
             .fetch_all(&mut *tx)
             .await?;
             let endpoints: Vec<String> = targets.into_iter().filter(|t| wants(&t.event_types)).map(|t| t.id).collect();
+            if endpoints.len() > ev.max_fanout {
+                tx.rollback().await?;
+                return Ok(Err(endpoints.len()));
+            }
             let count = endpoints.len() as i64;
             sqlx::query(
                 "INSERT INTO events (id, app_id, event_type, idempotency_key, payload, payload_sha256, delivery_count, created_at) \
@@ -150,17 +175,18 @@ impl Store {
                 qb.build().execute(&mut *tx).await?;
             }
             tx.commit().await?;
-            Ok(count)
+            Ok(Ok(count))
         }
         .await
         });
         match result {
-            Ok(count) => Ok(Ingested { event: ev.stored_row(count), created: true }),
+            Ok(Ok(count)) => Ok(Ingested::created(ev.stored_row(count))),
+            Ok(Err(matched)) => Ok(Ingested::refused(ev, matched)),
             // Two requests with the same key raced: the other one's event stands.
             Err(e) if is_unique_violation(&e) && ev.idempotency_key.is_some() => {
                 let key = ev.idempotency_key.as_deref().unwrap_or_default();
                 match self.find_event_by_key_on_writer(&ev.app_id, key).await? {
-                    Some(event) => Ok(Ingested { event, created: false }),
+                    Some(event) => Ok(Ingested::existing(event)),
                     None => Err(e),
                 }
             }

@@ -47,13 +47,13 @@ impl Store {
             for ev in events {
                 if let Some(key) = ev.idempotency_key.as_deref() {
                     if let Some(original) = seen.get(&(ev.app_id.as_str(), key)) {
-                        out.push(Ingested { event: original.clone(), created: false });
+                        out.push(Ingested::existing(original.clone()));
                         continue;
                     }
                     let existing: Option<EventRow> =
                         sqlx::query_as(EVENT_BY_KEY).bind(&ev.app_id).bind(key).fetch_optional(&mut *tx).await?;
                     if let Some(event) = existing {
-                        out.push(Ingested { event, created: false });
+                        out.push(Ingested::existing(event));
                         continue;
                     }
                 }
@@ -71,6 +71,10 @@ impl Store {
                     .filter(|t| matches(&t.event_types, &ev.event_type))
                     .map(|t| t.id.clone())
                     .collect();
+                if chosen.len() > ev.max_fanout {
+                    out.push(Ingested::refused(ev, chosen.len()));
+                    continue;
+                }
                 let count = chosen.len() as i64;
                 new_events.push((ev, count));
                 for ep in chosen {
@@ -81,7 +85,7 @@ impl Store {
                 if let Some(key) = ev.idempotency_key.as_deref() {
                     seen.insert((ev.app_id.as_str(), key), row.clone());
                 }
-                out.push(Ingested { event: row, created: true });
+                out.push(Ingested::created(row));
             }
             WriteBatch::write_batch(&mut *tx, &new_events, &rows, any).await?;
             Ok::<_, sqlx::Error>(out)
