@@ -14,4 +14,5 @@ mod migrations;
 mod outcomes;
 mod plans;
 mod replay;
+mod limits;
 mod secrets;
