@@ -9,5 +9,6 @@ mod common;
 mod crash;
 mod delivery;
 mod ingestion;
+mod inputs;
 mod retries;
 mod tls;
