@@ -56,7 +56,13 @@ async fn nul_characters_in_text_inputs_are_refused_naming_the_field(backend: Bac
             "invalid_description",
             "description",
         ),
-        ("PATCH", format!("/v1/apps/{app}/endpoints/{ep}"), json!({"description": "\u{0}"}), "invalid_description", "description"),
+        (
+            "PATCH",
+            format!("/v1/apps/{app}/endpoints/{ep}"),
+            json!({"description": "\u{0}"}),
+            "invalid_description",
+            "description",
+        ),
         (
             "POST",
             format!("/v1/apps/{app}/events"),
@@ -64,7 +70,13 @@ async fn nul_characters_in_text_inputs_are_refused_naming_the_field(backend: Bac
             "invalid_idempotency_key",
             "idempotency key",
         ),
-        ("POST", format!("/v1/apps/{app}/events"), json!({"type": "booking\u{0}", "data": {}}), "invalid_event_type", "type"),
+        (
+            "POST",
+            format!("/v1/apps/{app}/events"),
+            json!({"type": "booking\u{0}", "data": {}}),
+            "invalid_event_type",
+            "type",
+        ),
         (
             "POST",
             format!("/v1/apps/{app}/endpoints"),
@@ -296,8 +308,9 @@ async fn an_event_matching_more_endpoints_than_the_fanout_limit_is_refused(backe
     for types in [json!(["booking.*"]), json!(["booking.*"]), json!(["booking.confirmed"]), json!(["invoice.paid"])] {
         fenix.create_endpoint(&app, json!({"url": receiver.url, "event_types": types})).await;
     }
-    let (status, body) =
-        fenix.call("POST", &format!("/v1/apps/{app}/events"), Some(json!({"type": "booking.confirmed", "data": {}}))).await;
+    let (status, body) = fenix
+        .call("POST", &format!("/v1/apps/{app}/events"), Some(json!({"type": "booking.confirmed", "data": {}})))
+        .await;
     assert_eq!((status, code(&body)), (422, "fanout_limit_reached"), "{body}");
     assert!(message(&body).contains("FENIX_MAX_FANOUT_PER_EVENT") && message(&body).contains('3'), "{body}");
     let (_, events) = fenix.call("GET", &format!("/v1/apps/{app}/events"), None).await;

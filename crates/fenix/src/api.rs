@@ -259,14 +259,13 @@ impl PageQuery {
 /// `invalid_cursor` rather than answered with a wrong page.
 pub fn decode_cursor(kind: &str, cursor: Option<&str>) -> Result<Option<String>, ApiError> {
     let Some(cursor) = cursor else { return Ok(None) };
-    let valid = cursor
-        .strip_prefix(kind)
-        .and_then(|rest| rest.strip_prefix('_'))
-        .is_some_and(|ulid| {
-            (1..=26).contains(&ulid.len())
-                && ulid.bytes().all(|b| matches!(b, b'0'..=b'9' | b'A'..=b'H' | b'J' | b'K' | b'M' | b'N' | b'P'..=b'T' | b'V'..=b'Z'))
-                && (ulid.len() < 26 || ulid.as_bytes()[0] <= b'7')
-        });
+    let valid = cursor.strip_prefix(kind).and_then(|rest| rest.strip_prefix('_')).is_some_and(|ulid| {
+        (1..=26).contains(&ulid.len())
+            && ulid
+                .bytes()
+                .all(|b| matches!(b, b'0'..=b'9' | b'A'..=b'H' | b'J' | b'K' | b'M' | b'N' | b'P'..=b'T' | b'V'..=b'Z'))
+            && (ulid.len() < 26 || ulid.as_bytes()[0] <= b'7')
+    });
     if valid {
         Ok(Some(cursor.to_string()))
     } else {
@@ -334,7 +333,10 @@ mod tests {
             let err = decode_cursor(kind, Some(bad)).unwrap_err();
             assert_eq!((err.status.as_u16(), err.code), (400, "invalid_cursor"), "{kind} {bad:?}");
         }
-        assert_eq!(decode_cursor("app", Some("app_0000000000000000000FENX0P")).unwrap().as_deref(), Some("app_0000000000000000000FENX0P"));
+        assert_eq!(
+            decode_cursor("app", Some("app_0000000000000000000FENX0P")).unwrap().as_deref(),
+            Some("app_0000000000000000000FENX0P")
+        );
         assert_eq!(decode_cursor("app", None).unwrap(), None);
     }
 

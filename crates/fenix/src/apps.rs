@@ -1,15 +1,10 @@
 //! Apps: the producer's customers (tenants), addressed by id or by `uid`.
 
-use axum::{
-    extract::State,
-    http::StatusCode,
-    routing::get,
-    Json, Router,
-};
+use axum::{extract::State, http::StatusCode, routing::get, Json, Router};
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    api::{ApiPath, ApiJson, ApiQuery, Page, PageQuery, SharedState},
+    api::{ApiJson, ApiPath, ApiQuery, Page, PageQuery, SharedState},
     error::ApiError,
     ids,
     store::{apps::AppRow, is_unique_violation, Store},

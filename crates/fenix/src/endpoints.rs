@@ -11,7 +11,7 @@ use axum::{
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    api::{ApiPath, ApiJson, ApiQuery, Page, PageQuery, RawBody, SharedState},
+    api::{ApiJson, ApiPath, ApiQuery, Page, PageQuery, RawBody, SharedState},
     apps,
     error::ApiError,
     event_types::EventTypeFilter,
@@ -303,7 +303,10 @@ async fn update(
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
     )
 )]
-async fn remove(State(s): State<SharedState>, ApiPath((app, ep)): ApiPath<(String, String)>) -> Result<StatusCode, ApiError> {
+async fn remove(
+    State(s): State<SharedState>,
+    ApiPath((app, ep)): ApiPath<(String, String)>,
+) -> Result<StatusCode, ApiError> {
     let row = find(&s, &app, &ep).await?;
     s.store.delete_endpoint(&row.app_id, &row.id).await?;
     Ok(StatusCode::NO_CONTENT)

@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use crate::{
-    api::{ApiPath, ApiJson, ApiQuery, Page, PageQuery, SharedState},
+    api::{ApiJson, ApiPath, ApiQuery, Page, PageQuery, SharedState},
     apps,
     error::ApiError,
     event_types::EventType,
@@ -116,7 +116,11 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
             "the idempotency key (Idempotency-Key header or body id) must be 1-256 characters",
         )),
         Some(k) => {
-            crate::api::plain_text("the idempotency key (Idempotency-Key header or body id)", "invalid_idempotency_key", &k)?;
+            crate::api::plain_text(
+                "the idempotency key (Idempotency-Key header or body id)",
+                "invalid_idempotency_key",
+                &k,
+            )?;
             Ok(Some(k))
         }
         None => Ok(None),

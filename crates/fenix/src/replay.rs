@@ -2,16 +2,12 @@
 //! id and envelope and a fresh attempt budget. Earlier attempts stay in the
 //! log; `succeeded` and still-`pending` deliveries are never replayed.
 
-use axum::{
-    extract::State,
-    routing::post,
-    Json, Router,
-};
+use axum::{extract::State, routing::post, Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 
 use crate::{
-    api::{ApiPath, optional_json, RawBody, SharedState},
+    api::{optional_json, ApiPath, RawBody, SharedState},
     endpoints,
     error::ApiError,
     events::parse_window,

@@ -368,7 +368,11 @@ impl Settings {
     fn validate_ranges(&self) -> anyhow::Result<()> {
         let at_most = |name: &str, d: Duration, max: Duration, hint: &str| -> anyhow::Result<()> {
             if d > max {
-                bail!("{name} ({}) must be at most {}{hint}", humantime::format_duration(d), humantime::format_duration(max));
+                bail!(
+                    "{name} ({}) must be at most {}{hint}",
+                    humantime::format_duration(d),
+                    humantime::format_duration(max)
+                );
             }
             Ok(())
         };
