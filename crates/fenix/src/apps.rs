@@ -184,6 +184,7 @@ async fn list(State(s): State<SharedState>, ApiQuery(q): ApiQuery<PageQuery>) ->
     params(crate::openapi::AppPath),
     responses(
         (status = 200, description = "The app", body = AppOut),
+        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
     )
 )]
@@ -198,6 +199,7 @@ async fn read(State(s): State<SharedState>, ApiPath(app): ApiPath<String>) -> Re
     request_body = PatchApp,
     responses(
         (status = 200, description = "The app", body = AppOut),
+        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
         (status = 409, description = "Another app has this uid (`uid_taken`)", body = crate::openapi::ErrorBody),
         (status = 422, description = "`invalid_name`, `invalid_uid`, `uid_reserved`", body = crate::openapi::ErrorBody),
@@ -227,6 +229,7 @@ async fn update(
     params(crate::openapi::AppPath),
     responses(
         (status = 204, description = "Deleted"),
+        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
     )
 )]

@@ -120,7 +120,7 @@ pub fn router() -> Router<SharedState> {
     params(crate::openapi::AppPath, ListQuery),
     responses(
         (status = 200, description = "A page of deliveries", body = crate::openapi::Page<DeliveryOut>),
-        (status = 400, description = "`invalid_limit`, `invalid_cursor`, `invalid_status`, `invalid_time`, `invalid_query`",
+        (status = 400, description = "`invalid_path`, `invalid_limit`, `invalid_cursor`, `invalid_status`, `invalid_time`, `invalid_query`",
             body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
     )
@@ -165,6 +165,7 @@ async fn find(s: &SharedState, app: &str, dlv: &str) -> Result<DeliveryRow, ApiE
     params(crate::openapi::DeliveryPath),
     responses(
         (status = 200, description = "The delivery", body = DeliveryOut),
+        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`, `delivery_not_found`", body = crate::openapi::ErrorBody),
     )
 )]
@@ -182,6 +183,7 @@ async fn read(
     params(crate::openapi::DeliveryPath),
     responses(
         (status = 200, description = "Every attempt, in one page", body = crate::openapi::Page<AttemptOut>),
+        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`, `delivery_not_found`", body = crate::openapi::ErrorBody),
     )
 )]
@@ -201,6 +203,7 @@ async fn attempts(
     params(crate::openapi::DeliveryPath),
     responses(
         (status = 202, description = "Queued again", body = DeliveryOut),
+        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`, `delivery_not_found`", body = crate::openapi::ErrorBody),
         (status = 409, description = "`not_replayable` (not failed or skipped), `payload_expired` (purged by \
             retention)", body = crate::openapi::ErrorBody),

@@ -168,6 +168,7 @@ fn invalid_secret(e: crate::secrets::InvalidSecret) -> ApiError {
     request_body = CreateEndpoint,
     responses(
         (status = 201, description = "The endpoint, with its `secret`", body = EndpointOut),
+        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
         (status = 422, description = "`invalid_event_types`, `invalid_signature_scheme`, `invalid_secret`, \
             `invalid_rate_limit`, `invalid_description`, `endpoint_limit_reached`, `url_*`, `destination_*`",
@@ -230,7 +231,7 @@ async fn create(
     params(crate::openapi::AppPath, crate::openapi::PageParams),
     responses(
         (status = 200, description = "A page of endpoints", body = crate::openapi::Page<EndpointOut>),
-        (status = 400, description = "`invalid_limit`, `invalid_cursor`, `invalid_query`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_path`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
     )
 )]
@@ -251,6 +252,7 @@ async fn list(
     params(crate::openapi::EndpointPath),
     responses(
         (status = 200, description = "The endpoint", body = EndpointOut),
+        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
     )
 )]
@@ -269,6 +271,7 @@ async fn read(
     request_body = PatchEndpoint,
     responses(
         (status = 200, description = "The endpoint", body = EndpointOut),
+        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
         (status = 422, description = "`invalid_event_types`, `invalid_rate_limit`, `invalid_description`, `url_*`, \
             `destination_*`", body = crate::openapi::ErrorBody),
@@ -300,6 +303,7 @@ async fn update(
     params(crate::openapi::EndpointPath),
     responses(
         (status = 204, description = "Deleted"),
+        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
     )
 )]
@@ -319,6 +323,7 @@ async fn remove(
     params(crate::openapi::EndpointPath),
     responses(
         (status = 200, description = "The endpoint", body = EndpointOut),
+        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
     )
 )]
@@ -346,6 +351,7 @@ struct Resume {
     responses(
         (status = 200, description = "The endpoint and how many deliveries were replayed",
             body = crate::openapi::ResumedEndpoint),
+        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
     )
 )]
@@ -379,6 +385,7 @@ async fn resume(
     request_body(content = Option<RotateSecret>, description = "Optional; an empty body means defaults"),
     responses(
         (status = 200, description = "The new secret", body = Rotated),
+        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
         (status = 422, description = "`invalid_overlap`, `invalid_secret`", body = crate::openapi::ErrorBody),
     )

@@ -142,6 +142,7 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
         (status = 202, description = "Stored; deliveries are queued", body = EventOut),
         (status = 200, description = "The key was seen before: the original event", body = EventOut,
             headers(("idempotent-replayed" = String, description = "`true`"))),
+        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
         (status = 422, description = "`invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, \
             `fanout_limit_reached`",
@@ -246,7 +247,7 @@ fn include_payload(include: Option<&str>) -> Result<bool, ApiError> {
     params(crate::openapi::AppPath, ListQuery),
     responses(
         (status = 200, description = "A page of events", body = crate::openapi::Page<EventOut>),
-        (status = 400, description = "`invalid_limit`, `invalid_cursor`, `invalid_time`, `invalid_include`, `invalid_query`",
+        (status = 400, description = "`invalid_path`, `invalid_limit`, `invalid_cursor`, `invalid_time`, `invalid_include`, `invalid_query`",
             body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
     )
@@ -284,7 +285,7 @@ struct ReadQuery {
     params(crate::openapi::EventPath, ReadQuery),
     responses(
         (status = 200, description = "The event", body = EventOut),
-        (status = 400, description = "`invalid_include`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_path`, `invalid_include`, `invalid_query`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`, `event_not_found`", body = crate::openapi::ErrorBody),
     )
 )]

@@ -66,7 +66,7 @@ pub fn router() -> Router<SharedState> {
     request_body(content = Option<ReplayBody>, description = "Optional; an empty body means defaults"),
     responses(
         (status = 200, description = "How many deliveries were re-queued", body = crate::openapi::EndpointReplay),
-        (status = 400, description = "`invalid_time`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_path`, `invalid_time`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
         (status = 422, description = "`invalid_statuses`", body = crate::openapi::ErrorBody),
     )

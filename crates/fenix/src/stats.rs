@@ -50,7 +50,7 @@ fn parse_window(raw: Option<&str>) -> Result<Duration, ApiError> {
     params(crate::openapi::EndpointPath, StatsQuery),
     responses(
         (status = 200, description = "Attempts, success rate and dead letters", body = crate::openapi::EndpointStats),
-        (status = 400, description = "`invalid_window`, `invalid_query`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_path`, `invalid_window`, `invalid_query`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
     )
 )]
@@ -89,6 +89,7 @@ async fn stats(
     responses(
         (status = 200, description = "State changes, in one page",
             body = crate::openapi::Page<crate::openapi::StateChange>),
+        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
     )
 )]
