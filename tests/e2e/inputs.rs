@@ -37,6 +37,50 @@ async fn a_huge_stats_window_is_refused_naming_the_field(backend: Backend) {
     assert_eq!(body["window_seconds"], 366 * 86_400);
 }
 
+async fn huge_numbers_are_refused_naming_the_field(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let receiver = Receiver::http(|_| Plan::ok()).await;
+    let app = fenix.create_app("acme").await;
+    let ep = fenix.create_endpoint(&app, json!({"url": receiver.url})).await;
+    let ep_path = format!("/v1/apps/{app}/endpoints/{}", ep["id"].as_str().unwrap());
+    let huge = "99999999999999999999999";
+    let bodies = [
+        ("POST", format!("{ep_path}/secret/rotate"), format!(r#"{{"overlap_seconds":{huge}}}"#), "overlap_seconds"),
+        (
+            "POST",
+            format!("{ep_path}/secret/rotate"),
+            format!(r#"{{"overlap_seconds":{}}}"#, i64::MAX),
+            "overlap_seconds",
+        ),
+        ("POST", format!("{ep_path}/secret/rotate"), r#"{"overlap_seconds":-1}"#.to_string(), "overlap_seconds"),
+        ("PATCH", ep_path.clone(), format!(r#"{{"rate_limit_per_sec":{huge}}}"#), "rate_limit_per_sec"),
+        ("PATCH", ep_path.clone(), format!(r#"{{"rate_limit_per_sec":{}}}"#, i64::MIN), "rate_limit_per_sec"),
+        ("POST", format!("{ep_path}/replay"), r#"{"since":"99999-01-01T00:00:00Z"}"#.to_string(), "since"),
+    ];
+    for (method, path, body, field) in bodies {
+        let resp = fenix
+            .request(method, &path)
+            .header("content-type", "application/json")
+            .body(body.clone())
+            .send()
+            .await
+            .expect("an answer");
+        let status = resp.status().as_u16();
+        let answer: Value = resp.json().await.unwrap();
+        assert!(status == 400 || status == 422, "{method} {path} {body}: {status} {answer}");
+        assert!(message(&answer).contains(field), "{method} {path} {body}: {answer}");
+    }
+    for query in [format!("limit={huge}"), "limit=0".into(), format!("limit={}", i64::MAX)] {
+        let (status, answer) = fenix.call("GET", &format!("/v1/apps?{query}"), None).await;
+        assert_eq!(status, 400, "{query}: {answer}");
+        assert!(message(&answer).contains("limit"), "{query}: {answer}");
+    }
+    let (status, answer) = fenix.call("GET", &format!("/v1/apps/{app}/events?since=99999-01-01T00:00:00Z"), None).await;
+    assert_eq!((status, code(&answer)), (400, "invalid_time"), "{answer}");
+    assert!(message(&answer).contains("since"), "{answer}");
+}
+
 async fn nul_characters_in_text_inputs_are_refused_naming_the_field(backend: Backend) {
     let db = TestDb::new(backend).await;
     let fenix = Fenix::start(&db, &[]).await;
@@ -346,6 +390,7 @@ async fn a_retention_of_forever_keeps_payloads_through_maintenance(backend: Back
 
 crate::on_both_backends!(
     a_huge_stats_window_is_refused_naming_the_field,
+    huge_numbers_are_refused_naming_the_field,
     nul_characters_in_text_inputs_are_refused_naming_the_field,
     an_escaped_nul_inside_event_data_is_stored_and_delivered_as_sent,
     a_path_that_is_not_utf8_gets_the_json_error,

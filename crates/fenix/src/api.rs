@@ -298,13 +298,9 @@ pub fn optional_json<T: DeserializeOwned + Default>(body: &[u8]) -> Result<T, Ap
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(T::default());
     }
-    serde_json::from_slice(body).map_err(|e| {
-        if e.is_syntax() || e.is_eof() {
-            ApiError::bad_request("malformed_json", "the body is not valid JSON")
-        } else {
-            ApiError::invalid("invalid_body", e.to_string())
-        }
-    })
+    // Through axum's JSON reader, so a value of the wrong type or out of range
+    // is named by its field (`overlap_seconds: invalid value …`), as in `ApiJson`.
+    axum::Json::<T>::from_bytes(body).map(|axum::Json(v)| v).map_err(ApiError::from)
 }
 
 #[cfg(test)]
