@@ -171,15 +171,22 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> axum::extract::FromRequestParts
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut axum::http::request::Parts, state: &S) -> Result<Self, Self::Rejection> {
-        use axum::extract::{path::ErrorKind, rejection::RawPathParamsRejection, RawPathParams};
-        let raw = RawPathParams::from_request_parts(parts, state).await.map_err(|r| match r {
-            RawPathParamsRejection::InvalidUtf8InPathParam(e) => {
-                let key = e.body_text();
-                let key = key.rsplit('`').nth(1).unwrap_or("path");
-                ApiError::bad_request("invalid_path", format!("path parameter `{key}` is not valid UTF-8"))
-            }
-            other => ApiError::bad_request("invalid_path", other.body_text()),
+        use axum::extract::{path::ErrorKind, rejection::PathRejection, RawPathParams};
+        // Typed first: its rejection names the parameter that is not UTF-8.
+        let axum::extract::Path(v) = axum::extract::Path::<T>::from_request_parts(parts, state).await.map_err(|r| {
+            let message = match &r {
+                PathRejection::FailedToDeserializePathParams(e) => match e.kind() {
+                    ErrorKind::InvalidUtf8InPathParam { key } => format!("path parameter `{key}` is not valid UTF-8"),
+                    _ => r.body_text(),
+                },
+                _ => r.body_text(),
+            };
+            ApiError::bad_request("invalid_path", message)
         })?;
+        // Every value is UTF-8 now; look for control characters by name.
+        let raw = RawPathParams::from_request_parts(parts, state)
+            .await
+            .map_err(|r| ApiError::bad_request("invalid_path", r.body_text()))?;
         for (key, value) in &raw {
             if value.chars().any(char::is_control) {
                 return Err(ApiError::bad_request(
@@ -188,16 +195,6 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> axum::extract::FromRequestParts
                 ));
             }
         }
-        let axum::extract::Path(v) = axum::extract::Path::<T>::from_request_parts(parts, state).await.map_err(|r| {
-            let message = match &r {
-                axum::extract::rejection::PathRejection::FailedToDeserializePathParams(e) => match e.kind() {
-                    ErrorKind::InvalidUtf8InPathParam { key } => format!("path parameter `{key}` is not valid UTF-8"),
-                    _ => r.body_text(),
-                },
-                _ => r.body_text(),
-            };
-            ApiError::bad_request("invalid_path", message)
-        })?;
         Ok(ApiPath(v))
     }
 }
