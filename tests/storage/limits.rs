@@ -58,6 +58,15 @@ async fn concurrent_rotations_of_one_secret_each_get_their_own_version(backend: 
     assert!(live[1..].iter().all(|s| s.expires_at.is_some()));
 }
 
+async fn rotating_the_secret_of_an_endpoint_that_is_gone_is_not_found(backend: Backend) {
+    let fx = Fixture::new(backend).await;
+    let app = fx.app("acme").await;
+    let ep = fx.endpoint(&app, &[]).await;
+    assert!(fx.store.delete_endpoint(&app, &ep).await.unwrap());
+    let err = fx.store.rotate_secret(&ep, |_| b"s".to_vec(), T0, T0, 5).await.expect_err("gone");
+    assert!(matches!(err, sqlx::Error::RowNotFound), "{err}");
+}
+
 async fn concurrent_creates_cannot_overshoot_the_endpoint_limit(backend: Backend) {
     let fx = Fixture::new(backend).await;
     let app = fx.app("acme").await;
@@ -132,6 +141,7 @@ async fn a_value_the_database_refuses_is_not_an_outage(backend: Backend) {
 
 crate::on_both_backends!(
     concurrent_rotations_of_one_secret_each_get_their_own_version,
+    rotating_the_secret_of_an_endpoint_that_is_gone_is_not_found,
     concurrent_creates_cannot_overshoot_the_endpoint_limit,
     an_event_matching_more_endpoints_than_its_fanout_is_refused_whole,
     a_value_the_database_refuses_is_not_an_outage,

@@ -408,7 +408,13 @@ async fn rotate(
     let now = time::now_ms();
     let expires = now.saturating_add(overlap * 1000);
     let sealed = s.keyring.current.seal(secret.expose().as_bytes(), &row.id);
-    let version = s.store.rotate_secret(&row.id, |_| sealed.clone(), now, expires, MAX_OLD_SECRETS).await?;
+    let version = s.store.rotate_secret(&row.id, |_| sealed.clone(), now, expires, MAX_OLD_SECRETS).await.map_err(
+        |e| match e {
+            // Deleted between the lookup above and the rotation.
+            sqlx::Error::RowNotFound => ApiError::not_found("endpoint"),
+            e => e.into(),
+        },
+    )?;
     tracing::info!(endpoint_id = %row.id, version, overlap_seconds = overlap, "endpoint secret rotated");
     let out = Rotated { secret: secret.expose().to_string(), version, previous_expires_at: time::rfc3339_ms(expires) };
     Ok(Json(serde_json::to_value(out).map_err(anyhow::Error::from)?))

@@ -247,7 +247,8 @@ impl Store {
 
     /// Makes `sealed` the current secret: the previous current one (and any other
     /// still-live one) expires at `old_expires_at` at the latest, retired secrets
-    /// are deleted, and at most `max_old` older secrets stay live. Returns the new version.
+    /// are deleted, and at most `max_old` older secrets stay live. Returns the new version,
+    /// or `RowNotFound` when the endpoint does not exist (any more).
     pub async fn rotate_secret(
         &self,
         endpoint_id: &str,
@@ -268,7 +269,8 @@ impl Store {
         };
         on_write!(self, |pool| {
             let mut tx = pool.begin_write().await?;
-            let _: Option<String> = sqlx::query_scalar(lock).bind(endpoint_id).fetch_optional(&mut *tx).await?;
+            // An endpoint deleted meanwhile is `RowNotFound` (the API's 404), not a foreign-key error.
+            let _: String = sqlx::query_scalar(lock).bind(endpoint_id).fetch_one(&mut *tx).await?;
             let current: i64 =
                 sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM endpoint_secrets WHERE endpoint_id = $1")
                     .bind(endpoint_id)
