@@ -392,7 +392,7 @@ impl Settings {
                 at_most(name, d, MAX_FINITE, forever)?;
             }
             if d.is_zero() {
-                bail!("FENIX_{} must be greater than zero{forever}", name.trim_start_matches("FENIX_"));
+                bail!("{name} must be greater than zero{forever}");
             }
         }
         if self.maintenance_interval < Duration::from_millis(10) {
