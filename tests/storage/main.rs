@@ -9,6 +9,7 @@ mod fixtures;
 mod apps;
 mod claims;
 mod ingest;
+mod isolation;
 mod log;
 mod migrations;
 mod outcomes;

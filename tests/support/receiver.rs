@@ -43,13 +43,14 @@ pub struct Plan {
     pub status: u16,
     pub delay: Duration,
     pub headers: Vec<(String, String)>,
-    pub body: String,
+    /// Raw bytes: a hostile receiver may answer anything (NUL, invalid UTF-8).
+    pub body: Vec<u8>,
 }
 
 impl Plan {
     /// Answer `status` at once.
     pub fn status(status: u16) -> Plan {
-        Plan { status, delay: Duration::ZERO, headers: vec![], body: String::new() }
+        Plan { status, delay: Duration::ZERO, headers: vec![], body: Vec::new() }
     }
 
     /// 200 OK.
@@ -71,7 +72,13 @@ impl Plan {
 
     /// Sets the response body.
     pub fn with_body(mut self, b: impl Into<String>) -> Plan {
-        self.body = b.into();
+        self.body = b.into().into_bytes();
+        self
+    }
+
+    /// Sets the response body to exactly these bytes.
+    pub fn with_bytes(mut self, b: &[u8]) -> Plan {
+        self.body = b.to_vec();
         self
     }
 }

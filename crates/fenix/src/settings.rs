@@ -71,6 +71,11 @@ pub struct Settings {
     pub operator_webhook_secret: Option<Redacted>,
     /// How often retention and endpoint-health checks run.
     pub maintenance_interval: Duration,
+    /// Attempts in flight at once to one destination host, over all its endpoints.
+    pub host_concurrency: usize,
+    /// A worker that records nothing for this long while deliveries are due
+    /// (or whose recorder cannot write for this long) is reported not ready.
+    pub worker_stall_after: Duration,
 }
 
 impl Default for Settings {
@@ -103,6 +108,8 @@ impl Default for Settings {
             operator_webhook_url: None,
             operator_webhook_secret: None,
             maintenance_interval: Duration::from_secs(60),
+            host_concurrency: 64,
+            worker_stall_after: Duration::from_secs(120),
         }
     }
 }
@@ -132,6 +139,8 @@ struct FileSettings {
     operator_webhook_url: Option<String>,
     operator_webhook_secret: Option<Redacted>,
     maintenance_interval: Option<String>,
+    host_concurrency: Option<usize>,
+    worker_stall_after: Option<String>,
 }
 
 /// Parses `500ms`, `10s`, `1m`, `2h`, `30d`.
@@ -201,6 +210,8 @@ impl Settings {
         push("MAX_DB_CONNECTIONS", f.max_db_connections.map(|v| v.to_string()));
         push("OPERATOR_WEBHOOK_URL", f.operator_webhook_url);
         push("MAINTENANCE_INTERVAL", f.maintenance_interval);
+        push("HOST_CONCURRENCY", f.host_concurrency.map(|v| v.to_string()));
+        push("WORKER_STALL_AFTER", f.worker_stall_after);
         if let Some(v) = f.database_url {
             vars.push(("DATABASE_URL".into(), v));
         }
@@ -296,6 +307,12 @@ impl Settings {
         if let Some(v) = get("FENIX_DISABLE_AFTER_FAILING") {
             self.disable_after_failing = parse_duration(&v).with_context(ctx("FENIX_DISABLE_AFTER_FAILING"))?;
         }
+        if let Some(n) = num("FENIX_HOST_CONCURRENCY")? {
+            self.host_concurrency = n;
+        }
+        if let Some(v) = get("FENIX_WORKER_STALL_AFTER") {
+            self.worker_stall_after = parse_duration(&v).with_context(ctx("FENIX_WORKER_STALL_AFTER"))?;
+        }
         Ok(())
     }
 
@@ -325,6 +342,12 @@ impl Settings {
         }
         if !self.run_api && !self.run_worker {
             bail!("--api-only and --worker-only cannot both be given");
+        }
+        if !(1..=100_000).contains(&self.host_concurrency) {
+            bail!("FENIX_HOST_CONCURRENCY must be between 1 and 100000 (got {})", self.host_concurrency);
+        }
+        if self.worker_stall_after < Duration::from_secs(1) || self.worker_stall_after > Duration::from_secs(86_400) {
+            bail!("FENIX_WORKER_STALL_AFTER must be between 1s and 24h (got {:?})", self.worker_stall_after);
         }
         Ok(())
     }
@@ -376,5 +399,24 @@ mod tests {
     fn secrets_are_redacted_in_debug() {
         let s = Settings { admin_token: Some(Redacted("fxa_topsecret".into())), ..Settings::default() };
         assert!(!format!("{s:?}").contains("topsecret"));
+    }
+
+    #[test]
+    fn an_out_of_range_host_concurrency_names_the_variable() {
+        for bad in ["0", "100001"] {
+            let mut s = Settings::default();
+            s.apply_env(|k| (k == "FENIX_HOST_CONCURRENCY").then(|| bad.into())).unwrap();
+            let err = s.validate().unwrap_err();
+            assert!(format!("{err:#}").contains("FENIX_HOST_CONCURRENCY"), "{err:#}");
+        }
+        let err = Settings::default().apply_env(|k| (k == "FENIX_HOST_CONCURRENCY").then(|| "-1".into())).unwrap_err();
+        assert!(format!("{err:#}").contains("FENIX_HOST_CONCURRENCY"));
+    }
+
+    #[test]
+    fn an_out_of_range_stall_threshold_names_the_variable() {
+        let mut s = Settings::default();
+        s.apply_env(|k| (k == "FENIX_WORKER_STALL_AFTER").then(|| "10ms".into())).unwrap();
+        assert!(format!("{:#}", s.validate().unwrap_err()).contains("FENIX_WORKER_STALL_AFTER"));
     }
 }

@@ -25,6 +25,7 @@ pub mod events;
 pub mod ingest_batch;
 pub mod maintenance;
 mod meta;
+pub mod outcomes;
 pub mod replay;
 
 pub use deliveries::{AttemptRecord, ClaimedDelivery, DeliveryFilter, Outcome};
@@ -298,18 +299,41 @@ pub fn is_unique_violation(e: &sqlx::Error) -> bool {
 }
 
 /// True when the database could not be reached or cannot take writes right now
-/// (as opposed to a bad query): the API answers 503 and stores nothing.
+/// (as opposed to a bad query or a value it refuses): the API answers 503 and
+/// stores nothing.
+///
+/// Each backend's codes are read only for its own errors: PostgreSQL's
+/// SQLSTATEs are five characters that often parse as numbers (`22021`, a
+/// character the encoding refuses, has the low byte 5, SQLite's BUSY), so
+/// reading them as SQLite codes answered a data error as an outage.
 pub fn is_unavailable(e: &sqlx::Error) -> bool {
     match e {
         sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Tls(_) => true,
         sqlx::Error::Database(d) => {
             let code = d.code().unwrap_or_default();
-            // PostgreSQL: connection exceptions (08…), operator intervention (57P…), insufficient resources (53…).
-            if code.starts_with("08") || code.starts_with("57P") || code.starts_with("53") {
-                return true;
+            if d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some() {
+                // Connection exceptions (08…), operator intervention (57P…), insufficient resources (53…).
+                return code.starts_with("08") || code.starts_with("57P") || code.starts_with("53");
             }
-            // SQLite: BUSY, LOCKED, IOERR, FULL, CANTOPEN (primary code = low byte of the extended code).
-            matches!(code.parse::<i32>().map(|c| c & 0xff), Ok(5 | 6 | 10 | 13 | 14))
+            if d.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
+                // BUSY, LOCKED, IOERR, FULL, CANTOPEN (primary code = low byte of the extended code).
+                return matches!(code.parse::<i32>().map(|c| c & 0xff), Ok(5 | 6 | 10 | 13 | 14));
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// True when the database refused a value (PostgreSQL SQLSTATE class 22, data
+/// exception: a NUL in text, a number out of range, …). The request carried
+/// something the API should have refused first; it is answered as the
+/// client's error (422), never as an outage.
+pub fn is_data_error(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Database(d) => {
+            d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some()
+                && d.code().is_some_and(|c| c.starts_with("22"))
         }
         _ => false,
     }

@@ -104,20 +104,53 @@ async fn read_excerpt(mut resp: reqwest::Response) -> Option<String> {
     if buf.is_empty() {
         return None;
     }
-    // A cut inside a multi-byte character drops that character, so the excerpt
-    // never exceeds the cap even after lossy decoding.
-    let valid = match std::str::from_utf8(&buf) {
-        Ok(_) => buf.len(),
+    Some(storable_excerpt(&buf))
+}
+
+/// The text kept of a response body's first bytes, whatever they are: valid
+/// UTF-8 without NUL, at most [`EXCERPT_BYTES`] long. PostgreSQL refuses NUL in
+/// `TEXT` (a binary answer once stopped every outcome from being recorded), so
+/// each NUL and each invalid UTF-8 sequence becomes U+FFFD (`�`); a cut inside
+/// a multi-byte character at the end drops that character.
+pub fn storable_excerpt(bytes: &[u8]) -> String {
+    let bytes = &bytes[..bytes.len().min(EXCERPT_BYTES)];
+    let valid = match std::str::from_utf8(bytes) {
+        Ok(_) => bytes.len(),
         Err(e) if e.error_len().is_none() => e.valid_up_to(),
-        Err(_) => buf.len(),
+        Err(_) => bytes.len(),
     };
-    let mut s = String::from_utf8_lossy(&buf[..valid]).into_owned();
+    let mut s = storable_text(&String::from_utf8_lossy(&bytes[..valid])).into_owned();
     let mut end = s.len().min(EXCERPT_BYTES);
     while !s.is_char_boundary(end) {
         end -= 1;
     }
     s.truncate(end);
-    Some(s)
+    s
+}
+
+/// Text that came from the network (an error's explanation, a response
+/// excerpt) made fit for both databases: each NUL becomes U+FFFD.
+pub fn storable_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\0') {
+        std::borrow::Cow::Owned(text.replace('\0', "\u{FFFD}"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// Longest error explanation kept (resolver and TLS errors can quote what a
+/// server sent).
+pub const DETAIL_BYTES: usize = 1024;
+
+/// An error's explanation as stored: NUL-free, at most [`DETAIL_BYTES`].
+pub fn storable_detail(detail: &str) -> String {
+    let mut s = storable_text(detail).into_owned();
+    let mut end = s.len().min(DETAIL_BYTES);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s.truncate(end);
+    s
 }
 
 /// Sorts a client error into a log error class with a short explanation.
@@ -186,5 +219,38 @@ impl WireHeaders<'_> {
         }
         h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         h
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_binary_excerpt_is_valid_utf8_without_nul() {
+        let s = storable_excerpt(b"ok\0\xff\xfe{\"a\":1}\0");
+        assert_eq!(s, "ok\u{FFFD}\u{FFFD}\u{FFFD}{\"a\":1}\u{FFFD}");
+        assert!(!s.contains('\0'));
+    }
+
+    #[test]
+    fn an_excerpt_of_nul_bytes_stays_within_the_cap() {
+        let s = storable_excerpt(&[0u8; EXCERPT_BYTES * 2]);
+        assert!(s.len() <= EXCERPT_BYTES);
+        assert!(s.chars().all(|c| c == '\u{FFFD}'));
+        assert_eq!(s.chars().count(), EXCERPT_BYTES / 3);
+    }
+
+    #[test]
+    fn a_character_cut_by_the_cap_is_dropped() {
+        let mut body = vec![b'a'; EXCERPT_BYTES - 1];
+        body.extend_from_slice("é".as_bytes());
+        assert_eq!(storable_excerpt(&body).len(), EXCERPT_BYTES - 1);
+    }
+
+    #[test]
+    fn detail_text_loses_its_nul_bytes() {
+        assert_eq!(storable_text("a\0b"), "a\u{FFFD}b");
+        assert!(matches!(storable_text("plain"), std::borrow::Cow::Borrowed("plain")));
     }
 }

@@ -138,6 +138,7 @@ impl Worker {
         let mut failures = 0u32;
         let batch = self.state.settings.claim_batch.max(1);
         let ahead = self.state.settings.worker_concurrency + batch;
+        self.state.metrics.worker.start(time::now_ms(), self.state.settings.worker_stall_after);
         while !shutdown.is_cancelled() {
             let outstanding = self.outstanding.load(std::sync::atomic::Ordering::Relaxed);
             let free = ahead.saturating_sub(outstanding);
@@ -159,7 +160,11 @@ impl Worker {
                 continue;
             }
             let now = time::now_ms();
-            match self.claim_batch(now, free.min(batch)).await {
+            let claimed = self.claim_batch(now, free.min(batch)).await;
+            if claimed.is_ok() {
+                self.state.metrics.worker.progressed(time::now_ms());
+            }
+            match claimed {
                 Ok(Tick::Claimed(_)) => failures = 0,
                 Ok(Tick::Saturated) => {
                     // Every claimed delivery's endpoint is busy: wait for one to free up.

@@ -75,9 +75,10 @@ impl Worker {
             started_at,
             duration_ms: result.duration_ms,
             response_status: result.facts.status.map(i64::from),
-            response_excerpt: result.excerpt,
+            // Both come from the network: made storable on both backends.
+            response_excerpt: result.excerpt.map(|e| attempt::storable_text(&e).into_owned()),
             error: result.error.map(str::to_string),
-            error_detail: result.detail,
+            error_detail: result.detail.map(|d| attempt::storable_detail(&d)),
             signed_with: serde_json::to_string(&versions).expect("numbers serialize"),
         };
         let outcome = Outcome {

@@ -1,0 +1,124 @@
+//! Hostile receivers: whatever bytes a receiver answers, its attempts are
+//! logged safely and every other tenant's deliveries go on. PostgreSQL refuses
+//! NUL in text; one binary answer once stopped every outcome from being recorded.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::common::{attempts, wait_for_status};
+use crate::support::{eventually, Backend, Fenix, Plan, Receiver, TestDb};
+
+/// A binary answer: NUL bytes and invalid UTF-8 around some text.
+const BINARY: &[u8] = b"\0\x01ok\xff\xfe\0{\"a\":1}\xc3\0";
+/// What the log shows of it: each NUL and each invalid sequence is U+FFFD.
+const SHOWN: &str = "\u{FFFD}\u{1}ok\u{FFFD}\u{FFFD}\u{FFFD}{\"a\":1}\u{FFFD}\u{FFFD}";
+
+async fn a_binary_answer_is_logged_safely_and_other_tenants_keep_receiving(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let binary_ok = Receiver::http(|_| Plan::status(200).with_bytes(BINARY)).await;
+    let binary_error = Receiver::http(|_| Plan::status(500).with_bytes(BINARY)).await;
+    let normal = Receiver::http(|_| Plan::ok()).await;
+    let hostile = fenix.create_app("hostile").await;
+    fenix.create_endpoint(&hostile, json!({"url": binary_ok.url, "event_types": ["ok.*"]})).await;
+    fenix.create_endpoint(&hostile, json!({"url": binary_error.url, "event_types": ["error.*"]})).await;
+    let other = fenix.create_app("other").await;
+    fenix.create_endpoint(&other, json!({"url": normal.url})).await;
+
+    let ok_evt = fenix.send_event(&hostile, json!({"type": "ok.sent", "data": {}})).await;
+    let err_evt = fenix.send_event(&hostile, json!({"type": "error.sent", "data": {}})).await;
+    eventually("both binary receivers were called", Duration::from_secs(10), || async {
+        binary_ok.count() >= 1 && binary_error.count() >= 1
+    })
+    .await;
+    // Sent after the binary answers arrived: recorded only if the engine still records.
+    let mut later = Vec::new();
+    for n in 0..5 {
+        later.push(fenix.send_event(&other, json!({"type": "t.sent", "data": {"n": n}})).await);
+    }
+
+    let ok =
+        wait_for_status(&fenix, &hostile, ok_evt["id"].as_str().unwrap(), "succeeded", Duration::from_secs(20)).await;
+    let ok_attempts = attempts(&fenix, &hostile, ok["id"].as_str().unwrap()).await;
+    assert_eq!(ok_attempts.len(), 1, "{ok_attempts:?}");
+    assert_eq!(ok_attempts[0]["response_status"], 200);
+    assert_eq!(ok_attempts[0]["response_excerpt"], SHOWN);
+    assert!(ok_attempts[0]["error"].is_null());
+
+    let err_id = crate::common::deliveries_of(&fenix, &hostile, err_evt["id"].as_str().unwrap()).await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    eventually("the 500 with a binary body was retried and both attempts logged", Duration::from_secs(20), || async {
+        attempts(&fenix, &hostile, &err_id).await.len() >= 2
+    })
+    .await;
+    for a in attempts(&fenix, &hostile, &err_id).await {
+        assert_eq!(a["response_status"], 500, "{a}");
+        assert_eq!(a["error"], "http_status", "{a}");
+        assert_eq!(a["response_excerpt"], SHOWN, "{a}");
+    }
+
+    for evt in &later {
+        wait_for_status(&fenix, &other, evt["id"].as_str().unwrap(), "succeeded", Duration::from_secs(20)).await;
+    }
+    assert_eq!(normal.count(), later.len(), "each event of the other tenant delivered once");
+}
+
+async fn readiness_answers_ready_without_a_token(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let resp = reqwest::get(format!("{}/readyz", fenix.base)).await.expect("readyz");
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.json::<serde_json::Value>().await.unwrap(), json!({"status": "ready"}));
+    let metrics = fenix.request("GET", "/metrics").send().await.unwrap().text().await.unwrap();
+    assert!(metrics.contains("\nfenix_worker_stalled 0\n"), "{metrics}");
+    assert!(metrics.contains("\nfenix_worker_seconds_since_progress "), "{metrics}");
+}
+
+crate::on_both_backends!(
+    a_binary_answer_is_logged_safely_and_other_tenants_keep_receiving,
+    readiness_answers_ready_without_a_token,
+);
+
+/// PostgreSQL: a recorder that cannot write (here every attempt insert fails
+/// with an "unavailable" error, raised by a trigger) makes `/readyz` answer 503
+/// and `fenix_worker_stalled` 1 after `FENIX_WORKER_STALL_AFTER`; both recover
+/// when the database takes writes again, and the held outcome is recorded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blocked_recorder_makes_the_instance_unready_until_it_writes_again() {
+    if !crate::support::db::postgres_available() {
+        return;
+    }
+    let db = TestDb::new(Backend::Postgres).await;
+    let fenix = Fenix::start(&db, &[("FENIX_WORKER_STALL_AFTER", "1s")]).await;
+    let receiver = Receiver::http(|_| Plan::ok()).await;
+    let app = fenix.create_app("acme").await;
+    fenix.create_endpoint(&app, json!({"url": receiver.url})).await;
+    let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&db.url).await.expect("connect");
+    for sql in [
+        "CREATE FUNCTION refuse_attempts() RETURNS trigger LANGUAGE plpgsql AS \
+         $$ BEGIN RAISE EXCEPTION 'the test refuses writes' USING ERRCODE = '57P03'; END $$",
+        "CREATE TRIGGER refuse_attempts BEFORE INSERT ON attempts FOR EACH ROW EXECUTE FUNCTION refuse_attempts()",
+    ] {
+        sqlx::query(sql).execute(&mut conn).await.expect(sql);
+    }
+    let evt = fenix.send_event(&app, json!({"type": "t.sent", "data": {}})).await;
+    let readyz = || async {
+        let resp = reqwest::get(format!("{}/readyz", fenix.base)).await.expect("readyz");
+        (resp.status().as_u16(), resp.json::<serde_json::Value>().await.unwrap())
+    };
+    eventually("/readyz reports the stalled worker", Duration::from_secs(20), || async {
+        let (status, body) = readyz().await;
+        status == 503 && body["error"]["code"] == "worker_stalled"
+    })
+    .await;
+    let metrics = fenix.request("GET", "/metrics").send().await.unwrap().text().await.unwrap();
+    assert!(metrics.contains("\nfenix_worker_stalled 1\n"), "{metrics}");
+
+    sqlx::query("DROP TRIGGER refuse_attempts ON attempts").execute(&mut conn).await.expect("drop trigger");
+    wait_for_status(&fenix, &app, evt["id"].as_str().unwrap(), "succeeded", Duration::from_secs(20)).await;
+    eventually("/readyz is ready again", Duration::from_secs(10), || async { readyz().await.0 == 200 }).await;
+    assert_eq!(receiver.count(), 1, "the held outcome was recorded, not sent again");
+}
