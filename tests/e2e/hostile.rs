@@ -122,3 +122,56 @@ async fn a_blocked_recorder_makes_the_instance_unready_until_it_writes_again() {
     eventually("/readyz is ready again", Duration::from_secs(10), || async { readyz().await.0 == 200 }).await;
     assert_eq!(receiver.count(), 1, "the held outcome was recorded, not sent again");
 }
+
+/// The attempt timeout covers the destination re-check before each attempt (a
+/// fresh DNS resolution): a name server that never answers costs one attempt
+/// timeout, recorded as a `timeout` that lasted that long, and the worker keeps
+/// delivering to other endpoints meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_name_server_that_never_answers_costs_one_attempt_timeout() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let dns = crate::support::dns::TestDns::with_zone(&[
+        ("slow.dest-test.com", &["127.0.0.1"]),
+        ("fine.dest-test.com", &["127.0.0.1"]),
+    ])
+    .await;
+    let server = dns.server();
+    let fenix = Fenix::start(
+        &db,
+        &[("FENIX_DNS_SERVERS", &server), ("FENIX_ATTEMPT_TIMEOUT", "1s"), ("FENIX_WORKER_CONCURRENCY", "2")],
+    )
+    .await;
+    let receiver = Receiver::http(|_| Plan::ok()).await;
+    let port = receiver.url.rsplit(':').next().unwrap().to_string();
+    let app = fenix.create_app("acme").await;
+    let slow_url = format!("http://slow.dest-test.com:{port}");
+    fenix.create_endpoint(&app, json!({"url": slow_url, "event_types": ["slow.*"]})).await;
+    fenix
+        .create_endpoint(&app, json!({"url": format!("http://fine.dest-test.com:{port}"), "event_types": ["fine.*"]}))
+        .await;
+    // Registered while the name answered; from now on its name server is silent.
+    dns.hang("slow.dest-test.com");
+
+    let slow = fenix.send_event(&app, json!({"type": "slow.sent", "data": {}})).await;
+    let slow_id = crate::common::deliveries_of(&fenix, &app, slow["id"].as_str().unwrap()).await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut fine = Vec::new();
+    for n in 0..6 {
+        fine.push(fenix.send_event(&app, json!({"type": "fine.sent", "data": {"n": n}})).await);
+    }
+    for evt in &fine {
+        wait_for_status(&fenix, &app, evt["id"].as_str().unwrap(), "succeeded", Duration::from_secs(20)).await;
+    }
+    eventually("the slow destination's first attempt is logged", Duration::from_secs(30), || async {
+        !attempts(&fenix, &app, &slow_id).await.is_empty()
+    })
+    .await;
+    let first = attempts(&fenix, &app, &slow_id).await.remove(0);
+    assert_eq!(first["error"], "timeout", "{first}");
+    assert!(first["duration_ms"].as_i64().unwrap() >= 1000, "the whole wait is counted: {first}");
+    assert!(first["response_status"].is_null());
+    assert!(dns.queries_for("slow.dest-test.com") > 0, "the name was asked");
+    assert_eq!(receiver.count(), fine.len(), "only the fine destination's requests arrived");
+}

@@ -35,7 +35,8 @@ pub struct Settings {
     pub previous_master_keys: Vec<Redacted>,
     /// Waits between attempts; the number of attempts is `retry_schedule.len() + 1`.
     pub retry_schedule: Vec<Duration>,
-    /// Time limit of one whole attempt (connect, TLS, request, reading the excerpt).
+    /// Time limit of one whole attempt (destination re-check with its DNS
+    /// resolution, connect, TLS, request, reading the excerpt).
     pub attempt_timeout: Duration,
     /// How long a claimed delivery stays leased before another worker may retry it.
     pub lease_duration: Duration,

@@ -1,7 +1,7 @@
-//! One HTTP attempt: the wire contract's headers, a whole-attempt time limit,
-//! no redirects, at most 4 KiB of the response read, and errors sorted into the
+//! One HTTP attempt: the wire contract's headers, no redirects, at most 4 KiB of the response read, and errors sorted into the
 //! classes the log shows (`timeout`, `connect`, `tls`, `dns`,
-//! `destination_blocked`, `redirect`, `http_status`, …).
+//! `destination_blocked`, `redirect`, `http_status`, …). The attempt's time
+//! limit is applied by the caller around the destination check and the request.
 
 use std::{error::Error as _, time::Duration};
 
@@ -32,10 +32,11 @@ pub struct Request {
     pub body: Bytes,
 }
 
-/// Sends one attempt and classifies what happened.
-pub async fn send(client: &reqwest::Client, req: Request, timeout: Duration) -> AttemptResult {
-    let started = std::time::Instant::now();
-    let fut = async {
+/// Sends one request and classifies what happened. The caller puts the whole
+/// attempt (destination re-check included) under the attempt timeout and
+/// measures its duration; `duration_ms` is left 0 here.
+pub async fn send(client: &reqwest::Client, req: Request) -> AttemptResult {
+    let outcome = async {
         let resp = client.post(req.url).headers(req.headers).body(req.body).send().await?;
         let status = resp.status().as_u16();
         let retry_after = resp
@@ -45,20 +46,14 @@ pub async fn send(client: &reqwest::Client, req: Request, timeout: Duration) -> 
             .and_then(|v| parse_retry_after(v, std::time::SystemTime::now()));
         let excerpt = read_excerpt(resp).await;
         Ok::<_, reqwest::Error>((status, retry_after, excerpt))
-    };
-    let outcome = tokio::time::timeout(timeout, fut).await;
-    let duration_ms = started.elapsed().as_millis() as i64;
+    }
+    .await;
     match outcome {
-        Err(_) => failure(
-            "timeout",
-            format!("no complete response within {}", humantime::format_duration(timeout)),
-            duration_ms,
-        ),
-        Ok(Err(e)) => {
+        Err(e) => {
             let (class, detail) = classify(&e);
-            failure(class, detail, duration_ms)
+            failure(class, detail, 0)
         }
-        Ok(Ok((status, retry_after, excerpt))) => {
+        Ok((status, retry_after, excerpt)) => {
             let error = match status {
                 200..=299 => None,
                 300..=399 => Some("redirect"),
@@ -73,10 +68,20 @@ pub async fn send(client: &reqwest::Client, req: Request, timeout: Duration) -> 
                 excerpt,
                 error,
                 detail,
-                duration_ms,
+                duration_ms: 0,
             }
         }
     }
+}
+
+/// The attempt did not finish within `timeout` (destination check, request or excerpt).
+pub fn timed_out(timeout: Duration) -> AttemptResult {
+    failure("timeout", format!("no complete response within {}", humantime::format_duration(timeout)), 0)
+}
+
+/// No request was made: the destination check or signing refused it.
+pub fn refused(class: &'static str, detail: String) -> AttemptResult {
+    failure(class, detail, 0)
 }
 
 fn failure(class: &'static str, detail: String, duration_ms: i64) -> AttemptResult {

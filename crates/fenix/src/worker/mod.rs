@@ -85,6 +85,8 @@ pub struct Worker {
     /// memory are written (under their still-valid lease tokens) before this
     /// instance re-claims expired work and sends it twice.
     recorder_blocked: std::sync::atomic::AtomicBool,
+    /// Secrets reloaded for jobs whose own were too old to sign with: endpoint → (loaded at, secrets).
+    fresh_secrets: Mutex<HashMap<String, (Millis, Secrets)>>,
 }
 
 /// A claimed delivery with everything needed to send it.
@@ -99,8 +101,29 @@ struct Job {
     url: Arc<Result<url::Url, fenix_destination::DestinationError>>,
     rate_limit_per_sec: Option<i64>,
     scheme: fenix_signing::Scheme,
-    secrets: Arc<Vec<(i64, SigningSecret)>>,
+    /// The endpoint's live secrets when the batch was claimed (`loaded_at`);
+    /// reloaded before signing when older than [`send::SECRETS_FRESH_MS`].
+    secrets: Secrets,
+    loaded_at: Millis,
 }
+
+/// An endpoint secret opened for signing, with the end of its validity.
+pub(crate) struct LiveSecret {
+    version: i64,
+    secret: SigningSecret,
+    /// `None` until a rotation retires it.
+    expires_at: Option<Millis>,
+}
+
+impl LiveSecret {
+    /// True while the secret may sign (a retired one stops at its expiry).
+    fn is_live(&self, now: Millis) -> bool {
+        self.expires_at.is_none_or(|at| at > now)
+    }
+}
+
+/// An endpoint's live secrets, newest first, shared by the jobs of a batch.
+type Secrets = Arc<Vec<LiveSecret>>;
 
 impl Worker {
     /// Makes the worker and the receiving end of its outcome channel.
@@ -121,6 +144,7 @@ impl Worker {
             unstarted: Mutex::new(Vec::new()),
             results: tx,
             recorder_blocked: std::sync::atomic::AtomicBool::new(false),
+            fresh_secrets: Mutex::new(HashMap::new()),
         };
         (Arc::new(worker), rx)
     }
@@ -267,7 +291,7 @@ impl Worker {
         // cannot take every slot.
         let mut deferred: Vec<(String, i64, Millis)> = Vec::new();
         let mut started = 0usize;
-        for job in self.prepare(claimed, ctx) {
+        for job in self.prepare(claimed, ctx, now) {
             match job {
                 Ok(job) => {
                     let wait = self.pace(&job);
@@ -327,9 +351,14 @@ impl Worker {
 
     /// Turns claimed rows into jobs; deliveries that must not be sent become
     /// outcomes at once (paused or disabled endpoint → `skipped`).
-    fn prepare(&self, claimed: Vec<ClaimedDelivery>, ctx: BatchContext) -> Vec<Result<Job, Box<Outcome>>> {
+    fn prepare(
+        &self,
+        claimed: Vec<ClaimedDelivery>,
+        ctx: BatchContext,
+        ctx_loaded_at: Millis,
+    ) -> Vec<Result<Job, Box<Outcome>>> {
         let mut envelopes: HashMap<String, Option<Bytes>> = HashMap::new();
-        let mut secrets: HashMap<String, Arc<Vec<(i64, SigningSecret)>>> = HashMap::new();
+        let mut secrets: HashMap<String, Secrets> = HashMap::new();
         type Checked = Arc<Result<url::Url, fenix_destination::DestinationError>>;
         let mut urls: HashMap<String, Checked> = HashMap::new();
         let BatchContext { mut events, endpoints, secrets: sealed } = ctx;
@@ -381,6 +410,7 @@ impl Worker {
                     rate_limit_per_sec: target.rate_limit_per_sec,
                     scheme,
                     secrets: keys,
+                    loaded_at: ctx_loaded_at,
                     event_type,
                     event_created_at,
                     envelope,
@@ -394,11 +424,11 @@ impl Worker {
         &self,
         endpoint_id: &str,
         rows: Option<&Vec<crate::store::endpoints::SecretRow>>,
-    ) -> Vec<(i64, SigningSecret)> {
+    ) -> Vec<LiveSecret> {
         rows.into_iter()
             .flatten()
             .filter_map(|r| match self.state.keyring.open_secret(&r.sealed, endpoint_id) {
-                Ok(s) => Some((r.version, s)),
+                Ok(secret) => Some(LiveSecret { version: r.version, secret, expires_at: r.expires_at }),
                 Err(e) => {
                     tracing::error!(
                         endpoint_id,
