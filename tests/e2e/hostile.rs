@@ -175,3 +175,29 @@ async fn a_name_server_that_never_answers_costs_one_attempt_timeout() {
     assert!(dns.queries_for("slow.dest-test.com") > 0, "the name was asked");
     assert_eq!(receiver.count(), fine.len(), "only the fine destination's requests arrived");
 }
+
+/// `FENIX_HOST_CONCURRENCY` bounds the requests in flight to one destination
+/// host over all its endpoints (a tenant with many endpoints on one host cannot
+/// flood it); the deliveries over the limit wait and all succeed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_to_one_host_stay_within_the_host_limit_over_all_its_endpoints() {
+    const ENDPOINTS: usize = 6;
+    const EVENTS: usize = 4;
+    let db = TestDb::new(Backend::Sqlite).await;
+    let fenix = Fenix::start(&db, &[("FENIX_HOST_CONCURRENCY", "2")]).await;
+    let receiver = Receiver::http(|_| Plan::ok().after(Duration::from_millis(100))).await;
+    let app = fenix.create_app("acme").await;
+    for k in 0..ENDPOINTS {
+        fenix.create_endpoint(&app, json!({"url": format!("{}/{k}", receiver.url)})).await;
+    }
+    for n in 0..EVENTS {
+        fenix.send_event(&app, json!({"type": "t.sent", "data": {"n": n}})).await;
+    }
+    eventually("every delivery succeeded", Duration::from_secs(60), || async {
+        fenix.deliveries(&app, "status=succeeded").await.len() == ENDPOINTS * EVENTS
+    })
+    .await;
+    assert_eq!(receiver.count(), ENDPOINTS * EVENTS, "each delivery sent once");
+    assert!(receiver.max_concurrent() <= 2, "at most 2 requests at once, saw {}", receiver.max_concurrent());
+    assert_eq!(receiver.max_concurrent(), 2, "the limit, not less, is used");
+}

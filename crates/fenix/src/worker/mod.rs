@@ -41,6 +41,8 @@ use crate::{
 const IDLE_POLL: Duration = Duration::from_millis(1000);
 /// A delivery whose endpoint is at its concurrency limit is due again after this.
 const BUSY_ENDPOINT_RETRY_MS: Millis = 200;
+/// How often entries of idle endpoints and hosts are dropped from the worker's maps.
+const PRUNE_EVERY: Duration = Duration::from_secs(30);
 /// Longest rate-limit wait slept through while holding a slot; longer waits are deferred.
 const MAX_PACING_SLEEP: Duration = Duration::from_millis(250);
 
@@ -63,6 +65,9 @@ pub struct Worker {
     owner: String,
     global: Arc<Semaphore>,
     per_endpoint: Mutex<HashMap<String, Arc<Semaphore>>>,
+    /// Attempts in flight per destination host, over all its endpoints
+    /// (`FENIX_HOST_CONCURRENCY`): many endpoints on one host cannot flood it.
+    per_host: Mutex<HashMap<String, Arc<Semaphore>>>,
     /// Claimed jobs waiting for their endpoint's concurrency slot, per endpoint.
     /// They hold no global slot; the claim size shrinks by their number.
     waiting: Mutex<HashMap<String, std::collections::VecDeque<Job>>>,
@@ -99,6 +104,9 @@ struct Job {
     /// once per endpoint and batch: they depend on the URL alone); the address
     /// check runs again before every attempt.
     url: Arc<Result<url::Url, fenix_destination::DestinationError>>,
+    /// The URL's host (lower case), the key of the per-host limit; `None` when
+    /// the URL is refused (no request is made).
+    host: Option<Arc<str>>,
     rate_limit_per_sec: Option<i64>,
     scheme: fenix_signing::Scheme,
     /// The endpoint's live secrets when the batch was claimed (`loaded_at`);
@@ -135,6 +143,7 @@ impl Worker {
             client,
             owner: format!("{}:{}", hostname(), std::process::id()),
             per_endpoint: Mutex::new(HashMap::new()),
+            per_host: Mutex::new(HashMap::new()),
             pacing: Mutex::new(HashMap::new()),
             waiting: Mutex::new(HashMap::new()),
             outstanding: std::sync::atomic::AtomicUsize::new(0),
@@ -163,7 +172,12 @@ impl Worker {
         let batch = self.state.settings.claim_batch.max(1);
         let ahead = self.state.settings.worker_concurrency + batch;
         self.state.metrics.worker.start(time::now_ms(), self.state.settings.worker_stall_after);
+        let mut pruned_at = std::time::Instant::now();
         while !shutdown.is_cancelled() {
+            if pruned_at.elapsed() >= PRUNE_EVERY {
+                self.prune_idle();
+                pruned_at = std::time::Instant::now();
+            }
             let outstanding = self.outstanding.load(std::sync::atomic::Ordering::Relaxed);
             let free = ahead.saturating_sub(outstanding);
             // Claim in sizeable batches while busy (a claim costs about the same
@@ -301,11 +315,21 @@ impl Worker {
                     }
                     match self.endpoint_semaphore(&job.claimed.endpoint_id).try_acquire_owned() {
                         Ok(endpoint_permit) => {
+                            // The destination host's limit, over all its endpoints: over it,
+                            // the delivery goes back for a moment, holding no slot.
+                            let Ok(host_permit) = self.host_permit(job.host.as_deref()) else {
+                                deferred.push((
+                                    job.claimed.id.clone(),
+                                    job.claimed.lease_token,
+                                    now + BUSY_ENDPOINT_RETRY_MS,
+                                ));
+                                continue;
+                            };
                             // The task waits for a global slot itself: claiming goes on meanwhile.
                             let me = self.clone();
                             started += 1;
                             self.outstanding.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            tokio::spawn(async move { me.execute(job, endpoint_permit, wait).await });
+                            tokio::spawn(async move { me.execute(job, endpoint_permit, host_permit, wait).await });
                         }
                         Err(_) => {
                             if let Err(job) = self.enqueue(job) {
@@ -405,7 +429,10 @@ impl Worker {
                     .entry(c.endpoint_id.clone())
                     .or_insert_with(|| Arc::new(self.state.policy.check_url(&target.url)))
                     .clone();
+                let host =
+                    url.as_ref().as_ref().ok().and_then(|u| u.host_str()).map(|h| Arc::from(h.to_ascii_lowercase()));
                 Ok(Job {
+                    host,
                     url,
                     rate_limit_per_sec: target.rate_limit_per_sec,
                     scheme,
