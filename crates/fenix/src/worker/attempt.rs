@@ -1,5 +1,6 @@
-//! One HTTP attempt: the wire contract's headers, no redirects, at most 4 KiB of the response read, and errors sorted into the
-//! classes the log shows (`timeout`, `connect`, `tls`, `dns`,
+//! One HTTP request of an attempt: the wire contract's headers, no redirects,
+//! at most 4 KiB of the response read (stored as NUL-free UTF-8), and errors
+//! sorted into the classes the log shows (`timeout`, `connect`, `tls`, `dns`,
 //! `destination_blocked`, `redirect`, `http_status`, …). The attempt's time
 //! limit is applied by the caller around the destination check and the request.
 
