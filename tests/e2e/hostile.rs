@@ -66,6 +66,24 @@ async fn a_binary_answer_is_logged_safely_and_other_tenants_keep_receiving(backe
     assert_eq!(normal.count(), later.len(), "each event of the other tenant delivered once");
 }
 
+async fn a_huge_binary_answer_is_cut_to_a_storable_excerpt(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    // 1 MiB of NUL and invalid UTF-8; only the first 4 KiB are read.
+    let body: Vec<u8> = (0..1 << 20).map(|i| if i % 2 == 0 { 0 } else { 0xff }).collect();
+    let receiver = Receiver::http(move |_| Plan::status(200).with_bytes(&body)).await;
+    let app = fenix.create_app("acme").await;
+    fenix.create_endpoint(&app, json!({"url": receiver.url})).await;
+    let evt = fenix.send_event(&app, json!({"type": "t.sent", "data": {}})).await;
+    let d = wait_for_status(&fenix, &app, evt["id"].as_str().unwrap(), "succeeded", Duration::from_secs(20)).await;
+    let excerpt = attempts(&fenix, &app, d["id"].as_str().unwrap()).await[0]["response_excerpt"]
+        .as_str()
+        .expect("an excerpt")
+        .to_string();
+    assert!(!excerpt.is_empty() && excerpt.len() <= 4096, "{} bytes", excerpt.len());
+    assert!(excerpt.chars().all(|c| c == '\u{FFFD}'), "every byte shown as U+FFFD");
+}
+
 async fn readiness_answers_ready_without_a_token(backend: Backend) {
     let db = TestDb::new(backend).await;
     let fenix = Fenix::start(&db, &[]).await;
@@ -79,6 +97,7 @@ async fn readiness_answers_ready_without_a_token(backend: Backend) {
 
 crate::on_both_backends!(
     a_binary_answer_is_logged_safely_and_other_tenants_keep_receiving,
+    a_huge_binary_answer_is_cut_to_a_storable_excerpt,
     readiness_answers_ready_without_a_token,
 );
 
