@@ -28,9 +28,14 @@ impl Worker {
         let Some(host) = host else { return Ok(None) };
         let sem = {
             let mut map = self.per_host.lock().expect("host semaphores lock");
-            map.entry(host.to_string())
-                .or_insert_with(|| Arc::new(Semaphore::new(self.state.settings.host_concurrency)))
-                .clone()
+            match map.get(host) {
+                Some(sem) => sem.clone(),
+                None => {
+                    let sem = Arc::new(Semaphore::new(self.state.settings.host_concurrency));
+                    map.insert(host.to_string(), sem.clone());
+                    sem
+                }
+            }
         };
         sem.try_acquire_owned().map(Some).map_err(|_| ())
     }

@@ -385,6 +385,7 @@ impl Worker {
         let mut secrets: HashMap<String, Secrets> = HashMap::new();
         type Checked = Arc<Result<url::Url, fenix_destination::DestinationError>>;
         let mut urls: HashMap<String, Checked> = HashMap::new();
+        let mut hosts: HashMap<String, Option<Arc<str>>> = HashMap::new();
         let BatchContext { mut events, endpoints, secrets: sealed } = ctx;
         claimed
             .into_iter()
@@ -429,8 +430,12 @@ impl Worker {
                     .entry(c.endpoint_id.clone())
                     .or_insert_with(|| Arc::new(self.state.policy.check_url(&target.url)))
                     .clone();
-                let host =
-                    url.as_ref().as_ref().ok().and_then(|u| u.host_str()).map(|h| Arc::from(h.to_ascii_lowercase()));
+                let host = hosts
+                    .entry(c.endpoint_id.clone())
+                    .or_insert_with(|| {
+                        url.as_ref().as_ref().ok().and_then(|u| u.host_str()).map(|h| Arc::from(h.to_ascii_lowercase()))
+                    })
+                    .clone();
                 Ok(Job {
                     host,
                     url,
