@@ -8,6 +8,7 @@ mod api;
 mod common;
 mod crash;
 mod delivery;
+mod hostile;
 mod ingestion;
 mod inputs;
 mod retries;

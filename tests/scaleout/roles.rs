@@ -97,6 +97,11 @@ async fn api_only_and_worker_only_roles() {
     assert!(worker.child.try_wait().expect("try_wait").is_none(), "the worker-only instance runs");
     let printed = std::fs::read_to_string(&worker.stdout).unwrap_or_default();
     assert!(!printed.contains("listening"), "a --worker-only instance serves no API: {printed}");
+    // It answers readiness like any instance, without a token.
+    let ops = printed.split("health and metrics on ").nth(1).and_then(|r| r.split(')').next()).expect("ops address");
+    let ready = reqwest::get(format!("{ops}/readyz")).await.expect("readyz");
+    assert_eq!(ready.status(), 200);
+    assert_eq!(ready.json::<serde_json::Value>().await.expect("json"), json!({"status": "ready"}));
 
     // An event ingested now reaches the worker-only instance through LISTEN/NOTIFY (or its sweep).
     let late = api.send_event(&app, json!({"type": "role.late", "data": {}})).await;

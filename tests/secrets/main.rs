@@ -7,6 +7,7 @@ mod support;
 
 mod common;
 mod master_key;
+mod queued;
 mod receivers;
 mod rotation;
 mod rust_receiver;

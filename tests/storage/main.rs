@@ -10,6 +10,7 @@ mod apps;
 mod claims;
 mod ingest;
 mod limits;
+mod isolation;
 mod log;
 mod migrations;
 mod outcomes;

@@ -4,7 +4,9 @@
 //!
 //! A name in the zone answers NOERROR with its addresses of the asked family
 //! (A → IPv4, AAAA → IPv6, possibly none); a name not in the zone answers
-//! NXDOMAIN. Names are matched in lower case without the trailing dot.
+//! NXDOMAIN. Names are matched in lower case without the trailing dot. A name
+//! set to hang ([`TestDns::hang`]) is never answered: a slow or hostile name
+//! server.
 
 use std::{
     collections::HashMap,
@@ -26,6 +28,7 @@ use tokio::{
 
 type Zone = Arc<Mutex<HashMap<String, Vec<IpAddr>>>>;
 type QueryLog = Arc<Mutex<Vec<(String, RecordType)>>>;
+type Hung = Arc<Mutex<std::collections::HashSet<String>>>;
 
 /// A running test DNS server; stops when dropped.
 pub struct TestDns {
@@ -33,6 +36,7 @@ pub struct TestDns {
     pub addr: SocketAddr,
     zone: Zone,
     asked: QueryLog,
+    hung: Hung,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
@@ -49,13 +53,14 @@ impl TestDns {
     pub async fn start() -> TestDns {
         let zone: Zone = Arc::default();
         let asked: QueryLog = Arc::default();
+        let hung: Hung = Arc::default();
         let (udp, tcp) = bind_same_port().await;
         let addr = udp.local_addr().expect("dns addr");
         let tasks = vec![
-            tokio::spawn(serve_udp(udp, zone.clone(), asked.clone())),
-            tokio::spawn(serve_tcp(tcp, zone.clone(), asked.clone())),
+            tokio::spawn(serve_udp(udp, zone.clone(), asked.clone(), hung.clone())),
+            tokio::spawn(serve_tcp(tcp, zone.clone(), asked.clone(), hung.clone())),
         ];
-        TestDns { addr, zone, asked, tasks }
+        TestDns { addr, zone, asked, hung, tasks }
     }
 
     /// Starts a server answering `zone` (name → addresses).
@@ -83,6 +88,12 @@ impl TestDns {
         self.zone.lock().unwrap().remove(&normalise(name));
     }
 
+    /// From now on questions about `name` get no answer at all (UDP dropped,
+    /// TCP held open), like a name server that never answers.
+    pub fn hang(&self, name: &str) {
+        self.hung.lock().unwrap().insert(normalise(name));
+    }
+
     /// How many questions about `name` the server has been asked so far.
     pub fn queries_for(&self, name: &str) -> usize {
         let name = normalise(name);
@@ -105,24 +116,31 @@ async fn bind_same_port() -> (UdpSocket, TcpListener) {
     panic!("no free port for both UDP and TCP on 127.0.0.1");
 }
 
-async fn serve_udp(socket: UdpSocket, zone: Zone, asked: QueryLog) {
+async fn serve_udp(socket: UdpSocket, zone: Zone, asked: QueryLog, hung: Hung) {
     let mut buf = vec![0u8; 4096];
     while let Ok((len, peer)) = socket.recv_from(&mut buf).await {
+        if is_hung(&buf[..len], &hung, &asked) {
+            continue;
+        }
         if let Some(reply) = respond(&buf[..len], &zone, &asked) {
             let _ = socket.send_to(&reply, peer).await;
         }
     }
 }
 
-async fn serve_tcp(listener: TcpListener, zone: Zone, asked: QueryLog) {
+async fn serve_tcp(listener: TcpListener, zone: Zone, asked: QueryLog, hung: Hung) {
     while let Ok((mut stream, _)) = listener.accept().await {
-        let (zone, asked) = (zone.clone(), asked.clone());
+        let (zone, asked, hung) = (zone.clone(), asked.clone(), hung.clone());
         tokio::spawn(async move {
             loop {
                 let Ok(len) = stream.read_u16().await else { return };
                 let mut buf = vec![0u8; usize::from(len)];
                 if stream.read_exact(&mut buf).await.is_err() {
                     return;
+                }
+                if is_hung(&buf, &hung, &asked) {
+                    // Hold the connection open without a word (until the server stops).
+                    std::future::pending::<()>().await;
                 }
                 let Some(reply) = respond(&buf, &zone, &asked) else { return };
                 let Ok(len) = u16::try_from(reply.len()) else { return };
@@ -132,6 +150,18 @@ async fn serve_tcp(listener: TcpListener, zone: Zone, asked: QueryLog) {
             }
         });
     }
+}
+
+/// True (and the question logged) when the asked name is set to hang.
+fn is_hung(request: &[u8], hung: &Hung, asked: &QueryLog) -> bool {
+    let Ok(message) = Message::from_vec(request) else { return false };
+    let Some(query) = message.queries().first() else { return false };
+    let name = normalise(&query.name().to_ascii());
+    if !hung.lock().unwrap().contains(&name) {
+        return false;
+    }
+    asked.lock().unwrap().push((name, query.query_type()));
+    true
 }
 
 fn respond(request: &[u8], zone: &Zone, asked: &QueryLog) -> Option<Vec<u8>> {

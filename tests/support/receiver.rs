@@ -5,7 +5,10 @@ use std::{
     collections::HashMap,
     convert::Infallible,
     path::{Path, PathBuf},
-    sync::{Arc, Mutex},
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc, Mutex,
+    },
     time::{Duration, Instant},
 };
 
@@ -43,13 +46,14 @@ pub struct Plan {
     pub status: u16,
     pub delay: Duration,
     pub headers: Vec<(String, String)>,
-    pub body: String,
+    /// Raw bytes: a hostile receiver may answer anything (NUL, invalid UTF-8).
+    pub body: Vec<u8>,
 }
 
 impl Plan {
     /// Answer `status` at once.
     pub fn status(status: u16) -> Plan {
-        Plan { status, delay: Duration::ZERO, headers: vec![], body: String::new() }
+        Plan { status, delay: Duration::ZERO, headers: vec![], body: Vec::new() }
     }
 
     /// 200 OK.
@@ -71,12 +75,25 @@ impl Plan {
 
     /// Sets the response body.
     pub fn with_body(mut self, b: impl Into<String>) -> Plan {
-        self.body = b.into();
+        self.body = b.into().into_bytes();
+        self
+    }
+
+    /// Sets the response body to exactly these bytes.
+    pub fn with_bytes(mut self, b: &[u8]) -> Plan {
+        self.body = b.to_vec();
         self
     }
 }
 
 type Behaviour = Arc<dyn Fn(usize) -> Plan + Send + Sync>;
+
+/// Requests in the receiver's hands (from their head to the answer).
+#[derive(Default)]
+struct Concurrency {
+    now: AtomicUsize,
+    most: AtomicUsize,
+}
 
 /// A receiver; stops when dropped.
 pub struct Receiver {
@@ -86,6 +103,8 @@ pub struct Receiver {
     pub ca_pem_path: Option<PathBuf>,
     requests: Arc<Mutex<Vec<Received>>>,
     behaviour: Arc<Mutex<Behaviour>>,
+    /// Requests being answered now, and the most at once so far.
+    concurrency: Arc<Concurrency>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -118,15 +137,22 @@ impl Receiver {
         let addr = listener.local_addr().expect("addr");
         let requests: Arc<Mutex<Vec<Received>>> = Arc::default();
         let behaviour = Arc::new(Mutex::new(behaviour));
-        let (reqs, beh) = (requests.clone(), behaviour.clone());
+        let concurrency: Arc<Concurrency> = Arc::default();
+        let (reqs, beh, conc) = (requests.clone(), behaviour.clone(), concurrency.clone());
         let task = tokio::spawn(async move {
             loop {
                 let Ok((stream, _)) = listener.accept().await else { continue };
-                let (reqs, beh, tls) = (reqs.clone(), beh.clone(), tls.clone());
+                let (reqs, beh, tls, conc) = (reqs.clone(), beh.clone(), tls.clone(), conc.clone());
                 tokio::spawn(async move {
                     let svc = service_fn(move |req: Request<hyper::body::Incoming>| {
-                        let (reqs, beh) = (reqs.clone(), beh.clone());
-                        async move { Ok::<_, Infallible>(answer(req, &reqs, &beh).await) }
+                        let (reqs, beh, conc) = (reqs.clone(), beh.clone(), conc.clone());
+                        async move {
+                            let now = conc.now.fetch_add(1, Ordering::SeqCst) + 1;
+                            conc.most.fetch_max(now, Ordering::SeqCst);
+                            let resp = answer(req, &reqs, &beh).await;
+                            conc.now.fetch_sub(1, Ordering::SeqCst);
+                            Ok::<_, Infallible>(resp)
+                        }
                     });
                     match tls {
                         Some(acceptor) => {
@@ -141,7 +167,7 @@ impl Receiver {
                 });
             }
         });
-        Receiver { url: format!("http://{addr}/hook"), ca_pem_path: None, requests, behaviour, task }
+        Receiver { url: format!("http://{addr}/hook"), ca_pem_path: None, requests, behaviour, concurrency, task }
     }
 
     /// Changes how later requests are answered.
@@ -152,6 +178,11 @@ impl Receiver {
     /// Every request so far.
     pub fn received(&self) -> Vec<Received> {
         self.requests.lock().unwrap().clone()
+    }
+
+    /// The most requests that were being answered at one time so far.
+    pub fn max_concurrent(&self) -> usize {
+        self.concurrency.most.load(Ordering::SeqCst)
     }
 
     /// How many requests arrived.

@@ -52,6 +52,7 @@ pub fn router(state: SharedState) -> Router {
     Router::new()
         .merge(v1)
         .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
         .route("/openapi.json", get(openapi::openapi_json))
         .route(
             "/metrics",
@@ -79,10 +80,11 @@ async fn close_after_refused_body(mut resp: axum::response::Response) -> axum::r
     resp
 }
 
-/// Health and metrics only (worker-only instances).
+/// Health, readiness and metrics only (worker-only instances).
 fn ops_router(state: SharedState) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
         .route(
             "/metrics",
             get(metrics).route_layer(axum::middleware::from_fn_with_state(state.clone(), api::require_token)),
@@ -105,6 +107,35 @@ async fn healthz(axum::extract::State(s): axum::extract::State<SharedState>) -> 
     }
 }
 
+/// Readiness: the database answers and this instance's worker (if it runs
+/// one) is not stuck. `/healthz` says the process is alive; this says it does
+/// its work: a recorder that cannot write, or deliveries due with nothing
+/// claimed or recorded, for longer than `FENIX_WORKER_STALL_AFTER`, is a 503.
+async fn readyz(axum::extract::State(s): axum::extract::State<SharedState>) -> impl IntoResponse {
+    let unready = |code: &str, message: String| {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(serde_json::json!({"status": "unavailable", "error": {"code": code, "message": message}})),
+        )
+    };
+    let now = time::now_ms();
+    let due = match s.store.work_due(now).await {
+        Ok(due) => due,
+        Err(_) => return unready("database_unavailable", "the database is unavailable".into()),
+    };
+    match s.metrics.worker.stall(now, due) {
+        Some(metrics::Stall::RecorderBlocked(ms)) => unready(
+            "worker_stalled",
+            format!("the worker has not been able to record delivery outcomes for {} s", ms / 1000),
+        ),
+        Some(metrics::Stall::NoProgress(ms)) => unready(
+            "worker_stalled",
+            format!("deliveries are due and the worker has claimed or recorded nothing for {} s", ms / 1000),
+        ),
+        None => (StatusCode::OK, Json(serde_json::json!({"status": "ready"}))),
+    }
+}
+
 /// Prometheus text exposition (behind the admin token: it names apps).
 async fn metrics(axum::extract::State(s): axum::extract::State<SharedState>) -> Result<impl IntoResponse, ApiError> {
     let queue = s.store.queue_figures(time::now_ms()).await?;
@@ -124,7 +155,7 @@ pub async fn serve(listener: TcpListener, state: SharedState, shutdown: Cancella
     } else {
         None
     };
-    // A worker-only instance still answers /healthz and /metrics, so it can be probed and scraped.
+    // A worker-only instance still answers /healthz, /readyz and /metrics, so it can be probed and scraped.
     let app = if state.settings.run_api { router(state.clone()) } else { ops_router(state.clone()) };
     let stop = shutdown.clone();
     let api = Some(tokio::spawn(async move {

@@ -26,7 +26,7 @@ enum Command {
         /// Serve the API only; deliveries are sent by other instances.
         #[arg(long, conflicts_with = "worker_only")]
         api_only: bool,
-        /// Run the delivery worker only; FENIX_LISTEN then serves /healthz and /metrics only.
+        /// Run the delivery worker only; FENIX_LISTEN then serves /healthz, /readyz and /metrics only.
         #[arg(long)]
         worker_only: bool,
     },

@@ -6,7 +6,7 @@ use std::{
     collections::HashMap,
     fmt::Write,
     sync::{
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering},
         Mutex,
     },
 };
@@ -58,6 +58,82 @@ pub struct Metrics {
     app_deliveries: Mutex<HashMap<String, [u64; 3]>>,
     attempt_duration: Histogram,
     delivery_latency: Histogram,
+    /// form (`without_response`, …) → outcomes the database refused as they were.
+    degraded: Mutex<HashMap<&'static str, u64>>,
+    /// Whether this instance's worker moves; behind `/readyz` and `fenix_worker_stalled`.
+    pub worker: WorkerProgress,
+}
+
+/// When this instance's worker last moved, for readiness: an idle worker
+/// looks at the queue at least every second, a busy one claims or records
+/// often, so a long silence while deliveries are due means it is stuck.
+#[derive(Default)]
+pub struct WorkerProgress {
+    running: AtomicBool,
+    stall_after_ms: AtomicI64,
+    /// Last claim (with or without work found) or outcome batch written.
+    last_progress_ms: AtomicI64,
+    /// When the recorder started failing to write; 0 while it writes.
+    blocked_since_ms: AtomicI64,
+}
+
+/// Why a worker is not ready.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stall {
+    /// The recorder has not been able to write outcomes for this long (ms).
+    RecorderBlocked(i64),
+    /// Deliveries are due and nothing was claimed or recorded for this long (ms).
+    NoProgress(i64),
+}
+
+impl WorkerProgress {
+    /// The worker starts now; a stall is reported after `stall_after`.
+    pub fn start(&self, now_ms: i64, stall_after: std::time::Duration) {
+        self.stall_after_ms.store(i64::try_from(stall_after.as_millis()).unwrap_or(i64::MAX), Ordering::Relaxed);
+        self.last_progress_ms.store(now_ms, Ordering::Relaxed);
+        self.running.store(true, Ordering::Relaxed);
+    }
+
+    /// True when this instance runs a worker.
+    pub fn running(&self) -> bool {
+        self.running.load(Ordering::Relaxed)
+    }
+
+    /// The worker claimed (or found nothing due) or wrote a batch of outcomes.
+    pub fn progressed(&self, now_ms: i64) {
+        self.last_progress_ms.fetch_max(now_ms, Ordering::Relaxed);
+    }
+
+    /// The recorder failed to write (`true`) or wrote (`false`).
+    pub fn recorder_blocked(&self, blocked: bool, now_ms: i64) {
+        if blocked {
+            let _ = self.blocked_since_ms.compare_exchange(0, now_ms, Ordering::Relaxed, Ordering::Relaxed);
+        } else {
+            self.blocked_since_ms.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// Milliseconds since the worker last moved (0 when it runs no worker).
+    pub fn since_progress_ms(&self, now_ms: i64) -> i64 {
+        if !self.running() {
+            return 0;
+        }
+        now_ms.saturating_sub(self.last_progress_ms.load(Ordering::Relaxed)).max(0)
+    }
+
+    /// The stall to report, if any; `work_due` says whether deliveries are due now.
+    pub fn stall(&self, now_ms: i64, work_due: bool) -> Option<Stall> {
+        if !self.running() {
+            return None;
+        }
+        let limit = self.stall_after_ms.load(Ordering::Relaxed);
+        let blocked_since = self.blocked_since_ms.load(Ordering::Relaxed);
+        if blocked_since > 0 && now_ms.saturating_sub(blocked_since) > limit {
+            return Some(Stall::RecorderBlocked(now_ms - blocked_since));
+        }
+        let quiet = self.since_progress_ms(now_ms);
+        (work_due && quiet > limit).then_some(Stall::NoProgress(quiet))
+    }
 }
 
 const FINAL: [&str; 3] = ["succeeded", "failed", "skipped"];
@@ -73,6 +149,11 @@ impl Metrics {
     pub fn attempt(&self, error: Option<&'static str>, duration_ms: i64) {
         *self.attempts.lock().expect("metrics lock").entry(error.unwrap_or("none")).or_default() += 1;
         self.attempt_duration.observe_ms(duration_ms);
+    }
+
+    /// The database refused an outcome as it was; it was written as `form`.
+    pub fn outcome_degraded(&self, form: &'static str) {
+        *self.degraded.lock().expect("metrics lock").entry(form).or_default() += 1;
     }
 
     /// A delivery's first success, `latency_ms` after its event was created.
@@ -132,6 +213,16 @@ impl Metrics {
                     writeln!(out, "fenix_app_deliveries_total{{app_id=\"{app}\",status=\"{status}\"}} {}", counts[i]);
             }
         }
+        let _ = writeln!(
+            out,
+            "# HELP fenix_outcomes_degraded_total Outcomes the database refused as they were, by the form written instead."
+        );
+        let _ = writeln!(out, "# TYPE fenix_outcomes_degraded_total counter");
+        let mut rows: Vec<_> = self.degraded.lock().expect("metrics lock").iter().map(|(k, v)| (*k, *v)).collect();
+        rows.sort();
+        for (form, v) in rows {
+            let _ = writeln!(out, "fenix_outcomes_degraded_total{{form=\"{form}\"}} {v}");
+        }
         self.attempt_duration.render(&mut out, "fenix_attempt_duration_seconds", "Duration of delivery attempts.");
         self.delivery_latency.render(
             &mut out,
@@ -147,6 +238,18 @@ impl Metrics {
             "fenix_deliveries_dead_letter",
             "Deliveries that exhausted their attempts (failed, replayable).",
             queue.dead_letter,
+        );
+        let now = crate::time::now_ms();
+        gauge(
+            "fenix_worker_stalled",
+            "1 when this instance's worker is stuck (recorder blocked, or deliveries due and no progress) past FENIX_WORKER_STALL_AFTER.",
+            i64::from(self.worker.stall(now, queue.due > 0).is_some()),
+        );
+        let _ = writeln!(
+            out,
+            "# HELP fenix_worker_seconds_since_progress Seconds since this instance's worker last claimed or recorded (0 without a worker).\n\
+             # TYPE fenix_worker_seconds_since_progress gauge\nfenix_worker_seconds_since_progress {}",
+            self.worker.since_progress_ms(now) as f64 / 1000.0
         );
         out
     }
@@ -179,5 +282,23 @@ mod tests {
         assert!(text.contains("fenix_deliveries_due 2"));
         assert!(text.contains("fenix_deliveries_dead_letter 1"));
         assert!(!text.contains("endpoint_id"));
+    }
+
+    #[test]
+    fn a_worker_is_stalled_only_when_quiet_with_work_due_or_its_recorder_blocked_past_the_threshold() {
+        let w = WorkerProgress::default();
+        assert_eq!(w.stall(1_000_000, true), None, "no worker: never stalled");
+        w.start(1_000, std::time::Duration::from_secs(60));
+        assert_eq!(w.stall(61_000, true), None, "at the threshold");
+        assert_eq!(w.stall(61_001, false), None, "quiet, but nothing is due");
+        assert_eq!(w.stall(61_001, true), Some(Stall::NoProgress(60_001)));
+        w.progressed(61_000);
+        assert_eq!(w.stall(61_001, true), None);
+        w.recorder_blocked(true, 62_000);
+        w.recorder_blocked(true, 70_000);
+        assert_eq!(w.stall(122_001, false), Some(Stall::RecorderBlocked(60_001)), "blocked since the first failure");
+        w.recorder_blocked(false, 122_002);
+        w.progressed(122_002);
+        assert_eq!(w.stall(122_003, true), None);
     }
 }

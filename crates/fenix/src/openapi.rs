@@ -62,6 +62,7 @@ use crate::endpoints::EndpointOut;
         crate::deliveries::attempts,
         crate::deliveries::replay,
         healthz,
+        readyz,
         metrics,
         openapi_json,
     ),
@@ -108,6 +109,21 @@ pub async fn openapi_json() -> impl IntoResponse {
 )]
 #[allow(dead_code)]
 fn healthz() {}
+
+/// Describes `GET /readyz` (the handler is `readyz` in `lib.rs`).
+#[utoipa::path(
+    get, path = "/readyz", tag = "service", operation_id = "readyz",
+    summary = "Readiness: the database answers and the delivery worker makes progress",
+    security(),
+    responses(
+        (status = 200, description = "Ready", body = Ready, example = json!({"status": "ready"})),
+        (status = 503, description = "Not ready: `database_unavailable`, or `worker_stalled` (the recorder \
+            cannot write, or deliveries are due and nothing was claimed or recorded, for longer than \
+            `FENIX_WORKER_STALL_AFTER`); the message says which", body = Ready),
+    )
+)]
+#[allow(dead_code)]
+fn readyz() {}
 
 /// Describes `GET /metrics` (the handler is `metrics` in `lib.rs`).
 #[utoipa::path(
@@ -269,6 +285,15 @@ pub struct Health {
     pub error: Option<ErrorDetail>,
 }
 
+/// The answer of `/readyz`.
+#[derive(ToSchema)]
+pub struct Ready {
+    /// `ready` or `unavailable`.
+    pub status: String,
+    /// Present when unavailable: `database_unavailable` or `worker_stalled`.
+    pub error: Option<ErrorDetail>,
+}
+
 /// An endpoint after `resume`, with how many skipped deliveries were re-queued.
 #[derive(Serialize, ToSchema)]
 pub struct ResumedEndpoint {
@@ -422,7 +447,7 @@ mod tests {
         let missing: Vec<_> =
             router_routes().into_iter().filter(|(path, method)| doc["paths"][path][*method].is_null()).collect();
         assert!(missing.is_empty(), "routes missing from the OpenAPI document: {missing:?}");
-        for path in ["/openapi.json", "/healthz", "/metrics"] {
+        for path in ["/openapi.json", "/healthz", "/readyz", "/metrics"] {
             assert!(doc["paths"][path]["get"].is_object(), "GET {path} is not documented");
         }
     }
@@ -454,7 +479,7 @@ mod tests {
                 assert!(op_tags.iter().all(|t| tags.contains(t)), "{method} {path} has an undeclared tag");
                 let id = op["operationId"].as_str().unwrap();
                 assert!(operation_ids.insert(id.to_string()), "operationId {id} is used twice");
-                let public = path == "/healthz" || path == "/openapi.json";
+                let public = path == "/healthz" || path == "/readyz" || path == "/openapi.json";
                 assert_eq!(op["security"] == serde_json::json!([]), public, "security of {method} {path}");
                 assert_eq!(op["responses"]["401"].is_object(), !public, "401 of {method} {path}");
             }

@@ -35,7 +35,8 @@ pub struct Settings {
     pub previous_master_keys: Vec<Redacted>,
     /// Waits between attempts; the number of attempts is `retry_schedule.len() + 1`.
     pub retry_schedule: Vec<Duration>,
-    /// Time limit of one whole attempt (connect, TLS, request, reading the excerpt).
+    /// Time limit of one whole attempt (destination re-check with its DNS
+    /// resolution, connect, TLS, request, reading the excerpt).
     pub attempt_timeout: Duration,
     /// How long a claimed delivery stays leased before another worker may retry it.
     pub lease_duration: Duration,
@@ -75,6 +76,11 @@ pub struct Settings {
     pub max_endpoints_per_app: usize,
     /// Deliveries one event may fan out to; an event matching more endpoints is refused (422).
     pub max_fanout_per_event: usize,
+    /// Attempts in flight at once to one destination host, over all its endpoints.
+    pub host_concurrency: usize,
+    /// A worker that records nothing for this long while deliveries are due
+    /// (or whose recorder cannot write for this long) is reported not ready.
+    pub worker_stall_after: Duration,
 }
 
 impl Default for Settings {
@@ -109,6 +115,8 @@ impl Default for Settings {
             maintenance_interval: Duration::from_secs(60),
             max_endpoints_per_app: 100,
             max_fanout_per_event: 100,
+            host_concurrency: 64,
+            worker_stall_after: Duration::from_secs(120),
         }
     }
 }
@@ -140,6 +148,8 @@ struct FileSettings {
     maintenance_interval: Option<String>,
     max_endpoints_per_app: Option<usize>,
     max_fanout_per_event: Option<usize>,
+    host_concurrency: Option<usize>,
+    worker_stall_after: Option<String>,
 }
 
 /// A retention (or failing time before disabling) that never runs out:
@@ -226,6 +236,8 @@ impl Settings {
         push("MAINTENANCE_INTERVAL", f.maintenance_interval);
         push("MAX_ENDPOINTS_PER_APP", f.max_endpoints_per_app.map(|v| v.to_string()));
         push("MAX_FANOUT_PER_EVENT", f.max_fanout_per_event.map(|v| v.to_string()));
+        push("HOST_CONCURRENCY", f.host_concurrency.map(|v| v.to_string()));
+        push("WORKER_STALL_AFTER", f.worker_stall_after);
         if let Some(v) = f.database_url {
             vars.push(("DATABASE_URL".into(), v));
         }
@@ -328,6 +340,12 @@ impl Settings {
         if let Some(n) = num("FENIX_MAX_FANOUT_PER_EVENT")? {
             self.max_fanout_per_event = n;
         }
+        if let Some(n) = num("FENIX_HOST_CONCURRENCY")? {
+            self.host_concurrency = n;
+        }
+        if let Some(v) = get("FENIX_WORKER_STALL_AFTER") {
+            self.worker_stall_after = parse_duration(&v).with_context(ctx("FENIX_WORKER_STALL_AFTER"))?;
+        }
         Ok(())
     }
 
@@ -411,6 +429,12 @@ impl Settings {
                 bail!("{name} ({n}) must be between 1 and {max}");
             }
         }
+        if !(1..=100_000).contains(&self.host_concurrency) {
+            bail!("FENIX_HOST_CONCURRENCY must be between 1 and 100000 (got {})", self.host_concurrency);
+        }
+        if self.worker_stall_after < Duration::from_secs(1) || self.worker_stall_after > Duration::from_secs(86_400) {
+            bail!("FENIX_WORKER_STALL_AFTER must be between 1s and 24h (got {:?})", self.worker_stall_after);
+        }
         Ok(())
     }
 
@@ -489,5 +513,24 @@ mod tests {
     fn secrets_are_redacted_in_debug() {
         let s = Settings { admin_token: Some(Redacted("fxa_topsecret".into())), ..Settings::default() };
         assert!(!format!("{s:?}").contains("topsecret"));
+    }
+
+    #[test]
+    fn an_out_of_range_host_concurrency_names_the_variable() {
+        for bad in ["0", "100001"] {
+            let mut s = Settings::default();
+            s.apply_env(|k| (k == "FENIX_HOST_CONCURRENCY").then(|| bad.into())).unwrap();
+            let err = s.validate().unwrap_err();
+            assert!(format!("{err:#}").contains("FENIX_HOST_CONCURRENCY"), "{err:#}");
+        }
+        let err = Settings::default().apply_env(|k| (k == "FENIX_HOST_CONCURRENCY").then(|| "-1".into())).unwrap_err();
+        assert!(format!("{err:#}").contains("FENIX_HOST_CONCURRENCY"));
+    }
+
+    #[test]
+    fn an_out_of_range_stall_threshold_names_the_variable() {
+        let mut s = Settings::default();
+        s.apply_env(|k| (k == "FENIX_WORKER_STALL_AFTER").then(|| "10ms".into())).unwrap();
+        assert!(format!("{:#}", s.validate().unwrap_err()).contains("FENIX_WORKER_STALL_AFTER"));
     }
 }

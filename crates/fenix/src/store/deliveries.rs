@@ -454,6 +454,19 @@ impl Store {
         .await)
     }
 
+    /// True when some delivery is due now and nobody holds it (readiness):
+    /// the claim's own condition, read on a reader connection.
+    pub async fn work_due(&self, now: Millis) -> sqlx::Result<bool> {
+        on_read!(self, |pool| sqlx::query_scalar::<_, i64>(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 \
+             AND (lease_until IS NULL OR lease_until <= $1) LIMIT 1) AS due"
+        )
+        .bind(now)
+        .fetch_one(pool)
+        .await
+        .map(|n| n > 0))
+    }
+
     /// One delivery of one app.
     pub async fn get_delivery(&self, app_id: &str, id: &str) -> sqlx::Result<Option<DeliveryRow>> {
         on_read!(self, |pool| sqlx::query_as::<_, DeliveryRow>(&format!(

@@ -25,6 +25,7 @@ pub mod events;
 pub mod ingest_batch;
 pub mod maintenance;
 mod meta;
+pub mod outcomes;
 pub mod replay;
 
 pub use deliveries::{AttemptRecord, ClaimedDelivery, DeliveryFilter, Outcome};

@@ -1,7 +1,8 @@
-//! One HTTP attempt: the wire contract's headers, a whole-attempt time limit,
-//! no redirects, at most 4 KiB of the response read, and errors sorted into the
-//! classes the log shows (`timeout`, `connect`, `tls`, `dns`,
-//! `destination_blocked`, `redirect`, `http_status`, …).
+//! One HTTP request of an attempt: the wire contract's headers, no redirects,
+//! at most 4 KiB of the response read (stored as NUL-free UTF-8), and errors
+//! sorted into the classes the log shows (`timeout`, `connect`, `tls`, `dns`,
+//! `destination_blocked`, `redirect`, `http_status`, …). The attempt's time
+//! limit is applied by the caller around the destination check and the request.
 
 use std::{error::Error as _, time::Duration};
 
@@ -32,10 +33,11 @@ pub struct Request {
     pub body: Bytes,
 }
 
-/// Sends one attempt and classifies what happened.
-pub async fn send(client: &reqwest::Client, req: Request, timeout: Duration) -> AttemptResult {
-    let started = std::time::Instant::now();
-    let fut = async {
+/// Sends one request and classifies what happened. The caller puts the whole
+/// attempt (destination re-check included) under the attempt timeout and
+/// measures its duration; `duration_ms` is left 0 here.
+pub async fn send(client: &reqwest::Client, req: Request) -> AttemptResult {
+    let outcome = async {
         let resp = client.post(req.url).headers(req.headers).body(req.body).send().await?;
         let status = resp.status().as_u16();
         let retry_after = resp
@@ -45,20 +47,14 @@ pub async fn send(client: &reqwest::Client, req: Request, timeout: Duration) -> 
             .and_then(|v| parse_retry_after(v, std::time::SystemTime::now()));
         let excerpt = read_excerpt(resp).await;
         Ok::<_, reqwest::Error>((status, retry_after, excerpt))
-    };
-    let outcome = tokio::time::timeout(timeout, fut).await;
-    let duration_ms = started.elapsed().as_millis() as i64;
+    }
+    .await;
     match outcome {
-        Err(_) => failure(
-            "timeout",
-            format!("no complete response within {}", humantime::format_duration(timeout)),
-            duration_ms,
-        ),
-        Ok(Err(e)) => {
+        Err(e) => {
             let (class, detail) = classify(&e);
-            failure(class, detail, duration_ms)
+            failure(class, detail, 0)
         }
-        Ok(Ok((status, retry_after, excerpt))) => {
+        Ok((status, retry_after, excerpt)) => {
             let error = match status {
                 200..=299 => None,
                 300..=399 => Some("redirect"),
@@ -73,10 +69,20 @@ pub async fn send(client: &reqwest::Client, req: Request, timeout: Duration) -> 
                 excerpt,
                 error,
                 detail,
-                duration_ms,
+                duration_ms: 0,
             }
         }
     }
+}
+
+/// The attempt did not finish within `timeout` (destination check, request or excerpt).
+pub fn timed_out(timeout: Duration) -> AttemptResult {
+    failure("timeout", format!("no complete response within {}", humantime::format_duration(timeout)), 0)
+}
+
+/// No request was made: the destination check or signing refused it.
+pub fn refused(class: &'static str, detail: String) -> AttemptResult {
+    failure(class, detail, 0)
 }
 
 fn failure(class: &'static str, detail: String, duration_ms: i64) -> AttemptResult {
@@ -104,20 +110,53 @@ async fn read_excerpt(mut resp: reqwest::Response) -> Option<String> {
     if buf.is_empty() {
         return None;
     }
-    // A cut inside a multi-byte character drops that character, so the excerpt
-    // never exceeds the cap even after lossy decoding.
-    let valid = match std::str::from_utf8(&buf) {
-        Ok(_) => buf.len(),
+    Some(storable_excerpt(&buf))
+}
+
+/// The text kept of a response body's first bytes, whatever they are: valid
+/// UTF-8 without NUL, at most [`EXCERPT_BYTES`] long. PostgreSQL refuses NUL in
+/// `TEXT` (a binary answer once stopped every outcome from being recorded), so
+/// each NUL and each invalid UTF-8 sequence becomes U+FFFD (`�`); a cut inside
+/// a multi-byte character at the end drops that character.
+pub fn storable_excerpt(bytes: &[u8]) -> String {
+    let bytes = &bytes[..bytes.len().min(EXCERPT_BYTES)];
+    let valid = match std::str::from_utf8(bytes) {
+        Ok(_) => bytes.len(),
         Err(e) if e.error_len().is_none() => e.valid_up_to(),
-        Err(_) => buf.len(),
+        Err(_) => bytes.len(),
     };
-    let mut s = String::from_utf8_lossy(&buf[..valid]).into_owned();
+    let mut s = storable_text(&String::from_utf8_lossy(&bytes[..valid])).into_owned();
     let mut end = s.len().min(EXCERPT_BYTES);
     while !s.is_char_boundary(end) {
         end -= 1;
     }
     s.truncate(end);
-    Some(s)
+    s
+}
+
+/// Text that came from the network (an error's explanation, a response
+/// excerpt) made fit for both databases: each NUL becomes U+FFFD.
+pub fn storable_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\0') {
+        std::borrow::Cow::Owned(text.replace('\0', "\u{FFFD}"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// Longest error explanation kept (resolver and TLS errors can quote what a
+/// server sent).
+pub const DETAIL_BYTES: usize = 1024;
+
+/// An error's explanation as stored: NUL-free, at most [`DETAIL_BYTES`].
+pub fn storable_detail(detail: &str) -> String {
+    let mut s = storable_text(detail).into_owned();
+    let mut end = s.len().min(DETAIL_BYTES);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s.truncate(end);
+    s
 }
 
 /// Sorts a client error into a log error class with a short explanation.
@@ -186,5 +225,38 @@ impl WireHeaders<'_> {
         }
         h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         h
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_binary_excerpt_is_valid_utf8_without_nul() {
+        let s = storable_excerpt(b"ok\0\xff\xfe{\"a\":1}\0");
+        assert_eq!(s, "ok\u{FFFD}\u{FFFD}\u{FFFD}{\"a\":1}\u{FFFD}");
+        assert!(!s.contains('\0'));
+    }
+
+    #[test]
+    fn an_excerpt_of_nul_bytes_stays_within_the_cap() {
+        let s = storable_excerpt(&[0u8; EXCERPT_BYTES * 2]);
+        assert!(s.len() <= EXCERPT_BYTES);
+        assert!(s.chars().all(|c| c == '\u{FFFD}'));
+        assert_eq!(s.chars().count(), EXCERPT_BYTES / 3);
+    }
+
+    #[test]
+    fn a_character_cut_by_the_cap_is_dropped() {
+        let mut body = vec![b'a'; EXCERPT_BYTES - 1];
+        body.extend_from_slice("é".as_bytes());
+        assert_eq!(storable_excerpt(&body).len(), EXCERPT_BYTES - 1);
+    }
+
+    #[test]
+    fn detail_text_loses_its_nul_bytes() {
+        assert_eq!(storable_text("a\0b"), "a\u{FFFD}b");
+        assert!(matches!(storable_text("plain"), std::borrow::Cow::Borrowed("plain")));
     }
 }

@@ -5,7 +5,7 @@ use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::{schedule::Next, Job, Worker, MAX_PACING_SLEEP};
+use super::{schedule::Next, Job, Worker, BUSY_ENDPOINT_RETRY_MS, MAX_PACING_SLEEP};
 use crate::{
     ids,
     time::{self, Millis},
@@ -20,6 +20,44 @@ impl Worker {
         let sem = Arc::new(Semaphore::new(self.state.settings.endpoint_concurrency));
         map.insert(endpoint_id.to_string(), sem.clone());
         sem
+    }
+
+    /// A slot of the destination host's limit, if one is free (a job without
+    /// a host makes no request and needs none).
+    pub(super) fn host_permit(&self, host: Option<&str>) -> Result<Option<OwnedSemaphorePermit>, ()> {
+        let Some(host) = host else { return Ok(None) };
+        let sem = {
+            let mut map = self.per_host.lock().expect("host semaphores lock");
+            match map.get(host) {
+                Some(sem) => sem.clone(),
+                None => {
+                    let sem = Arc::new(Semaphore::new(self.state.settings.host_concurrency));
+                    map.insert(host.to_string(), sem.clone());
+                    sem
+                }
+            }
+        };
+        sem.try_acquire_owned().map(Some).map_err(|_| ())
+    }
+
+    /// Drops the map entries of endpoints and hosts that are idle: no attempt
+    /// running (nobody else holds their semaphore, so all its permits are
+    /// free), no job waiting, pacing slot in the past, reloaded secrets stale.
+    /// Without this, every endpoint ever sent to stayed in memory.
+    pub(super) fn prune_idle(&self) {
+        let waiting: std::collections::HashSet<String> = {
+            let mut waiting = self.waiting.lock().expect("waiting lock");
+            waiting.retain(|_, q| !q.is_empty());
+            waiting.keys().cloned().collect()
+        };
+        prune_semaphores(&mut self.per_endpoint.lock().expect("endpoint semaphores lock"), |id| waiting.contains(id));
+        prune_semaphores(&mut self.per_host.lock().expect("host semaphores lock"), |_| false);
+        prune_pacing(&mut self.pacing.lock().expect("pacing lock"), tokio::time::Instant::now());
+        let now = time::now_ms();
+        self.fresh_secrets
+            .lock()
+            .expect("secrets lock")
+            .retain(|_, (at, _)| now - *at <= super::send::SECRETS_FRESH_MS);
     }
 
     /// How long the endpoint's rate limit makes this job wait; the slot is
@@ -77,13 +115,20 @@ impl Worker {
 
     /// Takes a global slot, sends the job and reports its outcome, then the
     /// jobs queued behind the same endpoint, one after the other.
-    pub(super) async fn execute(self: Arc<Self>, job: Job, endpoint_permit: OwnedSemaphorePermit, wait: Duration) {
+    pub(super) async fn execute(
+        self: Arc<Self>,
+        job: Job,
+        endpoint_permit: OwnedSemaphorePermit,
+        mut host_permit: Option<OwnedSemaphorePermit>,
+        wait: Duration,
+    ) {
         let permit = self.global.clone().acquire_owned().await.expect("semaphore never closed");
         if self.stopping.load(std::sync::atomic::Ordering::Relaxed) {
             self.set_aside(&job);
             return;
         }
         let endpoint_id = job.claimed.endpoint_id.clone();
+        let mut host = job.host.clone();
         let mut next = Some((job, wait));
         while let Some((job, wait)) = next.take() {
             self.execute_one(job, wait).await;
@@ -92,6 +137,21 @@ impl Worker {
             // (none once the worker is stopping: queued leases are given back).
             while !self.stopping.load(std::sync::atomic::Ordering::Relaxed) {
                 let Some(j) = self.dequeue(&endpoint_id) else { break };
+                // Same endpoint, so normally the same host, whose slot this task
+                // holds; the endpoint's URL may have changed since, though.
+                if j.host != host {
+                    drop(host_permit.take());
+                    match self.host_permit(j.host.as_deref()) {
+                        Ok(p) => (host_permit, host) = (p, j.host.clone()),
+                        Err(()) => {
+                            let at = time::now_ms() + BUSY_ENDPOINT_RETRY_MS;
+                            self.defer(vec![(j.claimed.id.clone(), j.claimed.lease_token, at)]).await;
+                            self.finished_one();
+                            host = None;
+                            continue;
+                        }
+                    }
+                }
                 let w = self.pace(&j);
                 if w > MAX_PACING_SLEEP {
                     let at = time::now_ms() + w.as_millis() as i64;
@@ -103,6 +163,7 @@ impl Worker {
                 break;
             }
         }
+        drop(host_permit);
         drop(endpoint_permit);
         drop(permit);
     }
@@ -142,5 +203,48 @@ impl Worker {
             }
         }
         let _ = self.results.send(outcome.0);
+    }
+}
+
+/// Drops semaphores nobody holds (no permit out: each permit keeps a handle)
+/// unless `keep` says the key still has work waiting. Runs under the map's
+/// lock, the only place handles are handed out, so none can appear meanwhile.
+fn prune_semaphores(map: &mut HashMap<String, Arc<Semaphore>>, keep: impl Fn(&str) -> bool) {
+    map.retain(|key, sem| Arc::strong_count(sem) > 1 || keep(key));
+}
+
+/// Drops pacing slots already in the past: the same as having none.
+fn prune_pacing(map: &mut HashMap<String, tokio::time::Instant>, now: tokio::time::Instant) {
+    map.retain(|_, next| *next > now);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idle_semaphores_are_pruned_and_busy_or_awaited_ones_kept() {
+        let mut map: HashMap<String, Arc<Semaphore>> =
+            ["idle", "busy", "awaited"].iter().map(|k| (k.to_string(), Arc::new(Semaphore::new(2)))).collect();
+        let permit = map["busy"].clone().try_acquire_owned().unwrap();
+        prune_semaphores(&mut map, |k| k == "awaited");
+        let mut left: Vec<_> = map.keys().cloned().collect();
+        left.sort();
+        assert_eq!(left, ["awaited", "busy"]);
+        drop(permit);
+        prune_semaphores(&mut map, |_| false);
+        assert!(map.is_empty(), "every slot free and nothing waiting: all pruned");
+    }
+
+    #[test]
+    fn pacing_slots_in_the_past_are_pruned() {
+        let now = tokio::time::Instant::now();
+        let mut map = HashMap::from([
+            ("past".to_string(), now - Duration::from_millis(1)),
+            ("now".to_string(), now),
+            ("future".to_string(), now + Duration::from_secs(1)),
+        ]);
+        prune_pacing(&mut map, now);
+        assert_eq!(map.keys().collect::<Vec<_>>(), ["future"]);
     }
 }

@@ -41,6 +41,8 @@ use crate::{
 const IDLE_POLL: Duration = Duration::from_millis(1000);
 /// A delivery whose endpoint is at its concurrency limit is due again after this.
 const BUSY_ENDPOINT_RETRY_MS: Millis = 200;
+/// How often entries of idle endpoints and hosts are dropped from the worker's maps.
+const PRUNE_EVERY: Duration = Duration::from_secs(30);
 /// Longest rate-limit wait slept through while holding a slot; longer waits are deferred.
 const MAX_PACING_SLEEP: Duration = Duration::from_millis(250);
 
@@ -63,6 +65,9 @@ pub struct Worker {
     owner: String,
     global: Arc<Semaphore>,
     per_endpoint: Mutex<HashMap<String, Arc<Semaphore>>>,
+    /// Attempts in flight per destination host, over all its endpoints
+    /// (`FENIX_HOST_CONCURRENCY`): many endpoints on one host cannot flood it.
+    per_host: Mutex<HashMap<String, Arc<Semaphore>>>,
     /// Claimed jobs waiting for their endpoint's concurrency slot, per endpoint.
     /// They hold no global slot; the claim size shrinks by their number.
     waiting: Mutex<HashMap<String, std::collections::VecDeque<Job>>>,
@@ -85,6 +90,8 @@ pub struct Worker {
     /// memory are written (under their still-valid lease tokens) before this
     /// instance re-claims expired work and sends it twice.
     recorder_blocked: std::sync::atomic::AtomicBool,
+    /// Secrets reloaded for jobs whose own were too old to sign with: endpoint → (loaded at, secrets).
+    fresh_secrets: Mutex<HashMap<String, (Millis, Secrets)>>,
 }
 
 /// A claimed delivery with everything needed to send it.
@@ -97,10 +104,34 @@ struct Job {
     /// once per endpoint and batch: they depend on the URL alone); the address
     /// check runs again before every attempt.
     url: Arc<Result<url::Url, fenix_destination::DestinationError>>,
+    /// The URL's host (lower case), the key of the per-host limit; `None` when
+    /// the URL is refused (no request is made).
+    host: Option<Arc<str>>,
     rate_limit_per_sec: Option<i64>,
     scheme: fenix_signing::Scheme,
-    secrets: Arc<Vec<(i64, SigningSecret)>>,
+    /// The endpoint's live secrets when the batch was claimed (`loaded_at`);
+    /// reloaded before signing when older than [`send::SECRETS_FRESH_MS`].
+    secrets: Secrets,
+    loaded_at: Millis,
 }
+
+/// An endpoint secret opened for signing, with the end of its validity.
+pub(crate) struct LiveSecret {
+    version: i64,
+    secret: SigningSecret,
+    /// `None` until a rotation retires it.
+    expires_at: Option<Millis>,
+}
+
+impl LiveSecret {
+    /// True while the secret may sign (a retired one stops at its expiry).
+    fn is_live(&self, now: Millis) -> bool {
+        self.expires_at.is_none_or(|at| at > now)
+    }
+}
+
+/// An endpoint's live secrets, newest first, shared by the jobs of a batch.
+type Secrets = Arc<Vec<LiveSecret>>;
 
 impl Worker {
     /// Makes the worker and the receiving end of its outcome channel.
@@ -112,6 +143,7 @@ impl Worker {
             client,
             owner: format!("{}:{}", hostname(), std::process::id()),
             per_endpoint: Mutex::new(HashMap::new()),
+            per_host: Mutex::new(HashMap::new()),
             pacing: Mutex::new(HashMap::new()),
             waiting: Mutex::new(HashMap::new()),
             outstanding: std::sync::atomic::AtomicUsize::new(0),
@@ -121,6 +153,7 @@ impl Worker {
             unstarted: Mutex::new(Vec::new()),
             results: tx,
             recorder_blocked: std::sync::atomic::AtomicBool::new(false),
+            fresh_secrets: Mutex::new(HashMap::new()),
         };
         (Arc::new(worker), rx)
     }
@@ -138,7 +171,13 @@ impl Worker {
         let mut failures = 0u32;
         let batch = self.state.settings.claim_batch.max(1);
         let ahead = self.state.settings.worker_concurrency + batch;
+        self.state.metrics.worker.start(time::now_ms(), self.state.settings.worker_stall_after);
+        let mut pruned_at = std::time::Instant::now();
         while !shutdown.is_cancelled() {
+            if pruned_at.elapsed() >= PRUNE_EVERY {
+                self.prune_idle();
+                pruned_at = std::time::Instant::now();
+            }
             let outstanding = self.outstanding.load(std::sync::atomic::Ordering::Relaxed);
             let free = ahead.saturating_sub(outstanding);
             // Claim in sizeable batches while busy (a claim costs about the same
@@ -159,7 +198,11 @@ impl Worker {
                 continue;
             }
             let now = time::now_ms();
-            match self.claim_batch(now, free.min(batch)).await {
+            let claimed = self.claim_batch(now, free.min(batch)).await;
+            if claimed.is_ok() {
+                self.state.metrics.worker.progressed(time::now_ms());
+            }
+            match claimed {
                 Ok(Tick::Claimed(_)) => failures = 0,
                 Ok(Tick::Saturated) => {
                     // Every claimed delivery's endpoint is busy: wait for one to free up.
@@ -262,7 +305,7 @@ impl Worker {
         // cannot take every slot.
         let mut deferred: Vec<(String, i64, Millis)> = Vec::new();
         let mut started = 0usize;
-        for job in self.prepare(claimed, ctx) {
+        for job in self.prepare(claimed, ctx, now) {
             match job {
                 Ok(job) => {
                     let wait = self.pace(&job);
@@ -272,11 +315,21 @@ impl Worker {
                     }
                     match self.endpoint_semaphore(&job.claimed.endpoint_id).try_acquire_owned() {
                         Ok(endpoint_permit) => {
+                            // The destination host's limit, over all its endpoints: over it,
+                            // the delivery goes back for a moment, holding no slot.
+                            let Ok(host_permit) = self.host_permit(job.host.as_deref()) else {
+                                deferred.push((
+                                    job.claimed.id.clone(),
+                                    job.claimed.lease_token,
+                                    now + BUSY_ENDPOINT_RETRY_MS,
+                                ));
+                                continue;
+                            };
                             // The task waits for a global slot itself: claiming goes on meanwhile.
                             let me = self.clone();
                             started += 1;
                             self.outstanding.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            tokio::spawn(async move { me.execute(job, endpoint_permit, wait).await });
+                            tokio::spawn(async move { me.execute(job, endpoint_permit, host_permit, wait).await });
                         }
                         Err(_) => {
                             if let Err(job) = self.enqueue(job) {
@@ -322,11 +375,17 @@ impl Worker {
 
     /// Turns claimed rows into jobs; deliveries that must not be sent become
     /// outcomes at once (paused or disabled endpoint → `skipped`).
-    fn prepare(&self, claimed: Vec<ClaimedDelivery>, ctx: BatchContext) -> Vec<Result<Job, Box<Outcome>>> {
+    fn prepare(
+        &self,
+        claimed: Vec<ClaimedDelivery>,
+        ctx: BatchContext,
+        ctx_loaded_at: Millis,
+    ) -> Vec<Result<Job, Box<Outcome>>> {
         let mut envelopes: HashMap<String, Option<Bytes>> = HashMap::new();
-        let mut secrets: HashMap<String, Arc<Vec<(i64, SigningSecret)>>> = HashMap::new();
+        let mut secrets: HashMap<String, Secrets> = HashMap::new();
         type Checked = Arc<Result<url::Url, fenix_destination::DestinationError>>;
         let mut urls: HashMap<String, Checked> = HashMap::new();
+        let mut hosts: HashMap<String, Option<Arc<str>>> = HashMap::new();
         let BatchContext { mut events, endpoints, secrets: sealed } = ctx;
         claimed
             .into_iter()
@@ -371,11 +430,19 @@ impl Worker {
                     .entry(c.endpoint_id.clone())
                     .or_insert_with(|| Arc::new(self.state.policy.check_url(&target.url)))
                     .clone();
+                let host = hosts
+                    .entry(c.endpoint_id.clone())
+                    .or_insert_with(|| {
+                        url.as_ref().as_ref().ok().and_then(|u| u.host_str()).map(|h| Arc::from(h.to_ascii_lowercase()))
+                    })
+                    .clone();
                 Ok(Job {
+                    host,
                     url,
                     rate_limit_per_sec: target.rate_limit_per_sec,
                     scheme,
                     secrets: keys,
+                    loaded_at: ctx_loaded_at,
                     event_type,
                     event_created_at,
                     envelope,
@@ -389,11 +456,11 @@ impl Worker {
         &self,
         endpoint_id: &str,
         rows: Option<&Vec<crate::store::endpoints::SecretRow>>,
-    ) -> Vec<(i64, SigningSecret)> {
+    ) -> Vec<LiveSecret> {
         rows.into_iter()
             .flatten()
             .filter_map(|r| match self.state.keyring.open_secret(&r.sealed, endpoint_id) {
-                Ok(s) => Some((r.version, s)),
+                Ok(secret) => Some(LiveSecret { version: r.version, secret, expires_at: r.expires_at }),
                 Err(e) => {
                     tracing::error!(
                         endpoint_id,

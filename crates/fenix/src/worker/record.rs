@@ -58,28 +58,41 @@ const RECORDERS_POSTGRES: usize = 3;
 
 async fn record_batch(state: &SharedState, weak: &Weak<Worker>, buf: Vec<Outcome>) {
     let mut failures = 0u32;
-    let applied = loop {
-        match state.store.record_outcomes_applied(&buf, time::now_ms()).await {
-            Ok(applied) => {
-                if let Some(w) = weak.upgrade() {
-                    w.recorder_blocked.store(false, std::sync::atomic::Ordering::Relaxed);
-                }
-                let lost = buf.len() - applied.len();
-                if lost > 0 {
-                    tracing::warn!(lost, "outcomes discarded: another worker took over these deliveries");
-                }
-                break applied;
-            }
-            Err(e) => {
-                failures += 1;
-                if let Some(w) = weak.upgrade() {
-                    w.recorder_blocked.store(true, std::sync::atomic::Ordering::Relaxed);
-                }
-                tracing::warn!(error = %e, pending = buf.len(), "recording outcomes failed; retrying");
-                tokio::time::sleep(Duration::from_millis(200 * u64::from(failures.min(25)))).await;
-            }
+    let mut applied = std::collections::HashSet::new();
+    let mut todo: Option<Vec<Outcome>> = None;
+    // A data error isolates the refused outcome (written smaller); the others
+    // are written as they are. Only an unavailable database makes us wait.
+    loop {
+        let part = todo.as_deref().unwrap_or(&buf);
+        let recorded = state.store.record_outcomes_isolating(part, time::now_ms()).await;
+        applied.extend(recorded.applied);
+        for (delivery_id, form) in &recorded.degraded {
+            state.metrics.outcome_degraded(form.as_str());
+            tracing::error!(delivery_id = %delivery_id, form = form.as_str(), "outcome recorded in a degraded form");
         }
-    };
+        let Some(e) = recorded.unavailable else { break };
+        let pending = recorded.unwritten.len();
+        todo = Some(recorded.unwritten);
+        failures += 1;
+        state.metrics.worker.recorder_blocked(true, time::now_ms());
+        if let Some(w) = weak.upgrade() {
+            w.recorder_blocked.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        tracing::warn!(error = %e, pending, "recording outcomes failed; retrying");
+        tokio::time::sleep(Duration::from_millis(200 * u64::from(failures.min(25)))).await;
+    }
+    state.metrics.worker.recorder_blocked(false, time::now_ms());
+    state.metrics.worker.progressed(time::now_ms());
+    if let Some(w) = weak.upgrade() {
+        w.recorder_blocked.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+    let lost = buf.len() - applied.len();
+    if lost > 0 {
+        tracing::warn!(
+            lost,
+            "outcomes not applied: another worker took over these deliveries, or the database refused them"
+        );
+    }
     let now = time::now_ms();
     // A retry just scheduled may come due before the worker's next look at the queue.
     if buf.iter().any(|o| o.status == "pending" && applied.contains(&o.delivery_id)) {
