@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Schemathesis against the real `fenix` binary: every operation of its own
+# /openapi.json is called with generated valid and invalid input, and the run
+# fails on any 5xx, any dropped connection or transport error, and any answer
+# the document does not allow (status code, content type, body schema, headers).
+#
+#   scripts/schemathesis.sh [path/to/fenix]      (default: target/debug/fenix)
+#
+# scripts/test.sh runs it after the cargo tests with the binary cargo built;
+# alone it needs only a built binary and python3 (it makes its own virtualenv
+# under target/, so nothing is installed system-wide).
+#
+# Fenix runs on SQLite in a temporary directory with a known admin token, and
+# with FENIX_DNS_SERVERS on a loopback UDP port where nothing listens: nothing
+# it does can reach beyond loopback (endpoint URLs are refused as unresolvable,
+# which is one of the answers the document lists).
+#
+# Bounded and repeatable: a fixed seed, a cap on examples per operation and an
+# overall time budget (SCHEMATHESIS_MAX_TIME seconds, default 240).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+FENIX=${1:-target/debug/fenix}
+VERSION=4.32.5
+VENV=${SCHEMATHESIS_VENV:-target/schemathesis-venv}
+MAX_EXAMPLES=${SCHEMATHESIS_MAX_EXAMPLES:-40}
+MAX_TIME=${SCHEMATHESIS_MAX_TIME:-240}
+SEED=${SCHEMATHESIS_SEED:-20261130}
+TOKEN=fxa_schemathesis_token_0123456789
+
+[ -x "$FENIX" ] || { echo "schemathesis.sh: no fenix binary at $FENIX (cargo build -p fenix first)" >&2; exit 1; }
+
+if ! "$VENV/bin/schemathesis" --version 2>/dev/null | grep -qF "version $VERSION"; then
+  echo "==> installing schemathesis $VERSION into $VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$VERSION"
+fi
+
+WORK=$(mktemp -d /tmp/fenix-schemathesis-XXXXXX)
+FENIX_PID=
+cleanup() {
+  if [ -n "$FENIX_PID" ]; then
+    kill "$FENIX_PID" 2>/dev/null || true
+    wait "$FENIX_PID" 2>/dev/null || true
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# A loopback UDP port nothing listens on: every DNS query fails fast, locally.
+DNS_PORT=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+
+env -i PATH="$PATH" \
+  DATABASE_URL="sqlite://$WORK/fenix.db" \
+  FENIX_LISTEN=127.0.0.1:0 \
+  FENIX_ADMIN_TOKEN="$TOKEN" \
+  FENIX_DNS_SERVERS="127.0.0.1:$DNS_PORT" \
+  FENIX_LOG="info,sqlx=warn" \
+  "$FENIX" serve >"$WORK/stdout" 2>"$WORK/fenix.log" &
+FENIX_PID=$!
+
+BASE=
+for _ in $(seq 600); do
+  BASE=$(sed -n 's/^Fenix listening on //p' "$WORK/stdout" | head -n1)
+  [ -n "$BASE" ] && break
+  kill -0 "$FENIX_PID" 2>/dev/null || break
+  sleep 0.1
+done
+if [ -z "$BASE" ]; then
+  echo "schemathesis.sh: fenix did not start; its log:" >&2
+  cat "$WORK/fenix.log" >&2
+  exit 1
+fi
+echo "==> schemathesis $VERSION against $BASE/openapi.json (seed $SEED, at most $MAX_EXAMPLES examples per operation, ${MAX_TIME}s)"
+
+status=0
+"$VENV/bin/schemathesis" run "$BASE/openapi.json" \
+  --url "$BASE" \
+  --header "Authorization: Bearer $TOKEN" \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
+  --seed "$SEED" \
+  --max-examples "$MAX_EXAMPLES" \
+  --max-time "$MAX_TIME" \
+  --workers 1 \
+  --request-timeout 10 \
+  --generation-database none \
+  --no-color \
+  || status=$?
+
+if ! kill -0 "$FENIX_PID" 2>/dev/null; then
+  echo "schemathesis.sh: fenix exited during the run; its log:" >&2
+  tail -n 50 "$WORK/fenix.log" >&2
+  status=1
+fi
+if [ "$status" != 0 ]; then
+  echo "schemathesis.sh: failed (exit $status); the server log's errors:" >&2
+  grep -E ' (ERROR|WARN) ' "$WORK/fenix.log" | tail -n 30 >&2 || true
+fi
+exit "$status"
