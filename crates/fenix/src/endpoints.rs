@@ -69,6 +69,7 @@ impl From<EndpointRow> for EndpointOut {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct CreateEndpoint {
+    #[schema(example = "https://hooks.example.com/fenix")]
     url: String,
     description: Option<String>,
     #[serde(default)]
@@ -82,6 +83,7 @@ struct CreateEndpoint {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct PatchEndpoint {
+    #[schema(example = "https://hooks.example.com/fenix")]
     url: Option<String>,
     description: Option<String>,
     event_types: Option<Vec<String>>,
