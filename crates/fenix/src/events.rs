@@ -30,8 +30,12 @@ const MAX_KEY_LEN: usize = 256;
 #[schema(as = NewEvent)]
 struct IngestBody {
     #[serde(rename = "type")]
+    #[schema(
+        example = "booking.confirmed",
+        pattern = "^[A-Za-z0-9_:-][A-Za-z0-9_.:-]{0,126}[A-Za-z0-9_:-]$|^[A-Za-z0-9_:-]$"
+    )]
     event_type: String,
-    #[schema(value_type = Object)]
+    #[schema(value_type = Object, example = json!({"booking_id": "bk_123"}))]
     data: Box<RawValue>,
     /// The producer's idempotency key (the `Idempotency-Key` header wins).
     id: Option<String>,

@@ -152,7 +152,7 @@ impl Modify for CommonAnswers {
     }
 }
 
-/// Adds OpenAPI links from the calls that create or list a resource to the
+/// Adds OpenAPI links from the calls that create a resource to the
 /// calls on that resource (`POST /v1/apps/{app}/endpoints` → every
 /// `/v1/apps/{app}/endpoints/{ep}…` operation, its `ep` being the answer's
 /// `id`). Clients and generators can follow them; schemathesis does, which is
@@ -170,7 +170,7 @@ fn add_links(doc: &mut Value) {
                 .strip_prefix(collection.as_str())
                 .and_then(|rest| rest.strip_prefix("/{"))
                 .and_then(|rest| rest.split_once('}'))
-                .filter(|(_, tail)| tail.is_empty() || tail.starts_with('/'))
+                .filter(|(_, tail)| tail.is_empty() || (tail.starts_with('/') && !tail.contains('{')))
                 .map(|(param, _)| param.to_string())
             else {
                 continue;
@@ -193,8 +193,9 @@ fn add_links(doc: &mut Value) {
         if links.is_empty() {
             continue;
         }
-        // What a create answers is the resource; what a list answers is a page of them.
-        for (method, id_expr) in [("post", "$response.body#/id"), ("get", "$response.body#/data/0/id")] {
+        // What a create answers is the resource. (Not from lists: a link must
+        // resolve, and an empty page has no `data/0`.)
+        for (method, id_expr) in [("post", "$response.body#/id")] {
             let responses = paths.get_mut(collection).and_then(|item| item.get_mut(method)?.get_mut("responses"));
             let Some(responses) = responses.and_then(Value::as_object_mut) else { continue };
             for (_, response) in responses.iter_mut().filter(|(status, _)| status.starts_with('2')) {
@@ -399,7 +400,6 @@ mod tests {
 
     const METHODS: [&str; 8] = ["get", "post", "put", "patch", "delete", "head", "options", "trace"];
 
-
     fn is_ident(c: char) -> bool {
         c.is_ascii_alphanumeric() || c == '_'
     }
@@ -520,7 +520,7 @@ mod tests {
     }
 
     #[test]
-    fn creating_and_listing_link_to_the_calls_on_the_resource() {
+    fn creating_links_to_the_calls_on_the_new_resource() {
         let doc = document();
         let created = &doc["paths"]["/v1/apps/{app}/endpoints"]["post"]["responses"]["201"]["links"];
         assert_eq!(
@@ -528,16 +528,19 @@ mod tests {
             serde_json::json!({"operationId": "pause_endpoint",
                 "parameters": {"app": "$request.path.app", "ep": "$response.body#/id"}})
         );
-        let listed = &doc["paths"]["/v1/apps/{app}/deliveries"]["get"]["responses"]["200"]["links"];
-        assert_eq!(listed["list_delivery_attempts"]["parameters"]["dlv"], "$response.body#/data/0/id");
         let apps = &doc["paths"]["/v1/apps"]["post"]["responses"]["201"]["links"];
         assert_eq!(apps["get_app"]["parameters"], serde_json::json!({"app": "$response.body#/id"}));
+        assert!(apps["get_endpoint"].is_null(), "only operations that need nothing more than the new id");
+        let events = &doc["paths"]["/v1/apps/{app}/events"]["post"]["responses"];
+        assert_eq!(events["202"]["links"]["get_event"]["parameters"]["evt"], "$response.body#/id");
         // Every link names an operation of the document.
         let ids: BTreeSet<_> = doc["paths"]
             .as_object()
             .unwrap()
             .values()
-            .flat_map(|item| item.as_object().unwrap().values().map(|op| op["operationId"].as_str().unwrap().to_string()))
+            .flat_map(|item| {
+                item.as_object().unwrap().values().map(|op| op["operationId"].as_str().unwrap().to_string())
+            })
             .collect();
         for item in doc["paths"].as_object().unwrap().values() {
             for op in item.as_object().unwrap().values() {
