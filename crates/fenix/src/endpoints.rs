@@ -74,6 +74,7 @@ struct CreateEndpoint {
     description: Option<String>,
     #[serde(default)]
     event_types: Vec<String>,
+    #[schema(minimum = 1, maximum = 100000)]
     rate_limit_per_sec: Option<i64>,
     signature_scheme: Option<String>,
     /// Owner-supplied secret (migrating from another platform).
@@ -88,7 +89,7 @@ struct PatchEndpoint {
     description: Option<String>,
     event_types: Option<Vec<String>>,
     #[serde(default, with = "double_option")]
-    #[schema(value_type = Option<i64>)]
+    #[schema(value_type = Option<i64>, minimum = 1, maximum = 100000)]
     rate_limit_per_sec: Option<Option<i64>>,
 }
 
