@@ -18,13 +18,23 @@
 # be read, paused, replayed...) and every delivery goes to 127.0.0.1:443, where
 # nothing listens, and fails at once.
 #
-# Bounded and repeatable: a fixed seed, a cap on examples per operation and an
-# overall time budget (SCHEMATHESIS_MAX_TIME seconds, default 150).
+# Bounded: an overall time budget (SCHEMATHESIS_MAX_TIME seconds, default 150;
+# the fuzzing and stateful phases repeat until it is spent) and a cap on
+# examples per operation and pass. Repeatable as far as a time budget allows:
+# a fixed seed, one worker, no example database kept between runs. A failure
+# prints a curl command and a test case id to reproduce it.
+#
+# Other knobs: SCHEMATHESIS_SEED, SCHEMATHESIS_MAX_EXAMPLES, SCHEMATHESIS_CHECKS
+# (e.g. `all` to also see where the document's input constraints are looser or
+# stricter than the server's), SCHEMATHESIS_VENV.
 set -euo pipefail
+if [ $# -gt 0 ]; then
+  FENIX=$(realpath -- "$1")
+fi
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-FENIX=${1:-target/debug/fenix}
+FENIX=${FENIX:-target/debug/fenix}
 VERSION=4.32.5
 VENV=${SCHEMATHESIS_VENV:-$ROOT/target/schemathesis-venv}
 MAX_EXAMPLES=${SCHEMATHESIS_MAX_EXAMPLES:-40}
@@ -140,6 +150,6 @@ if ! kill -0 "$FENIX_PID" 2>/dev/null; then
 fi
 if [ "$status" != 0 ]; then
   echo "schemathesis.sh: failed (exit $status); the server log's errors:" >&2
-  grep -E ' (ERROR|WARN) ' "$WORK/fenix.log" | tail -n 30 >&2 || true
+  grep -E ' (ERROR|WARN) |panicked' "$WORK/fenix.log" | grep -v 'development setting' | tail -n 30 >&2 || true
 fi
 exit "$status"
