@@ -28,13 +28,13 @@
 # (e.g. `all` to also see where the document's input constraints are looser or
 # stricter than the server's), SCHEMATHESIS_VENV.
 set -euo pipefail
+FENIX=target/debug/fenix
 if [ $# -gt 0 ]; then
   FENIX=$(realpath -- "$1")
 fi
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-FENIX=${FENIX:-target/debug/fenix}
 VERSION=4.32.5
 VENV=${SCHEMATHESIS_VENV:-$ROOT/target/schemathesis-venv}
 MAX_EXAMPLES=${SCHEMATHESIS_MAX_EXAMPLES:-40}
