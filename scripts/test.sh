@@ -3,7 +3,9 @@
 #
 # It starts a throwaway PostgreSQL (as a non-root user: PostgreSQL refuses to
 # run as root), installs the receiver-side Python packages the docs' snippets
-# use, runs every test (unit, storage on both backends, end-to-end), and stops
+# use, runs every test (unit, storage on both backends, end-to-end), then a
+# bounded schemathesis run against the debug binary (scripts/schemathesis.sh,
+# which installs schemathesis into a virtualenv under target/), and stops
 # PostgreSQL again, whatever happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,3 +56,7 @@ if cargo nextest --version >/dev/null 2>&1; then
 else
   cargo test --workspace -- --test-threads 6
 fi
+
+echo "==> schemathesis against the debug binary's /openapi.json"
+cargo build -p fenix --bin fenix --quiet
+scripts/schemathesis.sh target/debug/fenix

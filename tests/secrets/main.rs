@@ -6,6 +6,7 @@
 mod support;
 
 mod common;
+mod file_modes;
 mod master_key;
 mod queued;
 mod receivers;

@@ -71,14 +71,20 @@ impl From<AppRow> for AppOut {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct CreateApp {
+    #[schema(example = "Acme Corp", min_length = 1, max_length = 256)]
     name: String,
+    /// Not shaped like an app id (`app_…`).
+    #[schema(example = "acme", pattern = "^[A-Za-z0-9_.-]{1,64}$")]
     uid: Option<String>,
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct PatchApp {
+    #[schema(example = "Acme Corp", min_length = 1, max_length = 256)]
     name: Option<String>,
+    /// Not shaped like an app id (`app_…`).
+    #[schema(example = "acme", pattern = "^[A-Za-z0-9_.-]{1,64}$")]
     uid: Option<String>,
 }
 

@@ -94,12 +94,16 @@ impl From<AttemptRecord> for AttemptOut {
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 struct ListQuery {
+    /// Items per page, 1–250 (default 50).
+    #[param(minimum = 1, maximum = 250)]
     limit: Option<i64>,
     cursor: Option<String>,
     endpoint_id: Option<String>,
     event_id: Option<String>,
     status: Option<String>,
+    #[param(format = DateTime)]
     since: Option<String>,
+    #[param(format = DateTime)]
     until: Option<String>,
 }
 

@@ -69,10 +69,12 @@ impl From<EndpointRow> for EndpointOut {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct CreateEndpoint {
+    #[schema(example = "https://hooks.example.com/fenix")]
     url: String,
     description: Option<String>,
     #[serde(default)]
     event_types: Vec<String>,
+    #[schema(minimum = 1, maximum = 100000)]
     rate_limit_per_sec: Option<i64>,
     signature_scheme: Option<String>,
     /// Owner-supplied secret (migrating from another platform).
@@ -82,11 +84,12 @@ struct CreateEndpoint {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct PatchEndpoint {
+    #[schema(example = "https://hooks.example.com/fenix")]
     url: Option<String>,
     description: Option<String>,
     event_types: Option<Vec<String>>,
     #[serde(default, with = "double_option")]
-    #[schema(value_type = Option<i64>)]
+    #[schema(value_type = Option<i64>, minimum = 1, maximum = 100000)]
     rate_limit_per_sec: Option<Option<i64>>,
 }
 

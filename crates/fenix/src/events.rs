@@ -30,10 +30,15 @@ const MAX_KEY_LEN: usize = 256;
 #[schema(as = NewEvent)]
 struct IngestBody {
     #[serde(rename = "type")]
+    #[schema(
+        example = "booking.confirmed",
+        pattern = "^[A-Za-z0-9_:-][A-Za-z0-9_.:-]{0,126}[A-Za-z0-9_:-]$|^[A-Za-z0-9_:-]$"
+    )]
     event_type: String,
-    #[schema(value_type = Object)]
+    #[schema(value_type = Object, example = json!({"booking_id": "bk_123"}))]
     data: Box<RawValue>,
     /// The producer's idempotency key (the `Idempotency-Key` header wins).
+    #[schema(min_length = 1, max_length = 256)]
     id: Option<String>,
 }
 
@@ -205,13 +210,19 @@ async fn ingest(
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 struct ListQuery {
+    /// Items per page, 1–250 (default 50).
+    #[param(minimum = 1, maximum = 250)]
     limit: Option<i64>,
     cursor: Option<String>,
     event_type: Option<String>,
     #[serde(rename = "type")]
     type_alias: Option<String>,
+    #[param(format = DateTime)]
     since: Option<String>,
+    #[param(format = DateTime)]
     until: Option<String>,
+    /// `payload` adds each event's `data`.
+    #[param(pattern = "^payload$")]
     include: Option<String>,
 }
 
@@ -276,6 +287,8 @@ async fn list(
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 struct ReadQuery {
+    /// `payload` adds the event's `data`.
+    #[param(pattern = "^payload$")]
     include: Option<String>,
 }
 

@@ -16,6 +16,7 @@ use std::{collections::btree_map::Entry, sync::LazyLock};
 
 use axum::{http::header, response::IntoResponse};
 use serde::Serialize;
+use serde_json::{json, Value};
 use utoipa::{
     openapi::{
         path::Operation,
@@ -91,9 +92,15 @@ const BEARER: &str = "bearer";
     responses((status = 200, description = "The OpenAPI 3.1 document of this API", content_type = "application/json"))
 )]
 pub async fn openapi_json() -> impl IntoResponse {
-    static DOCUMENT: LazyLock<String> =
-        LazyLock::new(|| ApiDoc::openapi().to_json().expect("the OpenAPI document serializes"));
+    static DOCUMENT: LazyLock<String> = LazyLock::new(|| document().to_string());
     ([(header::CONTENT_TYPE, "application/json")], DOCUMENT.as_str())
+}
+
+/// The document as served: [`ApiDoc`] plus its links.
+pub fn document() -> Value {
+    let mut doc = serde_json::to_value(ApiDoc::openapi()).expect("the OpenAPI document serializes");
+    add_links(&mut doc);
+    doc
 }
 
 /// Describes `GET /healthz` (the handler is `healthz` in `lib.rs`).
@@ -156,6 +163,63 @@ impl Modify for CommonAnswers {
                 if let Some(op) = op.as_mut() {
                     add_common_errors(op);
                 }
+            }
+        }
+    }
+}
+
+/// Adds OpenAPI links from the calls that create a resource to the
+/// calls on that resource (`POST /v1/apps/{app}/endpoints` → every
+/// `/v1/apps/{app}/endpoints/{ep}…` operation, its `ep` being the answer's
+/// `id`). Clients and generators can follow them; schemathesis does, which is
+/// how its stateful phase reaches the endpoints, events and deliveries it made.
+/// Written on the JSON document because utoipa 5.5 serializes a link's
+/// `operationId` as `operation_id`, which no reader understands.
+fn add_links(doc: &mut Value) {
+    let Some(paths) = doc["paths"].as_object_mut() else { return };
+    let names: Vec<String> = paths.keys().cloned().collect();
+    for collection in &names {
+        // Operations below `collection/{x}`: (x, operation id).
+        let mut targets = vec![];
+        for path in &names {
+            let Some(param) = path
+                .strip_prefix(collection.as_str())
+                .and_then(|rest| rest.strip_prefix("/{"))
+                .and_then(|rest| rest.split_once('}'))
+                .filter(|(_, tail)| tail.is_empty() || (tail.starts_with('/') && !tail.contains('{')))
+                .map(|(param, _)| param.to_string())
+            else {
+                continue;
+            };
+            for op in paths[path].as_object().into_iter().flat_map(|item| item.values()) {
+                if let Some(id) = op["operationId"].as_str() {
+                    targets.push((param.clone(), id.to_string()));
+                }
+            }
+        }
+        let inherited: Vec<&str> =
+            collection.split('/').filter_map(|seg| seg.strip_prefix('{')?.strip_suffix('}')).collect();
+        let mut links = serde_json::Map::new();
+        for (param, target) in &targets {
+            let mut parameters: serde_json::Map<String, Value> =
+                inherited.iter().map(|name| (name.to_string(), format!("$request.path.{name}").into())).collect();
+            parameters.insert(param.clone(), Value::Null);
+            links.insert(target.clone(), json!({"operationId": target, "parameters": parameters}));
+        }
+        if links.is_empty() {
+            continue;
+        }
+        // What a create answers is the resource. (Not from lists: a link must
+        // resolve, and an empty page has no `data/0`.)
+        for (method, id_expr) in [("post", "$response.body#/id")] {
+            let responses = paths.get_mut(collection).and_then(|item| item.get_mut(method)?.get_mut("responses"));
+            let Some(responses) = responses.and_then(Value::as_object_mut) else { continue };
+            for (_, response) in responses.iter_mut().filter(|(status, _)| status.starts_with('2')) {
+                let mut links = links.clone();
+                for ((param, _), link) in targets.iter().zip(links.values_mut()) {
+                    link["parameters"][param] = id_expr.into();
+                }
+                response["links"] = links.into();
             }
         }
     }
@@ -346,8 +410,6 @@ pub struct StateChange {
 mod tests {
     use std::collections::BTreeSet;
 
-    use serde_json::Value;
-
     use super::*;
 
     /// Every file that declares routes of [`crate::router`], by module name.
@@ -362,10 +424,6 @@ mod tests {
     ];
 
     const METHODS: [&str; 8] = ["get", "post", "put", "patch", "delete", "head", "options", "trace"];
-
-    fn document() -> Value {
-        serde_json::to_value(ApiDoc::openapi()).unwrap()
-    }
 
     fn is_ident(c: char) -> bool {
         c.is_ascii_alphanumeric() || c == '_'
@@ -482,6 +540,40 @@ mod tests {
                 let public = path == "/healthz" || path == "/readyz" || path == "/openapi.json";
                 assert_eq!(op["security"] == serde_json::json!([]), public, "security of {method} {path}");
                 assert_eq!(op["responses"]["401"].is_object(), !public, "401 of {method} {path}");
+            }
+        }
+    }
+
+    #[test]
+    fn creating_links_to_the_calls_on_the_new_resource() {
+        let doc = document();
+        let created = &doc["paths"]["/v1/apps/{app}/endpoints"]["post"]["responses"]["201"]["links"];
+        assert_eq!(
+            created["pause_endpoint"],
+            serde_json::json!({"operationId": "pause_endpoint",
+                "parameters": {"app": "$request.path.app", "ep": "$response.body#/id"}})
+        );
+        let apps = &doc["paths"]["/v1/apps"]["post"]["responses"]["201"]["links"];
+        assert_eq!(apps["get_app"]["parameters"], serde_json::json!({"app": "$response.body#/id"}));
+        assert!(apps["get_endpoint"].is_null(), "only operations that need nothing more than the new id");
+        let events = &doc["paths"]["/v1/apps/{app}/events"]["post"]["responses"];
+        assert_eq!(events["202"]["links"]["get_event"]["parameters"]["evt"], "$response.body#/id");
+        // Every link names an operation of the document.
+        let ids: BTreeSet<_> = doc["paths"]
+            .as_object()
+            .unwrap()
+            .values()
+            .flat_map(|item| {
+                item.as_object().unwrap().values().map(|op| op["operationId"].as_str().unwrap().to_string())
+            })
+            .collect();
+        for item in doc["paths"].as_object().unwrap().values() {
+            for op in item.as_object().unwrap().values() {
+                for response in op["responses"].as_object().unwrap().values() {
+                    for link in response["links"].as_object().into_iter().flat_map(|l| l.values()) {
+                        assert!(ids.contains(link["operationId"].as_str().unwrap()), "{link}");
+                    }
+                }
             }
         }
     }

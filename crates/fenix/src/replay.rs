@@ -48,7 +48,9 @@ pub async fn requeue_endpoint(
 #[schema(as = EndpointReplayRequest)]
 struct ReplayBody {
     statuses: Option<Vec<String>>,
+    #[schema(format = DateTime)]
     since: Option<String>,
+    #[schema(format = DateTime)]
     until: Option<String>,
 }
 

@@ -122,10 +122,13 @@ impl MasterKey {
     }
 
     /// Reads the key file at `path`, creating it (mode 0600) when it does not exist.
-    /// Returns the key and whether it was created.
+    /// Returns the key and whether it was created. A key file that group or
+    /// others may read or write is refused: whoever reads it can open every
+    /// endpoint secret in the database, and whoever writes it can swap the key.
     pub fn load_or_create_file(path: &Path) -> anyhow::Result<(MasterKey, bool)> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => {
+        match std::fs::File::open(path) {
+            Ok(file) => {
+                let text = read_private(path, file)?;
                 Ok((MasterKey::from_base64(&text).with_context(|| format!("in key file {}", path.display()))?, false))
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -227,6 +230,33 @@ pub async fn rekey(store: &crate::store::Store, keyring: &Keyring) -> anyhow::Re
     Ok(n)
 }
 
+/// Reads the opened key `file`, which only its owner may read or write
+/// (checked on the open file, so a swap between check and read cannot slip through).
+#[cfg(unix)]
+fn read_private(path: &Path, mut file: std::fs::File) -> anyhow::Result<String> {
+    use std::{io::Read, os::unix::fs::PermissionsExt};
+    let reading = || format!("reading key file {}", path.display());
+    let mode = file.metadata().with_context(reading)?.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        bail!(
+            "master key file {path} has mode {mode:04o}: group or others may read or write it. \
+             Make it owner-only with `chmod 600 {path}` (and check who could have copied it)",
+            path = path.display()
+        );
+    }
+    let mut text = String::new();
+    file.read_to_string(&mut text).with_context(reading)?;
+    Ok(text)
+}
+
+#[cfg(not(unix))]
+fn read_private(path: &Path, mut file: std::fs::File) -> anyhow::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    file.read_to_string(&mut text).with_context(|| format!("reading key file {}", path.display()))?;
+    Ok(text)
+}
+
 #[cfg(unix)]
 fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::{io::Write, os::unix::fs::OpenOptionsExt};
@@ -289,5 +319,22 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_key_file_open_to_group_or_others_is_refused_with_the_fix() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fenix.key");
+        let (key, _) = MasterKey::load_or_create_file(&path).unwrap();
+        for mode in [0o644, 0o640, 0o604, 0o620, 0o602] {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+            let err = format!("{:#}", MasterKey::load_or_create_file(&path).unwrap_err());
+            assert!(err.contains(&format!("chmod 600 {}", path.display())), "{mode:o}: {err}");
+            assert!(!err.contains(&key.to_base64()), "the key is never in the error");
+        }
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o400)).unwrap();
+        assert_eq!(MasterKey::load_or_create_file(&path).unwrap().0.to_base64(), key.to_base64(), "0400 is private");
     }
 }

@@ -19,6 +19,7 @@ use crate::{
 #[into_params(parameter_in = Query)]
 struct StatsQuery {
     /// e.g. `1h`, `24h` (default), `7d`.
+    #[param(example = "24h", pattern = "^[0-9]+(ms|s|m|h|d)$")]
     window: Option<String>,
 }
 

@@ -8,6 +8,7 @@
 //!
 //! SQLite gets one writer connection and a pool of read-only connections: writes
 //! are serialised in-process (no `SQLITE_BUSY` upgrades), reads run beside them.
+//! Its files are readable by the owner only (see `sqlite_files`).
 
 use std::{str::FromStr, time::Duration};
 
@@ -27,6 +28,7 @@ pub mod maintenance;
 mod meta;
 pub mod outcomes;
 pub mod replay;
+mod sqlite_files;
 
 pub use deliveries::{AttemptRecord, ClaimedDelivery, DeliveryFilter, Outcome};
 pub use endpoints::{EndpointPatch, NewEndpoint};
@@ -156,7 +158,7 @@ pub struct Store {
 }
 
 impl Store {
-    /// Connects to `url` (`sqlite://…` or `postgres://…`), creating a SQLite file if missing.
+    /// Connects to `url` (`sqlite://…` or `postgres://…`), creating a SQLite file (owner-only, 0600) if missing.
     pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Store> {
         let backend = if url.starts_with("sqlite:") {
             let opts = SqliteConnectOptions::from_str(url)
@@ -171,6 +173,10 @@ impl Store {
                 // Rows travel from sqlx's SQLite thread one message each: a deep
                 // buffer lets a 256-row claim flow without a wake-up per row.
                 .row_buffer_size(1024);
+            // Owner-only files before SQLite opens (and so creates) any of them.
+            if let Some(file) = sqlite_files::database_file(url, &opts) {
+                sqlite_files::make_private(&file)?;
+            }
             // No ping before handing out a connection: it is a file in this
             // process, not a socket that can go stale, and each ping is a round
             // trip to sqlx's SQLite thread on every transaction.
