@@ -5,7 +5,7 @@ use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::{schedule::Next, Job, Worker, BUSY_ENDPOINT_RETRY_MS, MAX_PACING_SLEEP};
+use super::{schedule::Next, Admission, Job, Worker, BUSY_ENDPOINT_RETRY_MS, MAX_PACING_SLEEP};
 use crate::{
     ids,
     time::{self, Millis},
@@ -75,28 +75,48 @@ impl Worker {
         wait
     }
 
-    /// Queues a job behind its endpoint's running attempts; gives it back when the queue is full.
-    pub(super) fn enqueue(&self, job: Job) -> Result<(), Box<Job>> {
+    /// An endpoint slot for `job`, or a place in the queue behind the
+    /// endpoint's running attempts, or the job back when that queue is full.
+    /// Taking the slot and queueing happen under the queue's lock, as do taking
+    /// the next queued job and giving the slot back ([`Worker::next_or_release`]):
+    /// otherwise a job queued just as the last running attempt found the queue
+    /// empty would wait, its lease renewed, until another delivery to that
+    /// endpoint came along.
+    pub(super) fn admit(&self, job: Job) -> Admission {
+        let sem = self.endpoint_semaphore(&job.claimed.endpoint_id);
         let cap = self.state.settings.endpoint_concurrency * 2;
         let mut waiting = self.waiting.lock().expect("waiting lock");
+        if let Ok(permit) = sem.try_acquire_owned() {
+            return Admission::Run(Box::new(job), permit);
+        }
         let queue = waiting.entry(job.claimed.endpoint_id.clone()).or_default();
         if queue.len() >= cap {
-            return Err(Box::new(job));
+            return Admission::Full(Box::new(job));
         }
         queue.push_back(job);
         self.outstanding.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Ok(())
+        Admission::Queued
     }
 
-    /// The next queued job of an endpoint, if any.
-    pub(super) fn dequeue(&self, endpoint_id: &str) -> Option<Job> {
+    /// The next queued job of an endpoint, keeping its slot; when none is
+    /// queued, the slot is given back under the same lock [`Worker::admit`] queues under.
+    pub(super) fn next_or_release(
+        &self,
+        endpoint_id: &str,
+        permit: OwnedSemaphorePermit,
+    ) -> Option<(Job, OwnedSemaphorePermit)> {
         let mut waiting = self.waiting.lock().expect("waiting lock");
-        let queue = waiting.get_mut(endpoint_id)?;
-        let job = queue.pop_front();
-        if queue.is_empty() {
+        let job = waiting.get_mut(endpoint_id).and_then(|q| q.pop_front());
+        if waiting.get(endpoint_id).is_some_and(|q| q.is_empty()) {
             waiting.remove(endpoint_id);
         }
-        job
+        match job {
+            Some(job) => Some((job, permit)),
+            None => {
+                drop(permit);
+                None
+            }
+        }
     }
 
     /// Gives leases back, each due again at its own time.
@@ -118,7 +138,7 @@ impl Worker {
     pub(super) async fn execute(
         self: Arc<Self>,
         job: Job,
-        endpoint_permit: OwnedSemaphorePermit,
+        mut endpoint_permit: OwnedSemaphorePermit,
         mut host_permit: Option<OwnedSemaphorePermit>,
         wait: Duration,
     ) {
@@ -135,8 +155,19 @@ impl Worker {
             self.finished_one();
             // Keep both slots for the next job queued behind this endpoint, if any
             // (none once the worker is stopping: queued leases are given back).
-            while !self.stopping.load(std::sync::atomic::Ordering::Relaxed) {
-                let Some(j) = self.dequeue(&endpoint_id) else { break };
+            loop {
+                if self.stopping.load(std::sync::atomic::Ordering::Relaxed) {
+                    drop(endpoint_permit);
+                    drop(host_permit);
+                    drop(permit);
+                    return;
+                }
+                let Some((j, p)) = self.next_or_release(&endpoint_id, endpoint_permit) else {
+                    drop(host_permit);
+                    drop(permit);
+                    return;
+                };
+                endpoint_permit = p;
                 // Same endpoint, so normally the same host, whose slot this task
                 // holds; the endpoint's URL may have changed since, though.
                 if j.host != host {
@@ -163,9 +194,7 @@ impl Worker {
                 break;
             }
         }
-        drop(host_permit);
-        drop(endpoint_permit);
-        drop(permit);
+        unreachable!("the loop above returns once no job is left")
     }
 
     /// One claimed job is done with (sent, given back or dropped at shutdown):

@@ -57,6 +57,16 @@ pub enum Tick {
     Saturated,
 }
 
+/// What became of a claimed job at its endpoint's concurrency limit.
+enum Admission {
+    /// A slot was free: run it now.
+    Run(Box<Job>, tokio::sync::OwnedSemaphorePermit),
+    /// Queued behind the endpoint's running attempts; one of them runs it next.
+    Queued,
+    /// The endpoint's queue is full: give it back for a moment.
+    Full(Box<Job>),
+}
+
 /// One worker per process; cheap to share.
 pub struct Worker {
     state: SharedState,
@@ -313,8 +323,8 @@ impl Worker {
                         deferred.push((job.claimed.id.clone(), job.claimed.lease_token, now + wait.as_millis() as i64));
                         continue;
                     }
-                    match self.endpoint_semaphore(&job.claimed.endpoint_id).try_acquire_owned() {
-                        Ok(endpoint_permit) => {
+                    match self.admit(job) {
+                        Admission::Run(job, endpoint_permit) => {
                             // The destination host's limit, over all its endpoints: over it,
                             // the delivery goes back for a moment, holding no slot.
                             let Ok(host_permit) = self.host_permit(job.host.as_deref()) else {
@@ -329,16 +339,15 @@ impl Worker {
                             let me = self.clone();
                             started += 1;
                             self.outstanding.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            tokio::spawn(async move { me.execute(job, endpoint_permit, host_permit, wait).await });
+                            tokio::spawn(async move { me.execute(*job, endpoint_permit, host_permit, wait).await });
                         }
-                        Err(_) => {
-                            if let Err(job) = self.enqueue(job) {
-                                deferred.push((
-                                    job.claimed.id.clone(),
-                                    job.claimed.lease_token,
-                                    now + BUSY_ENDPOINT_RETRY_MS,
-                                ));
-                            }
+                        Admission::Queued => {}
+                        Admission::Full(job) => {
+                            deferred.push((
+                                job.claimed.id.clone(),
+                                job.claimed.lease_token,
+                                now + BUSY_ENDPOINT_RETRY_MS,
+                            ));
                         }
                     }
                 }
