@@ -71,6 +71,19 @@ pub struct Settings {
     pub operator_webhook_secret: Option<Redacted>,
     /// How often retention and endpoint-health checks run.
     pub maintenance_interval: Duration,
+    /// Time a client has to send a request's headers (from the connection's
+    /// first byte, or from its opening for a new connection): slow or half-sent
+    /// requests must not hold sockets.
+    pub http_header_timeout: Duration,
+    /// Time a client has to send a request's whole body once its headers arrived.
+    pub http_body_timeout: Duration,
+    /// How long a keep-alive connection may wait for its next request.
+    pub http_idle_timeout: Duration,
+    /// Connections the API holds at once; kept well below the file-descriptor
+    /// limit, which the worker's outbound connections share.
+    pub http_max_connections: usize,
+    /// Requests handled at once; more are answered `503 overloaded` at once.
+    pub http_max_in_flight: usize,
 }
 
 impl Default for Settings {
@@ -103,6 +116,11 @@ impl Default for Settings {
             operator_webhook_url: None,
             operator_webhook_secret: None,
             maintenance_interval: Duration::from_secs(60),
+            http_header_timeout: Duration::from_secs(10),
+            http_body_timeout: Duration::from_secs(30),
+            http_idle_timeout: Duration::from_secs(60),
+            http_max_connections: 1024,
+            http_max_in_flight: 512,
         }
     }
 }
@@ -132,6 +150,11 @@ struct FileSettings {
     operator_webhook_url: Option<String>,
     operator_webhook_secret: Option<Redacted>,
     maintenance_interval: Option<String>,
+    http_header_timeout: Option<String>,
+    http_body_timeout: Option<String>,
+    http_idle_timeout: Option<String>,
+    http_max_connections: Option<usize>,
+    http_max_in_flight: Option<usize>,
 }
 
 /// Parses `500ms`, `10s`, `1m`, `2h`, `30d`.
@@ -201,6 +224,11 @@ impl Settings {
         push("MAX_DB_CONNECTIONS", f.max_db_connections.map(|v| v.to_string()));
         push("OPERATOR_WEBHOOK_URL", f.operator_webhook_url);
         push("MAINTENANCE_INTERVAL", f.maintenance_interval);
+        push("HTTP_HEADER_TIMEOUT", f.http_header_timeout);
+        push("HTTP_BODY_TIMEOUT", f.http_body_timeout);
+        push("HTTP_IDLE_TIMEOUT", f.http_idle_timeout);
+        push("HTTP_MAX_CONNECTIONS", f.http_max_connections.map(|v| v.to_string()));
+        push("HTTP_MAX_IN_FLIGHT", f.http_max_in_flight.map(|v| v.to_string()));
         if let Some(v) = f.database_url {
             vars.push(("DATABASE_URL".into(), v));
         }
@@ -296,6 +324,21 @@ impl Settings {
         if let Some(v) = get("FENIX_DISABLE_AFTER_FAILING") {
             self.disable_after_failing = parse_duration(&v).with_context(ctx("FENIX_DISABLE_AFTER_FAILING"))?;
         }
+        if let Some(v) = get("FENIX_HTTP_HEADER_TIMEOUT") {
+            self.http_header_timeout = parse_duration(&v).with_context(ctx("FENIX_HTTP_HEADER_TIMEOUT"))?;
+        }
+        if let Some(v) = get("FENIX_HTTP_BODY_TIMEOUT") {
+            self.http_body_timeout = parse_duration(&v).with_context(ctx("FENIX_HTTP_BODY_TIMEOUT"))?;
+        }
+        if let Some(v) = get("FENIX_HTTP_IDLE_TIMEOUT") {
+            self.http_idle_timeout = parse_duration(&v).with_context(ctx("FENIX_HTTP_IDLE_TIMEOUT"))?;
+        }
+        if let Some(n) = num("FENIX_HTTP_MAX_CONNECTIONS")? {
+            self.http_max_connections = n;
+        }
+        if let Some(n) = num("FENIX_HTTP_MAX_IN_FLIGHT")? {
+            self.http_max_in_flight = n;
+        }
         Ok(())
     }
 
@@ -325,6 +368,33 @@ impl Settings {
         }
         if !self.run_api && !self.run_worker {
             bail!("--api-only and --worker-only cannot both be given");
+        }
+        self.validate_http_limits()
+    }
+
+    /// The API server's timeouts and caps: each within a range that keeps the
+    /// server answering (a zero timeout would close every connection, an
+    /// unbounded one would let half-sent requests hold sockets for ever).
+    fn validate_http_limits(&self) -> anyhow::Result<()> {
+        let timeouts = [
+            ("FENIX_HTTP_HEADER_TIMEOUT", self.http_header_timeout, Duration::from_secs(300)),
+            ("FENIX_HTTP_BODY_TIMEOUT", self.http_body_timeout, Duration::from_secs(3600)),
+            ("FENIX_HTTP_IDLE_TIMEOUT", self.http_idle_timeout, Duration::from_secs(3600)),
+        ];
+        for (name, value, max) in timeouts {
+            if value < Duration::from_millis(100) || value > max {
+                bail!("{name} ({value:?}) must be between 100ms and {max:?}");
+            }
+        }
+        if !(1..=1_000_000).contains(&self.http_max_connections) {
+            bail!("FENIX_HTTP_MAX_CONNECTIONS ({}) must be between 1 and 1000000", self.http_max_connections);
+        }
+        if self.http_max_in_flight == 0 || self.http_max_in_flight > self.http_max_connections {
+            bail!(
+                "FENIX_HTTP_MAX_IN_FLIGHT ({}) must be between 1 and FENIX_HTTP_MAX_CONNECTIONS ({})",
+                self.http_max_in_flight,
+                self.http_max_connections
+            );
         }
         Ok(())
     }
@@ -370,6 +440,38 @@ mod tests {
     fn a_bad_duration_names_the_variable() {
         let err = Settings::default().apply_env(|k| (k == "FENIX_ATTEMPT_TIMEOUT").then(|| "soon".into())).unwrap_err();
         assert!(format!("{err:#}").contains("FENIX_ATTEMPT_TIMEOUT"));
+    }
+
+    #[test]
+    fn http_limits_out_of_range_name_their_variable() {
+        let cases = [
+            ("FENIX_HTTP_HEADER_TIMEOUT", "0s"),
+            ("FENIX_HTTP_HEADER_TIMEOUT", "1h"),
+            ("FENIX_HTTP_BODY_TIMEOUT", "10ms"),
+            ("FENIX_HTTP_IDLE_TIMEOUT", "2h"),
+            ("FENIX_HTTP_MAX_CONNECTIONS", "0"),
+            ("FENIX_HTTP_MAX_IN_FLIGHT", "0"),
+            ("FENIX_HTTP_MAX_IN_FLIGHT", "2000"),
+        ];
+        for (name, value) in cases {
+            let mut s = Settings::default();
+            s.apply_env(|k| (k == name).then(|| value.into())).unwrap();
+            let err = s.validate().expect_err(&format!("{name}={value} must be refused"));
+            assert!(format!("{err:#}").contains(name), "{name}={value}: {err:#}");
+        }
+        let mut s = Settings::default();
+        s.apply_env(|k| match k {
+            "FENIX_HTTP_HEADER_TIMEOUT" => Some("2s".into()),
+            "FENIX_HTTP_MAX_CONNECTIONS" => Some("64".into()),
+            "FENIX_HTTP_MAX_IN_FLIGHT" => Some("8".into()),
+            _ => None,
+        })
+        .unwrap();
+        s.validate().unwrap();
+        assert_eq!(
+            (s.http_header_timeout, s.http_max_connections, s.http_max_in_flight),
+            (Duration::from_secs(2), 64, 8)
+        );
     }
 
     #[test]

@@ -1,0 +1,496 @@
+//! The API's accept loop: hyper's HTTP/1 connections under Fenix's own
+//! timeouts and caps.
+//!
+//! `axum::serve` has no header-read timeout, no idle timeout and no connection
+//! cap, so half-sent requests from a client without a token could hold sockets
+//! until the process ran out of file descriptors — which the worker's outbound
+//! connections share. Here every connection is tracked in a [`Registry`]:
+//!
+//! - a connection must send a request's headers within the header timeout
+//!   (counted from its opening, or from the first byte of a later request), and
+//!   may wait for its next request no longer than the idle timeout;
+//! - a request's body must arrive within the body timeout (`408 request_timeout`);
+//! - at most `max_connections` are held: when full, the oldest connection that
+//!   is not inside a request (still sending headers, or idle) is closed to
+//!   admit the new one, so a flood of half-open connections never locks real
+//!   clients out;
+//! - at most `max_in_flight` requests are handled at once; one more is answered
+//!   `503 overloaded` with `Retry-After` at once, never queued.
+
+use std::{
+    collections::HashMap,
+    convert::Infallible,
+    io,
+    pin::Pin,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc, Mutex,
+    },
+    task::{Context, Poll},
+    time::Duration,
+};
+
+use axum::{
+    body::Body,
+    http::{header, HeaderValue, StatusCode},
+    response::{IntoResponse, Response},
+    Router,
+};
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::body::{Frame, Incoming, SizeHint};
+use hyper_util::rt::TokioIo;
+use tokio::{
+    io::{AsyncRead, AsyncWrite, ReadBuf},
+    net::{TcpListener, TcpStream},
+    sync::{watch, OwnedSemaphorePermit, Semaphore},
+    time::Instant,
+};
+use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
+
+use crate::{error::ApiError, settings::Settings};
+
+/// The timeouts and caps of the API server (see the `FENIX_HTTP_*` settings).
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub header_timeout: Duration,
+    pub body_timeout: Duration,
+    pub idle_timeout: Duration,
+    pub max_connections: usize,
+    pub max_in_flight: usize,
+}
+
+impl Limits {
+    /// The limits the settings name.
+    pub fn from_settings(s: &Settings) -> Limits {
+        Limits {
+            header_timeout: s.http_header_timeout,
+            body_timeout: s.http_body_timeout,
+            idle_timeout: s.http_idle_timeout,
+            max_connections: s.http_max_connections,
+            max_in_flight: s.http_max_in_flight,
+        }
+    }
+}
+
+/// Serves `router` on `listener` until `shutdown`; then stops accepting, closes
+/// connections between requests, lets requests in flight finish, and returns
+/// once every connection is closed (the caller bounds that wait).
+pub async fn serve(listener: TcpListener, router: Router, limits: Limits, shutdown: CancellationToken) {
+    warn_if_near_fd_limit(limits.max_connections);
+    let registry = Arc::new(Registry::new());
+    let in_flight = Arc::new(Semaphore::new(limits.max_in_flight));
+    let mut count = registry.count.subscribe();
+    'accept: loop {
+        let stream = tokio::select! {
+            _ = shutdown.cancelled() => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    accept_failed(e).await;
+                    continue;
+                }
+            },
+        };
+        // Make room before admitting: the newcomer is served, the oldest
+        // connection that is not inside a request gives way.
+        while registry.len() >= limits.max_connections {
+            let evicted = registry.evict_oldest_outside_request();
+            let wait = if evicted { Duration::from_secs(1) } else { Duration::from_millis(50) };
+            tokio::select! {
+                _ = shutdown.cancelled() => break 'accept,
+                _ = count.wait_for(|&n| n < limits.max_connections) => {}
+                _ = tokio::time::sleep(wait) => {}
+            }
+        }
+        let track = registry.admit();
+        let conn =
+            Connection { registry: registry.clone(), track, router: router.clone(), in_flight: in_flight.clone() };
+        tokio::spawn(conn.run(stream, limits, shutdown.clone()));
+    }
+    drop(listener);
+    let _ = count.wait_for(|&n| n == 0).await;
+}
+
+/// Where a connection is in its life, for its deadline and for eviction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// No byte of a request yet: a new connection, or an idle keep-alive one.
+    Waiting,
+    /// Some bytes of a request's headers arrived, not all.
+    Headers,
+    /// Inside a request: body, handler, response.
+    Busy,
+}
+
+#[derive(Debug)]
+struct TrackState {
+    phase: Phase,
+    /// When the current phase's clock started.
+    since: Instant,
+    /// No request was served yet: waiting counts against the header timeout.
+    fresh: bool,
+    requests: usize,
+    evicted: bool,
+}
+
+/// One connection's phase, shared by its I/O, its requests and its watchdog.
+#[derive(Debug)]
+struct Track {
+    id: u64,
+    state: Mutex<TrackState>,
+    /// Woken on every phase change and on eviction, so the watchdog re-reads its deadline.
+    changed: tokio::sync::Notify,
+}
+
+impl Track {
+    fn state(&self) -> std::sync::MutexGuard<'_, TrackState> {
+        self.state.lock().expect("connection track lock")
+    }
+
+    /// Bytes arrived: a waiting connection starts a request's headers.
+    fn bytes_arrived(&self) {
+        let mut s = self.state();
+        if s.phase == Phase::Waiting {
+            s.phase = Phase::Headers;
+            if !s.fresh {
+                s.since = Instant::now();
+            }
+            drop(s);
+            self.changed.notify_one();
+        }
+    }
+
+    /// A request's headers are complete; the returned guard ends the request when dropped.
+    fn begin_request(self: &Arc<Self>) -> InRequest {
+        let mut s = self.state();
+        s.phase = Phase::Busy;
+        s.requests += 1;
+        drop(s);
+        self.changed.notify_one();
+        InRequest(self.clone())
+    }
+
+    /// When the connection must be closed if its phase has not changed by then.
+    fn deadline(&self, limits: &Limits) -> Option<Instant> {
+        let s = self.state();
+        match s.phase {
+            _ if s.evicted => Some(Instant::now()),
+            Phase::Busy => None,
+            Phase::Waiting if !s.fresh => Some(s.since + limits.idle_timeout),
+            Phase::Waiting | Phase::Headers => Some(s.since + limits.header_timeout),
+        }
+    }
+}
+
+/// Held from a request's headers to the end of its response body.
+struct InRequest(Arc<Track>);
+
+impl Drop for InRequest {
+    fn drop(&mut self) {
+        let mut s = self.0.state();
+        s.requests -= 1;
+        if s.requests == 0 {
+            s.phase = Phase::Waiting;
+            s.fresh = false;
+            s.since = Instant::now();
+        }
+        drop(s);
+        self.0.changed.notify_one();
+    }
+}
+
+/// The open connections; `count` mirrors their number for waiters.
+struct Registry {
+    conns: Mutex<(u64, HashMap<u64, Arc<Track>>)>,
+    count: watch::Sender<usize>,
+}
+
+impl Registry {
+    fn new() -> Registry {
+        Registry { conns: Mutex::new((0, HashMap::new())), count: watch::Sender::new(0) }
+    }
+
+    fn len(&self) -> usize {
+        *self.count.borrow()
+    }
+
+    fn admit(&self) -> Arc<Track> {
+        let mut conns = self.conns.lock().expect("registry lock");
+        conns.0 += 1;
+        let state =
+            TrackState { phase: Phase::Waiting, since: Instant::now(), fresh: true, requests: 0, evicted: false };
+        let track = Arc::new(Track { id: conns.0, state: Mutex::new(state), changed: Default::default() });
+        conns.1.insert(track.id, track.clone());
+        self.count.send_replace(conns.1.len());
+        track
+    }
+
+    fn remove(&self, id: u64) {
+        let mut conns = self.conns.lock().expect("registry lock");
+        conns.1.remove(&id);
+        self.count.send_replace(conns.1.len());
+    }
+
+    /// Closes the connection that has waited longest outside a request; false when every one is inside a request.
+    fn evict_oldest_outside_request(&self) -> bool {
+        let conns = self.conns.lock().expect("registry lock");
+        let oldest = conns
+            .1
+            .values()
+            .filter_map(|t| {
+                let s = t.state();
+                (s.phase != Phase::Busy && !s.evicted).then_some((s.since, t))
+            })
+            .min_by_key(|(since, _)| *since);
+        let Some((_, track)) = oldest else { return false };
+        track.state().evicted = true;
+        track.changed.notify_one();
+        tracing::debug!("API connection cap reached: closed the oldest connection outside a request");
+        true
+    }
+}
+
+/// One accepted connection and what its requests need.
+struct Connection {
+    registry: Arc<Registry>,
+    track: Arc<Track>,
+    router: Router,
+    in_flight: Arc<Semaphore>,
+}
+
+impl Connection {
+    /// Serves the connection until it ends, its deadline passes, it is evicted or shutdown drains it.
+    async fn run(self, stream: TcpStream, limits: Limits, shutdown: CancellationToken) {
+        let _slot = Slot(self.registry.clone(), self.track.id);
+        let track = self.track.clone();
+        let io = TokioIo::new(Watched { stream, track: track.clone() });
+        let (router, in_flight) = (self.router, self.in_flight);
+        let service = hyper::service::service_fn(move |req| {
+            handle(req, track.clone(), router.clone(), in_flight.clone(), limits.body_timeout)
+        });
+        let mut builder = hyper::server::conn::http1::Builder::new();
+        // Fenix's watchdog below times headers and idleness; hyper's own header timer would need a timer and
+        // restarts at the end of every response, which would cut idle connections at the header timeout.
+        builder.header_read_timeout(None);
+        let conn = builder.serve_connection(io, service);
+        tokio::pin!(conn);
+        let mut draining = false;
+        loop {
+            let changed = self.track.changed.notified();
+            let deadline = self.track.deadline(&limits);
+            tokio::select! {
+                served = conn.as_mut() => {
+                    if let Err(e) = served {
+                        tracing::debug!(error = %e, "API connection ended with an error");
+                    }
+                    return;
+                }
+                _ = shutdown.cancelled(), if !draining => {
+                    draining = true;
+                    if self.track.state().phase != Phase::Busy {
+                        return;
+                    }
+                    conn.as_mut().graceful_shutdown();
+                }
+                _ = sleep_until(deadline) => {
+                    if self.track.deadline(&limits).is_some_and(|d| d <= Instant::now()) {
+                        tracing::debug!("API connection closed: header, idle timeout or eviction");
+                        return;
+                    }
+                }
+                _ = changed => {}
+            }
+        }
+    }
+}
+
+/// Removes its connection from the registry however the task ends.
+struct Slot(Arc<Registry>, u64);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.remove(self.1);
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// One request: the in-flight cap, the body timeout, then the router.
+async fn handle(
+    req: hyper::Request<Incoming>,
+    track: Arc<Track>,
+    router: Router,
+    in_flight: Arc<Semaphore>,
+    body_timeout: Duration,
+) -> Result<Response, Infallible> {
+    let in_request = track.begin_request();
+    let Ok(permit) = in_flight.try_acquire_owned() else {
+        return Ok(hold(overloaded(hyper::body::Body::is_end_stream(req.body())), in_request, None));
+    };
+    let timed_out = Arc::new(AtomicBool::new(false));
+    let req = req.map(|body| {
+        if hyper::body::Body::is_end_stream(&body) {
+            Body::new(body)
+        } else {
+            Body::new(TimedBody {
+                inner: body,
+                deadline: Box::pin(tokio::time::sleep(body_timeout)),
+                timed_out: timed_out.clone(),
+            })
+        }
+    });
+    let resp = router.oneshot(req).await.unwrap_or_else(|e| match e {});
+    let resp = if timed_out.load(Ordering::Relaxed) {
+        let message = format!("the request body did not arrive within {}", humantime::format_duration(body_timeout));
+        closing(ApiError::new(StatusCode::REQUEST_TIMEOUT, "request_timeout", message).into_response())
+    } else {
+        resp
+    };
+    Ok(hold(resp, in_request, Some(permit)))
+}
+
+/// Keeps the request counted (phase and in-flight permit) until its response body is written.
+fn hold(resp: Response, in_request: InRequest, permit: Option<OwnedSemaphorePermit>) -> Response {
+    resp.map(|body| {
+        Body::new(body.map_frame(move |frame| {
+            let _held = (&in_request, &permit);
+            frame
+        }))
+    })
+}
+
+/// `503 overloaded`: retry in a second. A request whose body was not read closes its connection.
+fn overloaded(bodiless: bool) -> Response {
+    let mut resp = ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "overloaded",
+        "too many requests are being handled; retry shortly",
+    )
+    .into_response();
+    resp.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    if bodiless {
+        resp
+    } else {
+        closing(resp)
+    }
+}
+
+/// A response after which the connection closes (its request was not read to the end).
+fn closing(mut resp: Response) -> Response {
+    resp.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    resp
+}
+
+/// A request body that must arrive by a deadline; past it, reading fails and
+/// the request is answered `408` whatever the handler made of the failure.
+struct TimedBody {
+    inner: Incoming,
+    deadline: Pin<Box<tokio::time::Sleep>>,
+    timed_out: Arc<AtomicBool>,
+}
+
+impl hyper::body::Body for TimedBody {
+    type Data = Bytes;
+    type Error = axum::BoxError;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        if let Poll::Ready(frame) = Pin::new(&mut self.inner).poll_frame(cx) {
+            return Poll::Ready(frame.map(|f| f.map_err(Into::into)));
+        }
+        if std::future::Future::poll(self.deadline.as_mut(), cx).is_ready() {
+            self.timed_out.store(true, Ordering::Relaxed);
+            return Poll::Ready(Some(Err("the request body did not arrive in time".into())));
+        }
+        Poll::Pending
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// The socket, telling its connection's track when request bytes arrive.
+struct Watched {
+    stream: TcpStream,
+    track: Arc<Track>,
+}
+
+impl AsyncRead for Watched {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let read = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if matches!(read, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.track.bytes_arrived();
+        }
+        read
+    }
+}
+
+impl AsyncWrite for Watched {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+/// Connection errors are the client's business; anything else (out of file
+/// descriptors) is logged and waited out briefly instead of spinning.
+async fn accept_failed(e: io::Error) {
+    use io::ErrorKind::*;
+    if matches!(e.kind(), ConnectionRefused | ConnectionAborted | ConnectionReset) {
+        return;
+    }
+    tracing::warn!(error = %e, "API accept failed");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+}
+
+/// Warns when the connection cap leaves too few file descriptors for the
+/// worker's outbound connections and the database (Linux only; elsewhere silent).
+fn warn_if_near_fd_limit(max_connections: usize) {
+    let Ok(limits) = std::fs::read_to_string("/proc/self/limits") else { return };
+    let soft = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .and_then(|v| v.parse::<usize>().ok());
+    if let Some(soft) = soft {
+        if max_connections > soft / 2 {
+            tracing::warn!(
+                max_connections,
+                fd_limit = soft,
+                "FENIX_HTTP_MAX_CONNECTIONS is more than half the open-file limit: deliveries may run out of sockets; \
+                 raise the limit (ulimit -n) or lower the cap"
+            );
+        }
+    }
+}
