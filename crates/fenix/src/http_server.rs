@@ -37,7 +37,6 @@ use axum::{
     Router,
 };
 use bytes::Bytes;
-use http_body_util::BodyExt;
 use hyper::body::{Frame, Incoming, SizeHint};
 use hyper_util::rt::TokioIo;
 use tokio::{
@@ -233,7 +232,8 @@ impl Registry {
         self.count.send_replace(conns.1.len());
     }
 
-    /// Closes the connection that has waited longest outside a request; false when every one is inside a request.
+    /// Closes the connection that has waited longest outside a request, preferring those that never
+    /// completed one; false when every connection is inside a request.
     fn evict_oldest_outside_request(&self) -> bool {
         let conns = self.conns.lock().expect("registry lock");
         let oldest = conns
@@ -241,9 +241,10 @@ impl Registry {
             .values()
             .filter_map(|t| {
                 let s = t.state();
-                (s.phase != Phase::Busy && !s.evicted).then_some((s.since, t))
+                // Connections that never completed a request (half-open floods) go before idle keep-alive ones.
+                (s.phase != Phase::Busy && !s.evicted).then_some(((!s.fresh, s.since), t))
             })
-            .min_by_key(|(since, _)| *since);
+            .min_by_key(|(key, _)| *key);
         let Some((_, track)) = oldest else { return false };
         track.state().evicted = true;
         track.changed.notify_one();
@@ -358,12 +359,31 @@ async fn handle(
 
 /// Keeps the request counted (phase and in-flight permit) until its response body is written.
 fn hold(resp: Response, in_request: InRequest, permit: Option<OwnedSemaphorePermit>) -> Response {
-    resp.map(|body| {
-        Body::new(body.map_frame(move |frame| {
-            let _held = (&in_request, &permit);
-            frame
-        }))
-    })
+    resp.map(|body| Body::new(Held { body, _held: (in_request, permit) }))
+}
+
+/// A response body carrying what must live as long as it; sizes pass through,
+/// so a response keeps its `Content-Length`.
+struct Held {
+    body: Body,
+    _held: (InRequest, Option<OwnedSemaphorePermit>),
+}
+
+impl hyper::body::Body for Held {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
 }
 
 /// `503 overloaded`: retry in a second. A request whose body was not read closes its connection.
