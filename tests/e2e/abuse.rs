@@ -18,13 +18,12 @@ use tokio::{
 };
 use tokio_util::sync::CancellationToken;
 
-use crate::common::wait_for_status;
 use crate::support::{eventually, Backend, Fenix, Plan, Receiver, TestDb};
 
 /// Half-open connections a flood holds at once: thousands, under the test process's open-file limit.
 const FLOOD: usize = 2_000;
-/// How often each flood connection is opened again after the server cut it (bounds the flood's total).
-const REOPENS: usize = 2;
+/// The flooded server's connection cap.
+const MAX_CONNECTIONS: usize = 64;
 /// The open-file limit the flooded `fenix` runs under: below the flood, as on a modest host.
 const FD_LIMIT: u64 = 1_024;
 /// A guard against hanging for ever: a server that stops answering fails here (not a timing assertion).
@@ -37,44 +36,49 @@ fn addr_of(fenix: &Fenix) -> String {
     fenix.base.trim_start_matches("http://").to_string()
 }
 
-/// Opens `count` half-open connections and opens each again (at most `REOPENS` times)
-/// after the server closes it; counts opened and closed-by-server connections.
+/// `count` half-open connections, each opened again a second after the server
+/// closes it, until the flood is dropped (bounded in time by the test's guards).
 struct Flood {
     stop: CancellationToken,
-    opened: Arc<AtomicUsize>,
+    /// Flood connections that were opened at least once.
+    started: Arc<AtomicUsize>,
+    /// Connections the server closed.
     cut: Arc<AtomicUsize>,
 }
 
 impl Flood {
     fn start(addr: &str, count: usize) -> Flood {
-        let (stop, opened, cut) =
+        let (stop, started, cut) =
             (CancellationToken::new(), Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
         for _ in 0..count {
-            let (addr, stop, opened, cut) = (addr.to_string(), stop.clone(), opened.clone(), cut.clone());
+            let (addr, stop, started, cut) = (addr.to_string(), stop.clone(), started.clone(), cut.clone());
             tokio::spawn(async move {
-                for _ in 0..=REOPENS {
-                    let Ok(Ok(mut conn)) =
-                        tokio::time::timeout(Duration::from_secs(10), TcpStream::connect(&addr)).await
-                    else {
-                        continue;
+                let mut first = true;
+                while !stop.is_cancelled() {
+                    let connected = tokio::select! {
+                        _ = stop.cancelled() => return,
+                        c = TcpStream::connect(&addr) => c,
                     };
-                    opened.fetch_add(1, Ordering::Relaxed);
-                    if conn.write_all(HALF_SENT).await.is_err() {
-                        continue;
+                    if let Ok(mut conn) = connected {
+                        if std::mem::take(&mut first) {
+                            started.fetch_add(1, Ordering::Relaxed);
+                        }
+                        if conn.write_all(HALF_SENT).await.is_ok() {
+                            let mut buf = [0u8; 512];
+                            tokio::select! {
+                                _ = stop.cancelled() => return,
+                                _ = conn.read(&mut buf) => { cut.fetch_add(1, Ordering::Relaxed); }
+                            }
+                        }
                     }
-                    let mut buf = [0u8; 512];
                     tokio::select! {
                         _ = stop.cancelled() => return,
-                        _ = conn.read(&mut buf) => { cut.fetch_add(1, Ordering::Relaxed); }
-                    }
-                    tokio::select! {
-                        _ = stop.cancelled() => return,
-                        _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+                        _ = tokio::time::sleep(Duration::from_secs(1)) => {}
                     }
                 }
             });
         }
-        Flood { stop, opened, cut }
+        Flood { stop, started, cut }
     }
 }
 
@@ -84,31 +88,60 @@ impl Drop for Flood {
     }
 }
 
+/// Calls the API with the admin token on a new connection, as a client arriving during the flood would.
+async fn call_fresh(fenix: &Fenix, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let http = reqwest::Client::builder().pool_max_idle_per_host(0).build().expect("client");
+    let mut req =
+        http.request(method.parse().expect("method"), format!("{}{path}", fenix.base)).bearer_auth(&fenix.token);
+    if let Some(b) = body {
+        req = req.json(&b);
+    }
+    let resp = req.send().await.expect("API request");
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
 async fn the_api_and_deliveries_go_on_during_a_flood_of_half_open_connections(backend: Backend) {
     let db = TestDb::new(backend).await;
-    let limits =
-        [("FENIX_HTTP_MAX_CONNECTIONS", "64"), ("FENIX_HTTP_MAX_IN_FLIGHT", "32"), ("FENIX_HTTP_HEADER_TIMEOUT", "2s")];
+    let cap = MAX_CONNECTIONS.to_string();
+    let limits = [
+        ("FENIX_HTTP_MAX_CONNECTIONS", cap.as_str()),
+        ("FENIX_HTTP_MAX_IN_FLIGHT", "32"),
+        ("FENIX_HTTP_HEADER_TIMEOUT", "2s"),
+    ];
     let fenix = Fenix::start_with_fd_limit(&db, &limits, FD_LIMIT).await;
     let receiver = Receiver::http(|_| Plan::ok()).await;
 
+    // Twice as many half-open connections as the process has file descriptors: each must get in.
     let flood = Flood::start(&addr_of(&fenix), FLOOD);
-    let what = format!("{FLOOD} half-open connections were opened");
-    eventually(&what, Duration::from_secs(60), || async { flood.opened.load(Ordering::Relaxed) >= FLOOD }).await;
+    let what = format!("all {FLOOD} half-open connections were opened (the server keeps accepting)");
+    eventually(&what, Duration::from_secs(60), || async { flood.started.load(Ordering::Relaxed) >= FLOOD }).await;
 
-    // While the flood goes on, an authenticated client is answered and a delivery is made.
+    // While the flood goes on, new clients are answered and a delivery is made.
     let checks = async {
-        let app = fenix.create_app("acme").await;
-        fenix.create_endpoint(&app, json!({"url": receiver.url})).await;
-        let event = fenix.send_event(&app, json!({"type": "booking.confirmed", "data": {"n": 1}})).await;
-        let event = event["id"].as_str().expect("event id").to_string();
-        wait_for_status(&fenix, &app, &event, "succeeded", Duration::from_secs(60)).await;
-        let (status, body) = fenix.call("GET", &format!("/v1/apps/{app}/events"), None).await;
-        assert_eq!(status, 200, "{body}");
-        assert_eq!(body["data"].as_array().map(Vec::len), Some(1));
+        let (status, app) = call_fresh(&fenix, "POST", "/v1/apps", Some(json!({"name": "acme", "uid": "acme"}))).await;
+        assert_eq!(status, 201, "{app}");
+        let app = app["id"].as_str().expect("app id").to_string();
+        let endpoint = json!({"url": receiver.url});
+        let (status, body) = call_fresh(&fenix, "POST", &format!("/v1/apps/{app}/endpoints"), Some(endpoint)).await;
+        assert_eq!(status, 201, "{body}");
+        let event = json!({"type": "booking.confirmed", "data": {"n": 1}});
+        let (status, event) = call_fresh(&fenix, "POST", &format!("/v1/apps/{app}/events"), Some(event)).await;
+        assert_eq!(status, 202, "{event}");
+        let deliveries = format!("/v1/apps/{app}/deliveries?event_id={}", event["id"].as_str().expect("event id"));
+        eventually("the event was delivered during the flood", Duration::from_secs(60), || async {
+            let (status, body) = call_fresh(&fenix, "GET", &deliveries, None).await;
+            status == 200 && body["data"][0]["status"] == "succeeded"
+        })
+        .await;
     };
     tokio::time::timeout(HANG, checks).await.expect("the API stopped answering during the flood");
     assert_eq!(receiver.count(), 1, "the receiver got the event");
-    assert!(flood.cut.load(Ordering::Relaxed) > 0, "the server closed half-open connections");
+    let what = format!("the server holds at most {MAX_CONNECTIONS} connections: it closed the others");
+    eventually(&what, Duration::from_secs(60), || async {
+        flood.cut.load(Ordering::Relaxed) >= FLOOD - MAX_CONNECTIONS
+    })
+    .await;
     drop(flood);
     assert!(!fenix.logs().contains("Too many open files"), "fenix ran out of file descriptors");
 }

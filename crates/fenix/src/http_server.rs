@@ -107,6 +107,9 @@ pub async fn serve(listener: TcpListener, router: Router, limits: Limits, shutdo
         let conn =
             Connection { registry: registry.clone(), track, router: router.clone(), in_flight: in_flight.clone() };
         tokio::spawn(conn.run(stream, limits, shutdown.clone()));
+        // Let the new connection read what its client already sent before the next accept: under a flood,
+        // a real client's request must leave the "no complete headers yet" state before others push it out.
+        tokio::task::yield_now().await;
     }
     drop(listener);
     let _ = count.wait_for(|&n| n == 0).await;
