@@ -309,3 +309,32 @@ async fn the_bearer_scheme_is_accepted_in_any_case() {
 }
 
 crate::on_both_backends!(the_api_and_deliveries_go_on_during_a_flood_of_half_open_connections);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_sigterm_new_connections_are_refused_and_a_request_in_flight_is_answered() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let mut fenix = Fenix::start(&db, &[]).await;
+    let body = json!({"name": "late", "uid": "late"}).to_string();
+    let mut conn = TcpStream::connect(addr_of(&fenix)).await.expect("connect");
+    let head = format!(
+        "POST /v1/apps HTTP/1.1\r\nHost: fenix\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nExpect: 100-continue\r\n\r\n",
+        fenix.token,
+        body.len()
+    );
+    conn.write_all(head.as_bytes()).await.expect("send headers");
+    let interim = tokio::time::timeout(HANG, read_head(&mut conn)).await.expect("no answer to the headers");
+    assert!(interim.starts_with("HTTP/1.1 100"), "the request is being read: {interim}");
+
+    let pid = fenix.child.id().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().expect("kill").success());
+    let addr = addr_of(&fenix);
+    eventually("new connections are refused", Duration::from_secs(60), || async {
+        TcpStream::connect(&addr).await.is_err()
+    })
+    .await;
+
+    conn.write_all(body.as_bytes()).await.expect("send the body");
+    let (status, head, created) = tokio::time::timeout(HANG, read_response(&mut conn)).await.expect("no answer");
+    assert_eq!(status, 201, "{head}{created}");
+    assert!(fenix.terminate().await.success(), "fenix exits cleanly");
+}
