@@ -127,7 +127,7 @@ pub async fn serve(listener: TcpListener, state: SharedState, shutdown: Cancella
     };
     // A worker-only instance still answers /healthz and /metrics, so it can be probed and scraped.
     let app = if state.settings.run_api { router(state.clone()) } else { ops_router(state.clone()) };
-    // Our own accept loop, not `axum::serve`: header, body and idle timeouts and connection caps (http_server.rs).
+    // Our own accept loop, not `axum::serve`: header, body and idle timeouts and connection caps (`http_server`).
     let limits = http_server::Limits::from_settings(&state.settings);
     let api = tokio::spawn(http_server::serve(listener, app, limits, shutdown.clone()));
     shutdown.cancelled().await;
