@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod abuse;
 mod api;
 mod common;
 mod crash;

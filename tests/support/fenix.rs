@@ -50,11 +50,32 @@ impl Fenix {
         Fenix::spawn(env, log_path, &["serve"]).await
     }
 
+    /// Starts like [`Fenix::start`] under an open-file limit of `fd_limit` (set
+    /// with util-linux `prlimit`), as on a host with a modest `ulimit -n`.
+    /// [`Fenix::restart`] does not keep the limit.
+    pub async fn start_with_fd_limit(db: &TestDb, extra: &[(&str, &str)], fd_limit: u64) -> Fenix {
+        let mut env = base_env(db);
+        for (k, v) in extra {
+            env.retain(|(name, _)| name != k);
+            env.push((k.to_string(), v.to_string()));
+        }
+        let log_path = db.path(&format!("fenix-{}.log", ulid::Ulid::new()));
+        let mut cmd = Command::new("prlimit");
+        cmd.arg(format!("--nofile={fd_limit}:{fd_limit}")).arg("--").arg(env!("CARGO_BIN_EXE_fenix")).arg("serve");
+        Fenix::spawn_command(cmd, env, log_path).await
+    }
+
     /// Starts with exactly these variables and arguments.
     pub async fn spawn(env: Vec<(String, String)>, log_path: std::path::PathBuf, args: &[&str]) -> Fenix {
-        let log = std::fs::OpenOptions::new().create(true).append(true).open(&log_path).expect("log file");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_fenix"));
-        cmd.args(args).env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
+        cmd.args(args);
+        Fenix::spawn_command(cmd, env, log_path).await
+    }
+
+    /// Runs `cmd` (the binary and its arguments) with exactly the variables `env`.
+    async fn spawn_command(mut cmd: Command, env: Vec<(String, String)>, log_path: std::path::PathBuf) -> Fenix {
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(&log_path).expect("log file");
+        cmd.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
         for (k, v) in &env {
             cmd.env(k, v);
         }

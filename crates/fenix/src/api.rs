@@ -116,14 +116,20 @@ pub async fn require_token(State(state): State<SharedState>, req: Request, next:
         .headers()
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
+        .and_then(bearer_token)
         .ok_or_else(ApiError::unauthorized)?;
     if !state.token_is_valid(token).await? {
         return Err(ApiError::unauthorized());
     }
     Ok(next.run(req).await)
+}
+
+/// The token of an `Authorization: Bearer <token>` value. The scheme name is
+/// case-insensitive in HTTP (RFC 9110 §11.1), so `BEARER` and `bearer` count too.
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim_start().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
 /// `Json<T>` whose rejections use the API error shape.
@@ -305,6 +311,16 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn the_bearer_scheme_is_read_in_any_case() {
+        for value in ["Bearer fxa_1", "bearer fxa_1", "BEARER fxa_1", "bEaReR   fxa_1 "] {
+            assert_eq!(bearer_token(value), Some("fxa_1"), "{value:?}");
+        }
+        for value in ["Basic fxa_1", "Bearer", "Bearer   ", "Bearerfxa_1", "fxa_1", ""] {
+            assert_eq!(bearer_token(value), None, "{value:?}");
+        }
+    }
 
     const KINDS: [&str; 4] = ["app", "ep", "evt", "dlv"];
 

@@ -12,6 +12,7 @@ pub mod endpoints;
 pub mod error;
 pub mod event_types;
 pub mod events;
+pub mod http_server;
 pub mod ids;
 pub mod ingest;
 pub mod maintenance;
@@ -157,17 +158,12 @@ pub async fn serve(listener: TcpListener, state: SharedState, shutdown: Cancella
     };
     // A worker-only instance still answers /healthz, /readyz and /metrics, so it can be probed and scraped.
     let app = if state.settings.run_api { router(state.clone()) } else { ops_router(state.clone()) };
-    let stop = shutdown.clone();
-    let api = Some(tokio::spawn(async move {
-        axum::serve(listener, app).with_graceful_shutdown(async move { stop.cancelled().await }).await
-    }));
+    // Our own accept loop, not `axum::serve`: header, body and idle timeouts and connection caps (`http_server`).
+    let limits = http_server::Limits::from_settings(&state.settings);
+    let api = tokio::spawn(http_server::serve(listener, app, limits, shutdown.clone()));
     shutdown.cancelled().await;
-    if let Some(api) = api {
-        match tokio::time::timeout(Duration::from_secs(10), api).await {
-            Ok(Ok(Err(e))) => tracing::warn!(error = %e, "API server stopped with an error"),
-            Err(_) => tracing::warn!("API requests still open after 10s; stopping anyway"),
-            _ => {}
-        }
+    if tokio::time::timeout(Duration::from_secs(10), api).await.is_err() {
+        tracing::warn!("API requests still open after 10s; stopping anyway");
     }
     if let Some(worker) = worker {
         let _ = worker.await;

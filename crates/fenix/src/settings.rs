@@ -81,6 +81,19 @@ pub struct Settings {
     /// A worker that records nothing for this long while deliveries are due
     /// (or whose recorder cannot write for this long) is reported not ready.
     pub worker_stall_after: Duration,
+    /// Time a client has to send a request's headers (from the connection's
+    /// first byte, or from its opening for a new connection): slow or half-sent
+    /// requests must not hold sockets.
+    pub http_header_timeout: Duration,
+    /// Time a client has to send a request's whole body once its headers arrived.
+    pub http_body_timeout: Duration,
+    /// How long a keep-alive connection may wait for its next request.
+    pub http_idle_timeout: Duration,
+    /// Connections the API holds at once; kept well below the file-descriptor
+    /// limit, which the worker's outbound connections share.
+    pub http_max_connections: usize,
+    /// Requests handled at once; more are answered `503 overloaded` at once.
+    pub http_max_in_flight: usize,
 }
 
 impl Default for Settings {
@@ -117,6 +130,11 @@ impl Default for Settings {
             max_fanout_per_event: 100,
             host_concurrency: 64,
             worker_stall_after: Duration::from_secs(120),
+            http_header_timeout: Duration::from_secs(10),
+            http_body_timeout: Duration::from_secs(30),
+            http_idle_timeout: Duration::from_secs(60),
+            http_max_connections: 1024,
+            http_max_in_flight: 512,
         }
     }
 }
@@ -150,6 +168,11 @@ struct FileSettings {
     max_fanout_per_event: Option<usize>,
     host_concurrency: Option<usize>,
     worker_stall_after: Option<String>,
+    http_header_timeout: Option<String>,
+    http_body_timeout: Option<String>,
+    http_idle_timeout: Option<String>,
+    http_max_connections: Option<usize>,
+    http_max_in_flight: Option<usize>,
 }
 
 /// A retention (or failing time before disabling) that never runs out:
@@ -238,6 +261,11 @@ impl Settings {
         push("MAX_FANOUT_PER_EVENT", f.max_fanout_per_event.map(|v| v.to_string()));
         push("HOST_CONCURRENCY", f.host_concurrency.map(|v| v.to_string()));
         push("WORKER_STALL_AFTER", f.worker_stall_after);
+        push("HTTP_HEADER_TIMEOUT", f.http_header_timeout);
+        push("HTTP_BODY_TIMEOUT", f.http_body_timeout);
+        push("HTTP_IDLE_TIMEOUT", f.http_idle_timeout);
+        push("HTTP_MAX_CONNECTIONS", f.http_max_connections.map(|v| v.to_string()));
+        push("HTTP_MAX_IN_FLIGHT", f.http_max_in_flight.map(|v| v.to_string()));
         if let Some(v) = f.database_url {
             vars.push(("DATABASE_URL".into(), v));
         }
@@ -346,6 +374,21 @@ impl Settings {
         if let Some(v) = get("FENIX_WORKER_STALL_AFTER") {
             self.worker_stall_after = parse_duration(&v).with_context(ctx("FENIX_WORKER_STALL_AFTER"))?;
         }
+        if let Some(v) = get("FENIX_HTTP_HEADER_TIMEOUT") {
+            self.http_header_timeout = parse_duration(&v).with_context(ctx("FENIX_HTTP_HEADER_TIMEOUT"))?;
+        }
+        if let Some(v) = get("FENIX_HTTP_BODY_TIMEOUT") {
+            self.http_body_timeout = parse_duration(&v).with_context(ctx("FENIX_HTTP_BODY_TIMEOUT"))?;
+        }
+        if let Some(v) = get("FENIX_HTTP_IDLE_TIMEOUT") {
+            self.http_idle_timeout = parse_duration(&v).with_context(ctx("FENIX_HTTP_IDLE_TIMEOUT"))?;
+        }
+        if let Some(n) = num("FENIX_HTTP_MAX_CONNECTIONS")? {
+            self.http_max_connections = n;
+        }
+        if let Some(n) = num("FENIX_HTTP_MAX_IN_FLIGHT")? {
+            self.http_max_in_flight = n;
+        }
         Ok(())
     }
 
@@ -435,6 +478,33 @@ impl Settings {
         if self.worker_stall_after < Duration::from_secs(1) || self.worker_stall_after > Duration::from_secs(86_400) {
             bail!("FENIX_WORKER_STALL_AFTER must be between 1s and 24h (got {:?})", self.worker_stall_after);
         }
+        self.validate_http_limits()
+    }
+
+    /// The API server's timeouts and caps: each within a range that keeps the
+    /// server answering (a zero timeout would close every connection, an
+    /// unbounded one would let half-sent requests hold sockets for ever).
+    fn validate_http_limits(&self) -> anyhow::Result<()> {
+        let timeouts = [
+            ("FENIX_HTTP_HEADER_TIMEOUT", self.http_header_timeout, Duration::from_secs(300)),
+            ("FENIX_HTTP_BODY_TIMEOUT", self.http_body_timeout, Duration::from_secs(3600)),
+            ("FENIX_HTTP_IDLE_TIMEOUT", self.http_idle_timeout, Duration::from_secs(3600)),
+        ];
+        for (name, value, max) in timeouts {
+            if value < Duration::from_millis(100) || value > max {
+                bail!("{name} ({value:?}) must be between 100ms and {max:?}");
+            }
+        }
+        if !(1..=1_000_000).contains(&self.http_max_connections) {
+            bail!("FENIX_HTTP_MAX_CONNECTIONS ({}) must be between 1 and 1000000", self.http_max_connections);
+        }
+        if self.http_max_in_flight == 0 || self.http_max_in_flight > self.http_max_connections {
+            bail!(
+                "FENIX_HTTP_MAX_IN_FLIGHT ({}) must be between 1 and FENIX_HTTP_MAX_CONNECTIONS ({})",
+                self.http_max_in_flight,
+                self.http_max_connections
+            );
+        }
         Ok(())
     }
 
@@ -507,6 +577,38 @@ mod tests {
         s.apply_env(|k| k.ends_with("_RETENTION").then(|| "forever".into())).unwrap();
         s.validate().unwrap();
         assert_eq!((s.payload_retention, s.log_retention), (FOREVER, FOREVER));
+    }
+
+    #[test]
+    fn http_limits_out_of_range_name_their_variable() {
+        let cases = [
+            ("FENIX_HTTP_HEADER_TIMEOUT", "0s"),
+            ("FENIX_HTTP_HEADER_TIMEOUT", "1h"),
+            ("FENIX_HTTP_BODY_TIMEOUT", "10ms"),
+            ("FENIX_HTTP_IDLE_TIMEOUT", "2h"),
+            ("FENIX_HTTP_MAX_CONNECTIONS", "0"),
+            ("FENIX_HTTP_MAX_IN_FLIGHT", "0"),
+            ("FENIX_HTTP_MAX_IN_FLIGHT", "2000"),
+        ];
+        for (name, value) in cases {
+            let mut s = Settings::default();
+            s.apply_env(|k| (k == name).then(|| value.into())).unwrap();
+            let err = s.validate().expect_err(&format!("{name}={value} must be refused"));
+            assert!(format!("{err:#}").contains(name), "{name}={value}: {err:#}");
+        }
+        let mut s = Settings::default();
+        s.apply_env(|k| match k {
+            "FENIX_HTTP_HEADER_TIMEOUT" => Some("2s".into()),
+            "FENIX_HTTP_MAX_CONNECTIONS" => Some("64".into()),
+            "FENIX_HTTP_MAX_IN_FLIGHT" => Some("8".into()),
+            _ => None,
+        })
+        .unwrap();
+        s.validate().unwrap();
+        assert_eq!(
+            (s.http_header_timeout, s.http_max_connections, s.http_max_in_flight),
+            (Duration::from_secs(2), 64, 8)
+        );
     }
 
     #[test]
