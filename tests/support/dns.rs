@@ -4,10 +4,11 @@
 //!
 //! A name in the zone answers NOERROR with its addresses of the asked family
 //! (A → IPv4, AAAA → IPv6, possibly none); a name not in the zone answers
-//! NXDOMAIN. Names are matched in lower case without the trailing dot.
+//! NXDOMAIN; a name marked with [`TestDns::fail`] answers SERVFAIL. Names are
+//! matched in lower case without the trailing dot.
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, HashSet},
     net::{IpAddr, SocketAddr},
     sync::{Arc, Mutex},
 };
@@ -26,6 +27,7 @@ use tokio::{
 
 type Zone = Arc<Mutex<HashMap<String, Vec<IpAddr>>>>;
 type QueryLog = Arc<Mutex<Vec<(String, RecordType)>>>;
+type Failing = Arc<Mutex<HashSet<String>>>;
 
 /// A running test DNS server; stops when dropped.
 pub struct TestDns {
@@ -34,6 +36,7 @@ pub struct TestDns {
     zone: Zone,
     asked: QueryLog,
     tasks: Vec<tokio::task::JoinHandle<()>>,
+    failing: Failing,
 }
 
 impl Drop for TestDns {
@@ -49,13 +52,14 @@ impl TestDns {
     pub async fn start() -> TestDns {
         let zone: Zone = Arc::default();
         let asked: QueryLog = Arc::default();
+        let failing: Failing = Arc::default();
         let (udp, tcp) = bind_same_port().await;
         let addr = udp.local_addr().expect("dns addr");
         let tasks = vec![
-            tokio::spawn(serve_udp(udp, zone.clone(), asked.clone())),
-            tokio::spawn(serve_tcp(tcp, zone.clone(), asked.clone())),
+            tokio::spawn(serve_udp(udp, zone.clone(), asked.clone(), failing.clone())),
+            tokio::spawn(serve_tcp(tcp, zone.clone(), asked.clone(), failing.clone())),
         ];
-        TestDns { addr, zone, asked, tasks }
+        TestDns { addr, zone, asked, tasks, failing }
     }
 
     /// Starts a server answering `zone` (name → addresses).
@@ -83,6 +87,11 @@ impl TestDns {
         self.zone.lock().unwrap().remove(&normalise(name));
     }
 
+    /// From now on `name` answers SERVFAIL, as a broken upstream resolver does.
+    pub fn fail(&self, name: &str) {
+        self.failing.lock().unwrap().insert(normalise(name));
+    }
+
     /// How many questions about `name` the server has been asked so far.
     pub fn queries_for(&self, name: &str) -> usize {
         let name = normalise(name);
@@ -105,18 +114,18 @@ async fn bind_same_port() -> (UdpSocket, TcpListener) {
     panic!("no free port for both UDP and TCP on 127.0.0.1");
 }
 
-async fn serve_udp(socket: UdpSocket, zone: Zone, asked: QueryLog) {
+async fn serve_udp(socket: UdpSocket, zone: Zone, asked: QueryLog, failing: Failing) {
     let mut buf = vec![0u8; 4096];
     while let Ok((len, peer)) = socket.recv_from(&mut buf).await {
-        if let Some(reply) = respond(&buf[..len], &zone, &asked) {
+        if let Some(reply) = respond(&buf[..len], &zone, &asked, &failing) {
             let _ = socket.send_to(&reply, peer).await;
         }
     }
 }
 
-async fn serve_tcp(listener: TcpListener, zone: Zone, asked: QueryLog) {
+async fn serve_tcp(listener: TcpListener, zone: Zone, asked: QueryLog, failing: Failing) {
     while let Ok((mut stream, _)) = listener.accept().await {
-        let (zone, asked) = (zone.clone(), asked.clone());
+        let (zone, asked, failing) = (zone.clone(), asked.clone(), failing.clone());
         tokio::spawn(async move {
             loop {
                 let Ok(len) = stream.read_u16().await else { return };
@@ -124,7 +133,7 @@ async fn serve_tcp(listener: TcpListener, zone: Zone, asked: QueryLog) {
                 if stream.read_exact(&mut buf).await.is_err() {
                     return;
                 }
-                let Some(reply) = respond(&buf, &zone, &asked) else { return };
+                let Some(reply) = respond(&buf, &zone, &asked, &failing) else { return };
                 let Ok(len) = u16::try_from(reply.len()) else { return };
                 if stream.write_u16(len).await.is_err() || stream.write_all(&reply).await.is_err() {
                     return;
@@ -134,7 +143,7 @@ async fn serve_tcp(listener: TcpListener, zone: Zone, asked: QueryLog) {
     }
 }
 
-fn respond(request: &[u8], zone: &Zone, asked: &QueryLog) -> Option<Vec<u8>> {
+fn respond(request: &[u8], zone: &Zone, asked: &QueryLog, failing: &Failing) -> Option<Vec<u8>> {
     let request = Message::from_vec(request).ok()?;
     let query = request.queries().first()?.clone();
     let name = normalise(&query.name().to_ascii());
@@ -148,6 +157,10 @@ fn respond(request: &[u8], zone: &Zone, asked: &QueryLog) -> Option<Vec<u8>> {
         .set_recursion_available(true)
         .set_authoritative(true)
         .add_query(query.clone());
+    if failing.lock().unwrap().contains(&name) {
+        reply.set_response_code(ResponseCode::ServFail);
+        return reply.to_vec().ok();
+    }
     let answer = zone.lock().unwrap().get(&name).cloned();
     match answer {
         None => {

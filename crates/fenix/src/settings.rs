@@ -71,6 +71,9 @@ pub struct Settings {
     pub operator_webhook_secret: Option<Redacted>,
     /// How often retention and endpoint-health checks run.
     pub maintenance_interval: Duration,
+    /// Destination ranges never contacted although public (e.g. the network's
+    /// own NAT64 prefix); wins over `unsafe_allow_cidrs`.
+    pub deny_cidrs: Vec<ipnet::IpNet>,
 }
 
 impl Default for Settings {
@@ -103,6 +106,7 @@ impl Default for Settings {
             operator_webhook_url: None,
             operator_webhook_secret: None,
             maintenance_interval: Duration::from_secs(60),
+            deny_cidrs: Vec::new(),
         }
     }
 }
@@ -132,6 +136,7 @@ struct FileSettings {
     operator_webhook_url: Option<String>,
     operator_webhook_secret: Option<Redacted>,
     maintenance_interval: Option<String>,
+    deny_cidrs: Option<String>,
 }
 
 /// Parses `500ms`, `10s`, `1m`, `2h`, `30d`.
@@ -201,6 +206,7 @@ impl Settings {
         push("MAX_DB_CONNECTIONS", f.max_db_connections.map(|v| v.to_string()));
         push("OPERATOR_WEBHOOK_URL", f.operator_webhook_url);
         push("MAINTENANCE_INTERVAL", f.maintenance_interval);
+        push("DENY_CIDRS", f.deny_cidrs);
         if let Some(v) = f.database_url {
             vars.push(("DATABASE_URL".into(), v));
         }
@@ -296,6 +302,9 @@ impl Settings {
         if let Some(v) = get("FENIX_DISABLE_AFTER_FAILING") {
             self.disable_after_failing = parse_duration(&v).with_context(ctx("FENIX_DISABLE_AFTER_FAILING"))?;
         }
+        if let Some(v) = get("FENIX_DENY_CIDRS") {
+            self.deny_cidrs = parse_list(&v, "CIDR range").with_context(ctx("FENIX_DENY_CIDRS"))?;
+        }
         Ok(())
     }
 
@@ -376,5 +385,15 @@ mod tests {
     fn secrets_are_redacted_in_debug() {
         let s = Settings { admin_token: Some(Redacted("fxa_topsecret".into())), ..Settings::default() };
         assert!(!format!("{s:?}").contains("topsecret"));
+    }
+
+    #[test]
+    fn deny_cidrs_are_read_as_a_list_and_a_bad_range_names_the_variable() {
+        let mut s = Settings::default();
+        s.apply_env(|k| (k == "FENIX_DENY_CIDRS").then(|| "2001:db8:64::/96, 203.0.113.0/24".into())).unwrap();
+        assert_eq!(s.deny_cidrs, vec!["2001:db8:64::/96".parse().unwrap(), "203.0.113.0/24".parse().unwrap()]);
+        let err =
+            Settings::default().apply_env(|k| (k == "FENIX_DENY_CIDRS").then(|| "10.0.0.0/33".into())).unwrap_err();
+        assert!(format!("{err:#}").contains("FENIX_DENY_CIDRS"), "{err:#}");
     }
 }
