@@ -26,7 +26,7 @@ const fn v6(s: [u16; 8], len: u8) -> Ipv6Net {
 }
 
 /// IPv4 ranges that are not globally reachable, with the reason shown to users.
-const V4_NOT_GLOBAL: &[(Ipv4Net, &str)] = &[
+pub(crate) const V4_NOT_GLOBAL: &[(Ipv4Net, &str)] = &[
     // IANA IPv4 SPAR "This network", RFC 791 §3.2.
     (v4(0, 0, 0, 0, 8), "\"this network\""),
     // IANA IPv4 SPAR "Private-Use", RFC 1918.
@@ -63,7 +63,7 @@ const V4_NOT_GLOBAL: &[(Ipv4Net, &str)] = &[
 ];
 
 /// IPv6 rows of the registry inside 2001::/23 whose "Globally Reachable" is True.
-const V6_GLOBAL_EXCEPTIONS: &[Ipv6Net] = &[
+pub(crate) const V6_GLOBAL_EXCEPTIONS: &[Ipv6Net] = &[
     // IANA IPv6 SPAR "Port Control Protocol Anycast", RFC 7723.
     v6([0x2001, 1, 0, 0, 0, 0, 0, 1], 128),
     // IANA IPv6 SPAR "Traversal Using Relays around NAT Anycast", RFC 8155.
@@ -81,7 +81,7 @@ const V6_GLOBAL_EXCEPTIONS: &[Ipv6Net] = &[
 ];
 
 /// IPv6 ranges that are not globally reachable (or that Fenix blocks whole).
-const V6_NOT_GLOBAL: &[(Ipv6Net, &str)] = &[
+pub(crate) const V6_NOT_GLOBAL: &[(Ipv6Net, &str)] = &[
     // IANA IPv6 SPAR "Unspecified Address" ::/128 and "Loopback Address" ::1/128
     // (RFC 4291), inside the deprecated "IPv4-Compatible" ::/96, RFC 4291 §2.5.5.1.
     (v6([0, 0, 0, 0, 0, 0, 0, 0], 96), "unspecified, loopback or IPv4-compatible"),

@@ -113,6 +113,8 @@
 mod canonical;
 mod error;
 mod ip_policy;
+#[cfg(test)]
+mod properties;
 mod resolver;
 mod url_policy;
 
