@@ -109,6 +109,12 @@
 //! [`code`](DestinationError::code), a human [`message`](DestinationError::message)
 //! and, for delivery attempts, an [`attempt_error`](DestinationError::attempt_error)
 //! class (`destination_blocked` or `dns`).
+//!
+//! Messages are shown to tenants (the API's `422` and the delivery log), so
+//! a refusal by resolution says only *that* the host resolves to a
+//! non-public address or could not be resolved: never the addresses, the
+//! range they fall in, whether the deny list matched, or the resolver's
+//! error text. The resolver logs that detail for the operator at `info`.
 
 mod canonical;
 mod error;
