@@ -8,6 +8,8 @@
 mod support;
 
 mod common;
+mod deny_list;
+mod disclosure;
 mod rebinding;
 mod recheck;
 mod registration;

@@ -85,7 +85,21 @@ fn refused_urls() -> Vec<(String, &'static str)> {
         ("https://", "url_invalid"),
         ("//hooks.example-test.com/hook", "url_invalid"),
         ("https://hooks example-test.com/hook", "url_invalid"),
-        ("https://hooks.example-test.com/ho\nok", "url_invalid"),
+        // Written differently from what URL parsers make of it (one row per class).
+        ("https://hooks.example-test.com/ho\nok", "url_ambiguous"),
+        ("https://hooks.exa\tmple-test.com/hook", "url_ambiguous"),
+        (" https://hooks.example-test.com/hook", "url_ambiguous"),
+        ("https://hooks.example-test.com/hook\u{0}", "url_ambiguous"),
+        ("https://hooks.example-test.com\\@127.0.0.1/", "url_ambiguous"),
+        ("https:\\\\hooks.example-test.com\\hook", "url_ambiguous"),
+        ("https:/hooks.example-test.com/hook", "url_ambiguous"),
+        ("https:///hooks.example-test.com/hook", "url_ambiguous"),
+        ("https://hooks.%65xample-test.com/hook", "url_ambiguous"),
+        ("https://hooks.\u{ff45}xample-test.com/hook", "url_ambiguous"),
+        ("https://hooks.example-test.com:0443/hook", "url_ambiguous"),
+        ("https://hooks.example-test.com/a/%2e%2e/hook", "url_ambiguous"),
+        ("https://hooks.example-test.com/a/../hook", "url_ambiguous"),
+        ("https://hooks.example-test.com/h\u{f6}ok", "url_ambiguous"),
         ("https://hooks_under.example-test.com/hook", "url_invalid"),
     ]
     .iter()

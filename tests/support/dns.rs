@@ -4,12 +4,12 @@
 //!
 //! A name in the zone answers NOERROR with its addresses of the asked family
 //! (A → IPv4, AAAA → IPv6, possibly none); a name not in the zone answers
-//! NXDOMAIN. Names are matched in lower case without the trailing dot. A name
-//! set to hang ([`TestDns::hang`]) is never answered: a slow or hostile name
-//! server.
+//! NXDOMAIN; a name marked with [`TestDns::fail`] answers SERVFAIL. Names are
+//! matched in lower case without the trailing dot. A name set to hang
+//! ([`TestDns::hang`]) is never answered: a slow or hostile name server.
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, HashSet},
     net::{IpAddr, SocketAddr},
     sync::{Arc, Mutex},
 };
@@ -28,7 +28,8 @@ use tokio::{
 
 type Zone = Arc<Mutex<HashMap<String, Vec<IpAddr>>>>;
 type QueryLog = Arc<Mutex<Vec<(String, RecordType)>>>;
-type Hung = Arc<Mutex<std::collections::HashSet<String>>>;
+type Hung = Arc<Mutex<HashSet<String>>>;
+type Failing = Arc<Mutex<HashSet<String>>>;
 
 /// A running test DNS server; stops when dropped.
 pub struct TestDns {
@@ -38,6 +39,7 @@ pub struct TestDns {
     asked: QueryLog,
     hung: Hung,
     tasks: Vec<tokio::task::JoinHandle<()>>,
+    failing: Failing,
 }
 
 impl Drop for TestDns {
@@ -54,13 +56,14 @@ impl TestDns {
         let zone: Zone = Arc::default();
         let asked: QueryLog = Arc::default();
         let hung: Hung = Arc::default();
+        let failing: Failing = Arc::default();
         let (udp, tcp) = bind_same_port().await;
         let addr = udp.local_addr().expect("dns addr");
         let tasks = vec![
-            tokio::spawn(serve_udp(udp, zone.clone(), asked.clone(), hung.clone())),
-            tokio::spawn(serve_tcp(tcp, zone.clone(), asked.clone(), hung.clone())),
+            tokio::spawn(serve_udp(udp, zone.clone(), asked.clone(), hung.clone(), failing.clone())),
+            tokio::spawn(serve_tcp(tcp, zone.clone(), asked.clone(), hung.clone(), failing.clone())),
         ];
-        TestDns { addr, zone, asked, hung, tasks }
+        TestDns { addr, zone, asked, hung, tasks, failing }
     }
 
     /// Starts a server answering `zone` (name → addresses).
@@ -94,6 +97,11 @@ impl TestDns {
         self.hung.lock().unwrap().insert(normalise(name));
     }
 
+    /// From now on `name` answers SERVFAIL, as a broken upstream resolver does.
+    pub fn fail(&self, name: &str) {
+        self.failing.lock().unwrap().insert(normalise(name));
+    }
+
     /// How many questions about `name` the server has been asked so far.
     pub fn queries_for(&self, name: &str) -> usize {
         let name = normalise(name);
@@ -116,21 +124,21 @@ async fn bind_same_port() -> (UdpSocket, TcpListener) {
     panic!("no free port for both UDP and TCP on 127.0.0.1");
 }
 
-async fn serve_udp(socket: UdpSocket, zone: Zone, asked: QueryLog, hung: Hung) {
+async fn serve_udp(socket: UdpSocket, zone: Zone, asked: QueryLog, hung: Hung, failing: Failing) {
     let mut buf = vec![0u8; 4096];
     while let Ok((len, peer)) = socket.recv_from(&mut buf).await {
         if is_hung(&buf[..len], &hung, &asked) {
             continue;
         }
-        if let Some(reply) = respond(&buf[..len], &zone, &asked) {
+        if let Some(reply) = respond(&buf[..len], &zone, &asked, &failing) {
             let _ = socket.send_to(&reply, peer).await;
         }
     }
 }
 
-async fn serve_tcp(listener: TcpListener, zone: Zone, asked: QueryLog, hung: Hung) {
+async fn serve_tcp(listener: TcpListener, zone: Zone, asked: QueryLog, hung: Hung, failing: Failing) {
     while let Ok((mut stream, _)) = listener.accept().await {
-        let (zone, asked, hung) = (zone.clone(), asked.clone(), hung.clone());
+        let (zone, asked, hung, failing) = (zone.clone(), asked.clone(), hung.clone(), failing.clone());
         tokio::spawn(async move {
             loop {
                 let Ok(len) = stream.read_u16().await else { return };
@@ -142,7 +150,7 @@ async fn serve_tcp(listener: TcpListener, zone: Zone, asked: QueryLog, hung: Hun
                     // Hold the connection open without a word (until the server stops).
                     std::future::pending::<()>().await;
                 }
-                let Some(reply) = respond(&buf, &zone, &asked) else { return };
+                let Some(reply) = respond(&buf, &zone, &asked, &failing) else { return };
                 let Ok(len) = u16::try_from(reply.len()) else { return };
                 if stream.write_u16(len).await.is_err() || stream.write_all(&reply).await.is_err() {
                     return;
@@ -164,7 +172,7 @@ fn is_hung(request: &[u8], hung: &Hung, asked: &QueryLog) -> bool {
     true
 }
 
-fn respond(request: &[u8], zone: &Zone, asked: &QueryLog) -> Option<Vec<u8>> {
+fn respond(request: &[u8], zone: &Zone, asked: &QueryLog, failing: &Failing) -> Option<Vec<u8>> {
     let request = Message::from_vec(request).ok()?;
     let query = request.queries().first()?.clone();
     let name = normalise(&query.name().to_ascii());
@@ -178,6 +186,10 @@ fn respond(request: &[u8], zone: &Zone, asked: &QueryLog) -> Option<Vec<u8>> {
         .set_recursion_available(true)
         .set_authoritative(true)
         .add_query(query.clone());
+    if failing.lock().unwrap().contains(&name) {
+        reply.set_response_code(ResponseCode::ServFail);
+        return reply.to_vec().ok();
+    }
     let answer = zone.lock().unwrap().get(&name).cloned();
     match answer {
         None => {

@@ -2,9 +2,14 @@
 //!
 //! Every refusal carries a stable, machine-readable code (what the admin API
 //! puts in `error.code` and what tests match on) and a human message that
-//! tells the user what to change. Messages may name the host and the offending
-//! address, but never echo the URL itself: its path, userinfo or query may
-//! hold a customer's secret.
+//! tells the user what to change. Messages may name the host as the user
+//! wrote it, and an IP address the user wrote themselves, but never:
+//!
+//! * the URL itself: its path, userinfo or query may hold a customer's secret;
+//! * an address a *name* resolved to, or the resolver's error text: both are
+//!   internal DNS data (an internal name's private address, the name of an
+//!   internal DNS server) that a tenant registering endpoints must not learn.
+//!   That detail goes to the operator's log only (see `resolver.rs`).
 
 use std::fmt;
 
@@ -13,6 +18,7 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Code {
     UrlInvalid,
+    UrlAmbiguous,
     UrlTooLong,
     UrlSchemeNotHttps,
     UrlHasCredentials,
@@ -29,6 +35,7 @@ impl Code {
     fn as_str(self) -> &'static str {
         match self {
             Code::UrlInvalid => "url_invalid",
+            Code::UrlAmbiguous => "url_ambiguous",
             Code::UrlTooLong => "url_too_long",
             Code::UrlSchemeNotHttps => "url_scheme_not_https",
             Code::UrlHasCredentials => "url_has_credentials",

@@ -26,7 +26,7 @@ const fn v6(s: [u16; 8], len: u8) -> Ipv6Net {
 }
 
 /// IPv4 ranges that are not globally reachable, with the reason shown to users.
-const V4_NOT_GLOBAL: &[(Ipv4Net, &str)] = &[
+pub(crate) const V4_NOT_GLOBAL: &[(Ipv4Net, &str)] = &[
     // IANA IPv4 SPAR "This network", RFC 791 §3.2.
     (v4(0, 0, 0, 0, 8), "\"this network\""),
     // IANA IPv4 SPAR "Private-Use", RFC 1918.
@@ -63,7 +63,7 @@ const V4_NOT_GLOBAL: &[(Ipv4Net, &str)] = &[
 ];
 
 /// IPv6 rows of the registry inside 2001::/23 whose "Globally Reachable" is True.
-const V6_GLOBAL_EXCEPTIONS: &[Ipv6Net] = &[
+pub(crate) const V6_GLOBAL_EXCEPTIONS: &[Ipv6Net] = &[
     // IANA IPv6 SPAR "Port Control Protocol Anycast", RFC 7723.
     v6([0x2001, 1, 0, 0, 0, 0, 0, 1], 128),
     // IANA IPv6 SPAR "Traversal Using Relays around NAT Anycast", RFC 8155.
@@ -81,7 +81,7 @@ const V6_GLOBAL_EXCEPTIONS: &[Ipv6Net] = &[
 ];
 
 /// IPv6 ranges that are not globally reachable (or that Fenix blocks whole).
-const V6_NOT_GLOBAL: &[(Ipv6Net, &str)] = &[
+pub(crate) const V6_NOT_GLOBAL: &[(Ipv6Net, &str)] = &[
     // IANA IPv6 SPAR "Unspecified Address" ::/128 and "Loopback Address" ::1/128
     // (RFC 4291), inside the deprecated "IPv4-Compatible" ::/96, RFC 4291 §2.5.5.1.
     (v6([0, 0, 0, 0, 0, 0, 0, 0], 96), "unspecified, loopback or IPv4-compatible"),
@@ -176,7 +176,9 @@ fn judged_embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
 impl Policy {
     /// Accepts `ip` when it is globally reachable, or inside one of the
     /// development `allow_cidrs` (an IPv4-mapped IPv6 address counts as its
-    /// IPv4 address there). Refuses with `destination_not_public`.
+    /// IPv4 address there), and in neither case inside the operator's
+    /// `deny_cidrs`. Refuses with `destination_not_public`. The caller
+    /// supplied `ip`, so the message names it and the reason.
     pub fn check_ip(&self, ip: IpAddr) -> Result<(), DestinationError> {
         match self.refusal_reason(ip) {
             None => Ok(()),
@@ -190,9 +192,12 @@ impl Policy {
         }
     }
 
-    /// Why `ip` is refused under this policy, or `None` when it may be contacted.
+    /// Why `ip` is refused under this policy, or `None` when it may be
+    /// contacted. The deny list is asked first: it wins over the allow list.
     pub(crate) fn refusal_reason(&self, ip: IpAddr) -> Option<&'static str> {
-        if self.is_allowed_by_override(ip) {
+        if self.is_denied(ip) {
+            Some(DENIED)
+        } else if self.is_allowed_by_override(ip) {
             None
         } else {
             not_global_reason(ip)
@@ -204,4 +209,44 @@ impl Policy {
         let canonical = ip.to_canonical();
         self.allow_cidrs.iter().any(|net| net.contains(&ip) || net.contains(&canonical))
     }
+
+    /// True when `ip`, in any form that reaches the same IPv4 destination, is
+    /// inside one of the operator's `deny_cidrs`: denying `203.0.113.0/24`
+    /// also denies `::ffff:203.0.113.7` and `64:ff9b::203.0.113.7`, and
+    /// denying `::ffff:203.0.113.0/120` denies `203.0.113.7` too.
+    pub(crate) fn is_denied(&self, ip: IpAddr) -> bool {
+        !self.deny_cidrs.is_empty() && same_destination_forms(ip).iter().flatten().any(|form| self.denies(*form))
+    }
+
+    fn denies(&self, ip: IpAddr) -> bool {
+        self.deny_cidrs.iter().any(|net| net.contains(&ip))
+    }
+}
+
+/// The reason given for an address inside the operator's deny list.
+const DENIED: &str = "denied by this Fenix's operator";
+
+/// `ip` and every address that Fenix judges as the same destination: an IPv4
+/// address, its IPv4-mapped form and its NAT64 well-known-prefix form. For
+/// other addresses, just `ip`.
+fn same_destination_forms(ip: IpAddr) -> [Option<IpAddr>; 4] {
+    let v4 = match ip {
+        IpAddr::V4(v4) => Some(v4),
+        IpAddr::V6(v6) => judged_embedded_v4(v6),
+    };
+    match v4 {
+        None => [Some(ip), None, None, None],
+        Some(v4) => [
+            Some(ip),
+            Some(IpAddr::V4(v4)),
+            Some(IpAddr::V6(v4.to_ipv6_mapped())),
+            Some(IpAddr::V6(nat64_well_known(v4))),
+        ],
+    }
+}
+
+/// `64:ff9b::a.b.c.d`, the RFC 6052 well-known-prefix form of `v4`.
+fn nat64_well_known(v4: Ipv4Addr) -> Ipv6Addr {
+    let [a, b, c, d] = v4.octets();
+    Ipv6Addr::new(0x64, 0xff9b, 0, 0, 0, 0, u16::from_be_bytes([a, b]), u16::from_be_bytes([c, d]))
 }

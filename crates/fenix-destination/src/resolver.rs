@@ -15,7 +15,7 @@ use std::time::Duration;
 use hickory_resolver::config::{LookupIpStrategy, NameServerConfig, ResolveHosts, ResolverConfig, ResolverOpts};
 use hickory_resolver::name_server::TokioConnectionProvider;
 use hickory_resolver::proto::xfer::Protocol;
-use hickory_resolver::{ResolveError, TokioResolver};
+use hickory_resolver::TokioResolver;
 use url::{Host, Url};
 
 use crate::error::{Code, DestinationError};
@@ -121,7 +121,14 @@ impl CheckingResolver {
     async fn lookup_checked(&self, name: &str) -> Result<Vec<IpAddr>, DestinationError> {
         // Fully qualified: no search domains from resolv.conf are ever appended.
         let fqdn = format!("{name}.");
-        let lookup = self.dns.lookup_ip(fqdn.as_str()).await.map_err(|e| unresolvable(name, &e))?;
+        let lookup = match self.dns.lookup_ip(fqdn.as_str()).await {
+            Ok(lookup) => lookup,
+            Err(error) => {
+                // The resolver's text can name internal servers and zones: the operator's log only.
+                tracing::info!(host = name, error = %error, "destination refused: the name could not be resolved");
+                return Err(unresolvable(name));
+            }
+        };
         let mut ips: Vec<IpAddr> = Vec::new();
         for ip in lookup.iter() {
             if !ips.contains(&ip) {
@@ -129,18 +136,18 @@ impl CheckingResolver {
             }
         }
         if ips.is_empty() {
-            return Err(DestinationError::new(
-                Code::DestinationUnresolvable,
-                format_args!("the host `{name}` has no A or AAAA records; check the DNS name"),
-            ));
+            tracing::info!(host = name, "destination refused: the name has no A or AAAA records");
+            return Err(unresolvable(name));
         }
         for ip in &ips {
             if let Some(reason) = self.policy.refusal_reason(*ip) {
+                // Which address and why is internal DNS data: the operator's log only.
+                tracing::info!(host = name, address = %ip, reason, "destination refused: an address is not allowed");
                 return Err(DestinationError::new(
                     Code::DestinationNotPublic,
                     format_args!(
-                        "the host `{name}` resolves to {ip}, which is not publicly reachable \
-                         ({reason}); every address of a webhook endpoint must be public"
+                        "the host `{name}` resolves to an address that is not publicly reachable; \
+                         every address of a webhook endpoint must be public"
                     ),
                 ));
             }
@@ -149,15 +156,17 @@ impl CheckingResolver {
     }
 }
 
-fn unresolvable(name: &str, error: &ResolveError) -> DestinationError {
-    let message = if error.is_nx_domain() {
-        format!("the host `{name}` does not exist (NXDOMAIN); check the spelling")
-    } else if error.is_no_records_found() {
-        format!("the host `{name}` has no A or AAAA records; check the DNS name")
-    } else {
-        format!("the host `{name}` could not be resolved ({error}); try again later")
-    };
-    DestinationError::new(Code::DestinationUnresolvable, message)
+/// One message for every way a name fails to resolve (NXDOMAIN, no A or
+/// AAAA record, SERVFAIL, time-out): which one it was, and the resolver's
+/// words for it, are logged for the operator and never shown to the tenant.
+fn unresolvable(name: &str) -> DestinationError {
+    DestinationError::new(
+        Code::DestinationUnresolvable,
+        format_args!(
+            "the host `{name}` could not be resolved to an address; \
+             check that the name exists and has an A or AAAA record, then try again"
+        ),
+    )
 }
 
 /// reqwest's resolver hook. reqwest calls it for every connection to a named

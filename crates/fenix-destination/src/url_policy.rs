@@ -10,6 +10,7 @@ use std::net::IpAddr;
 
 use url::{Host, Url};
 
+use crate::canonical::{check_canonical, check_no_silently_dropped_characters};
 use crate::error::{Code, DestinationError};
 use crate::Policy;
 
@@ -52,6 +53,7 @@ impl Policy {
         if raw.len() > MAX_URL_LEN {
             return Err(too_long(raw.len()));
         }
+        check_no_silently_dropped_characters(raw)?;
         if raw.chars().any(|c| c.is_whitespace() || c.is_control()) {
             return Err(DestinationError::new(
                 Code::UrlInvalid,
@@ -96,12 +98,14 @@ impl Policy {
             ));
         }
         let host = url.host().ok_or_else(|| DestinationError::new(Code::UrlInvalid, "the URL has no host; add one"))?;
-        if let CheckedHost::Name(name) = self.check_host(host, raw_host(authority))? {
+        let checked = self.check_host(host, raw_host(authority))?;
+        if let CheckedHost::Name(name) = &checked {
             if url.host_str() != Some(name.as_str()) {
-                url.set_host(Some(&name))
+                url.set_host(Some(name))
                     .map_err(|e| DestinationError::new(Code::UrlInvalid, format_args!("bad host: {e}")))?;
             }
         }
+        check_canonical(raw, &url, &checked)?;
         if url.as_str().len() > MAX_URL_LEN {
             return Err(too_long(url.as_str().len()));
         }
@@ -119,10 +123,16 @@ impl Policy {
             }
             Host::Domain(domain) => return check_domain(domain).map(CheckedHost::Name),
         };
-        if self.is_allowed_by_override(ip) {
-            Ok(CheckedHost::Ip(ip))
-        } else {
+        if !self.is_allowed_by_override(ip) {
             Err(host_is_ip(&ip.to_string()))
+        } else if self.is_denied(ip) {
+            // The user wrote this address, so naming it reveals nothing.
+            Err(DestinationError::new(
+                Code::DestinationNotPublic,
+                format_args!("the host `{ip}` is in an address range this Fenix does not send to"),
+            ))
+        } else {
+            Ok(CheckedHost::Ip(ip))
         }
     }
 }
@@ -168,7 +178,7 @@ fn raw_authority(raw: &str) -> &str {
 }
 
 /// The host part of a raw authority (no userinfo, no port).
-fn raw_host(authority: &str) -> &str {
+pub(crate) fn raw_host(authority: &str) -> &str {
     let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     if host_port.starts_with('[') {
         let end = host_port.find(']').map_or(host_port.len(), |i| i + 1);
@@ -192,7 +202,7 @@ fn looks_like_ip_literal(raw_host: &str) -> bool {
         || hex.is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-fn percent_decode(s: &str) -> String {
+pub(crate) fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

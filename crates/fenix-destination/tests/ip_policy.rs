@@ -141,7 +141,7 @@ fn the_production_policy_refuses_non_public_addresses_with_a_reason() {
 #[test]
 fn allowed_cidrs_let_their_addresses_through_and_nothing_else() {
     let policy =
-        Policy { allow_http: false, allow_cidrs: vec!["127.0.0.0/8".parse().unwrap(), "fd00::/8".parse().unwrap()] };
+        Policy { allow_cidrs: vec!["127.0.0.0/8".parse().unwrap(), "fd00::/8".parse().unwrap()], ..Policy::default() };
     let check = |ip: &str| policy.check_ip(ip.parse::<IpAddr>().unwrap()).is_ok();
     for allowed in ["127.0.0.1", "127.255.0.9", "::ffff:127.0.0.1", "fd00::1", "8.8.8.8"] {
         assert!(check(allowed), "{allowed} should pass");
@@ -149,4 +149,55 @@ fn allowed_cidrs_let_their_addresses_through_and_nothing_else() {
     for refused in ["10.0.0.1", "::1", "64:ff9b::127.0.0.1", "fc00::1", "169.254.169.254"] {
         assert!(!check(refused), "{refused} should be refused");
     }
+}
+
+fn denying(ranges: &[&str]) -> Policy {
+    Policy { deny_cidrs: ranges.iter().map(|r| r.parse().unwrap()).collect(), ..Policy::default() }
+}
+
+#[test]
+fn a_denied_ipv4_range_is_refused_in_its_mapped_and_nat64_forms_too() {
+    let check = |policy: &Policy, ip: &str| policy.check_ip(ip.parse::<IpAddr>().unwrap()).is_ok();
+    // The same range written in each of the three forms denies all three forms.
+    for deny in ["93.184.215.0/24", "::ffff:93.184.215.0/120", "64:ff9b::5db8:d700/120"] {
+        let policy = denying(&[deny]);
+        for refused in ["93.184.215.14", "::ffff:93.184.215.14", "64:ff9b::93.184.215.14"] {
+            assert!(!check(&policy, refused), "{refused} under {deny}");
+        }
+        for allowed in ["93.184.216.14", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8", "2606:4700:4700::1111"] {
+            assert!(check(&policy, allowed), "{allowed} under {deny}");
+        }
+    }
+    let err = denying(&["93.184.215.0/24"]).check_ip("93.184.215.14".parse().unwrap()).unwrap_err();
+    assert_eq!(err.code(), "destination_not_public");
+    assert!(err.message().contains("operator"), "{err}");
+}
+
+#[test]
+fn a_denied_network_specific_nat64_prefix_is_refused_whole() {
+    let policy = denying(&["2001:db8:64::/96", "2a00:1450:64::/96"]);
+    // Public, private, anything embedded: the whole prefix is refused.
+    for refused in ["2a00:1450:64::808:808", "2a00:1450:64::a00:1", "2a00:1450:64::ffff:ffff"] {
+        assert!(policy.check_ip(refused.parse().unwrap()).is_err(), "{refused}");
+    }
+    // Neighbours of the prefix, and the well-known prefix, are judged as before.
+    for allowed in ["2a00:1450:64:0:1::808:808", "2a00:1450:63::1", "64:ff9b::8.8.8.8"] {
+        assert!(policy.check_ip(allowed.parse().unwrap()).is_ok(), "{allowed}");
+    }
+}
+
+#[test]
+fn the_deny_list_wins_over_the_development_allow_list() {
+    let policy = Policy {
+        allow_cidrs: vec!["127.0.0.0/8".parse().unwrap()],
+        deny_cidrs: vec!["127.0.0.53/32".parse().unwrap()],
+        ..Policy::default()
+    };
+    let check = |ip: &str| policy.check_ip(ip.parse::<IpAddr>().unwrap()).is_ok();
+    assert!(check("127.0.0.1"));
+    assert!(!check("127.0.0.53"));
+    assert!(!check("::ffff:127.0.0.53"));
+    let err = policy.check_url("https://127.0.0.53/").unwrap_err();
+    assert_eq!(err.code(), "destination_not_public");
+    assert!(policy.check_url("https://127.0.0.1/").is_ok());
 }

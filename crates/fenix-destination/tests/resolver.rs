@@ -34,7 +34,7 @@ fn resolver(dns: &TestDns, policy: Policy) -> CheckingResolver {
 }
 
 fn loopback_allowed(allow_http: bool) -> Policy {
-    Policy { allow_http, allow_cidrs: vec!["127.0.0.0/8".parse().unwrap()] }
+    Policy { allow_http, allow_cidrs: vec!["127.0.0.0/8".parse().unwrap()], ..Policy::default() }
 }
 
 fn ips(list: &[&str]) -> Vec<IpAddr> {
@@ -59,7 +59,31 @@ async fn a_name_with_a_private_address_is_not_public() {
         resolver(&dns, Policy::default()).check_destination("https://private.example-test.com/").await.unwrap_err();
     assert_eq!(err.code(), "destination_not_public");
     assert_eq!(err.attempt_error(), "destination_blocked");
-    assert!(err.to_string().contains("10.1.2.3"), "{err}");
+    assert!(err.message().contains("private.example-test.com"), "the message names the host: {err}");
+    assert!(err.message().contains("not publicly reachable"), "{err}");
+}
+
+#[tokio::test]
+async fn a_refusal_never_reveals_which_addresses_a_name_resolved_to() {
+    let dns = zone().await;
+    let resolver = resolver(&dns, Policy::default());
+    let private = resolver.resolve_checked("private.example-test.com").await.unwrap_err();
+    let mapped = resolver.resolve_checked("mapped.example-test.com").await.unwrap_err();
+    for (err, leaked) in
+        [(&private, &["10.1.2.3", "10.", "private-use"][..]), (&mapped, &["127.0.0.1", "::ffff", "loopback"])]
+    {
+        for text in leaked {
+            assert!(!err.message().contains(text), "{text:?} leaked: {err}");
+        }
+    }
+    let mixed = resolver.resolve_checked("mixed.example-test.com").await.unwrap_err();
+    for text in ["192.168", PUBLIC_V4, "private-use"] {
+        assert!(!mixed.message().contains(text), "{text:?} leaked: {mixed}");
+    }
+    // Apart from the host name, every non-public answer reads the same.
+    let generic = |err: &DestinationError, host: &str| err.message().replace(host, "HOST");
+    assert_eq!(generic(&private, "private.example-test.com"), generic(&mapped, "mapped.example-test.com"));
+    assert_eq!(generic(&private, "private.example-test.com"), generic(&mixed, "mixed.example-test.com"));
 }
 
 #[tokio::test]
@@ -79,9 +103,69 @@ async fn a_missing_name_is_unresolvable_and_counts_as_a_dns_failure() {
     let err = resolver.resolve_checked("missing.example-test.com").await.unwrap_err();
     assert_eq!(err.code(), "destination_unresolvable");
     assert_eq!(err.attempt_error(), "dns");
-    assert!(err.to_string().contains("NXDOMAIN"), "{err}");
-    let err = resolver.resolve_checked("empty.example-test.com").await.unwrap_err();
+    assert!(err.message().contains("missing.example-test.com"), "{err}");
+    let empty = resolver.resolve_checked("empty.example-test.com").await.unwrap_err();
+    assert_eq!(empty.code(), "destination_unresolvable");
+    // NXDOMAIN and "no records" read the same: the message tells nothing the code does not.
+    assert_eq!(
+        err.message().replace("missing.example-test.com", "HOST"),
+        empty.message().replace("empty.example-test.com", "HOST")
+    );
+}
+
+#[tokio::test]
+async fn a_dns_failure_is_unresolvable_without_the_resolver_s_own_words() {
+    let dns = TestDns::start_servfail().await;
+    let err = resolver(&dns, Policy::default()).resolve_checked("public.example-test.com").await.unwrap_err();
     assert_eq!(err.code(), "destination_unresolvable");
+    assert_eq!(err.attempt_error(), "dns");
+    assert!(dns.queries() > 0, "the server was asked");
+    let message = err.message();
+    for text in
+        ["SERVFAIL", "ServFail", "Serv", "server", "failed", &dns.addr.to_string(), &dns.addr.port().to_string()]
+    {
+        assert!(!message.contains(text), "{text:?} leaked: {message}");
+    }
+    let nxdomain = resolver(&zone().await, Policy::default()).resolve_checked("missing.example-test.com").await;
+    let nxdomain = nxdomain.unwrap_err().message().replace("missing.example-test.com", "HOST");
+    assert_eq!(message.replace("public.example-test.com", "HOST"), nxdomain);
+}
+
+fn denying(ranges: &[&str]) -> Policy {
+    Policy { deny_cidrs: ranges.iter().map(|r| r.parse().unwrap()).collect(), ..Policy::default() }
+}
+
+#[tokio::test]
+async fn a_name_resolving_into_the_deny_list_is_refused_like_a_private_one() {
+    let dns = zone().await;
+    let private = resolver(&dns, Policy::default()).resolve_checked("private.example-test.com").await.unwrap_err();
+    for deny in ["93.184.215.0/24", "2606:2800:21f::/48", "::ffff:93.184.215.14/128", "64:ff9b::5db8:d70e/128"] {
+        let err = resolver(&dns, denying(&[deny])).resolve_checked("public.example-test.com").await.unwrap_err();
+        assert_eq!(err.code(), "destination_not_public", "{deny}");
+        assert_eq!(
+            err.message().replace("public.example-test.com", "HOST"),
+            private.message().replace("private.example-test.com", "HOST"),
+            "a tenant cannot tell the deny list from a private address"
+        );
+    }
+    let unrelated = denying(&["198.51.0.0/16", "2001:db8:64::/96"]);
+    assert_eq!(resolver(&dns, unrelated).resolve_checked("public.example-test.com").await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn the_deny_list_wins_over_the_development_allow_list() {
+    let dns = zone().await;
+    let policy = Policy { deny_cidrs: vec!["127.0.0.1/32".parse().unwrap()], ..loopback_allowed(true) };
+    let resolver = resolver(&dns, policy);
+    let err = resolver.resolve_checked("loopback.example-test.com").await.unwrap_err();
+    assert_eq!(err.code(), "destination_not_public");
+    let asked = dns.queries();
+    let err = resolver.check_destination("http://127.0.0.1:9000/hook").await.unwrap_err();
+    assert_eq!(err.code(), "destination_not_public");
+    let err = resolver.resolve_checked("[::ffff:127.0.0.1]").await.unwrap_err();
+    assert_eq!(err.code(), "destination_not_public");
+    assert!(resolver.check_destination("http://127.0.0.2:9000/hook").await.is_ok());
+    assert_eq!(dns.queries(), asked, "IP literals are judged without DNS");
 }
 
 #[tokio::test]

@@ -10,8 +10,8 @@ const REFUSED: &[(&str, &str)] = &[
     // unparsable or malformed
     ("", "url_invalid"), ("example.com", "url_invalid"), ("not a url", "url_invalid"),
     ("https://", "url_invalid"),
-    (" https://example.com/", "url_invalid"), ("https://example.com/\n", "url_invalid"),
-    ("https://exa\tmple.com/", "url_invalid"), ("https://exa mple.com/", "url_invalid"),
+    ("https://exa mple.com/", "url_invalid"), ("https://example.com/a b", "url_invalid"),
+    ("https://example.com/\u{0}x", "url_invalid"), ("https://example.com/\u{3000}", "url_invalid"),
     ("https://ex_ample.com/", "url_invalid"), ("https://example..com/", "url_invalid"),
     ("https://example.com../", "url_invalid"),
     ("https://example.com:99999/", "url_invalid"),
@@ -66,6 +66,34 @@ const REFUSED: &[(&str, &str)] = &[
     ("https://foo.notarealtld/", "url_host_not_public"),
     // WHATWG skips extra slashes, so `path` is the (single-label) host here
     ("https:///path", "url_host_not_public"),
+    // Written differently from what the parser makes of it: one row per class.
+    // Tabs and line breaks anywhere (the parser drops them):
+    ("https://exa\tmple.com/", "url_ambiguous"), ("https://example.com/\n", "url_ambiguous"),
+    ("https://example.com/a\r\nb", "url_ambiguous"), ("ht\ttps://example.com/", "url_ambiguous"),
+    // leading or trailing space or C0 control (the parser trims them):
+    (" https://example.com/", "url_ambiguous"), ("https://example.com/ ", "url_ambiguous"),
+    ("\u{1}https://example.com/", "url_ambiguous"), ("https://example.com/\u{1f}", "url_ambiguous"),
+    // backslashes (the parser reads them as `/`), including the classic host confusion:
+    ("https:\\\\example.com\\x", "url_ambiguous"), ("https://example.com\\@evil.example.org/", "url_ambiguous"),
+    ("https://example.com/a\\b", "url_ambiguous"), ("https:/\\example.com/", "url_ambiguous"),
+    // not exactly two slashes after the scheme:
+    ("https:example.com/", "url_ambiguous"), ("https:/example.com/", "url_ambiguous"),
+    ("https:///example.com/", "url_ambiguous"), ("https:////example.com/", "url_ambiguous"),
+    // percent-encoded, full-width, compatibility or unnormalised characters in the host:
+    ("https://%65xample.com/", "url_ambiguous"), ("https://example%2ecom/", "url_ambiguous"),
+    ("https://\u{ff45}\u{ff58}\u{ff41}\u{ff4d}\u{ff50}\u{ff4c}\u{ff45}.com/", "url_ambiguous"),
+    ("https://example\u{3002}com/", "url_ambiguous"), ("https://\u{fb01}sh.com/", "url_ambiguous"),
+    ("https://mu\u{308}nchen.de/", "url_ambiguous"), ("https://ex\u{ad}ample.com/", "url_ambiguous"),
+    // a port with leading zeros, or an empty one:
+    ("https://example.com:0443/", "url_ambiguous"), ("https://example.com:/", "url_ambiguous"),
+    // `.`, `..` and `%2e` path segments (the parser resolves them):
+    ("https://example.com/a/../b", "url_ambiguous"), ("https://example.com/./a", "url_ambiguous"),
+    ("https://example.com/a/%2e%2e/b", "url_ambiguous"), ("https://example.com/a/%2E", "url_ambiguous"),
+    ("https://example.com/a/.%2e/", "url_ambiguous"), ("https://example.com/..", "url_ambiguous"),
+    // path characters the parser percent-encodes:
+    ("https://example.com/\u{fc}", "url_ambiguous"), ("https://example.com/{x}", "url_ambiguous"),
+    ("https://example.com/a\"b", "url_ambiguous"), ("https://example.com/<x>", "url_ambiguous"),
+    ("https://example.com/`x`", "url_ambiguous"),
 ];
 
 /// (raw URL, normalised URL) under the production policy.
@@ -81,8 +109,16 @@ const ACCEPTED: &[(&str, &str)] = &[
     ("https://tenant.github.io/hook", "https://tenant.github.io/hook"),
     ("https://123.example.com/", "https://123.example.com/"),
     ("https://0x7f.example.com/", "https://0x7f.example.com/"),
-    ("https://example.com/a/../b", "https://example.com/b"),
     ("https://example.com/%7Efoo/bar%20baz", "https://example.com/%7Efoo/bar%20baz"),
+    // The documented normalisations: scheme and host case, IDNA of an NFC
+    // Unicode host, one trailing dot, the default port, an empty path.
+    ("HTTPS://EXAMPLE.COM/A", "https://example.com/A"),
+    ("https://M\u{dc}NCHEN.de/", "https://xn--mnchen-3ya.de/"),
+    ("https://example.com.:443", "https://example.com/"),
+    ("https://XN--BCHER-KVA.de/", "https://xn--bcher-kva.de/"),
+    // What the parser keeps as written is fine, lower-case escapes and `%2e` inside a segment too.
+    ("https://example.com/a%2fb/%2e%2e%2e/c%2ed/.x/..y/", "https://example.com/a%2fb/%2e%2e%2e/c%2ed/.x/..y/"),
+    ("https://example.com/a//b/|^[]!$&'()*+,;=:@~", "https://example.com/a//b/|^[]!$&'()*+,;=:@~"),
 ];
 
 #[test]
@@ -117,7 +153,10 @@ fn urls_longer_than_2048_bytes_are_too_long() {
     assert!(Policy::default().check_url(&fits).is_ok());
     let err = Policy::default().check_url(&format!("{fits}a")).unwrap_err();
     assert_eq!(err.code(), "url_too_long");
-    let grows = format!("{base}{}", "ü".repeat((MAX_URL_LEN - base.len()) / 2));
+    // `bücher.de` (10 bytes) becomes `xn--bcher-kva.de` (16 bytes): fits as typed, too long normalised.
+    let unicode = "https://bücher.de/";
+    let grows = format!("{unicode}{}", "a".repeat(MAX_URL_LEN - unicode.len()));
+    assert_eq!(grows.len(), MAX_URL_LEN);
     assert_eq!(Policy::default().check_url(&grows).unwrap_err().code(), "url_too_long");
 }
 
@@ -152,8 +191,11 @@ fn allow_http_admits_plain_http_and_any_port_but_nothing_else() {
 
 #[test]
 fn allow_cidrs_admit_ip_literal_hosts_inside_them() {
-    let loopback =
-        Policy { allow_http: true, allow_cidrs: vec!["127.0.0.0/8".parse().unwrap(), "::1/128".parse().unwrap()] };
+    let loopback = Policy {
+        allow_http: true,
+        allow_cidrs: vec!["127.0.0.0/8".parse().unwrap(), "::1/128".parse().unwrap()],
+        ..Policy::default()
+    };
     let ok = |url: &str| loopback.check_url(url).map(|u| u.to_string());
     assert_eq!(ok("http://127.0.0.1:9000/hook").unwrap(), "http://127.0.0.1:9000/hook");
     assert_eq!(ok("http://2130706433:9000/").unwrap(), "http://127.0.0.1:9000/");
@@ -161,7 +203,7 @@ fn allow_cidrs_admit_ip_literal_hosts_inside_them() {
     assert_eq!(ok("http://[::ffff:127.0.0.1]/").unwrap(), "http://[::ffff:7f00:1]/");
     assert_eq!(ok("http://10.0.0.1/").unwrap_err().code(), "url_host_is_ip");
 
-    let https_only = Policy { allow_http: false, allow_cidrs: vec!["127.0.0.0/8".parse().unwrap()] };
+    let https_only = Policy { allow_cidrs: vec!["127.0.0.0/8".parse().unwrap()], ..Policy::default() };
     assert!(https_only.check_url("https://127.0.0.1/").is_ok());
     let err = https_only.check_url("https://127.0.0.1:9000/").unwrap_err();
     assert_eq!(err.code(), "url_port_not_allowed");

@@ -94,6 +94,9 @@ pub struct Settings {
     pub http_max_connections: usize,
     /// Requests handled at once; more are answered `503 overloaded` at once.
     pub http_max_in_flight: usize,
+    /// Destination ranges never contacted although public (e.g. the network's
+    /// own NAT64 prefix); wins over `unsafe_allow_cidrs`.
+    pub deny_cidrs: Vec<ipnet::IpNet>,
 }
 
 impl Default for Settings {
@@ -135,6 +138,7 @@ impl Default for Settings {
             http_idle_timeout: Duration::from_secs(60),
             http_max_connections: 1024,
             http_max_in_flight: 512,
+            deny_cidrs: Vec::new(),
         }
     }
 }
@@ -173,6 +177,7 @@ struct FileSettings {
     http_idle_timeout: Option<String>,
     http_max_connections: Option<usize>,
     http_max_in_flight: Option<usize>,
+    deny_cidrs: Option<String>,
 }
 
 /// A retention (or failing time before disabling) that never runs out:
@@ -266,6 +271,7 @@ impl Settings {
         push("HTTP_IDLE_TIMEOUT", f.http_idle_timeout);
         push("HTTP_MAX_CONNECTIONS", f.http_max_connections.map(|v| v.to_string()));
         push("HTTP_MAX_IN_FLIGHT", f.http_max_in_flight.map(|v| v.to_string()));
+        push("DENY_CIDRS", f.deny_cidrs);
         if let Some(v) = f.database_url {
             vars.push(("DATABASE_URL".into(), v));
         }
@@ -388,6 +394,9 @@ impl Settings {
         }
         if let Some(n) = num("FENIX_HTTP_MAX_IN_FLIGHT")? {
             self.http_max_in_flight = n;
+        }
+        if let Some(v) = get("FENIX_DENY_CIDRS") {
+            self.deny_cidrs = parse_list(&v, "CIDR range").with_context(ctx("FENIX_DENY_CIDRS"))?;
         }
         Ok(())
     }
@@ -634,5 +643,15 @@ mod tests {
         let mut s = Settings::default();
         s.apply_env(|k| (k == "FENIX_WORKER_STALL_AFTER").then(|| "10ms".into())).unwrap();
         assert!(format!("{:#}", s.validate().unwrap_err()).contains("FENIX_WORKER_STALL_AFTER"));
+    }
+
+    #[test]
+    fn deny_cidrs_are_read_as_a_list_and_a_bad_range_names_the_variable() {
+        let mut s = Settings::default();
+        s.apply_env(|k| (k == "FENIX_DENY_CIDRS").then(|| "2001:db8:64::/96, 203.0.113.0/24".into())).unwrap();
+        assert_eq!(s.deny_cidrs, vec!["2001:db8:64::/96".parse().unwrap(), "203.0.113.0/24".parse().unwrap()]);
+        let err =
+            Settings::default().apply_env(|k| (k == "FENIX_DENY_CIDRS").then(|| "10.0.0.0/33".into())).unwrap_err();
+        assert!(format!("{err:#}").contains("FENIX_DENY_CIDRS"), "{err:#}");
     }
 }

@@ -94,6 +94,7 @@ pub fn policy(settings: &Settings) -> fenix_destination::Policy {
     fenix_destination::Policy {
         allow_http: settings.unsafe_allow_http,
         allow_cidrs: settings.unsafe_allow_cidrs.clone(),
+        deny_cidrs: settings.deny_cidrs.clone(),
     }
 }
 

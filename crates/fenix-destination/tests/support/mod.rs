@@ -18,6 +18,16 @@ use tokio::net::{TcpListener, UdpSocket};
 /// the asked family (possibly none).
 type Answer = dyn Fn(&str, RecordType) -> Option<Vec<IpAddr>> + Send + Sync;
 
+/// How the server answers, beyond the closure's answers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Normal,
+    /// Every UDP reply is empty and truncated.
+    TruncateUdp,
+    /// Every reply is SERVFAIL.
+    ServFail,
+}
+
 /// A running test DNS server.
 pub struct TestDns {
     pub addr: SocketAddr,
@@ -28,7 +38,13 @@ pub struct TestDns {
 impl TestDns {
     /// Starts a server answering with `answer(name_without_trailing_dot, type)`.
     pub async fn start(answer: impl Fn(&str, RecordType) -> Option<Vec<IpAddr>> + Send + Sync + 'static) -> TestDns {
-        TestDns::start_with(Arc::new(answer), false).await
+        TestDns::start_with(Arc::new(answer), Mode::Normal).await
+    }
+
+    /// A server that answers every question with SERVFAIL, as a broken or
+    /// overloaded upstream resolver does.
+    pub async fn start_servfail() -> TestDns {
+        TestDns::start_with(Arc::new(|_: &str, _| Some(Vec::new())), Mode::ServFail).await
     }
 
     /// Like [`TestDns::start`], but every UDP reply is empty and truncated, so
@@ -36,17 +52,17 @@ impl TestDns {
     pub async fn start_truncating_udp(
         answer: impl Fn(&str, RecordType) -> Option<Vec<IpAddr>> + Send + Sync + 'static,
     ) -> TestDns {
-        TestDns::start_with(Arc::new(answer), true).await
+        TestDns::start_with(Arc::new(answer), Mode::TruncateUdp).await
     }
 
-    async fn start_with(answer: Arc<Answer>, truncate_udp: bool) -> TestDns {
+    async fn start_with(answer: Arc<Answer>, mode: Mode) -> TestDns {
         let queries = Arc::new(AtomicUsize::new(0));
         let tcp_queries = Arc::new(AtomicUsize::new(0));
         let (udp, tcp) = bind_same_port().await;
         let addr = udp.local_addr().unwrap();
-        let udp_answer = if truncate_udp { None } else { Some(answer.clone()) };
-        tokio::spawn(serve_udp(udp, udp_answer, queries.clone()));
-        tokio::spawn(serve_tcp(tcp, answer, queries.clone(), tcp_queries.clone()));
+        let udp_answer = if mode == Mode::TruncateUdp { None } else { Some(answer.clone()) };
+        tokio::spawn(serve_udp(udp, udp_answer, mode, queries.clone()));
+        tokio::spawn(serve_tcp(tcp, answer, mode, queries.clone(), tcp_queries.clone()));
         TestDns { addr, queries, tcp_queries }
     }
 
@@ -82,10 +98,10 @@ async fn bind_same_port() -> (UdpSocket, TcpListener) {
 }
 
 /// `answer: None` replies to everything with an empty, truncated message.
-async fn serve_udp(socket: UdpSocket, answer: Option<Arc<Answer>>, queries: Arc<AtomicUsize>) {
+async fn serve_udp(socket: UdpSocket, answer: Option<Arc<Answer>>, mode: Mode, queries: Arc<AtomicUsize>) {
     let mut buf = vec![0u8; 4096];
     while let Ok((len, peer)) = socket.recv_from(&mut buf).await {
-        if let Some(reply) = respond(&buf[..len], answer.as_deref(), &queries) {
+        if let Some(reply) = respond(&buf[..len], answer.as_deref(), mode, &queries) {
             let _ = socket.send_to(&reply, peer).await;
         }
     }
@@ -94,6 +110,7 @@ async fn serve_udp(socket: UdpSocket, answer: Option<Arc<Answer>>, queries: Arc<
 async fn serve_tcp(
     listener: TcpListener,
     answer: Arc<Answer>,
+    mode: Mode,
     queries: Arc<AtomicUsize>,
     tcp_queries: Arc<AtomicUsize>,
 ) {
@@ -109,7 +126,7 @@ async fn serve_tcp(
                     return;
                 }
                 tcp_queries.fetch_add(1, Ordering::SeqCst);
-                let Some(reply) = respond(&buf, Some(&*answer), &queries) else {
+                let Some(reply) = respond(&buf, Some(&*answer), mode, &queries) else {
                     return;
                 };
                 let len = u16::try_from(reply.len()).unwrap();
@@ -121,7 +138,7 @@ async fn serve_tcp(
     }
 }
 
-fn respond(request: &[u8], answer: Option<&Answer>, queries: &AtomicUsize) -> Option<Vec<u8>> {
+fn respond(request: &[u8], answer: Option<&Answer>, mode: Mode, queries: &AtomicUsize) -> Option<Vec<u8>> {
     let request = Message::from_vec(request).ok()?;
     let query = request.queries().first()?.clone();
     queries.fetch_add(1, Ordering::SeqCst);
@@ -134,6 +151,10 @@ fn respond(request: &[u8], answer: Option<&Answer>, queries: &AtomicUsize) -> Op
         .set_recursion_available(true)
         .set_authoritative(true)
         .add_query(query.clone());
+    if mode == Mode::ServFail {
+        reply.set_response_code(ResponseCode::ServFail);
+        return reply.to_vec().ok();
+    }
     let Some(answer) = answer else {
         reply.set_truncated(true);
         return reply.to_vec().ok();
