@@ -10,7 +10,9 @@
 # alone it needs only a built binary and python3 (it makes its own virtualenv
 # under target/, so nothing is installed system-wide).
 #
-# Fenix runs on SQLite in a temporary directory with a known admin token, and
+# Fenix runs on SQLite in a temporary directory (or on the PostgreSQL database
+# SCHEMATHESIS_DATABASE_URL names, which should be empty: scripts/test.sh runs
+# both) with a known admin token, and
 # nothing it does can reach beyond loopback: FENIX_DNS_SERVERS is
 # scripts/loopback_dns.py, which answers 127.0.0.1 for every name, and only
 # 127.0.0.1/32 is allowed past the destination policy. So the https URLs the
@@ -75,8 +77,13 @@ for _ in $(seq 100); do
 done
 [ -n "$DNS_PORT" ] || { echo "schemathesis.sh: the loopback DNS server did not start" >&2; exit 1; }
 
+DATABASE=${SCHEMATHESIS_DATABASE_URL:-sqlite://$WORK/fenix.db}
+# PostgreSQL has no key file beside the database: a throwaway master key.
+MASTER_KEY=$(python3 -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())')
+echo "==> schemathesis on ${DATABASE%%:*}"
 env -i PATH="$PATH" \
-  DATABASE_URL="sqlite://$WORK/fenix.db" \
+  DATABASE_URL="$DATABASE" \
+  FENIX_MASTER_KEY="$MASTER_KEY" \
   FENIX_LISTEN=127.0.0.1:0 \
   FENIX_ADMIN_TOKEN="$TOKEN" \
   FENIX_DNS_SERVERS="127.0.0.1:$DNS_PORT" \
