@@ -15,6 +15,7 @@ pub mod events;
 pub mod http_server;
 pub mod ids;
 pub mod ingest;
+pub mod lifecycle;
 pub mod maintenance;
 pub mod metrics;
 pub mod openapi;

@@ -1,0 +1,393 @@
+//! The lifecycle's closed sets as types: a delivery's [`DeliveryStatus`] and an
+//! endpoint's [`EndpointState`].
+//!
+//! Each is stored, answered and logged as the same lowercase text it always
+//! was (the schemas' `CHECK` constraints list it), so nothing is migrated and
+//! the API's JSON is unchanged; the text is written here once, in `as_str()`,
+//! and everything else (serde, the OpenAPI schema, sqlx on both backends)
+//! goes through it. Text read from the database that is not one of the
+//! variants is an error ([`UnknownText`]), never a panic.
+//!
+//! The rules about the sets live here too: which statuses a replay may
+//! re-queue, which are final, and how a leased `pending` row is *shown*
+//! (`in_flight`) — in Rust and in the SQL fragments the store splices into its
+//! queries. This module depends on nothing else in the crate, so any module
+//! may use it.
+
+use std::{fmt, str::FromStr};
+
+/// Where a delivery is in its life.
+///
+/// Stored statuses are `pending`, `succeeded`, `failed` and `skipped`; a claim
+/// leases a `pending` row without changing its status, and the API *shows* such
+/// a row as `in_flight` ([`SHOWN_STATUS_SQL`]). (Databases from before leases
+/// had their own columns stored `in_flight`; a migration turned those rows back
+/// into `pending`, and the schemas still accept the text.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeliveryStatus {
+    /// Waiting for its next attempt (its first, or a retry).
+    Pending,
+    /// Shown only: `pending` and leased by a worker that is attempting it now.
+    InFlight,
+    /// A 2xx answered; done.
+    Succeeded,
+    /// Attempt budget spent, 410 Gone, or payload purged before sending: the dead letter.
+    Failed,
+    /// Not sent: the endpoint was paused, disabled or deleted when it came due.
+    Skipped,
+}
+
+impl DeliveryStatus {
+    /// Every status, in the order the API documents them.
+    pub const ALL: [DeliveryStatus; 5] = [
+        DeliveryStatus::Pending,
+        DeliveryStatus::InFlight,
+        DeliveryStatus::Succeeded,
+        DeliveryStatus::Failed,
+        DeliveryStatus::Skipped,
+    ];
+
+    /// The statuses a delivery ends in; counted per app by the metrics, and the
+    /// only ones retention may delete.
+    pub const FINAL: [DeliveryStatus; 3] = [DeliveryStatus::Succeeded, DeliveryStatus::Failed, DeliveryStatus::Skipped];
+
+    /// The statuses a replay re-queues (and the default of an endpoint replay):
+    /// a delivery that succeeded, or is still waiting or being sent, is never replayed.
+    pub const REPLAYABLE: [DeliveryStatus; 2] = [DeliveryStatus::Failed, DeliveryStatus::Skipped];
+
+    /// The text stored in `deliveries.status` and answered by the API.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DeliveryStatus::Pending => "pending",
+            DeliveryStatus::InFlight => "in_flight",
+            DeliveryStatus::Succeeded => "succeeded",
+            DeliveryStatus::Failed => "failed",
+            DeliveryStatus::Skipped => "skipped",
+        }
+    }
+
+    /// True for `failed` and `skipped` ([`DeliveryStatus::REPLAYABLE`]).
+    pub fn is_replayable(self) -> bool {
+        DeliveryStatus::REPLAYABLE.contains(&self)
+    }
+
+    /// True for `succeeded`, `failed` and `skipped` ([`DeliveryStatus::FINAL`]).
+    pub fn is_final(self) -> bool {
+        DeliveryStatus::FINAL.contains(&self)
+    }
+
+    /// True while another attempt is coming (`pending`, `in_flight`): only
+    /// then does the API show when.
+    pub fn is_scheduled(self) -> bool {
+        !self.is_final()
+    }
+
+    /// The status a row shows: a leased `pending` row is `in_flight`. The same
+    /// rule as [`SHOWN_STATUS_SQL`].
+    pub fn shown(stored: DeliveryStatus, leased: bool) -> DeliveryStatus {
+        match stored {
+            DeliveryStatus::Pending if leased => DeliveryStatus::InFlight,
+            other => other,
+        }
+    }
+
+    /// The SQL condition, on a `deliveries` row's own columns, that holds
+    /// exactly when the row shows `self` ([`DeliveryStatus::shown`]): the
+    /// delivery log's status filter.
+    pub const fn shown_condition(self) -> &'static str {
+        match self {
+            DeliveryStatus::Pending => "status = 'pending' AND lease_until IS NULL",
+            DeliveryStatus::InFlight => "status = 'pending' AND lease_until IS NOT NULL",
+            DeliveryStatus::Succeeded => "status = 'succeeded'",
+            DeliveryStatus::Failed => "status = 'failed'",
+            DeliveryStatus::Skipped => "status = 'skipped'",
+        }
+    }
+}
+
+/// The status a `deliveries` row shows, as an SQL expression on its own
+/// columns ([`DeliveryStatus::shown`]): a leased `pending` row is `in_flight`.
+pub const SHOWN_STATUS_SQL: &str =
+    "CASE WHEN lease_until IS NOT NULL AND status = 'pending' THEN 'in_flight' ELSE status END";
+
+/// The SQL condition, on a `deliveries` row's own columns, that holds when the
+/// row's stored status is replayable ([`DeliveryStatus::REPLAYABLE`]).
+pub const REPLAYABLE_SQL: &str = "status IN ('failed', 'skipped')";
+
+/// Whether an endpoint is sent to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EndpointState {
+    /// Deliveries are made and sent.
+    Active,
+    /// By an operator: deliveries are still made, and skipped when due.
+    Paused,
+    /// After a 410 Gone or a long run of failures: as paused, until resumed.
+    Disabled,
+}
+
+impl EndpointState {
+    /// Every state.
+    pub const ALL: [EndpointState; 3] = [EndpointState::Active, EndpointState::Paused, EndpointState::Disabled];
+
+    /// The text stored in `endpoints.state` (and `endpoint_state_changes.state`) and answered by the API.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            EndpointState::Active => "active",
+            EndpointState::Paused => "paused",
+            EndpointState::Disabled => "disabled",
+        }
+    }
+
+    /// True when its due deliveries are sent (otherwise they are `skipped`).
+    pub fn sends(self) -> bool {
+        self == EndpointState::Active
+    }
+}
+
+/// Text that names none of a closed set's members, e.g. a row written by a
+/// newer version of Fenix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownText {
+    /// What the text should have named: `delivery status`, `endpoint state`.
+    pub set: &'static str,
+    /// The text found.
+    pub text: String,
+}
+
+impl fmt::Display for UnknownText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown {} {:?}", self.set, self.text)
+    }
+}
+
+impl std::error::Error for UnknownText {}
+
+/// Implements text conversions, serde, the OpenAPI schema and sqlx (SQLite and
+/// PostgreSQL, arrays included) for a closed set, all through its `ALL` and
+/// `as_str()`.
+macro_rules! closed_set_as_text {
+    ($ty:ident, $set:literal) => {
+        impl FromStr for $ty {
+            type Err = UnknownText;
+
+            fn from_str(s: &str) -> Result<Self, UnknownText> {
+                $ty::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| UnknownText { set: $set, text: s.into() })
+            }
+        }
+
+        impl TryFrom<String> for $ty {
+            type Error = UnknownText;
+
+            fn try_from(s: String) -> Result<Self, UnknownText> {
+                s.parse()
+            }
+        }
+
+        impl TryFrom<&str> for $ty {
+            type Error = UnknownText;
+
+            fn try_from(s: &str) -> Result<Self, UnknownText> {
+                s.parse()
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+                text.parse().map_err(serde::de::Error::custom)
+            }
+        }
+
+        impl utoipa::PartialSchema for $ty {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
+                    .enum_values(Some($ty::ALL.map($ty::as_str)))
+                    .into()
+            }
+        }
+
+        impl utoipa::ToSchema for $ty {}
+
+        impl<DB: sqlx::Database> sqlx::Type<DB> for $ty
+        where
+            str: sqlx::Type<DB>,
+        {
+            fn type_info() -> DB::TypeInfo {
+                <str as sqlx::Type<DB>>::type_info()
+            }
+
+            fn compatible(ty: &DB::TypeInfo) -> bool {
+                <str as sqlx::Type<DB>>::compatible(ty)
+            }
+        }
+
+        impl<'q, DB: sqlx::Database> sqlx::Encode<'q, DB> for $ty
+        where
+            &'q str: sqlx::Encode<'q, DB>,
+        {
+            fn encode_by_ref(
+                &self,
+                buf: &mut <DB as sqlx::Database>::ArgumentBuffer<'q>,
+            ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
+                <&'q str as sqlx::Encode<'q, DB>>::encode(self.as_str(), buf)
+            }
+        }
+
+        impl<'r, DB: sqlx::Database> sqlx::Decode<'r, DB> for $ty
+        where
+            &'r str: sqlx::Decode<'r, DB>,
+        {
+            fn decode(value: <DB as sqlx::Database>::ValueRef<'r>) -> Result<Self, sqlx::error::BoxDynError> {
+                Ok(<&'r str as sqlx::Decode<'r, DB>>::decode(value)?.parse()?)
+            }
+        }
+
+        impl sqlx::postgres::PgHasArrayType for $ty {
+            fn array_type_info() -> sqlx::postgres::PgTypeInfo {
+                <&str as sqlx::postgres::PgHasArrayType>::array_type_info()
+            }
+
+            fn array_compatible(ty: &sqlx::postgres::PgTypeInfo) -> bool {
+                <&str as sqlx::postgres::PgHasArrayType>::array_compatible(ty)
+            }
+        }
+    };
+}
+
+closed_set_as_text!(DeliveryStatus, "delivery status");
+closed_set_as_text!(EndpointState, "endpoint state");
+
+#[cfg(test)]
+mod tests {
+    use sqlx::{Connection, SqliteConnection};
+
+    use super::*;
+
+    #[test]
+    fn every_delivery_status_round_trips_through_its_text_and_json() {
+        let texts: Vec<&str> = DeliveryStatus::ALL.iter().map(|s| s.as_str()).collect();
+        assert_eq!(texts, ["pending", "in_flight", "succeeded", "failed", "skipped"]);
+        for s in DeliveryStatus::ALL {
+            assert_eq!(s.as_str().parse::<DeliveryStatus>(), Ok(s));
+            assert_eq!(DeliveryStatus::try_from(s.to_string()), Ok(s));
+            let json = serde_json::to_string(&s).unwrap();
+            assert_eq!(json, format!("\"{}\"", s.as_str()));
+            assert_eq!(serde_json::from_str::<DeliveryStatus>(&json).unwrap(), s);
+        }
+    }
+
+    #[test]
+    fn every_endpoint_state_round_trips_through_its_text_and_json() {
+        let texts: Vec<&str> = EndpointState::ALL.iter().map(|s| s.as_str()).collect();
+        assert_eq!(texts, ["active", "paused", "disabled"]);
+        for s in EndpointState::ALL {
+            assert_eq!(s.as_str().parse::<EndpointState>(), Ok(s));
+            assert_eq!(EndpointState::try_from(s.to_string()), Ok(s));
+            let json = serde_json::to_string(&s).unwrap();
+            assert_eq!(json, format!("\"{}\"", s.as_str()));
+            assert_eq!(serde_json::from_str::<EndpointState>(&json).unwrap(), s);
+        }
+    }
+
+    #[test]
+    fn unknown_text_is_refused_not_guessed() {
+        for text in ["", "Pending", "pending ", "inflight", "dead", "active"] {
+            let err = text.parse::<DeliveryStatus>().unwrap_err();
+            assert_eq!(err, UnknownText { set: "delivery status", text: text.into() });
+        }
+        for text in ["", "Active", "enabled", "failed"] {
+            assert!(EndpointState::try_from(text.to_string()).is_err(), "{text:?}");
+        }
+        assert_eq!("dead".parse::<DeliveryStatus>().unwrap_err().to_string(), "unknown delivery status \"dead\"");
+        assert!(serde_json::from_str::<DeliveryStatus>("\"dead\"").is_err());
+        assert!(serde_json::from_str::<EndpointState>("\"gone\"").is_err());
+    }
+
+    #[test]
+    fn only_failed_and_skipped_are_replayable_and_only_pending_ones_are_scheduled() {
+        let replayable: Vec<_> = DeliveryStatus::ALL.into_iter().filter(|s| s.is_replayable()).collect();
+        assert_eq!(replayable, DeliveryStatus::REPLAYABLE);
+        let scheduled: Vec<_> = DeliveryStatus::ALL.into_iter().filter(|s| s.is_scheduled()).collect();
+        assert_eq!(scheduled, [DeliveryStatus::Pending, DeliveryStatus::InFlight]);
+        let quoted: Vec<String> = DeliveryStatus::REPLAYABLE.iter().map(|s| format!("'{s}'")).collect();
+        assert_eq!(REPLAYABLE_SQL, format!("status IN ({})", quoted.join(", ")));
+        assert!(EndpointState::Active.sends());
+        assert!(!EndpointState::Paused.sends() && !EndpointState::Disabled.sends());
+    }
+
+    /// The shown-status rule in SQL ([`SHOWN_STATUS_SQL`], each status's
+    /// [`DeliveryStatus::shown_condition`]) agrees with the one in Rust, on a
+    /// real database, for every stored status, leased or not.
+    #[tokio::test]
+    async fn the_shown_status_is_the_same_in_rust_and_in_sql() {
+        let mut db = SqliteConnection::connect("sqlite::memory:").await.unwrap();
+        sqlx::query("CREATE TABLE deliveries (status TEXT NOT NULL, lease_until INTEGER)")
+            .execute(&mut db)
+            .await
+            .unwrap();
+        let stored =
+            [DeliveryStatus::Pending, DeliveryStatus::Succeeded, DeliveryStatus::Failed, DeliveryStatus::Skipped];
+        for status in stored {
+            for lease_until in [None, Some(5_i64)] {
+                sqlx::query("INSERT INTO deliveries (status, lease_until) VALUES ($1, $2)")
+                    .bind(status)
+                    .bind(lease_until)
+                    .execute(&mut db)
+                    .await
+                    .unwrap();
+            }
+        }
+        let rows: Vec<(DeliveryStatus, Option<i64>, DeliveryStatus)> =
+            sqlx::query_as(&format!("SELECT status, lease_until, {SHOWN_STATUS_SQL} FROM deliveries"))
+                .fetch_all(&mut db)
+                .await
+                .unwrap();
+        assert_eq!(rows.len(), 8);
+        for (status, lease_until, shown) in &rows {
+            assert_eq!(*shown, DeliveryStatus::shown(*status, lease_until.is_some()), "{status} {lease_until:?}");
+        }
+        for wanted in DeliveryStatus::ALL {
+            let matching: Vec<(DeliveryStatus, Option<i64>)> = sqlx::query_as(&format!(
+                "SELECT status, lease_until FROM deliveries WHERE {}",
+                wanted.shown_condition()
+            ))
+            .fetch_all(&mut db)
+            .await
+            .unwrap();
+            let expected = rows.iter().filter(|r| r.2 == wanted).count();
+            assert_eq!(matching.len(), expected, "{wanted}");
+            assert!(matching.iter().all(|(s, l)| DeliveryStatus::shown(*s, l.is_some()) == wanted), "{wanted}");
+        }
+        let replayable: Vec<DeliveryStatus> = sqlx::query_scalar(&format!(
+            "SELECT DISTINCT status FROM deliveries WHERE {REPLAYABLE_SQL} ORDER BY status"
+        ))
+        .fetch_all(&mut db)
+        .await
+        .unwrap();
+        assert_eq!(replayable, DeliveryStatus::REPLAYABLE);
+    }
+
+    #[tokio::test]
+    async fn text_the_database_holds_that_names_no_status_is_a_decoding_error() {
+        let mut db = SqliteConnection::connect("sqlite::memory:").await.unwrap();
+        let read = sqlx::query_scalar::<_, DeliveryStatus>("SELECT 'dead'").fetch_one(&mut db).await;
+        let err = read.unwrap_err();
+        assert!(matches!(err, sqlx::Error::ColumnDecode { .. }), "{err:?}");
+        assert!(err.to_string().contains("unknown delivery status"), "{err}");
+        let state: EndpointState = sqlx::query_scalar("SELECT 'paused'").fetch_one(&mut db).await.unwrap();
+        assert_eq!(state, EndpointState::Paused);
+    }
+}
