@@ -77,7 +77,7 @@ impl Fixture {
             url: format!("https://hooks.example.com/{id}"),
             description: String::new(),
             event_types: serde_json::to_string(&types).unwrap(),
-            state: "active".into(),
+            state: fenix::lifecycle::EndpointState::Active,
             state_reason: None,
             state_changed_at: None,
             rate_limit_per_sec: None,
@@ -93,7 +93,7 @@ impl Fixture {
     }
 
     /// Sets an endpoint's state the way the API does.
-    pub async fn set_state(&self, endpoint_id: &str, state: &str) {
+    pub async fn set_state(&self, endpoint_id: &str, state: fenix::lifecycle::EndpointState) {
         let changed = self
             .store
             .set_endpoint_state(endpoint_id, state, "test", &id_at("esc", T0), T0)

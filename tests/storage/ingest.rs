@@ -28,9 +28,9 @@ async fn an_event_gets_one_pending_delivery_per_active_or_paused_endpoint_that_w
     let booking = fx.endpoint(&app, &["booking.*"]).await;
     let _invoices = fx.endpoint(&app, &["invoice.paid"]).await;
     let paused = fx.endpoint(&app, &[]).await;
-    fx.set_state(&paused, "paused").await;
+    fx.set_state(&paused, fenix::lifecycle::EndpointState::Paused).await;
     let disabled = fx.endpoint(&app, &[]).await;
-    fx.set_state(&disabled, "disabled").await;
+    fx.set_state(&disabled, fenix::lifecycle::EndpointState::Disabled).await;
     let other_app = fx.app("globex").await;
     let _elsewhere = fx.endpoint(&other_app, &[]).await;
 

@@ -19,7 +19,7 @@ fn endpoint_row(app_id: &str) -> EndpointRow {
         app_id: app_id.into(),
         description: String::new(),
         event_types: "[]".into(),
-        state: "active".into(),
+        state: fenix::lifecycle::EndpointState::Active,
         state_reason: None,
         state_changed_at: None,
         rate_limit_per_sec: None,

@@ -16,6 +16,7 @@ use crate::{
     error::ApiError,
     event_types::EventTypeFilter,
     ids,
+    lifecycle::EndpointState,
     secrets::SigningSecret,
     store::endpoints::{EndpointPatch, EndpointRow, NewEndpoint},
     time,
@@ -35,7 +36,7 @@ pub struct EndpointOut {
     pub url: String,
     pub description: String,
     pub event_types: Vec<String>,
-    pub state: String,
+    pub state: EndpointState,
     pub state_reason: Option<String>,
     pub state_changed_at: Option<String>,
     pub rate_limit_per_sec: Option<i64>,
@@ -206,7 +207,7 @@ async fn create(
         url,
         description: check_description(body.description.as_deref().unwrap_or(""))?,
         event_types: filter.to_json(),
-        state: "active".into(),
+        state: EndpointState::Active,
         state_reason: None,
         state_changed_at: None,
         rate_limit_per_sec: check_rate(body.rate_limit_per_sec)?,
@@ -335,7 +336,15 @@ async fn pause(
     ApiPath((app, ep)): ApiPath<(String, String)>,
 ) -> Result<Json<EndpointOut>, ApiError> {
     let row = find(&s, &app, &ep).await?;
-    s.store.set_endpoint_state(&row.id, "paused", "paused by an operator", &ids::new_id("esc"), time::now_ms()).await?;
+    s.store
+        .set_endpoint_state(
+            &row.id,
+            EndpointState::Paused,
+            "paused by an operator",
+            &ids::new_id("esc"),
+            time::now_ms(),
+        )
+        .await?;
     read(State(s), ApiPath((row.app_id, row.id))).await
 }
 
@@ -366,7 +375,9 @@ async fn resume(
     let row = find(&s, &app, &ep).await?;
     let body: Resume = crate::api::optional_json(&body)?;
     let now = time::now_ms();
-    s.store.set_endpoint_state(&row.id, "active", "resumed by an operator", &ids::new_id("esc"), now).await?;
+    s.store
+        .set_endpoint_state(&row.id, EndpointState::Active, "resumed by an operator", &ids::new_id("esc"), now)
+        .await?;
     let replayed = if body.replay_skipped {
         crate::replay::requeue_endpoint(&s, &row.id, &["skipped"], None, None).await?
     } else {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::{api::SharedState, ids, operator, settings::FOREVER, time};
+use crate::{api::SharedState, ids, lifecycle::EndpointState, operator, settings::FOREVER, time};
 
 /// Rows touched per purge transaction.
 const PURGE_BATCH: i64 = 1000;
@@ -53,7 +53,11 @@ pub async fn run_once(state: &SharedState) -> anyhow::Result<()> {
             time::rfc3339(since),
             humantime::format_duration(s.disable_after_failing)
         );
-        if state.store.set_endpoint_state(&endpoint_id, "disabled", &reason, &ids::new_id("esc"), now).await? {
+        if state
+            .store
+            .set_endpoint_state(&endpoint_id, EndpointState::Disabled, &reason, &ids::new_id("esc"), now)
+            .await?
+        {
             tracing::warn!(%endpoint_id, "endpoint disabled automatically: {reason}");
             operator::endpoint_disabled(state, &app_id, &endpoint_id, &reason).await;
         }

@@ -392,8 +392,7 @@ pub struct EndpointStats {
     pub dead_letter: i64,
     /// Deliveries skipped while the endpoint was paused or disabled.
     pub skipped: i64,
-    /// `active`, `paused` or `disabled`.
-    pub state: String,
+    pub state: crate::lifecycle::EndpointState,
     pub state_reason: Option<String>,
 }
 
@@ -401,7 +400,7 @@ pub struct EndpointStats {
 #[derive(ToSchema)]
 pub struct StateChange {
     pub id: String,
-    pub state: String,
+    pub state: crate::lifecycle::EndpointState,
     pub reason: String,
     pub created_at: String,
 }

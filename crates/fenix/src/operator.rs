@@ -189,7 +189,7 @@ pub async fn provision(
                 url,
                 description: "operator webhooks (FENIX_OPERATOR_WEBHOOK_URL)".into(),
                 event_types: "[]".into(),
-                state: "active".into(),
+                state: crate::lifecycle::EndpointState::Active,
                 state_reason: None,
                 state_changed_at: None,
                 rate_limit_per_sec: None,

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use sqlx::QueryBuilder;
 
 use super::{apps::CURSOR_END, endpoints::SecretRow, on_read, on_write, BeginWrite, Store};
-use crate::time::Millis;
+use crate::{lifecycle::EndpointState, time::Millis};
 
 /// A delivery as stored.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -125,7 +125,7 @@ struct EventPart {
 pub struct EndpointTarget {
     pub id: String,
     pub url: String,
-    pub state: String,
+    pub state: EndpointState,
     pub signature_scheme: String,
     pub rate_limit_per_sec: Option<i64>,
 }

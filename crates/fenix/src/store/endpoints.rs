@@ -1,7 +1,7 @@
 //! Endpoints and their sealed signing secrets.
 
 use super::{apps::CURSOR_END, on_read, on_write, BeginWrite, Store};
-use crate::time::Millis;
+use crate::{lifecycle::EndpointState, time::Millis};
 
 /// An endpoint as stored (`event_types` is a JSON array).
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -11,7 +11,7 @@ pub struct EndpointRow {
     pub url: String,
     pub description: String,
     pub event_types: String,
-    pub state: String,
+    pub state: EndpointState,
     pub state_reason: Option<String>,
     pub state_changed_at: Option<Millis>,
     pub rate_limit_per_sec: Option<i64>,
@@ -86,7 +86,7 @@ impl Store {
             .bind(&r.url)
             .bind(&r.description)
             .bind(&r.event_types)
-            .bind(&r.state)
+            .bind(r.state)
             .bind(&r.state_reason)
             .bind(r.state_changed_at)
             .bind(r.rate_limit_per_sec)
@@ -174,7 +174,7 @@ impl Store {
     pub async fn set_endpoint_state(
         &self,
         endpoint_id: &str,
-        state: &str,
+        state: EndpointState,
         reason: &str,
         change_id: &str,
         now: Millis,

@@ -4,7 +4,7 @@
 //! old rows by id (ids start with their creation time), on the primary key.
 
 use super::{on_read, on_write, Store};
-use crate::{ids, time::Millis};
+use crate::{ids, lifecycle::EndpointState, time::Millis};
 
 /// An endpoint's figures over a window.
 #[derive(Debug, Clone, Default, sqlx::FromRow)]
@@ -18,7 +18,7 @@ pub struct EndpointStats {
 pub struct StateChange {
     pub id: String,
     pub endpoint_id: String,
-    pub state: String,
+    pub state: EndpointState,
     pub reason: String,
     pub created_at: Millis,
 }

@@ -8,6 +8,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use super::{schedule::Next, Admission, Job, Worker, BUSY_ENDPOINT_RETRY_MS, MAX_PACING_SLEEP};
 use crate::{
     ids,
+    lifecycle::EndpointState,
     time::{self, Millis},
 };
 
@@ -214,7 +215,13 @@ impl Worker {
             let reason = "the receiver answered 410 Gone";
             match self
                 .store()
-                .set_endpoint_state(&job.claimed.endpoint_id, "disabled", reason, &ids::new_id("esc"), time::now_ms())
+                .set_endpoint_state(
+                    &job.claimed.endpoint_id,
+                    EndpointState::Disabled,
+                    reason,
+                    &ids::new_id("esc"),
+                    time::now_ms(),
+                )
                 .await
             {
                 Ok(true) => {

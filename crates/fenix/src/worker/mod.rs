@@ -416,7 +416,7 @@ impl Worker {
                 let Some(target) = endpoints.get(&c.endpoint_id) else {
                     return Err(settle("skipped"));
                 };
-                if target.state != "active" {
+                if !target.state.sends() {
                     return Err(settle("skipped"));
                 }
                 let event_type = events.get(&c.event_id).map(|e| e.0.clone()).unwrap_or_default();
