@@ -202,7 +202,7 @@ pub fn outcome(
         event_id: c.event_id.clone(),
         lease_token: c.lease_token,
         attempt,
-        status,
+        status: status.parse().expect("a delivery status"),
         attempt_count,
         next_attempt_at: None,
         last_attempt_at: last,

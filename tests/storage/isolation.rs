@@ -35,7 +35,7 @@ fn successes(claimed: &[ClaimedDelivery]) -> Vec<Outcome> {
         .collect()
 }
 
-async fn every_status(fx: &Fixture, app: &str, claimed: &[ClaimedDelivery]) -> Vec<String> {
+async fn every_status(fx: &Fixture, app: &str, claimed: &[ClaimedDelivery]) -> Vec<fenix::lifecycle::DeliveryStatus> {
     let mut out = Vec::new();
     for c in claimed {
         out.push(fx.store.get_delivery(app, &c.id).await.unwrap().unwrap().status);
@@ -55,7 +55,7 @@ async fn a_refused_attempt_row_is_isolated_and_every_other_outcome_is_recorded(b
     assert!(recorded.unavailable.is_none() && recorded.unwritten.is_empty());
     assert_eq!(recorded.applied.len(), 9, "every delivery row carries its outcome");
     assert_eq!(recorded.degraded, vec![(claimed[6].id.clone(), Degraded::WithoutAttempt)]);
-    assert!(every_status(&fx, &app, &claimed).await.iter().all(|s| s == "succeeded"));
+    assert!(every_status(&fx, &app, &claimed).await.iter().all(|s| *s == fenix::lifecycle::DeliveryStatus::Succeeded));
     for (k, c) in claimed.iter().enumerate() {
         let attempts = fx.store.list_attempts(&c.id).await.unwrap();
         assert_eq!(attempts.len(), usize::from(k != 6), "delivery {k}: its attempt row, except the refused one");
@@ -73,7 +73,7 @@ async fn a_response_the_database_cannot_store_is_recorded_without_it(backend: Ba
     let recorded = fx.store.record_outcomes_isolating(&outcomes, T0 + 3_000).await;
     assert!(recorded.unavailable.is_none() && recorded.unwritten.is_empty(), "{:?}", recorded.unavailable);
     assert_eq!(recorded.applied.len(), 5);
-    assert!(every_status(&fx, &app, &claimed).await.iter().all(|s| s == "succeeded"));
+    assert!(every_status(&fx, &app, &claimed).await.iter().all(|s| *s == fenix::lifecycle::DeliveryStatus::Succeeded));
     let stored = fx.store.list_attempts(&claimed[3].id).await.unwrap();
     assert_eq!(stored.len(), 1);
     match backend {

@@ -141,12 +141,12 @@ async fn the_delivery_log_filters_by_endpoint_event_status_and_time(backend: Bac
     assert_whole(&log.delivery_pages(&by_event, 7).await, &log.expected(|d| &d.event_id == event), "by event");
 
     for status in ["failed", "succeeded", "pending"] {
-        let by_status = DeliveryFilter { status: Some(status.into()), ..f.clone() };
+        let by_status = DeliveryFilter { status: Some(status.parse().unwrap()), ..f.clone() };
         let want = log.expected(|d| d.status == status);
         assert!(!want.is_empty());
         assert_whole(&log.delivery_pages(&by_status, 4).await, &want, status);
     }
-    let none = DeliveryFilter { status: Some("in_flight".into()), ..f.clone() };
+    let none = DeliveryFilter { status: Some(fenix::lifecycle::DeliveryStatus::InFlight), ..f.clone() };
     assert!(log.delivery_pages(&none, 7).await.is_empty());
 
     // since is inclusive, until exclusive.
@@ -156,7 +156,7 @@ async fn the_delivery_log_filters_by_endpoint_event_status_and_time(backend: Bac
 
     let combined = DeliveryFilter {
         endpoint_id: Some(log.every.clone()),
-        status: Some("pending".into()),
+        status: Some(fenix::lifecycle::DeliveryStatus::Pending),
         since: Some(T0 + 5_000),
         ..f.clone()
     };

@@ -96,7 +96,10 @@ async fn an_outcome_after_a_lost_lease_keeps_the_attempt_but_leaves_the_delivery
     // Once finished, even the right token cannot write twice.
     let replayed = outcome(&fast, "succeeded", 2, None);
     assert_eq!(fx.store.record_outcomes(&[replayed], T0 + 3_000).await.unwrap(), 1);
-    assert_eq!(fx.store.get_delivery(&app, &id).await.unwrap().unwrap().status, "failed");
+    assert_eq!(
+        fx.store.get_delivery(&app, &id).await.unwrap().unwrap().status,
+        fenix::lifecycle::DeliveryStatus::Failed
+    );
 }
 
 async fn an_attempt_for_a_deleted_delivery_does_not_fail_the_batch(backend: Backend) {
@@ -116,7 +119,7 @@ async fn an_attempt_for_a_deleted_delivery_does_not_fail_the_batch(backend: Back
 
     let survivor = claimed.iter().find(|c| c.endpoint_id == kept).unwrap();
     let row = fx.store.get_delivery(&app, &survivor.id).await.unwrap().unwrap();
-    assert_eq!(row.status, "succeeded");
+    assert_eq!(row.status, fenix::lifecycle::DeliveryStatus::Succeeded);
     assert_eq!(fx.store.list_attempts(&survivor.id).await.unwrap().len(), 1);
     assert_eq!(fx.raw().await.count("attempts").await, 1, "no orphan attempt");
     assert_eq!(fx.store.record_outcomes(&[], T0 + 30).await.unwrap(), 0, "an empty batch is fine");

@@ -8,7 +8,7 @@
 //! (`list_attempts`), and the event log from `events.rs` (`list_events`).
 
 use fenix::store::{
-    deliveries::{CLAIM_POSTGRES, CLAIM_SQLITE, DELIVERY_COLUMNS},
+    deliveries::{delivery_columns, CLAIM_POSTGRES, CLAIM_SQLITE},
     events::EVENT_COLUMNS,
     DeliveryFilter,
 };
@@ -75,7 +75,8 @@ async fn populated(backend: Backend) -> (Fixture, String, String, String, String
         fx.event(&initech, "booking.confirmed", T0 + i).await;
     }
     fx.settle(&finished, "failed", 1, T0 + 10_000).await;
-    let failed = DeliveryFilter { status: Some("failed".into()), limit: 1, ..Default::default() };
+    let failed =
+        DeliveryFilter { status: Some(fenix::lifecycle::DeliveryStatus::Failed), limit: 1, ..Default::default() };
     let delivery = fx.store.list_deliveries(&app, &failed).await.unwrap().remove(0).id;
     (fx, app, endpoints[3].clone(), some_event, delivery)
 }
@@ -86,7 +87,7 @@ async fn the_delivery_log_queries_use_an_index(backend: Backend) {
     assert_eq!(raw.count("deliveries").await, 3_400);
 
     // `list_deliveries`: the base, then each filter in the order the builder appends it.
-    let base = format!("SELECT {DELIVERY_COLUMNS} FROM deliveries WHERE app_id = $1 AND id < $2");
+    let base = format!("SELECT {} FROM deliveries WHERE app_id = $1 AND id < $2", delivery_columns());
     let page = |filter: &str, limit: &str| format!("{base}{filter} ORDER BY id DESC LIMIT {limit}");
     let (app, cursor, limit): (Arg, Arg, Arg) = ((&app).into(), "~".into(), 50.into());
     let cases: [(&str, String, Vec<Arg>, &[&str]); 5] = [

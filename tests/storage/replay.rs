@@ -60,13 +60,13 @@ async fn a_succeeded_pending_or_in_flight_delivery_is_not_replayable(backend: Ba
     let raw = fx.raw().await;
 
     let refused = fx.store.replay_delivery(&app, &d[0], LATER + 1).await.unwrap();
-    assert_eq!(refused, Err(ReplayRefusal::NotReplayable("succeeded".into())));
+    assert_eq!(refused, Err(ReplayRefusal::NotReplayable(fenix::lifecycle::DeliveryStatus::Succeeded)));
     assert_eq!(status_of(&raw, &d[0]).await, ("succeeded".into(), 1, 0));
     let refused = fx.store.replay_delivery(&app, &d[1], LATER + 1).await.unwrap();
-    assert_eq!(refused, Err(ReplayRefusal::NotReplayable("pending".into())));
+    assert_eq!(refused, Err(ReplayRefusal::NotReplayable(fenix::lifecycle::DeliveryStatus::Pending)));
     let in_flight = fx.store.claim_due("w1", LATER + 1, LATER + 60_000, 1).await.unwrap();
     let refused = fx.store.replay_delivery(&app, &in_flight[0].id, LATER + 2).await.unwrap();
-    assert_eq!(refused, Err(ReplayRefusal::NotReplayable("in_flight".into())));
+    assert_eq!(refused, Err(ReplayRefusal::NotReplayable(fenix::lifecycle::DeliveryStatus::InFlight)));
 
     assert_eq!(fx.store.replay_delivery(&app, "dlv_nope", LATER).await.unwrap(), Err(ReplayRefusal::NotFound));
     let other = fx.app("globex").await;
@@ -107,7 +107,12 @@ async fn an_endpoint_replay_runs_in_bounded_batches_and_a_second_run_requeues_no
     fx.settle(&theirs, "failed", 5, LATER).await;
     let raw = fx.raw().await;
 
-    let scope = ReplayScope { endpoint_id: &ep, statuses: &["failed", "skipped"], since: None, until: None };
+    let scope = ReplayScope {
+        endpoint_id: &ep,
+        statuses: &fenix::lifecycle::DeliveryStatus::REPLAYABLE,
+        since: None,
+        until: None,
+    };
     let mut batches = Vec::new();
     loop {
         let n = fx.store.replay_endpoint_batch(&scope, LATER + 1, 4).await.unwrap();
@@ -140,15 +145,24 @@ async fn an_endpoint_replay_honours_its_status_and_time_window(backend: Backend)
     fx.settle(&skipped, "skipped", 0, LATER).await;
     let raw = fx.raw().await;
 
-    let only_skipped = ReplayScope { endpoint_id: &ep, statuses: &["skipped"], since: None, until: None };
+    let only_skipped = ReplayScope {
+        endpoint_id: &ep,
+        statuses: &[fenix::lifecycle::DeliveryStatus::Skipped],
+        since: None,
+        until: None,
+    };
     assert_eq!(fx.store.replay_endpoint_batch(&only_skipped, LATER + 1, 100).await.unwrap(), 2);
     for id in &failed {
         assert_eq!(status_of(&raw, id).await.0, "failed");
     }
 
     // Created at T0+2s, T0+3s, T0+4s: since is inclusive, until exclusive.
-    let window =
-        ReplayScope { endpoint_id: &ep, statuses: &["failed"], since: Some(T0 + 2_000), until: Some(T0 + 5_000) };
+    let window = ReplayScope {
+        endpoint_id: &ep,
+        statuses: &[fenix::lifecycle::DeliveryStatus::Failed],
+        since: Some(T0 + 2_000),
+        until: Some(T0 + 5_000),
+    };
     assert_eq!(fx.store.replay_endpoint_batch(&window, LATER + 2, 100).await.unwrap(), 3);
     let states: Vec<String> =
         futures::future::join_all(failed.iter().map(|id| status_of(&raw, id))).await.into_iter().map(|s| s.0).collect();
@@ -160,7 +174,12 @@ async fn an_endpoint_replay_honours_its_status_and_time_window(backend: Backend)
         &[(&failed[0]).into()],
     )
     .await;
-    let rest = ReplayScope { endpoint_id: &ep, statuses: &["failed"], since: None, until: None };
+    let rest = ReplayScope {
+        endpoint_id: &ep,
+        statuses: &[fenix::lifecycle::DeliveryStatus::Failed],
+        since: None,
+        until: None,
+    };
     assert_eq!(fx.store.count_expired_replays(&rest).await.unwrap(), 1);
     assert_eq!(fx.store.replay_endpoint_batch(&rest, LATER + 3, 100).await.unwrap(), 2);
     assert_eq!(status_of(&raw, &failed[0]).await.0, "failed");

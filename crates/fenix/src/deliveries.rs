@@ -14,14 +14,13 @@ use crate::{
     apps,
     error::ApiError,
     events::parse_window,
+    lifecycle::DeliveryStatus,
     store::{
         deliveries::{AttemptRecord, DeliveryFilter, DeliveryRow},
         replay::ReplayRefusal,
     },
     time,
 };
-
-const STATUSES: [&str; 5] = ["pending", "in_flight", "succeeded", "failed", "skipped"];
 
 /// A delivery as the API shows it.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -31,7 +30,7 @@ pub struct DeliveryOut {
     pub app_id: String,
     pub event_id: String,
     pub endpoint_id: String,
-    pub status: String,
+    pub status: DeliveryStatus,
     pub attempt_count: i64,
     pub next_attempt_at: Option<String>,
     pub last_attempt_at: Option<String>,
@@ -41,7 +40,7 @@ pub struct DeliveryOut {
 
 impl From<DeliveryRow> for DeliveryOut {
     fn from(r: DeliveryRow) -> Self {
-        let scheduled = matches!(r.status.as_str(), "pending" | "in_flight");
+        let scheduled = r.status.is_scheduled();
         DeliveryOut {
             id: r.id,
             app_id: r.app_id,
@@ -136,19 +135,21 @@ async fn list(
 ) -> Result<Json<Page<DeliveryOut>>, ApiError> {
     let app = apps::find(&s.store, &app).await?;
     let limit = PageQuery { limit: q.limit, cursor: None }.limit()?;
-    if let Some(st) = &q.status {
-        if !STATUSES.contains(&st.as_str()) {
+    let status = match q.status.as_deref().map(str::parse::<DeliveryStatus>) {
+        None => None,
+        Some(Ok(status)) => Some(status),
+        Some(Err(_)) => {
             return Err(ApiError::bad_request(
                 "invalid_status",
                 "status must be one of pending, in_flight, succeeded, failed, skipped",
-            ));
+            ))
         }
-    }
+    };
     let (since, until) = parse_window(q.since.as_deref(), q.until.as_deref())?;
     let filter = DeliveryFilter {
         endpoint_id: q.endpoint_id,
         event_id: q.event_id,
-        status: q.status,
+        status,
         since,
         until,
         cursor: crate::api::decode_cursor("dlv", q.cursor.as_deref())?,

@@ -16,7 +16,7 @@ use crate::{
     error::ApiError,
     event_types::EventTypeFilter,
     ids,
-    lifecycle::EndpointState,
+    lifecycle::{DeliveryStatus, EndpointState},
     secrets::SigningSecret,
     store::endpoints::{EndpointPatch, EndpointRow, NewEndpoint},
     time,
@@ -379,7 +379,7 @@ async fn resume(
         .set_endpoint_state(&row.id, EndpointState::Active, "resumed by an operator", &ids::new_id("esc"), now)
         .await?;
     let replayed = if body.replay_skipped {
-        crate::replay::requeue_endpoint(&s, &row.id, &["skipped"], None, None).await?
+        crate::replay::requeue_endpoint(&s, &row.id, &[DeliveryStatus::Skipped], None, None).await?
     } else {
         0
     };

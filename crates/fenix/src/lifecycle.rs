@@ -92,15 +92,14 @@ impl DeliveryStatus {
     }
 
     /// The SQL condition, on a `deliveries` row's own columns, that holds
-    /// exactly when the row shows `self` ([`DeliveryStatus::shown`]): the
-    /// delivery log's status filter.
-    pub const fn shown_condition(self) -> &'static str {
+    /// exactly when the row shows `self` ([`DeliveryStatus::shown`]), for the
+    /// statuses the lease decides (`pending`, `in_flight`). `None` for the
+    /// others: a row shows them when it stores them (`status = $n`, bound).
+    pub const fn shown_condition(self) -> Option<&'static str> {
         match self {
-            DeliveryStatus::Pending => "status = 'pending' AND lease_until IS NULL",
-            DeliveryStatus::InFlight => "status = 'pending' AND lease_until IS NOT NULL",
-            DeliveryStatus::Succeeded => "status = 'succeeded'",
-            DeliveryStatus::Failed => "status = 'failed'",
-            DeliveryStatus::Skipped => "status = 'skipped'",
+            DeliveryStatus::Pending => Some("status = 'pending' AND lease_until IS NULL"),
+            DeliveryStatus::InFlight => Some("status = 'pending' AND lease_until IS NOT NULL"),
+            DeliveryStatus::Succeeded | DeliveryStatus::Failed | DeliveryStatus::Skipped => None,
         }
     }
 }
@@ -360,13 +359,13 @@ mod tests {
             assert_eq!(*shown, DeliveryStatus::shown(*status, lease_until.is_some()), "{status} {lease_until:?}");
         }
         for wanted in DeliveryStatus::ALL {
-            let matching: Vec<(DeliveryStatus, Option<i64>)> = sqlx::query_as(&format!(
-                "SELECT status, lease_until FROM deliveries WHERE {}",
-                wanted.shown_condition()
-            ))
-            .fetch_all(&mut db)
-            .await
-            .unwrap();
+            let condition = wanted.shown_condition().unwrap_or("status = $1");
+            let matching: Vec<(DeliveryStatus, Option<i64>)> =
+                sqlx::query_as(&format!("SELECT status, lease_until FROM deliveries WHERE {condition}"))
+                    .bind(wanted)
+                    .fetch_all(&mut db)
+                    .await
+                    .unwrap();
             let expected = rows.iter().filter(|r| r.2 == wanted).count();
             assert_eq!(matching.len(), expected, "{wanted}");
             assert!(matching.iter().all(|(s, l)| DeliveryStatus::shown(*s, l.is_some()) == wanted), "{wanted}");

@@ -11,6 +11,8 @@ use std::{
     },
 };
 
+use crate::lifecycle::DeliveryStatus;
+
 /// Upper bounds (seconds) shared by the histograms.
 const BUCKETS: [f64; 14] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 60.0, 600.0, 3600.0];
 
@@ -136,8 +138,6 @@ impl WorkerProgress {
     }
 }
 
-const FINAL: [&str; 3] = ["succeeded", "failed", "skipped"];
-
 impl Metrics {
     /// An event was accepted with `deliveries` deliveries.
     pub fn ingested(&self, deliveries: i64) {
@@ -162,8 +162,8 @@ impl Metrics {
     }
 
     /// A delivery of `app_id` reached a final status.
-    pub fn finished(&self, app_id: &str, status: &str) {
-        let Some(i) = FINAL.iter().position(|s| *s == status) else { return };
+    pub fn finished(&self, app_id: &str, status: DeliveryStatus) {
+        let Some(i) = DeliveryStatus::FINAL.iter().position(|s| *s == status) else { return };
         let mut map = self.app_deliveries.lock().expect("metrics lock");
         match map.get_mut(app_id) {
             Some(c) => c[i] += 1,
@@ -208,7 +208,7 @@ impl Metrics {
             self.app_deliveries.lock().expect("metrics lock").iter().map(|(k, v)| (k.clone(), *v)).collect();
         rows.sort();
         for (app, counts) in rows {
-            for (i, status) in FINAL.iter().enumerate() {
+            for (i, status) in DeliveryStatus::FINAL.iter().enumerate() {
                 let _ =
                     writeln!(out, "fenix_app_deliveries_total{{app_id=\"{app}\",status=\"{status}\"}} {}", counts[i]);
             }
@@ -272,7 +272,7 @@ mod tests {
         let m = Metrics::default();
         m.attempt(None, 12);
         m.attempt(Some("timeout"), 2000);
-        m.finished("app_1", "succeeded");
+        m.finished("app_1", DeliveryStatus::Succeeded);
         m.first_success(40);
         let text = m.render(&QueueFigures { due: 2, waiting: 3, dead_letter: 1 });
         assert!(text.contains("fenix_attempts_total{outcome=\"success\",error=\"none\"} 1"));

@@ -11,6 +11,7 @@ use crate::{
     endpoints,
     error::ApiError,
     events::parse_window,
+    lifecycle::DeliveryStatus,
     store::replay::ReplayScope,
     time,
 };
@@ -22,7 +23,7 @@ const BATCH: i64 = 500;
 pub async fn requeue_endpoint(
     s: &SharedState,
     endpoint_id: &str,
-    statuses: &[&str],
+    statuses: &[DeliveryStatus],
     since: Option<i64>,
     until: Option<i64>,
 ) -> Result<u64, ApiError> {
@@ -80,11 +81,18 @@ async fn replay_endpoint(
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let endpoint = endpoints::find(&s, &app, &ep).await?;
     let body: ReplayBody = optional_json(&body)?;
-    let requested = body.statuses.unwrap_or_else(|| vec!["failed".into(), "skipped".into()]);
-    if requested.is_empty() || requested.iter().any(|st| st != "failed" && st != "skipped") {
+    // Every requested status must be replayable (an unknown or other one refuses them all).
+    let statuses: Vec<DeliveryStatus> = match &body.statuses {
+        None => DeliveryStatus::REPLAYABLE.to_vec(),
+        Some(requested) => requested
+            .iter()
+            .map(|st| st.parse().ok().filter(|s: &DeliveryStatus| s.is_replayable()))
+            .collect::<Option<_>>()
+            .unwrap_or_default(),
+    };
+    if statuses.is_empty() {
         return Err(ApiError::invalid("invalid_statuses", "statuses may contain only \"failed\" and \"skipped\""));
     }
-    let statuses: Vec<&str> = requested.iter().map(String::as_str).collect();
     let (since, until) = parse_window(body.since.as_deref(), body.until.as_deref())?;
     let replayed = requeue_endpoint(&s, &endpoint.id, &statuses, since, until).await?;
     let expired = s

@@ -11,6 +11,7 @@ use crate::{
     api::{ApiPath, ApiQuery, SharedState},
     endpoints,
     error::ApiError,
+    lifecycle::DeliveryStatus,
     settings::parse_duration,
     time,
 };
@@ -64,8 +65,8 @@ async fn stats(
     let window = parse_window(q.window.as_deref())?;
     let since = time::sub(time::now_ms(), window);
     let st = s.store.endpoint_stats(&endpoint.id, since).await?;
-    let dead_letter = s.store.count_endpoint_deliveries(&endpoint.id, "failed").await?;
-    let skipped = s.store.count_endpoint_deliveries(&endpoint.id, "skipped").await?;
+    let dead_letter = s.store.count_endpoint_deliveries(&endpoint.id, DeliveryStatus::Failed).await?;
+    let skipped = s.store.count_endpoint_deliveries(&endpoint.id, DeliveryStatus::Skipped).await?;
     let rate = (st.attempts > 0).then(|| st.successes as f64 / st.attempts as f64);
     Ok(Json(json!({
         "endpoint_id": endpoint.id,

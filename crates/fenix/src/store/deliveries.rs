@@ -6,12 +6,15 @@
 //! ever held open across an HTTP request. Results are written later, in
 //! batches, only where the lease token still matches.
 
-use std::collections::HashMap;
+use std::{collections::HashMap, sync::LazyLock};
 
 use sqlx::QueryBuilder;
 
 use super::{apps::CURSOR_END, endpoints::SecretRow, on_read, on_write, BeginWrite, Store};
-use crate::{lifecycle::EndpointState, time::Millis};
+use crate::{
+    lifecycle::{DeliveryStatus, EndpointState, SHOWN_STATUS_SQL},
+    time::Millis,
+};
 
 /// A delivery as stored.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -20,7 +23,8 @@ pub struct DeliveryRow {
     pub app_id: String,
     pub event_id: String,
     pub endpoint_id: String,
-    pub status: String,
+    /// As shown ([`SHOWN_STATUS_SQL`]): `in_flight` while leased.
+    pub status: DeliveryStatus,
     pub attempt_count: i64,
     pub next_attempt_at: Option<Millis>,
     pub last_attempt_at: Option<Millis>,
@@ -28,21 +32,17 @@ pub struct DeliveryRow {
     pub updated_at: Millis,
 }
 
-/// The status a delivery row shows: a leased `pending` row is `in_flight`.
-macro_rules! shown_status {
-    () => {
-        "CASE WHEN lease_until IS NOT NULL AND status = 'pending' THEN 'in_flight' ELSE status END"
-    };
+/// The columns of a [`DeliveryRow`]. A leased row is shown `in_flight`
+/// ([`SHOWN_STATUS_SQL`]), due again (if its worker vanished) when the lease ends.
+pub fn delivery_columns() -> &'static str {
+    static COLUMNS: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "id, app_id, event_id, endpoint_id, {SHOWN_STATUS_SQL} AS status, attempt_count, \
+             COALESCE(lease_until, next_attempt_at) AS next_attempt_at, last_attempt_at, created_at, updated_at"
+        )
+    });
+    &COLUMNS
 }
-pub(crate) use shown_status;
-
-/// A leased row is shown `in_flight`, due again (if its worker vanished) when the lease ends.
-pub const DELIVERY_COLUMNS: &str = concat!(
-    "id, app_id, event_id, endpoint_id, ",
-    shown_status!(),
-    " AS status, attempt_count, COALESCE(lease_until, next_attempt_at) AS next_attempt_at, last_attempt_at, \
-     created_at, updated_at"
-);
 
 /// An attempt as stored; `id` is the `X-Fenix-Delivery-Id` that was sent.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -94,7 +94,8 @@ pub struct Outcome {
     pub lease_token: i64,
     /// The request made, if one was made (a skip makes none).
     pub attempt: Option<AttemptRecord>,
-    pub status: &'static str,
+    /// `pending` (a retry at `next_attempt_at`), `succeeded`, `failed` or `skipped`.
+    pub status: DeliveryStatus,
     pub attempt_count: i64,
     pub next_attempt_at: Option<Millis>,
     pub last_attempt_at: Option<Millis>,
@@ -105,7 +106,8 @@ pub struct Outcome {
 pub struct DeliveryFilter {
     pub endpoint_id: Option<String>,
     pub event_id: Option<String>,
-    pub status: Option<String>,
+    /// As shown: `in_flight` finds the leased `pending` rows.
+    pub status: Option<DeliveryStatus>,
     pub since: Option<Millis>,
     pub until: Option<Millis>,
     pub cursor: Option<String>,
@@ -296,7 +298,7 @@ impl Store {
         // Endpoint health: any success clears `failing_since`; failures start it.
         let mut health: HashMap<&str, bool> = HashMap::new();
         for o in outcomes.iter().filter(|o| o.attempt.is_some()) {
-            *health.entry(o.endpoint_id.as_str()).or_default() |= o.status == "succeeded";
+            *health.entry(o.endpoint_id.as_str()).or_default() |= o.status == DeliveryStatus::Succeeded;
         }
         match &self.backend {
             super::Backend::Sqlite { write, .. } => {
@@ -470,7 +472,8 @@ impl Store {
     /// One delivery of one app.
     pub async fn get_delivery(&self, app_id: &str, id: &str) -> sqlx::Result<Option<DeliveryRow>> {
         on_read!(self, |pool| sqlx::query_as::<_, DeliveryRow>(&format!(
-            "SELECT {DELIVERY_COLUMNS} FROM deliveries WHERE id = $1 AND app_id = $2"
+            "SELECT {} FROM deliveries WHERE id = $1 AND app_id = $2",
+            delivery_columns()
         ))
         .bind(id)
         .bind(app_id)
@@ -481,7 +484,7 @@ impl Store {
     /// The delivery log of an app, newest first.
     pub async fn list_deliveries(&self, app_id: &str, f: &DeliveryFilter) -> sqlx::Result<Vec<DeliveryRow>> {
         on_read!(self, |pool| {
-            let mut qb = QueryBuilder::new(format!("SELECT {DELIVERY_COLUMNS} FROM deliveries WHERE app_id = "));
+            let mut qb = QueryBuilder::new(format!("SELECT {} FROM deliveries WHERE app_id = ", delivery_columns()));
             qb.push_bind(app_id);
             qb.push(" AND id < ").push_bind(f.cursor.clone().unwrap_or_else(|| CURSOR_END.into()));
             if let Some(v) = &f.endpoint_id {
@@ -490,17 +493,11 @@ impl Store {
             if let Some(v) = &f.event_id {
                 qb.push(" AND event_id = ").push_bind(v.clone());
             }
-            match f.status.as_deref() {
-                Some("in_flight") => {
-                    qb.push(" AND status = 'pending' AND lease_until IS NOT NULL");
-                }
-                Some("pending") => {
-                    qb.push(" AND status = 'pending' AND lease_until IS NULL");
-                }
-                Some(v) => {
-                    qb.push(" AND status = ").push_bind(v.to_string());
-                }
-                None => {}
+            if let Some(status) = f.status {
+                match status.shown_condition() {
+                    Some(condition) => qb.push(" AND ").push(condition),
+                    None => qb.push(" AND status = ").push_bind(status),
+                };
             }
             if let Some(s) = f.since {
                 qb.push(" AND created_at >= ").push_bind(s);

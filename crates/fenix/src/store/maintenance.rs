@@ -4,7 +4,11 @@
 //! old rows by id (ids start with their creation time), on the primary key.
 
 use super::{on_read, on_write, Store};
-use crate::{ids, lifecycle::EndpointState, time::Millis};
+use crate::{
+    ids,
+    lifecycle::{DeliveryStatus, EndpointState},
+    time::Millis,
+};
 
 /// An endpoint's figures over a window.
 #[derive(Debug, Clone, Default, sqlx::FromRow)]
@@ -88,7 +92,7 @@ impl Store {
     }
 
     /// How many of an endpoint's deliveries are in `status`.
-    pub async fn count_endpoint_deliveries(&self, endpoint_id: &str, status: &str) -> sqlx::Result<i64> {
+    pub async fn count_endpoint_deliveries(&self, endpoint_id: &str, status: DeliveryStatus) -> sqlx::Result<i64> {
         on_read!(self, |pool| sqlx::query_scalar::<_, i64>(
             "SELECT COUNT(*) FROM deliveries WHERE endpoint_id = $1 AND status = $2"
         )

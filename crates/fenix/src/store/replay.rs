@@ -3,14 +3,17 @@
 use sqlx::QueryBuilder;
 
 use super::{on_write, BeginWrite, Store};
-use crate::time::Millis;
+use crate::{
+    lifecycle::{DeliveryStatus, REPLAYABLE_SQL, SHOWN_STATUS_SQL},
+    time::Millis,
+};
 
 /// Which deliveries of an endpoint to re-queue.
 #[derive(Debug, Clone)]
 pub struct ReplayScope<'a> {
     pub endpoint_id: &'a str,
-    /// Subset of `failed`, `skipped`.
-    pub statuses: &'a [&'a str],
+    /// Replayable statuses ([`DeliveryStatus::REPLAYABLE`]).
+    pub statuses: &'a [DeliveryStatus],
     pub since: Option<Millis>,
     pub until: Option<Millis>,
 }
@@ -20,7 +23,7 @@ pub struct ReplayScope<'a> {
 pub enum ReplayRefusal {
     NotFound,
     /// `succeeded`, `pending` or `in_flight`.
-    NotReplayable(String),
+    NotReplayable(DeliveryStatus),
     PayloadExpired,
 }
 
@@ -53,10 +56,8 @@ impl Store {
     ) -> sqlx::Result<Result<(), ReplayRefusal>> {
         on_write!(self, |pool| {
             let mut tx = pool.begin_write().await?;
-            let row: Option<(String, bool)> = sqlx::query_as(concat!(
-                "SELECT ",
-                super::deliveries::shown_status!(),
-                ", e.payload IS NOT NULL FROM deliveries d JOIN events e ON e.id = d.event_id \
+            let row: Option<(DeliveryStatus, bool)> = sqlx::query_as(&format!(
+                "SELECT {SHOWN_STATUS_SQL}, e.payload IS NOT NULL FROM deliveries d JOIN events e ON e.id = d.event_id \
                  WHERE d.id = $1 AND d.app_id = $2"
             ))
             .bind(id)
@@ -65,19 +66,17 @@ impl Store {
             .await?;
             let refusal = match row {
                 None => Some(ReplayRefusal::NotFound),
-                Some((status, _)) if status != "failed" && status != "skipped" => {
-                    Some(ReplayRefusal::NotReplayable(status))
-                }
+                Some((status, _)) if !status.is_replayable() => Some(ReplayRefusal::NotReplayable(status)),
                 Some((_, false)) => Some(ReplayRefusal::PayloadExpired),
                 Some(_) => None,
             };
             if let Some(r) = refusal {
                 return Ok(Err(r));
             }
-            sqlx::query(
+            sqlx::query(&format!(
                 "UPDATE deliveries SET status = 'pending', budget_start = attempt_count, next_attempt_at = $2, \
-                 updated_at = $2 WHERE id = $1 AND status IN ('failed', 'skipped')",
-            )
+                 updated_at = $2 WHERE id = $1 AND {REPLAYABLE_SQL}"
+            ))
             .bind(id)
             .bind(now)
             .execute(&mut *tx)

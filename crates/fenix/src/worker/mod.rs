@@ -29,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{
     api::SharedState,
+    lifecycle::DeliveryStatus,
     secrets::SigningSecret,
     store::{
         deliveries::{BatchContext, ClaimedDelivery, Outcome},
@@ -399,7 +400,7 @@ impl Worker {
         claimed
             .into_iter()
             .map(|c| {
-                let settle = |status: &'static str| {
+                let settle = |status: DeliveryStatus| {
                     Box::new(Outcome {
                         delivery_id: c.id.clone(),
                         endpoint_id: c.endpoint_id.clone(),
@@ -414,10 +415,10 @@ impl Worker {
                     })
                 };
                 let Some(target) = endpoints.get(&c.endpoint_id) else {
-                    return Err(settle("skipped"));
+                    return Err(settle(DeliveryStatus::Skipped));
                 };
                 if !target.state.sends() {
-                    return Err(settle("skipped"));
+                    return Err(settle(DeliveryStatus::Skipped));
                 }
                 let event_type = events.get(&c.event_id).map(|e| e.0.clone()).unwrap_or_default();
                 let event_created_at = events.get(&c.event_id).map(|e| e.2).unwrap_or_default();
@@ -427,7 +428,7 @@ impl Worker {
                     .clone();
                 let Some(envelope) = envelope else {
                     tracing::warn!(delivery_id = %c.id, "payload purged by retention before delivery; marking failed");
-                    return Err(settle("failed"));
+                    return Err(settle(DeliveryStatus::Failed));
                 };
                 let keys = secrets
                     .entry(c.endpoint_id.clone())

@@ -9,7 +9,7 @@ use tokio::sync::{mpsc, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use super::Worker;
-use crate::{api::SharedState, store::deliveries::Outcome, time};
+use crate::{api::SharedState, lifecycle::DeliveryStatus, store::deliveries::Outcome, time};
 
 impl Worker {
     /// Keeps leases of running attempts alive, so a slow receiver never lets a
@@ -95,12 +95,15 @@ async fn record_batch(state: &SharedState, weak: &Weak<Worker>, buf: Vec<Outcome
     }
     let now = time::now_ms();
     // A retry just scheduled may come due before the worker's next look at the queue.
-    if buf.iter().any(|o| o.status == "pending" && applied.contains(&o.delivery_id)) {
+    if buf.iter().any(|o| o.status == DeliveryStatus::Pending && applied.contains(&o.delivery_id)) {
         state.wake.notify_one();
     }
     for o in buf.iter().filter(|o| applied.contains(&o.delivery_id)) {
         state.metrics.finished(&o.app_id, o.status);
-        if o.status == "failed" && o.attempt.is_some() && state.operator_app_id.as_deref() != Some(o.app_id.as_str()) {
+        if o.status == DeliveryStatus::Failed
+            && o.attempt.is_some()
+            && state.operator_app_id.as_deref() != Some(o.app_id.as_str())
+        {
             state.alerts.dead_lettered(&o.endpoint_id, &o.app_id, &o.delivery_id, now);
         }
     }

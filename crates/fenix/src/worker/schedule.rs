@@ -2,7 +2,10 @@
 
 use std::time::Duration;
 
-use crate::time::{self, Millis};
+use crate::{
+    lifecycle::DeliveryStatus,
+    time::{self, Millis},
+};
 
 /// The facts about one attempt that decide what comes next.
 #[derive(Debug, Clone, Default)]
@@ -24,6 +27,25 @@ pub enum Next {
     Failed,
     /// The receiver answered 410 Gone: the delivery fails and the endpoint is disabled.
     Gone,
+}
+
+impl Next {
+    /// The delivery's status after this step: `pending` again for a retry.
+    pub fn status(&self) -> DeliveryStatus {
+        match self {
+            Next::Succeeded => DeliveryStatus::Succeeded,
+            Next::RetryAt(_) => DeliveryStatus::Pending,
+            Next::Failed | Next::Gone => DeliveryStatus::Failed,
+        }
+    }
+
+    /// When the next attempt is due, for a retry.
+    pub fn retry_at(&self) -> Option<Millis> {
+        match self {
+            Next::RetryAt(t) => Some(*t),
+            _ => None,
+        }
+    }
 }
 
 /// Decides the next step after attempt number `n` of the current budget (1-based).

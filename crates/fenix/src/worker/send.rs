@@ -40,18 +40,14 @@ impl Worker {
         if next == Next::Succeeded && c.budget_start == 0 {
             self.state.metrics.first_success(finished - job.event_created_at);
         }
-        let (status, next_attempt_at) = match next {
-            Next::Succeeded => ("succeeded", None),
-            Next::RetryAt(t) => ("pending", Some(t)),
-            Next::Failed | Next::Gone => ("failed", None),
-        };
+        let (status, next_attempt_at) = (next.status(), next.retry_at());
         tracing::debug!(
             delivery_id = %c.id,
             attempt_id = %attempt_id,
             endpoint_id = %c.endpoint_id,
             status = result.facts.status,
             error = result.error,
-            outcome = status,
+            outcome = status.as_str(),
             "attempt finished"
         );
         let record = AttemptRecord {
