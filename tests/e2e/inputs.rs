@@ -237,6 +237,34 @@ async fn a_cursor_of_another_list_or_garbage_is_refused(backend: Backend) {
     assert_eq!((status, body["data"].clone()), (200, json!([])), "a right cursor still pages");
 }
 
+async fn statuses_are_taken_only_as_the_api_spells_them(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let receiver = Receiver::http(|_| Plan::ok()).await;
+    let app = fenix.create_app("acme").await;
+    let ep = fenix.create_endpoint(&app, json!({"url": receiver.url})).await;
+    let ep = ep["id"].as_str().unwrap();
+    for status in ["pending", "in_flight", "succeeded", "failed", "skipped"] {
+        let (answer, body) = fenix.call("GET", &format!("/v1/apps/{app}/deliveries?status={status}"), None).await;
+        assert_eq!(answer, 200, "{status}: {body}");
+    }
+    for status in ["", "Failed", "in-flight", "dead", "active"] {
+        let (answer, body) = fenix.call("GET", &format!("/v1/apps/{app}/deliveries?status={status}"), None).await;
+        assert_eq!((answer, code(&body)), (400, "invalid_status"), "{status:?}: {body}");
+        assert_eq!(message(&body), "status must be one of pending, in_flight, succeeded, failed, skipped");
+    }
+    let replay = format!("/v1/apps/{app}/endpoints/{ep}/replay");
+    for statuses in [json!(["failed", "failed"]), json!(["skipped"]), json!(["skipped", "failed"])] {
+        let (status, body) = fenix.call("POST", &replay, Some(json!({ "statuses": statuses }))).await;
+        assert_eq!((status, body["replayed"].clone()), (200, json!(0)), "{statuses}: {body}");
+    }
+    for statuses in [json!([]), json!(["failed", "dead"]), json!(["in_flight"]), json!(["Failed"])] {
+        let (status, body) = fenix.call("POST", &replay, Some(json!({ "statuses": statuses }))).await;
+        assert_eq!((status, code(&body)), (422, "invalid_statuses"), "{statuses}: {body}");
+        assert_eq!(message(&body), "statuses may contain only \"failed\" and \"skipped\"");
+    }
+}
+
 async fn concurrent_rotations_answer_200_and_leave_a_consistent_set_of_secrets(backend: Backend) {
     let db = TestDb::new(backend).await;
     let fenix = Fenix::start(&db, &[]).await;
@@ -395,6 +423,7 @@ crate::on_both_backends!(
     an_escaped_nul_inside_event_data_is_stored_and_delivered_as_sent,
     a_path_that_is_not_utf8_gets_the_json_error,
     a_cursor_of_another_list_or_garbage_is_refused,
+    statuses_are_taken_only_as_the_api_spells_them,
     concurrent_rotations_answer_200_and_leave_a_consistent_set_of_secrets,
     the_operator_uid_and_app_id_shaped_uids_are_refused,
     a_tenant_cannot_take_the_operator_apps_names,

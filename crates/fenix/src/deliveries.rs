@@ -135,16 +135,9 @@ async fn list(
 ) -> Result<Json<Page<DeliveryOut>>, ApiError> {
     let app = apps::find(&s.store, &app).await?;
     let limit = PageQuery { limit: q.limit, cursor: None }.limit()?;
-    let status = match q.status.as_deref().map(str::parse::<DeliveryStatus>) {
-        None => None,
-        Some(Ok(status)) => Some(status),
-        Some(Err(_)) => {
-            return Err(ApiError::bad_request(
-                "invalid_status",
-                "status must be one of pending, in_flight, succeeded, failed, skipped",
-            ))
-        }
-    };
+    let status = q.status.as_deref().map(str::parse::<DeliveryStatus>).transpose().map_err(|_| {
+        ApiError::bad_request("invalid_status", "status must be one of pending, in_flight, succeeded, failed, skipped")
+    })?;
     let (since, until) = parse_window(q.since.as_deref(), q.until.as_deref())?;
     let filter = DeliveryFilter {
         endpoint_id: q.endpoint_id,

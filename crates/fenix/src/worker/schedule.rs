@@ -141,6 +141,21 @@ mod tests {
     }
 
     #[test]
+    fn each_step_leaves_the_delivery_in_its_status() {
+        let steps = [Next::Succeeded, Next::RetryAt(60_000), Next::Failed, Next::Gone];
+        let after: Vec<_> = steps.iter().map(|n| (n.status(), n.retry_at())).collect();
+        assert_eq!(
+            after,
+            [
+                (DeliveryStatus::Succeeded, None),
+                (DeliveryStatus::Pending, Some(60_000)),
+                (DeliveryStatus::Failed, None),
+                (DeliveryStatus::Failed, None)
+            ]
+        );
+    }
+
+    #[test]
     fn gone_is_reported_as_such() {
         assert_eq!(next_step(&status(410), 1, &schedule(), 0), Next::Gone);
     }
