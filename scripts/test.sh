@@ -58,7 +58,10 @@ else
 fi
 
 echo "==> schemathesis against the debug binary's /openapi.json"
-cargo build -p fenix --bin fenix --quiet
+# The binary the integration tests just ran (cargo builds it for them): a
+# `cargo build -p fenix` here would compile the crate again, without the
+# dev-dependencies' features.
+[ -x target/debug/fenix ] || cargo build -p fenix --bin fenix --quiet
 SCHEMATHESIS_MAX_TIME=${SCHEMATHESIS_MAX_TIME:-120} scripts/schemathesis.sh target/debug/fenix
 # The same on PostgreSQL, which refuses values SQLite stores (NUL in text) and
 # locks differently: a fresh database on the throwaway server.
