@@ -20,13 +20,28 @@ fn message(body: &Value) -> &str {
     body["error"]["message"].as_str().unwrap_or_default()
 }
 
-async fn a_huge_stats_window_is_refused_naming_the_field(backend: Backend) {
+/// A fresh Fenix with app `acme` and one endpoint (its id in `ep`) on a loopback receiver.
+struct Acme {
+    _db: TestDb,
+    receiver: Receiver,
+    fenix: Fenix,
+    app: String,
+    ep: String,
+}
+
+async fn acme(backend: Backend) -> Acme {
     let db = TestDb::new(backend).await;
     let fenix = Fenix::start(&db, &[]).await;
     let receiver = Receiver::http(|_| Plan::ok()).await;
     let app = fenix.create_app("acme").await;
     let ep = fenix.create_endpoint(&app, json!({"url": receiver.url})).await;
-    let stats = format!("/v1/apps/{app}/endpoints/{}/stats", ep["id"].as_str().unwrap());
+    let ep = ep["id"].as_str().unwrap().to_string();
+    Acme { _db: db, receiver, fenix, app, ep }
+}
+
+async fn a_huge_stats_window_is_refused_naming_the_field(backend: Backend) {
+    let Acme { _db, receiver: _receiver, fenix, app, ep } = acme(backend).await;
+    let stats = format!("/v1/apps/{app}/endpoints/{}/stats", ep);
     for window in ["300000000y", "18446744073709551615s", "0s", "400d"] {
         let (status, body) = fenix.call("GET", &format!("{stats}?window={window}"), None).await;
         assert_eq!((status, code(&body)), (400, "invalid_window"), "window={window}: {body}");
@@ -38,12 +53,8 @@ async fn a_huge_stats_window_is_refused_naming_the_field(backend: Backend) {
 }
 
 async fn huge_numbers_are_refused_naming_the_field(backend: Backend) {
-    let db = TestDb::new(backend).await;
-    let fenix = Fenix::start(&db, &[]).await;
-    let receiver = Receiver::http(|_| Plan::ok()).await;
-    let app = fenix.create_app("acme").await;
-    let ep = fenix.create_endpoint(&app, json!({"url": receiver.url})).await;
-    let ep_path = format!("/v1/apps/{app}/endpoints/{}", ep["id"].as_str().unwrap());
+    let Acme { _db, receiver: _receiver, fenix, app, ep } = acme(backend).await;
+    let ep_path = format!("/v1/apps/{app}/endpoints/{}", ep);
     let huge = "99999999999999999999999";
     let bodies = [
         ("POST", format!("{ep_path}/secret/rotate"), format!(r#"{{"overlap_seconds":{huge}}}"#), "overlap_seconds"),
@@ -82,12 +93,8 @@ async fn huge_numbers_are_refused_naming_the_field(backend: Backend) {
 }
 
 async fn nul_characters_in_text_inputs_are_refused_naming_the_field(backend: Backend) {
-    let db = TestDb::new(backend).await;
-    let fenix = Fenix::start(&db, &[]).await;
-    let receiver = Receiver::http(|_| Plan::ok()).await;
-    let app = fenix.create_app("acme").await;
-    let ep = fenix.create_endpoint(&app, json!({"url": receiver.url})).await;
-    let ep = ep["id"].as_str().unwrap();
+    let Acme { _db, receiver, fenix, app, ep } = acme(backend).await;
+    let ep = ep.as_str();
 
     let bodies = [
         ("POST", "/v1/apps".to_string(), json!({"name": "a\u{0}b"}), "invalid_name", "name"),
@@ -211,12 +218,8 @@ async fn a_path_that_is_not_utf8_gets_the_json_error(backend: Backend) {
 }
 
 async fn a_cursor_of_another_list_or_garbage_is_refused(backend: Backend) {
-    let db = TestDb::new(backend).await;
-    let fenix = Fenix::start(&db, &[]).await;
-    let receiver = Receiver::http(|_| Plan::ok()).await;
-    let app = fenix.create_app("acme").await;
-    let ep = fenix.create_endpoint(&app, json!({"url": receiver.url})).await;
-    let ep = ep["id"].as_str().unwrap();
+    let Acme { _db, receiver: _receiver, fenix, app, ep } = acme(backend).await;
+    let ep = ep.as_str();
     let evt = fenix.send_event(&app, json!({"type": "a.b", "data": {}})).await;
     let evt = evt["id"].as_str().unwrap();
     let lowercase = evt.to_lowercase();
@@ -238,12 +241,8 @@ async fn a_cursor_of_another_list_or_garbage_is_refused(backend: Backend) {
 }
 
 async fn statuses_are_taken_only_as_the_api_spells_them(backend: Backend) {
-    let db = TestDb::new(backend).await;
-    let fenix = Fenix::start(&db, &[]).await;
-    let receiver = Receiver::http(|_| Plan::ok()).await;
-    let app = fenix.create_app("acme").await;
-    let ep = fenix.create_endpoint(&app, json!({"url": receiver.url})).await;
-    let ep = ep["id"].as_str().unwrap();
+    let Acme { _db, receiver: _receiver, fenix, app, ep } = acme(backend).await;
+    let ep = ep.as_str();
     for status in ["pending", "in_flight", "succeeded", "failed", "skipped"] {
         let (answer, body) = fenix.call("GET", &format!("/v1/apps/{app}/deliveries?status={status}"), None).await;
         assert_eq!(answer, 200, "{status}: {body}");
@@ -266,12 +265,8 @@ async fn statuses_are_taken_only_as_the_api_spells_them(backend: Backend) {
 }
 
 async fn concurrent_rotations_answer_200_and_leave_a_consistent_set_of_secrets(backend: Backend) {
-    let db = TestDb::new(backend).await;
-    let fenix = Fenix::start(&db, &[]).await;
-    let receiver = Receiver::http(|_| Plan::ok()).await;
-    let app = fenix.create_app("acme").await;
-    let ep = fenix.create_endpoint(&app, json!({"url": receiver.url})).await;
-    let rotate = format!("/v1/apps/{app}/endpoints/{}/secret/rotate", ep["id"].as_str().unwrap());
+    let Acme { _db, receiver, fenix, app, ep } = acme(backend).await;
+    let rotate = format!("/v1/apps/{app}/endpoints/{}/secret/rotate", ep);
 
     let requests: Vec<_> = (0..10).map(|_| tokio::spawn(fenix.request("POST", &rotate).send())).collect();
     let mut rotated = Vec::new();

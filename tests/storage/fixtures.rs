@@ -69,22 +69,8 @@ impl Fixture {
 
     /// Inserts an active endpoint subscribed to `event_types` (empty = all), with secret v1 `sealed-v1`.
     pub async fn endpoint(&self, app_id: &str, event_types: &[&str]) -> String {
-        let id = id_at("ep", T0);
-        let types: Vec<String> = event_types.iter().map(|t| t.to_string()).collect();
-        let row = EndpointRow {
-            id: id.clone(),
-            app_id: app_id.into(),
-            url: format!("https://hooks.example.com/{id}"),
-            description: String::new(),
-            event_types: serde_json::to_string(&types).unwrap(),
-            state: fenix::lifecycle::EndpointState::Active,
-            state_reason: None,
-            state_changed_at: None,
-            rate_limit_per_sec: None,
-            signature_scheme: "fenix-v1".into(),
-            created_at: T0,
-            updated_at: T0,
-        };
+        let row = endpoint_row(app_id, event_types);
+        let id = row.id.clone();
         self.store
             .insert_endpoint(&NewEndpoint { row, sealed_secret: b"sealed-v1".to_vec() })
             .await
@@ -318,5 +304,25 @@ impl Raw {
                 lines
             }
         }
+    }
+}
+
+/// An active endpoint row of `app_id` subscribed to `event_types` (empty = all), not yet stored.
+pub fn endpoint_row(app_id: &str, event_types: &[&str]) -> EndpointRow {
+    let id = id_at("ep", T0);
+    let types: Vec<String> = event_types.iter().map(|t| t.to_string()).collect();
+    EndpointRow {
+        url: format!("https://hooks.example.com/{id}"),
+        id,
+        app_id: app_id.into(),
+        description: String::new(),
+        event_types: serde_json::to_string(&types).unwrap(),
+        state: fenix::lifecycle::EndpointState::Active,
+        state_reason: None,
+        state_changed_at: None,
+        rate_limit_per_sec: None,
+        signature_scheme: "fenix-v1".into(),
+        created_at: T0,
+        updated_at: T0,
     }
 }

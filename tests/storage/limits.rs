@@ -3,31 +3,10 @@
 //! past its limit, make concurrent rotations collide, or make a refused value
 //! look like an outage.
 
-use fenix::store::{
-    endpoints::{EndpointRow, NewEndpoint},
-    is_data_error, is_unavailable,
-};
+use fenix::store::{endpoints::NewEndpoint, is_data_error, is_unavailable};
 
-use crate::fixtures::{id_at, new_event, Fixture, T0};
+use crate::fixtures::{endpoint_row, id_at, new_event, Fixture, T0};
 use crate::support::Backend;
-
-fn endpoint_row(app_id: &str) -> EndpointRow {
-    let id = id_at("ep", T0);
-    EndpointRow {
-        url: format!("https://hooks.example.com/{id}"),
-        id,
-        app_id: app_id.into(),
-        description: String::new(),
-        event_types: "[]".into(),
-        state: fenix::lifecycle::EndpointState::Active,
-        state_reason: None,
-        state_changed_at: None,
-        rate_limit_per_sec: None,
-        signature_scheme: "fenix-v1".into(),
-        created_at: T0,
-        updated_at: T0,
-    }
-}
 
 async fn concurrent_rotations_of_one_secret_each_get_their_own_version(backend: Backend) {
     let fx = Fixture::new(backend).await;
@@ -75,7 +54,7 @@ async fn concurrent_creates_cannot_overshoot_the_endpoint_limit(backend: Backend
     let creates: Vec<_> = (0..10)
         .map(|_| {
             let store = fx.store.clone();
-            let row = endpoint_row(&app);
+            let row = endpoint_row(&app, &[]);
             tokio::spawn(async move {
                 store.insert_endpoint_within(&NewEndpoint { row, sealed_secret: b"s".to_vec() }, 3).await
             })
@@ -87,7 +66,7 @@ async fn concurrent_creates_cannot_overshoot_the_endpoint_limit(backend: Backend
     }
     assert_eq!(created, 3);
     assert_eq!(fx.store.list_endpoints(&app, None, 100).await.unwrap().len(), 3);
-    let row = endpoint_row(&other);
+    let row = endpoint_row(&other, &[]);
     assert!(
         fx.store.insert_endpoint_within(&NewEndpoint { row, sealed_secret: b"s".to_vec() }, 3).await.unwrap(),
         "the limit is per app"

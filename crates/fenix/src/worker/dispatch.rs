@@ -12,32 +12,31 @@ use crate::{
     time::{self, Millis},
 };
 
+/// The semaphore of `key` in `map`, made with `permits` on first use.
+fn semaphore_of(map: &mut HashMap<String, Arc<Semaphore>>, key: &str, permits: usize) -> Arc<Semaphore> {
+    if let Some(sem) = map.get(key) {
+        return sem.clone();
+    }
+    let sem = Arc::new(Semaphore::new(permits));
+    map.insert(key.to_string(), sem.clone());
+    sem
+}
+
 impl Worker {
     pub(super) fn endpoint_semaphore(&self, endpoint_id: &str) -> Arc<Semaphore> {
         let mut map = self.per_endpoint.lock().expect("endpoint semaphores lock");
-        if let Some(sem) = map.get(endpoint_id) {
-            return sem.clone();
-        }
-        let sem = Arc::new(Semaphore::new(self.state.settings.endpoint_concurrency));
-        map.insert(endpoint_id.to_string(), sem.clone());
-        sem
+        semaphore_of(&mut map, endpoint_id, self.state.settings.endpoint_concurrency)
     }
 
     /// A slot of the destination host's limit, if one is free (a job without
     /// a host makes no request and needs none).
     pub(super) fn host_permit(&self, host: Option<&str>) -> Result<Option<OwnedSemaphorePermit>, ()> {
         let Some(host) = host else { return Ok(None) };
-        let sem = {
-            let mut map = self.per_host.lock().expect("host semaphores lock");
-            match map.get(host) {
-                Some(sem) => sem.clone(),
-                None => {
-                    let sem = Arc::new(Semaphore::new(self.state.settings.host_concurrency));
-                    map.insert(host.to_string(), sem.clone());
-                    sem
-                }
-            }
-        };
+        let sem = semaphore_of(
+            &mut self.per_host.lock().expect("host semaphores lock"),
+            host,
+            self.state.settings.host_concurrency,
+        );
         sem.try_acquire_owned().map(Some).map_err(|_| ())
     }
 
