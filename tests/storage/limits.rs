@@ -112,7 +112,7 @@ async fn a_value_the_database_refuses_is_not_an_outage(backend: Backend) {
         Err(e) => {
             assert!(!is_unavailable(&e), "a refused value is not an outage: {e}");
             assert!(is_data_error(&e), "{e}");
-            let answer = fenix::error::ApiError::from(e);
+            let answer = fenix::api::ApiError::from(e);
             assert_eq!((answer.status.as_u16(), answer.code), (422, "unstorable_value"));
         }
     }

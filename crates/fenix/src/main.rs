@@ -144,12 +144,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let settings = Settings::load(cli.config.as_deref())?;
             let store = Store::connect(&settings.database_url, 2).await?;
             store.migrate().await?;
-            let token = fenix::api::generate_token();
+            let token = fenix::secrets::generate_admin_token();
             store
                 .insert_admin_token(
                     &fenix::ids::new_id("tok"),
                     &name,
-                    &fenix::api::hash_token(&token),
+                    &fenix::secrets::hash_admin_token(&token),
                     fenix::time::now_ms(),
                 )
                 .await?;

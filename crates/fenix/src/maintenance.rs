@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::{api::SharedState, ids, lifecycle::EndpointState, operator, settings::FOREVER, time};
+use crate::{ids, lifecycle::EndpointState, operator, settings::FOREVER, state::SharedState, time};
 
 /// Rows touched per purge transaction.
 const PURGE_BATCH: i64 = 1000;

@@ -270,6 +270,18 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::write(path, bytes)
 }
 
+/// SHA-256 of an admin token, hex: what the database keeps instead of the token.
+pub fn hash_admin_token(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+/// A new random admin token (`fxa_` + 32 bytes hex).
+pub fn generate_admin_token() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    format!("fxa_{}", hex::encode(bytes))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,13 +1,18 @@
 //! Apps: the producer's customers (tenants), addressed by id or by `uid`.
 
-use axum::{extract::State, http::StatusCode, routing::get, Json, Router};
+use axum::{extract::State, http::StatusCode, Json};
 use serde::{Deserialize, Serialize};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::{
+    error::{ApiError, ErrorBody},
+    extract::{plain_text, ApiJson, ApiPath, ApiQuery, AppPath, Page, PageQuery},
+    lookup,
+};
 use crate::{
-    api::{ApiJson, ApiPath, ApiQuery, Page, PageQuery, SharedState},
-    error::ApiError,
     ids,
-    store::{apps::AppRow, is_unique_violation, Store},
+    state::SharedState,
+    store::{apps::AppRow, is_unique_violation},
     time,
 };
 
@@ -93,45 +98,13 @@ fn parse_name(name: &str) -> Result<String, ApiError> {
     if name.is_empty() || name.len() > 256 {
         return Err(ApiError::invalid("invalid_name", "name must be 1-256 characters"));
     }
-    crate::api::plain_text("name", "invalid_name", name)?;
+    plain_text("name", "invalid_name", name)?;
     Ok(name.to_string())
 }
 
-/// Resolves `{app}` (id or uid) or answers 404.
-pub async fn find(store: &Store, id_or_uid: &str) -> Result<AppRow, ApiError> {
-    store.find_app(id_or_uid).await?.ok_or_else(|| ApiError::not_found("app"))
-}
-
-/// How long ingestion trusts a resolved app without asking the database again.
-const APP_CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// [`find`] with a short-lived cache, for ingestion. An app deleted meanwhile
-/// (by another instance) makes the insert fail on its foreign key, which the
-/// caller answers as 404 like an unknown app.
-pub async fn find_cached(s: &crate::api::AppState, id_or_uid: &str) -> Result<AppRow, ApiError> {
-    if let Some((app, at)) = s.app_cache.read().expect("app cache lock").get(id_or_uid) {
-        if at.elapsed() < APP_CACHE_TTL {
-            return Ok(app.clone());
-        }
-    }
-    let app = find(&s.store, id_or_uid).await?;
-    let mut cache = s.app_cache.write().expect("app cache lock");
-    if cache.len() > 10_000 {
-        cache.clear();
-    }
-    cache.insert(id_or_uid.to_string(), (app.clone(), std::time::Instant::now()));
-    Ok(app)
-}
-
-fn forget_cached(s: &crate::api::AppState) {
-    s.app_cache.write().expect("app cache lock").clear();
-}
-
 /// `/v1/apps…` routes.
-pub fn router() -> Router<SharedState> {
-    Router::new()
-        .route("/v1/apps", get(list).post(create))
-        .route("/v1/apps/{app}", get(read).patch(update).delete(remove))
+pub fn router() -> OpenApiRouter<SharedState> {
+    OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(read, update, remove))
 }
 
 #[utoipa::path(
@@ -140,8 +113,8 @@ pub fn router() -> Router<SharedState> {
     request_body = CreateApp,
     responses(
         (status = 201, description = "The app", body = AppOut),
-        (status = 409, description = "Another app has this uid (`uid_taken`)", body = crate::openapi::ErrorBody),
-        (status = 422, description = "`invalid_name`, `invalid_uid`, `uid_reserved`", body = crate::openapi::ErrorBody),
+        (status = 409, description = "Another app has this uid (`uid_taken`)", body = ErrorBody),
+        (status = 422, description = "`invalid_name`, `invalid_uid`, `uid_reserved`", body = ErrorBody),
     )
 )]
 async fn create(
@@ -172,10 +145,10 @@ fn uid_conflict(e: sqlx::Error) -> ApiError {
 #[utoipa::path(
     get, path = "/v1/apps", tag = "apps", operation_id = "list_apps",
     summary = "List apps",
-    params(crate::openapi::PageParams),
+    params(PageQuery),
     responses(
-        (status = 200, description = "A page of apps", body = crate::openapi::Page<AppOut>),
-        (status = 400, description = "`invalid_limit`, `invalid_cursor`, `invalid_query`", body = crate::openapi::ErrorBody),
+        (status = 200, description = "A page of apps", body = Page<AppOut>),
+        (status = 400, description = "`invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody),
     )
 )]
 async fn list(State(s): State<SharedState>, ApiQuery(q): ApiQuery<PageQuery>) -> Result<Json<Page<AppOut>>, ApiError> {
@@ -187,36 +160,39 @@ async fn list(State(s): State<SharedState>, ApiQuery(q): ApiQuery<PageQuery>) ->
 #[utoipa::path(
     get, path = "/v1/apps/{app}", tag = "apps", operation_id = "get_app",
     summary = "Read an app",
-    params(crate::openapi::AppPath),
+    params(AppPath),
     responses(
         (status = 200, description = "The app", body = AppOut),
-        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`", body = ErrorBody),
     )
 )]
-async fn read(State(s): State<SharedState>, ApiPath(app): ApiPath<String>) -> Result<Json<AppOut>, ApiError> {
-    Ok(Json(find(&s.store, &app).await?.into()))
+async fn read(
+    State(s): State<SharedState>,
+    ApiPath(AppPath { app }): ApiPath<AppPath>,
+) -> Result<Json<AppOut>, ApiError> {
+    Ok(Json(lookup::app(&s.store, &app).await?.into()))
 }
 
 #[utoipa::path(
     patch, path = "/v1/apps/{app}", tag = "apps", operation_id = "update_app",
     summary = "Rename an app or change its uid",
-    params(crate::openapi::AppPath),
+    params(AppPath),
     request_body = PatchApp,
     responses(
         (status = 200, description = "The app", body = AppOut),
-        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
-        (status = 409, description = "Another app has this uid (`uid_taken`)", body = crate::openapi::ErrorBody),
-        (status = 422, description = "`invalid_name`, `invalid_uid`, `uid_reserved`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`", body = ErrorBody),
+        (status = 409, description = "Another app has this uid (`uid_taken`)", body = ErrorBody),
+        (status = 422, description = "`invalid_name`, `invalid_uid`, `uid_reserved`", body = ErrorBody),
     )
 )]
 async fn update(
     State(s): State<SharedState>,
-    ApiPath(app): ApiPath<String>,
+    ApiPath(AppPath { app }): ApiPath<AppPath>,
     ApiJson(body): ApiJson<PatchApp>,
 ) -> Result<Json<AppOut>, ApiError> {
-    let mut row = find(&s.store, &app).await?;
+    let mut row = lookup::app(&s.store, &app).await?;
     if let Some(name) = &body.name {
         row.name = parse_name(name)?;
     }
@@ -225,24 +201,27 @@ async fn update(
     }
     row.updated_at = time::now_ms();
     s.store.update_app(&row).await.map_err(uid_conflict)?;
-    forget_cached(&s);
+    s.forget_cached_apps();
     Ok(Json(row.into()))
 }
 
 #[utoipa::path(
     delete, path = "/v1/apps/{app}", tag = "apps", operation_id = "delete_app",
     summary = "Delete an app with its endpoints, events and deliveries",
-    params(crate::openapi::AppPath),
+    params(AppPath),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`", body = ErrorBody),
     )
 )]
-async fn remove(State(s): State<SharedState>, ApiPath(app): ApiPath<String>) -> Result<StatusCode, ApiError> {
-    let row = find(&s.store, &app).await?;
+async fn remove(
+    State(s): State<SharedState>,
+    ApiPath(AppPath { app }): ApiPath<AppPath>,
+) -> Result<StatusCode, ApiError> {
+    let row = lookup::app(&s.store, &app).await?;
     s.store.delete_app(&row.id).await?;
-    forget_cached(&s);
+    s.forget_cached_apps();
     Ok(StatusCode::NO_CONTENT)
 }
 

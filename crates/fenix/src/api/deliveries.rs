@@ -1,20 +1,19 @@
 //! The delivery log: deliveries with filters, each delivery's attempts, and
 //! replay of one delivery.
 
-use axum::{
-    extract::State,
-    http::StatusCode,
-    routing::{get, post},
-    Json, Router,
-};
+use axum::{extract::State, http::StatusCode, Json};
 use serde::{Deserialize, Serialize};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::{
-    api::{ApiPath, ApiQuery, Page, PageQuery, SharedState},
-    apps,
-    error::ApiError,
+use super::{
+    error::{ApiError, ErrorBody},
     events::parse_window,
+    extract::{decode_cursor, ApiPath, ApiQuery, AppPath, DeliveryPath, Page, PageQuery},
+    lookup,
+};
+use crate::{
     lifecycle::DeliveryStatus,
+    state::SharedState,
     store::{
         deliveries::{AttemptRecord, DeliveryFilter, DeliveryRow},
         replay::ReplayRefusal,
@@ -107,12 +106,8 @@ struct ListQuery {
 }
 
 /// Delivery log routes.
-pub fn router() -> Router<SharedState> {
-    Router::new()
-        .route("/v1/apps/{app}/deliveries", get(list))
-        .route("/v1/apps/{app}/deliveries/{dlv}", get(read))
-        .route("/v1/apps/{app}/deliveries/{dlv}/attempts", get(attempts))
-        .route("/v1/apps/{app}/deliveries/{dlv}/replay", post(replay))
+pub fn router() -> OpenApiRouter<SharedState> {
+    OpenApiRouter::new().routes(routes!(list)).routes(routes!(read)).routes(routes!(attempts)).routes(routes!(replay))
 }
 
 #[utoipa::path(
@@ -120,20 +115,20 @@ pub fn router() -> Router<SharedState> {
     summary = "List an app's deliveries",
     description = "Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`, \
         `status` (pending, in_flight, succeeded, failed, skipped) and creation time (`since`, `until`: RFC 3339).",
-    params(crate::openapi::AppPath, ListQuery),
+    params(AppPath, ListQuery),
     responses(
-        (status = 200, description = "A page of deliveries", body = crate::openapi::Page<DeliveryOut>),
+        (status = 200, description = "A page of deliveries", body = Page<DeliveryOut>),
         (status = 400, description = "`invalid_path`, `invalid_limit`, `invalid_cursor`, `invalid_status`, `invalid_time`, `invalid_query`",
-            body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
+            body = ErrorBody),
+        (status = 404, description = "`app_not_found`", body = ErrorBody),
     )
 )]
 async fn list(
     State(s): State<SharedState>,
-    ApiPath(app): ApiPath<String>,
+    ApiPath(AppPath { app }): ApiPath<AppPath>,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<Page<DeliveryOut>>, ApiError> {
-    let app = apps::find(&s.store, &app).await?;
+    let app = lookup::app(&s.store, &app).await?;
     let limit = PageQuery { limit: q.limit, cursor: None }.limit()?;
     let status = q.status.as_deref().map(str::parse::<DeliveryStatus>).transpose().map_err(|_| {
         ApiError::bad_request("invalid_status", "status must be one of pending, in_flight, succeeded, failed, skipped")
@@ -145,7 +140,7 @@ async fn list(
         status,
         since,
         until,
-        cursor: crate::api::decode_cursor("dlv", q.cursor.as_deref())?,
+        cursor: decode_cursor("dlv", q.cursor.as_deref())?,
         limit: limit + 1,
     };
     let rows = s.store.list_deliveries(&app.id, &filter).await?;
@@ -153,23 +148,23 @@ async fn list(
 }
 
 async fn find(s: &SharedState, app: &str, dlv: &str) -> Result<DeliveryRow, ApiError> {
-    let app = apps::find(&s.store, app).await?;
+    let app = lookup::app(&s.store, app).await?;
     s.store.get_delivery(&app.id, dlv).await?.ok_or_else(|| ApiError::not_found("delivery"))
 }
 
 #[utoipa::path(
     get, path = "/v1/apps/{app}/deliveries/{dlv}", tag = "deliveries", operation_id = "get_delivery",
     summary = "Read a delivery",
-    params(crate::openapi::DeliveryPath),
+    params(DeliveryPath),
     responses(
         (status = 200, description = "The delivery", body = DeliveryOut),
-        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`, `delivery_not_found`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `delivery_not_found`", body = ErrorBody),
     )
 )]
 async fn read(
     State(s): State<SharedState>,
-    ApiPath((app, dlv)): ApiPath<(String, String)>,
+    ApiPath(DeliveryPath { app, dlv }): ApiPath<DeliveryPath>,
 ) -> Result<Json<DeliveryOut>, ApiError> {
     Ok(Json(find(&s, &app, &dlv).await?.into()))
 }
@@ -178,16 +173,16 @@ async fn read(
     get, path = "/v1/apps/{app}/deliveries/{dlv}/attempts", tag = "deliveries",
     operation_id = "list_delivery_attempts",
     summary = "List a delivery's attempts",
-    params(crate::openapi::DeliveryPath),
+    params(DeliveryPath),
     responses(
-        (status = 200, description = "Every attempt, in one page", body = crate::openapi::Page<AttemptOut>),
-        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`, `delivery_not_found`", body = crate::openapi::ErrorBody),
+        (status = 200, description = "Every attempt, in one page", body = Page<AttemptOut>),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `delivery_not_found`", body = ErrorBody),
     )
 )]
 async fn attempts(
     State(s): State<SharedState>,
-    ApiPath((app, dlv)): ApiPath<(String, String)>,
+    ApiPath(DeliveryPath { app, dlv }): ApiPath<DeliveryPath>,
 ) -> Result<Json<Page<AttemptOut>>, ApiError> {
     let d = find(&s, &app, &dlv).await?;
     let rows = s.store.list_attempts(&d.id).await?;
@@ -198,18 +193,18 @@ async fn attempts(
     post, path = "/v1/apps/{app}/deliveries/{dlv}/replay", tag = "deliveries", operation_id = "replay_delivery",
     summary = "Send a failed or skipped delivery again",
     description = "Same event id and envelope, a fresh attempt budget; earlier attempts stay in the log.",
-    params(crate::openapi::DeliveryPath),
+    params(DeliveryPath),
     responses(
         (status = 202, description = "Queued again", body = DeliveryOut),
-        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`, `delivery_not_found`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `delivery_not_found`", body = ErrorBody),
         (status = 409, description = "`not_replayable` (not failed or skipped), `payload_expired` (purged by \
-            retention)", body = crate::openapi::ErrorBody),
+            retention)", body = ErrorBody),
     )
 )]
 async fn replay(
     State(s): State<SharedState>,
-    ApiPath((app, dlv)): ApiPath<(String, String)>,
+    ApiPath(DeliveryPath { app, dlv }): ApiPath<DeliveryPath>,
 ) -> Result<(StatusCode, Json<DeliveryOut>), ApiError> {
     let d = find(&s, &app, &dlv).await?;
     match s.store.replay_delivery(&d.app_id, &d.id, time::now_ms()).await? {

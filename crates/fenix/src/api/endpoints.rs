@@ -2,22 +2,21 @@
 //! signing secrets. The URL goes through the destination policy on create and
 //! update; the secret is answered only by create and rotate.
 
-use axum::{
-    extract::State,
-    http::StatusCode,
-    routing::{get, post},
-    Json, Router,
-};
+use axum::{extract::State, http::StatusCode, Json};
 use serde::{Deserialize, Serialize};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::{
+    error::{ApiError, ErrorBody},
+    extract::{optional_json, ApiJson, ApiPath, ApiQuery, AppPath, EndpointPath, Page, PageQuery, RawBody},
+    lookup,
+};
 use crate::{
-    api::{ApiJson, ApiPath, ApiQuery, Page, PageQuery, RawBody, SharedState},
-    apps,
-    error::ApiError,
     event_types::EventTypeFilter,
     ids,
     lifecycle::{DeliveryStatus, EndpointState},
     secrets::SigningSecret,
+    state::SharedState,
     store::endpoints::{EndpointPatch, EndpointRow, NewEndpoint},
     time,
 };
@@ -109,27 +108,32 @@ struct RotateSecret {
     secret: Option<String>,
 }
 
+// Fields in alphabetical order: the answer's bytes stay those of the
+// `serde_json::Value` it once went through (whose map sorts its keys).
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 struct Rotated {
+    previous_expires_at: String,
     secret: String,
     version: i64,
-    previous_expires_at: String,
+}
+
+/// An endpoint after `resume`, with how many skipped deliveries were re-queued.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ResumedEndpoint {
+    #[serde(flatten)]
+    pub endpoint: EndpointOut,
+    /// Deliveries re-queued (0 unless `replay_skipped`).
+    pub replayed: u64,
 }
 
 /// `/v1/apps/{app}/endpoints…` routes.
-pub fn router() -> Router<SharedState> {
-    Router::new()
-        .route("/v1/apps/{app}/endpoints", get(list).post(create))
-        .route("/v1/apps/{app}/endpoints/{ep}", get(read).patch(update).delete(remove))
-        .route("/v1/apps/{app}/endpoints/{ep}/pause", post(pause))
-        .route("/v1/apps/{app}/endpoints/{ep}/resume", post(resume))
-        .route("/v1/apps/{app}/endpoints/{ep}/secret/rotate", post(rotate))
-}
-
-/// Resolves `{app}/{ep}` or answers 404.
-pub async fn find(s: &SharedState, app: &str, ep: &str) -> Result<EndpointRow, ApiError> {
-    let app = apps::find(&s.store, app).await?;
-    s.store.get_endpoint(&app.id, ep).await?.ok_or_else(|| ApiError::not_found("endpoint"))
+pub fn router() -> OpenApiRouter<SharedState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(read, update, remove))
+        .routes(routes!(pause))
+        .routes(routes!(resume))
+        .routes(routes!(rotate))
 }
 
 /// Runs the destination policy (URL shape, DNS, every address public).
@@ -168,23 +172,23 @@ fn invalid_secret(e: crate::secrets::InvalidSecret) -> ApiError {
     post, path = "/v1/apps/{app}/endpoints", tag = "endpoints", operation_id = "create_endpoint",
     summary = "Create an endpoint",
     description = "The answer carries the signing `secret`; only this call and a rotation ever show it.",
-    params(crate::openapi::AppPath),
+    params(AppPath),
     request_body = CreateEndpoint,
     responses(
         (status = 201, description = "The endpoint, with its `secret`", body = EndpointOut),
-        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`", body = ErrorBody),
         (status = 422, description = "`invalid_event_types`, `invalid_signature_scheme`, `invalid_secret`, \
             `invalid_rate_limit`, `invalid_description`, `endpoint_limit_reached`, `url_*`, `destination_*`",
-            body = crate::openapi::ErrorBody),
+            body = ErrorBody),
     )
 )]
 async fn create(
     State(s): State<SharedState>,
-    ApiPath(app): ApiPath<String>,
+    ApiPath(AppPath { app }): ApiPath<AppPath>,
     ApiJson(body): ApiJson<CreateEndpoint>,
 ) -> Result<(StatusCode, Json<EndpointOut>), ApiError> {
-    let app = apps::find(&s.store, &app).await?;
+    let app = lookup::app(&s.store, &app).await?;
     let filter = EventTypeFilter::parse(&body.event_types)?;
     let scheme = match body.signature_scheme.as_deref() {
         None => fenix_signing::Scheme::FenixV1,
@@ -232,19 +236,19 @@ async fn create(
 #[utoipa::path(
     get, path = "/v1/apps/{app}/endpoints", tag = "endpoints", operation_id = "list_endpoints",
     summary = "List an app's endpoints",
-    params(crate::openapi::AppPath, crate::openapi::PageParams),
+    params(AppPath, PageQuery),
     responses(
-        (status = 200, description = "A page of endpoints", body = crate::openapi::Page<EndpointOut>),
-        (status = 400, description = "`invalid_path`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
+        (status = 200, description = "A page of endpoints", body = Page<EndpointOut>),
+        (status = 400, description = "`invalid_path`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`", body = ErrorBody),
     )
 )]
 async fn list(
     State(s): State<SharedState>,
-    ApiPath(app): ApiPath<String>,
+    ApiPath(AppPath { app }): ApiPath<AppPath>,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> Result<Json<Page<EndpointOut>>, ApiError> {
-    let app = apps::find(&s.store, &app).await?;
+    let app = lookup::app(&s.store, &app).await?;
     let limit = q.limit()?;
     let rows = s.store.list_endpoints(&app.id, q.cursor("ep")?.as_deref(), limit + 1).await?;
     Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), EndpointOut::from)))
@@ -253,40 +257,40 @@ async fn list(
 #[utoipa::path(
     get, path = "/v1/apps/{app}/endpoints/{ep}", tag = "endpoints", operation_id = "get_endpoint",
     summary = "Read an endpoint",
-    params(crate::openapi::EndpointPath),
+    params(EndpointPath),
     responses(
         (status = 200, description = "The endpoint", body = EndpointOut),
-        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
     )
 )]
 async fn read(
     State(s): State<SharedState>,
-    ApiPath((app, ep)): ApiPath<(String, String)>,
+    ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
 ) -> Result<Json<EndpointOut>, ApiError> {
-    Ok(Json(find(&s, &app, &ep).await?.into()))
+    Ok(Json(lookup::endpoint(&s, &app, &ep).await?.into()))
 }
 
 #[utoipa::path(
     patch, path = "/v1/apps/{app}/endpoints/{ep}", tag = "endpoints", operation_id = "update_endpoint",
     summary = "Change an endpoint's URL, description, event types or rate limit",
     description = "`rate_limit_per_sec: null` removes the limit; a field left out is unchanged.",
-    params(crate::openapi::EndpointPath),
+    params(EndpointPath),
     request_body = PatchEndpoint,
     responses(
         (status = 200, description = "The endpoint", body = EndpointOut),
-        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
         (status = 422, description = "`invalid_event_types`, `invalid_rate_limit`, `invalid_description`, `url_*`, \
-            `destination_*`", body = crate::openapi::ErrorBody),
+            `destination_*`", body = ErrorBody),
     )
 )]
 async fn update(
     State(s): State<SharedState>,
-    ApiPath((app, ep)): ApiPath<(String, String)>,
+    ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
     ApiJson(body): ApiJson<PatchEndpoint>,
 ) -> Result<Json<EndpointOut>, ApiError> {
-    let row = find(&s, &app, &ep).await?;
+    let row = lookup::endpoint(&s, &app, &ep).await?;
     let url = match &body.url {
         Some(u) => Some(check_url(&s, u).await?),
         None => None,
@@ -298,24 +302,24 @@ async fn update(
         rate_limit_per_sec: body.rate_limit_per_sec.map(check_rate).transpose()?,
     };
     s.store.update_endpoint(&row.app_id, &row.id, &patch, time::now_ms()).await?;
-    read(State(s), ApiPath((row.app_id, row.id))).await
+    read(State(s), ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await
 }
 
 #[utoipa::path(
     delete, path = "/v1/apps/{app}/endpoints/{ep}", tag = "endpoints", operation_id = "delete_endpoint",
     summary = "Delete an endpoint",
-    params(crate::openapi::EndpointPath),
+    params(EndpointPath),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
     )
 )]
 async fn remove(
     State(s): State<SharedState>,
-    ApiPath((app, ep)): ApiPath<(String, String)>,
+    ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
 ) -> Result<StatusCode, ApiError> {
-    let row = find(&s, &app, &ep).await?;
+    let row = lookup::endpoint(&s, &app, &ep).await?;
     s.store.delete_endpoint(&row.app_id, &row.id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -324,18 +328,18 @@ async fn remove(
     post, path = "/v1/apps/{app}/endpoints/{ep}/pause", tag = "endpoints", operation_id = "pause_endpoint",
     summary = "Pause an endpoint",
     description = "While paused, new deliveries to it are `skipped`; `resume` can replay them.",
-    params(crate::openapi::EndpointPath),
+    params(EndpointPath),
     responses(
         (status = 200, description = "The endpoint", body = EndpointOut),
-        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
     )
 )]
 async fn pause(
     State(s): State<SharedState>,
-    ApiPath((app, ep)): ApiPath<(String, String)>,
+    ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
 ) -> Result<Json<EndpointOut>, ApiError> {
-    let row = find(&s, &app, &ep).await?;
+    let row = lookup::endpoint(&s, &app, &ep).await?;
     s.store
         .set_endpoint_state(
             &row.id,
@@ -345,7 +349,7 @@ async fn pause(
             time::now_ms(),
         )
         .await?;
-    read(State(s), ApiPath((row.app_id, row.id))).await
+    read(State(s), ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await
 }
 
 #[derive(Debug, Deserialize, Default, utoipa::ToSchema)]
@@ -358,35 +362,33 @@ struct Resume {
 #[utoipa::path(
     post, path = "/v1/apps/{app}/endpoints/{ep}/resume", tag = "endpoints", operation_id = "resume_endpoint",
     summary = "Resume a paused or disabled endpoint",
-    params(crate::openapi::EndpointPath),
+    params(EndpointPath),
     request_body(content = Option<Resume>, description = "Optional; an empty body means defaults"),
     responses(
         (status = 200, description = "The endpoint and how many deliveries were replayed",
-            body = crate::openapi::ResumedEndpoint),
-        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
+            body = ResumedEndpoint),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
     )
 )]
 async fn resume(
     State(s): State<SharedState>,
-    ApiPath((app, ep)): ApiPath<(String, String)>,
+    ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
     RawBody(body): RawBody,
-) -> Result<Json<serde_json::Value>, ApiError> {
-    let row = find(&s, &app, &ep).await?;
-    let body: Resume = crate::api::optional_json(&body)?;
+) -> Result<Json<ResumedEndpoint>, ApiError> {
+    let row = lookup::endpoint(&s, &app, &ep).await?;
+    let body: Resume = optional_json(&body)?;
     let now = time::now_ms();
     s.store
         .set_endpoint_state(&row.id, EndpointState::Active, "resumed by an operator", &ids::new_id("esc"), now)
         .await?;
     let replayed = if body.replay_skipped {
-        crate::replay::requeue_endpoint(&s, &row.id, &[DeliveryStatus::Skipped], None, None).await?
+        super::replay::requeue_endpoint(&s, &row.id, &[DeliveryStatus::Skipped], None, None).await?
     } else {
         0
     };
-    let Json(ep) = read(State(s), ApiPath((row.app_id, row.id))).await?;
-    let mut v = serde_json::to_value(ep).map_err(anyhow::Error::from)?;
-    v["replayed"] = replayed.into();
-    Ok(Json(v))
+    let Json(endpoint) = read(State(s), ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await?;
+    Ok(Json(ResumedEndpoint { endpoint, replayed }))
 }
 
 #[utoipa::path(
@@ -395,22 +397,22 @@ async fn resume(
     summary = "Rotate an endpoint's signing secret",
     description = "Requests are signed with both the new and the previous secret until `previous_expires_at` \
         (`overlap_seconds`, default 86400, at most 30 days).",
-    params(crate::openapi::EndpointPath),
+    params(EndpointPath),
     request_body(content = Option<RotateSecret>, description = "Optional; an empty body means defaults"),
     responses(
         (status = 200, description = "The new secret", body = Rotated),
-        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
-        (status = 422, description = "`invalid_overlap`, `invalid_secret`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
+        (status = 422, description = "`invalid_overlap`, `invalid_secret`", body = ErrorBody),
     )
 )]
 async fn rotate(
     State(s): State<SharedState>,
-    ApiPath((app, ep)): ApiPath<(String, String)>,
+    ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
     RawBody(body): RawBody,
-) -> Result<Json<serde_json::Value>, ApiError> {
-    let row = find(&s, &app, &ep).await?;
-    let body: RotateSecret = crate::api::optional_json(&body)?;
+) -> Result<Json<Rotated>, ApiError> {
+    let row = lookup::endpoint(&s, &app, &ep).await?;
+    let body: RotateSecret = optional_json(&body)?;
     let overlap = body.overlap_seconds.unwrap_or(86_400);
     if !(0..=MAX_OVERLAP_SECONDS).contains(&overlap) {
         return Err(ApiError::invalid("invalid_overlap", "overlap_seconds must be between 0 and 2592000 (30 days)"));
@@ -430,6 +432,5 @@ async fn rotate(
         },
     )?;
     tracing::info!(endpoint_id = %row.id, version, overlap_seconds = overlap, "endpoint secret rotated");
-    let out = Rotated { secret: secret.expose().to_string(), version, previous_expires_at: time::rfc3339_ms(expires) };
-    Ok(Json(serde_json::to_value(out).map_err(anyhow::Error::from)?))
+    Ok(Json(Rotated { previous_expires_at: time::rfc3339_ms(expires), secret: secret.expose().to_string(), version }))
 }

@@ -12,7 +12,8 @@ use axum::{
     response::{IntoResponse, Response},
     Json,
 };
-use serde_json::json;
+use serde::Serialize;
+use utoipa::ToSchema;
 
 /// An error answered as `{"error":{"code":…,"message":…}}`.
 #[derive(Debug)]
@@ -65,9 +66,26 @@ impl ApiError {
     }
 }
 
+/// The body of every error answer: `{"error":{"code":…,"message":…}}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+/// What went wrong.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorDetail {
+    /// Stable, machine-readable: branch on this.
+    #[schema(example = "app_not_found", value_type = String)]
+    pub code: &'static str,
+    /// For people: says what to change.
+    #[schema(example = "no such app")]
+    pub message: String,
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = Json(json!({"error": {"code": self.code, "message": self.message}}));
+        let body = Json(ErrorBody { error: ErrorDetail { code: self.code, message: self.message } });
         let mut resp = (self.status, body).into_response();
         if self.status == StatusCode::UNAUTHORIZED {
             resp.headers_mut().insert("www-authenticate", axum::http::HeaderValue::from_static("Bearer"));
@@ -129,6 +147,12 @@ impl From<JsonRejection> for ApiError {
             other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => payload_too_large(),
             other => ApiError::bad_request("bad_request", short(&other.body_text())),
         }
+    }
+}
+
+impl From<crate::event_types::InvalidEventType> for ApiError {
+    fn from(e: crate::event_types::InvalidEventType) -> ApiError {
+        ApiError::invalid(e.code, e.message)
     }
 }
 

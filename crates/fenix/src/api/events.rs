@@ -5,19 +5,23 @@ use axum::{
     extract::State,
     http::{HeaderMap, StatusCode},
     response::{IntoResponse, Response},
-    routing::get,
-    Json, Router,
+    Json,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::{
+    error::{ApiError, ErrorBody},
+    extract::{decode_cursor, plain_text, ApiJson, ApiPath, ApiQuery, AppPath, EventPath, Page, PageQuery},
+    lookup,
+};
 use crate::{
-    api::{ApiJson, ApiPath, ApiQuery, Page, PageQuery, SharedState},
-    apps,
-    error::ApiError,
+    envelope::{build_envelope, envelope_data},
     event_types::EventType,
     ids,
+    state::SharedState,
     store::events::{EventFilter, EventRow, NewEvent},
     time,
 };
@@ -78,31 +82,9 @@ impl EventOut {
     }
 }
 
-/// The `data` member of a stored envelope.
-fn envelope_data(envelope: &[u8]) -> Option<Box<RawValue>> {
-    #[derive(Deserialize)]
-    struct Env {
-        data: Box<RawValue>,
-    }
-    serde_json::from_slice::<Env>(envelope).ok().map(|e| e.data)
-}
-
-/// The envelope receivers get, serialized once: `{"id","type","created_at","data"}`.
-pub fn build_envelope(id: &str, event_type: &EventType, created_at: time::Millis, data: &RawValue) -> Vec<u8> {
-    let q = |s: &str| serde_json::to_string(s).expect("strings serialize");
-    format!(
-        r#"{{"id":{},"type":{},"created_at":{},"data":{}}}"#,
-        q(id),
-        q(event_type.as_str()),
-        q(&time::rfc3339(created_at)),
-        data.get()
-    )
-    .into_bytes()
-}
-
 /// `/v1/apps/{app}/events…` routes.
-pub fn router() -> Router<SharedState> {
-    Router::new().route("/v1/apps/{app}/events", get(list).post(ingest)).route("/v1/apps/{app}/events/{evt}", get(read))
+pub fn router() -> OpenApiRouter<SharedState> {
+    OpenApiRouter::new().routes(routes!(list, ingest)).routes(routes!(read))
 }
 
 fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Option<String>, ApiError> {
@@ -121,11 +103,7 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
             "the idempotency key (Idempotency-Key header or body id) must be 1-256 characters",
         )),
         Some(k) => {
-            crate::api::plain_text(
-                "the idempotency key (Idempotency-Key header or body id)",
-                "invalid_idempotency_key",
-                &k,
-            )?;
+            plain_text("the idempotency key (Idempotency-Key header or body id)", "invalid_idempotency_key", &k)?;
             Ok(Some(k))
         }
         None => Ok(None),
@@ -139,7 +117,7 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
         idempotency key (the `Idempotency-Key` header, else the body's `id`), sending the same key again answers \
         the original event with 200 and `idempotent-replayed: true` and stores nothing.",
     params(
-        crate::openapi::AppPath,
+        AppPath,
         ("Idempotency-Key" = Option<String>, Header, description = "1-256 characters; wins over the body's `id`"),
     ),
     request_body = IngestBody,
@@ -147,20 +125,20 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
         (status = 202, description = "Stored; deliveries are queued", body = EventOut),
         (status = 200, description = "The key was seen before: the original event", body = EventOut,
             headers(("idempotent-replayed" = String, description = "`true`"))),
-        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`", body = ErrorBody),
         (status = 422, description = "`invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, \
             `fanout_limit_reached`",
-            body = crate::openapi::ErrorBody),
+            body = ErrorBody),
     )
 )]
 async fn ingest(
     State(s): State<SharedState>,
-    ApiPath(app): ApiPath<String>,
+    ApiPath(AppPath { app }): ApiPath<AppPath>,
     headers: HeaderMap,
     ApiJson(body): ApiJson<IngestBody>,
 ) -> Result<Response, ApiError> {
-    let app = apps::find_cached(&s, &app).await?;
+    let app = lookup::app_cached(&s, &app).await?;
     let event_type = EventType::parse(&body.event_type)?;
     if !body.data.get().trim_start().starts_with('{') {
         return Err(ApiError::invalid("invalid_data", "data must be a JSON object"));
@@ -255,20 +233,20 @@ fn include_payload(include: Option<&str>) -> Result<bool, ApiError> {
     summary = "List an app's events",
     description = "Newest first, `limit` (1-250, default 50) per page. Filter by `event_type` (or `type`) and \
         creation time (`since`, `until`: RFC 3339); `include=payload` adds each event's `data`.",
-    params(crate::openapi::AppPath, ListQuery),
+    params(AppPath, ListQuery),
     responses(
-        (status = 200, description = "A page of events", body = crate::openapi::Page<EventOut>),
+        (status = 200, description = "A page of events", body = Page<EventOut>),
         (status = 400, description = "`invalid_path`, `invalid_limit`, `invalid_cursor`, `invalid_time`, `invalid_include`, `invalid_query`",
-            body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`", body = crate::openapi::ErrorBody),
+            body = ErrorBody),
+        (status = 404, description = "`app_not_found`", body = ErrorBody),
     )
 )]
 async fn list(
     State(s): State<SharedState>,
-    ApiPath(app): ApiPath<String>,
+    ApiPath(AppPath { app }): ApiPath<AppPath>,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<Page<EventOut>>, ApiError> {
-    let app = apps::find(&s.store, &app).await?;
+    let app = lookup::app(&s.store, &app).await?;
     let limit = PageQuery { limit: q.limit, cursor: None }.limit()?;
     let (since, until) = parse_window(q.since.as_deref(), q.until.as_deref())?;
     let include = include_payload(q.include.as_deref())?;
@@ -276,7 +254,7 @@ async fn list(
         event_type: q.event_type.or(q.type_alias),
         since,
         until,
-        cursor: crate::api::decode_cursor("evt", q.cursor.as_deref())?,
+        cursor: decode_cursor("evt", q.cursor.as_deref())?,
         limit: limit + 1,
         include_payload: include,
     };
@@ -295,37 +273,20 @@ struct ReadQuery {
 #[utoipa::path(
     get, path = "/v1/apps/{app}/events/{evt}", tag = "events", operation_id = "get_event",
     summary = "Read an event",
-    params(crate::openapi::EventPath, ReadQuery),
+    params(EventPath, ReadQuery),
     responses(
         (status = 200, description = "The event", body = EventOut),
-        (status = 400, description = "`invalid_path`, `invalid_include`, `invalid_query`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`, `event_not_found`", body = crate::openapi::ErrorBody),
+        (status = 400, description = "`invalid_path`, `invalid_include`, `invalid_query`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `event_not_found`", body = ErrorBody),
     )
 )]
 async fn read(
     State(s): State<SharedState>,
-    ApiPath((app, evt)): ApiPath<(String, String)>,
+    ApiPath(EventPath { app, evt }): ApiPath<EventPath>,
     ApiQuery(q): ApiQuery<ReadQuery>,
 ) -> Result<Json<EventOut>, ApiError> {
-    let app = apps::find(&s.store, &app).await?;
+    let app = lookup::app(&s.store, &app).await?;
     let include = include_payload(q.include.as_deref())?;
     let row = s.store.get_event(&app.id, &evt, include).await?.ok_or_else(|| ApiError::not_found("event"))?;
     Ok(Json(EventOut::from_row(row, include)))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_envelope_keeps_the_producer_bytes_and_orders_its_fields() {
-        let data: Box<RawValue> = serde_json::from_str(r#"{"b":1, "a":"x"}"#).unwrap();
-        let t = EventType::parse("booking.confirmed").unwrap();
-        let env = build_envelope("evt_1", &t, 1_795_986_259_000, &data);
-        assert_eq!(
-            String::from_utf8(env.clone()).unwrap(),
-            r#"{"id":"evt_1","type":"booking.confirmed","created_at":"2026-11-29T21:04:19Z","data":{"b":1, "a":"x"}}"#
-        );
-        assert_eq!(envelope_data(&env).unwrap().get(), r#"{"b":1, "a":"x"}"#);
-    }
 }

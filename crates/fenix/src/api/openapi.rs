@@ -1,21 +1,17 @@
 //! The OpenAPI document of the admin API, served at `GET /openapi.json`.
 //!
-//! It is generated from the code: each handler carries a `#[utoipa::path]`
-//! attribute beside its route, and the request and response types derive
-//! `ToSchema`. This module gathers them into one document and adds what is
-//! common to every call (the bearer token, the error shape, the error answers
-//! every authenticated or body-taking call can give). The test below reads the
-//! routers' source and fails when a route is missing from the document, or the
-//! document names a route the server does not have.
-//!
-//! The types here exist only to describe answers built elsewhere (`json!`
-//! bodies, the pagination envelope of `api.rs`, the handlers in `lib.rs`);
-//! keep them in step with those when they change.
+//! Generated from the code: each handler carries a `#[utoipa::path]`
+//! attribute, registered with its route by `utoipa_axum::routes!` in its
+//! resource's `router()`, and the request and response types derive
+//! `ToSchema` (`IntoParams` for path and query parameters); so the document
+//! describes exactly the routes the server has, with the types it answers.
+//! This module holds what is not a route: the document's info, tags and
+//! security ([`ApiDoc`]), and what [`finish`] adds to every call (the bearer
+//! scheme, the error answers every authenticated or body-taking call can give,
+//! links from creating calls to the calls on what they created).
 
-use std::{collections::btree_map::Entry, sync::LazyLock};
+use std::collections::btree_map::Entry;
 
-use axum::{http::header, response::IntoResponse};
-use serde::Serialize;
 use serde_json::{json, Value};
 use utoipa::{
     openapi::{
@@ -23,12 +19,13 @@ use utoipa::{
         security::{HttpAuthScheme, HttpBuilder, SecurityScheme},
         ContentBuilder, Ref, RefOr, Required, ResponseBuilder,
     },
-    IntoParams, Modify, OpenApi, ToSchema,
+    OpenApi,
 };
 
-use crate::endpoints::EndpointOut;
+use super::error::ErrorBody;
 
-/// The document: every route of [`crate::router`].
+/// The document's frame: info, tags, the bearer requirement. Its paths come
+/// from the routers ([`super::routes`]).
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -38,38 +35,8 @@ use crate::endpoints::EndpointOut;
             Every call except `/healthz` and `/openapi.json` needs `Authorization: Bearer <admin token>`. \
             Errors answer `{\"error\":{\"code\",\"message\"}}` with a stable machine-readable `code`."
     ),
-    paths(
-        crate::apps::list,
-        crate::apps::create,
-        crate::apps::read,
-        crate::apps::update,
-        crate::apps::remove,
-        crate::endpoints::list,
-        crate::endpoints::create,
-        crate::endpoints::read,
-        crate::endpoints::update,
-        crate::endpoints::remove,
-        crate::endpoints::pause,
-        crate::endpoints::resume,
-        crate::endpoints::rotate,
-        crate::replay::replay_endpoint,
-        crate::stats::stats,
-        crate::stats::state_changes,
-        crate::events::list,
-        crate::events::ingest,
-        crate::events::read,
-        crate::deliveries::list,
-        crate::deliveries::read,
-        crate::deliveries::attempts,
-        crate::deliveries::replay,
-        healthz,
-        readyz,
-        metrics,
-        openapi_json,
-    ),
     components(schemas(ErrorBody)),
     security(("bearer" = [])),
-    modifiers(&CommonAnswers),
     tags(
         (name = "apps", description = "The producer's customers (tenants), addressed by id or by uid."),
         (name = "endpoints", description = "An app's destinations: URL, event-type filter, state, signing secret, \
@@ -81,88 +48,33 @@ use crate::endpoints::EndpointOut;
 )]
 pub struct ApiDoc;
 
-/// Name of the bearer security scheme in the document (also in `security(...)` above).
-const BEARER: &str = "bearer";
-
-/// Serves the document (built once; it only changes with the code).
-#[utoipa::path(
-    get, path = "/openapi.json", tag = "service", operation_id = "openapi",
-    summary = "This OpenAPI document",
-    security(),
-    responses((status = 200, description = "The OpenAPI 3.1 document of this API", content_type = "application/json"))
-)]
-pub async fn openapi_json() -> impl IntoResponse {
-    static DOCUMENT: LazyLock<String> = LazyLock::new(|| document().to_string());
-    ([(header::CONTENT_TYPE, "application/json")], DOCUMENT.as_str())
-}
-
-/// The document as served: [`ApiDoc`] plus its links.
-pub fn document() -> Value {
-    let mut doc = serde_json::to_value(ApiDoc::openapi()).expect("the OpenAPI document serializes");
+/// The document as served: the routers' description plus the common answers and links.
+pub fn finish(mut doc: utoipa::openapi::OpenApi) -> Value {
+    add_common_answers(&mut doc);
+    let mut doc = serde_json::to_value(doc).expect("the OpenAPI document serializes");
     add_links(&mut doc);
     doc
 }
 
-/// Describes `GET /healthz` (the handler is `healthz` in `lib.rs`).
-#[utoipa::path(
-    get, path = "/healthz", tag = "service", operation_id = "healthz",
-    summary = "Liveness and database reachability",
-    security(),
-    responses(
-        (status = 200, description = "The server answers and reaches its database", body = Health,
-            example = json!({"status": "ok"})),
-        (status = 503, description = "The database is unavailable (`database_unavailable`)", body = Health),
-    )
-)]
-#[allow(dead_code)]
-fn healthz() {}
-
-/// Describes `GET /readyz` (the handler is `readyz` in `lib.rs`).
-#[utoipa::path(
-    get, path = "/readyz", tag = "service", operation_id = "readyz",
-    summary = "Readiness: the database answers and the delivery worker makes progress",
-    security(),
-    responses(
-        (status = 200, description = "Ready", body = Ready, example = json!({"status": "ready"})),
-        (status = 503, description = "Not ready: `database_unavailable`, or `worker_stalled` (the recorder \
-            cannot write, or deliveries are due and nothing was claimed or recorded, for longer than \
-            `FENIX_WORKER_STALL_AFTER`); the message says which", body = Ready),
-    )
-)]
-#[allow(dead_code)]
-fn readyz() {}
-
-/// Describes `GET /metrics` (the handler is `metrics` in `lib.rs`).
-#[utoipa::path(
-    get, path = "/metrics", tag = "service", operation_id = "metrics",
-    summary = "Prometheus metrics",
-    description = "Prometheus text exposition. Behind the admin token because it names apps.",
-    responses((status = 200, description = "Metrics in Prometheus text format", body = String,
-        content_type = "text/plain; version=0.0.4"))
-)]
-#[allow(dead_code)]
-fn metrics() {}
+/// Name of the bearer security scheme in the document (also in `security(...)` above).
+const BEARER: &str = "bearer";
 
 /// Adds the bearer scheme, and the error answers every call can give, so each
 /// handler lists only the errors of its own.
-struct CommonAnswers;
-
-impl Modify for CommonAnswers {
-    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
-        doc.components.get_or_insert_with(Default::default).add_security_scheme(
-            BEARER,
-            SecurityScheme::Http(
-                HttpBuilder::new()
-                    .scheme(HttpAuthScheme::Bearer)
-                    .description(Some("An admin token (`fenix token create`, or FENIX_ADMIN_TOKEN)."))
-                    .build(),
-            ),
-        );
-        for item in doc.paths.paths.values_mut() {
-            for op in [&mut item.get, &mut item.post, &mut item.put, &mut item.patch, &mut item.delete] {
-                if let Some(op) = op.as_mut() {
-                    add_common_errors(op);
-                }
+fn add_common_answers(doc: &mut utoipa::openapi::OpenApi) {
+    doc.components.get_or_insert_with(Default::default).add_security_scheme(
+        BEARER,
+        SecurityScheme::Http(
+            HttpBuilder::new()
+                .scheme(HttpAuthScheme::Bearer)
+                .description(Some("An admin token (`fenix token create`, or FENIX_ADMIN_TOKEN)."))
+                .build(),
+        ),
+    );
+    for item in doc.paths.paths.values_mut() {
+        for op in [&mut item.get, &mut item.post, &mut item.put, &mut item.patch, &mut item.delete] {
+            if let Some(op) = op.as_mut() {
+                add_common_errors(op);
             }
         }
     }
@@ -266,257 +178,41 @@ fn error_response(description: &str) -> utoipa::openapi::Response {
         .build()
 }
 
-/// The body of every error answer: `{"error":{"code":…,"message":…}}`.
-#[derive(ToSchema)]
-pub struct ErrorBody {
-    pub error: ErrorDetail,
-}
-
-/// What went wrong.
-#[derive(ToSchema)]
-pub struct ErrorDetail {
-    /// Stable, machine-readable: branch on this.
-    #[schema(example = "app_not_found")]
-    pub code: String,
-    /// For people: says what to change.
-    #[schema(example = "no such app")]
-    pub message: String,
-}
-
-/// One page of a list, newest first. Pass `next_cursor` as `cursor` for the next page.
-#[derive(ToSchema)]
-pub struct Page<T> {
-    pub data: Vec<T>,
-    /// Absent (null) on the last page.
-    pub next_cursor: Option<String>,
-}
-
-/// `?limit=&cursor=` of every list.
-#[derive(IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct PageParams {
-    /// Items per page, 1–250 (default 50).
-    #[param(minimum = 1, maximum = 250)]
-    pub limit: Option<i64>,
-    /// `next_cursor` of the previous page.
-    pub cursor: Option<String>,
-}
-
-/// `{app}`.
-#[derive(IntoParams)]
-#[into_params(parameter_in = Path)]
-pub struct AppPath {
-    /// The app's id (`app_…`) or its uid.
-    pub app: String,
-}
-
-/// `{app}/…/{ep}`.
-#[derive(IntoParams)]
-#[into_params(parameter_in = Path)]
-pub struct EndpointPath {
-    /// The app's id (`app_…`) or its uid.
-    pub app: String,
-    /// The endpoint's id (`ep_…`).
-    pub ep: String,
-}
-
-/// `{app}/…/{evt}`.
-#[derive(IntoParams)]
-#[into_params(parameter_in = Path)]
-pub struct EventPath {
-    /// The app's id (`app_…`) or its uid.
-    pub app: String,
-    /// The event's id (`evt_…`).
-    pub evt: String,
-}
-
-/// `{app}/…/{dlv}`.
-#[derive(IntoParams)]
-#[into_params(parameter_in = Path)]
-pub struct DeliveryPath {
-    /// The app's id (`app_…`) or its uid.
-    pub app: String,
-    /// The delivery's id (`dlv_…`).
-    pub dlv: String,
-}
-
-/// The answer of `/healthz`.
-#[derive(ToSchema)]
-pub struct Health {
-    /// `ok` or `unavailable`.
-    pub status: String,
-    /// Present when unavailable.
-    pub error: Option<ErrorDetail>,
-}
-
-/// The answer of `/readyz`.
-#[derive(ToSchema)]
-pub struct Ready {
-    /// `ready` or `unavailable`.
-    pub status: String,
-    /// Present when unavailable: `database_unavailable` or `worker_stalled`.
-    pub error: Option<ErrorDetail>,
-}
-
-/// An endpoint after `resume`, with how many skipped deliveries were re-queued.
-#[derive(Serialize, ToSchema)]
-pub struct ResumedEndpoint {
-    #[serde(flatten)]
-    pub endpoint: EndpointOut,
-    /// Deliveries re-queued (0 unless `replay_skipped`).
-    pub replayed: u64,
-}
-
-/// The answer of an endpoint replay.
-#[derive(ToSchema)]
-pub struct EndpointReplay {
-    /// Deliveries re-queued with their original event id and envelope.
-    pub replayed: u64,
-    /// Matching deliveries not re-queued because retention purged their payload.
-    pub skipped_payload_expired: i64,
-}
-
-/// An endpoint's health over a window.
-#[derive(ToSchema)]
-pub struct EndpointStats {
-    pub endpoint_id: String,
-    pub window_seconds: u64,
-    /// Start of the window (RFC 3339).
-    pub since: String,
-    pub attempts: i64,
-    pub successes: i64,
-    pub failures: i64,
-    /// successes / attempts; null without attempts.
-    pub success_rate: Option<f64>,
-    /// Deliveries that failed for good (`failed`).
-    pub dead_letter: i64,
-    /// Deliveries skipped while the endpoint was paused or disabled.
-    pub skipped: i64,
-    pub state: crate::lifecycle::EndpointState,
-    pub state_reason: Option<String>,
-}
-
-/// One change of an endpoint's state.
-#[derive(ToSchema)]
-pub struct StateChange {
-    pub id: String,
-    pub state: crate::lifecycle::EndpointState,
-    pub reason: String,
-    pub created_at: String,
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
 
+    use axum::{http::header, response::IntoResponse};
+
     use super::*;
 
-    /// Every file that declares routes of [`crate::router`], by module name.
-    const ROUTER_SOURCES: &[(&str, &str)] = &[
-        ("lib", include_str!("lib.rs")),
-        ("apps", include_str!("apps.rs")),
-        ("endpoints", include_str!("endpoints.rs")),
-        ("events", include_str!("events.rs")),
-        ("deliveries", include_str!("deliveries.rs")),
-        ("replay", include_str!("replay.rs")),
-        ("stats", include_str!("stats.rs")),
-    ];
+    use crate::api::{document, service::openapi_json};
 
     const METHODS: [&str; 8] = ["get", "post", "put", "patch", "delete", "head", "options", "trace"];
 
-    fn is_ident(c: char) -> bool {
-        c.is_ascii_alphanumeric() || c == '_'
-    }
-
-    /// `(path, method)` of every `.route("PATH", <method router>)` in `src`
-    /// (rustfmt may break the line after `.route(`); methods are read from
-    /// `get(…)`, `.post(…)` … calls in the method router.
-    fn routes_in(src: &str) -> Vec<(String, &'static str)> {
-        const OPEN: &str = ".route(";
-        let mut routes = vec![];
-        let mut rest = src;
-        while let Some(start) = rest.find(OPEN) {
-            rest = rest[start + OPEN.len()..].trim_start();
-            rest = rest.strip_prefix('"').expect("`.route(` is followed by a string literal path");
-            let end = rest.find('"').expect("route path ends");
-            let path = &rest[..end];
-            // The method router runs to the `)` that closes `.route(`.
-            let mut depth = 1;
-            let close = rest[end..]
-                .char_indices()
-                .find(|&(_, c)| {
-                    match c {
-                        '(' => depth += 1,
-                        ')' => depth -= 1,
-                        _ => {}
-                    }
-                    depth == 0
-                })
-                .map(|(i, _)| end + i)
-                .expect("`.route(` is closed");
-            let method_router = &rest[end + 1..close];
-            let methods: Vec<_> = METHODS
-                .into_iter()
-                .filter(|m| {
-                    method_router.match_indices(&format!("{m}(")).any(|(i, _)| !method_router[..i].ends_with(is_ident))
-                })
-                .collect();
-            assert!(!methods.is_empty(), "no HTTP method found for route {path}: {method_router}");
-            routes.extend(methods.into_iter().map(|m| (path.to_string(), m)));
-            rest = &rest[close..];
-        }
-        routes
-    }
-
-    fn router_routes() -> BTreeSet<(String, &'static str)> {
-        ROUTER_SOURCES.iter().flat_map(|(_, src)| routes_in(src)).collect()
-    }
-
     #[test]
-    fn the_route_scanner_reads_paths_and_methods() {
-        let src = r#"Router::new().route("/a/{x}", get(list).post(create))
-            .route(
-                "/b",
-                get(metrics).route_layer(from_fn_with_state(state.clone(), require_token)),
-            )
-            .route("/c", delete(remove))"#;
-        assert_eq!(
-            routes_in(src),
-            [("/a/{x}".into(), "get"), ("/a/{x}".into(), "post"), ("/b".into(), "get"), ("/c".into(), "delete")]
-        );
-    }
-
-    #[test]
-    fn every_merged_router_is_scanned() {
-        let lib = ROUTER_SOURCES[0].1;
-        assert!(!lib.contains(".nest("), "teach this test about nested routers (path prefixes)");
-        let scanned: Vec<_> = ROUTER_SOURCES.iter().map(|(name, _)| *name).collect();
-        for (i, _) in lib.match_indices("::router()") {
-            let module = &lib[lib[..i].rfind(|c: char| !is_ident(c)).map_or(0, |j| j + 1)..i];
-            assert!(scanned.contains(&module), "{module}::router() is merged but {module}.rs is not in ROUTER_SOURCES");
-        }
-        assert!(router_routes().len() > 20, "the scanner found too few routes: {:?}", router_routes());
-    }
-
-    #[test]
-    fn every_route_of_the_router_is_in_the_openapi_document() {
+    fn every_route_is_in_the_document_with_its_method() {
+        // The routers and the document come from one registration; this pins what it holds.
         let doc = document();
-        let missing: Vec<_> =
-            router_routes().into_iter().filter(|(path, method)| doc["paths"][path][*method].is_null()).collect();
-        assert!(missing.is_empty(), "routes missing from the OpenAPI document: {missing:?}");
-        for path in ["/openapi.json", "/healthz", "/readyz", "/metrics"] {
-            assert!(doc["paths"][path]["get"].is_object(), "GET {path} is not documented");
-        }
-    }
-
-    #[test]
-    fn the_openapi_document_names_no_route_the_server_lacks() {
-        let routes = router_routes();
-        let doc = document();
-        for (path, item) in doc["paths"].as_object().unwrap() {
-            for method in METHODS.into_iter().filter(|m| item.get(*m).is_some()) {
-                assert!(routes.contains(&(path.clone(), method)), "{method} {path} is documented but not routed");
-            }
+        let operations: BTreeSet<_> = doc["paths"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .flat_map(|(path, item)| {
+                METHODS.into_iter().filter(|m| item.get(*m).is_some()).map(move |m| format!("{m} {path}"))
+            })
+            .collect();
+        assert_eq!(operations.len(), 27, "{operations:#?}");
+        for op in [
+            "get /openapi.json",
+            "get /healthz",
+            "get /readyz",
+            "get /metrics",
+            "post /v1/apps/{app}/events",
+            "get /v1/apps/{app}/endpoints/{ep}/stats",
+            "post /v1/apps/{app}/deliveries/{dlv}/replay",
+        ] {
+            assert!(operations.contains(op), "{op} is not documented");
         }
     }
 

@@ -2,19 +2,17 @@
 //! id and envelope and a fresh attempt budget. Earlier attempts stay in the
 //! log; `succeeded` and still-`pending` deliveries are never replayed.
 
-use axum::{extract::State, routing::post, Json, Router};
-use serde::Deserialize;
-use serde_json::json;
+use axum::{extract::State, Json};
+use serde::{Deserialize, Serialize};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::{
-    api::{optional_json, ApiPath, RawBody, SharedState},
-    endpoints,
-    error::ApiError,
+use super::{
+    error::{ApiError, ErrorBody},
     events::parse_window,
-    lifecycle::DeliveryStatus,
-    store::replay::ReplayScope,
-    time,
+    extract::{optional_json, ApiPath, EndpointPath, RawBody},
+    lookup,
 };
+use crate::{lifecycle::DeliveryStatus, state::SharedState, store::replay::ReplayScope, time};
 
 /// Rows re-queued per transaction, so a large replay never holds the database long.
 const BATCH: i64 = 500;
@@ -55,9 +53,18 @@ struct ReplayBody {
     until: Option<String>,
 }
 
+/// The answer of an endpoint replay.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct EndpointReplay {
+    /// Deliveries re-queued with their original event id and envelope.
+    pub replayed: u64,
+    /// Matching deliveries not re-queued because retention purged their payload.
+    pub skipped_payload_expired: i64,
+}
+
 /// Replay routes.
-pub fn router() -> Router<SharedState> {
-    Router::new().route("/v1/apps/{app}/endpoints/{ep}/replay", post(replay_endpoint))
+pub fn router() -> OpenApiRouter<SharedState> {
+    OpenApiRouter::new().routes(routes!(replay_endpoint))
 }
 
 #[utoipa::path(
@@ -65,21 +72,21 @@ pub fn router() -> Router<SharedState> {
     summary = "Send an endpoint's failed or skipped deliveries again",
     description = "Re-queues deliveries in `statuses` (default both `failed` and `skipped`) created between \
         `since` and `until` (RFC 3339), with their original event id and envelope.",
-    params(crate::openapi::EndpointPath),
+    params(EndpointPath),
     request_body(content = Option<ReplayBody>, description = "Optional; an empty body means defaults"),
     responses(
-        (status = 200, description = "How many deliveries were re-queued", body = crate::openapi::EndpointReplay),
-        (status = 400, description = "`invalid_path`, `invalid_time`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
-        (status = 422, description = "`invalid_statuses`", body = crate::openapi::ErrorBody),
+        (status = 200, description = "How many deliveries were re-queued", body = EndpointReplay),
+        (status = 400, description = "`invalid_path`, `invalid_time`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
+        (status = 422, description = "`invalid_statuses`", body = ErrorBody),
     )
 )]
 async fn replay_endpoint(
     State(s): State<SharedState>,
-    ApiPath((app, ep)): ApiPath<(String, String)>,
+    ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
     RawBody(body): RawBody,
-) -> Result<Json<serde_json::Value>, ApiError> {
-    let endpoint = endpoints::find(&s, &app, &ep).await?;
+) -> Result<Json<EndpointReplay>, ApiError> {
+    let endpoint = lookup::endpoint(&s, &app, &ep).await?;
     let body: ReplayBody = optional_json(&body)?;
     // Every requested status must be replayable (an unknown or other one refuses them all).
     let statuses: Vec<DeliveryStatus> = match &body.statuses {
@@ -100,5 +107,5 @@ async fn replay_endpoint(
         .count_expired_replays(&ReplayScope { endpoint_id: &endpoint.id, statuses: &statuses, since, until })
         .await?;
     tracing::info!(endpoint_id = %endpoint.id, replayed, "endpoint replay");
-    Ok(Json(json!({"replayed": replayed, "skipped_payload_expired": expired})))
+    Ok(Json(EndpointReplay { replayed, skipped_payload_expired: expired }))
 }

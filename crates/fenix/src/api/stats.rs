@@ -1,18 +1,21 @@
 //! An endpoint's health as operators read it: attempts and success rate over a
 //! window, the dead-letter count, and the history of its state changes.
 
-use axum::{extract::State, routing::get, Json, Router};
 use std::time::Duration;
 
-use serde::Deserialize;
-use serde_json::json;
+use axum::{extract::State, Json};
+use serde::{Deserialize, Serialize};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::{
+    error::{ApiError, ErrorBody},
+    extract::{ApiPath, ApiQuery, EndpointPath, Page},
+    lookup,
+};
 use crate::{
-    api::{ApiPath, ApiQuery, SharedState},
-    endpoints,
-    error::ApiError,
-    lifecycle::DeliveryStatus,
+    lifecycle::{DeliveryStatus, EndpointState},
     settings::parse_duration,
+    state::SharedState,
     time,
 };
 
@@ -24,11 +27,41 @@ struct StatsQuery {
     window: Option<String>,
 }
 
+// Fields in alphabetical order: the answer's bytes stay those of the `json!`
+// map this once was (serde_json sorts a map's keys).
+/// An endpoint's health over a window.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct EndpointStats {
+    pub attempts: i64,
+    /// Deliveries that failed for good (`failed`).
+    pub dead_letter: i64,
+    pub endpoint_id: String,
+    pub failures: i64,
+    /// Start of the window (RFC 3339).
+    pub since: String,
+    /// Deliveries skipped while the endpoint was paused or disabled.
+    pub skipped: i64,
+    pub state: EndpointState,
+    pub state_reason: Option<String>,
+    /// successes / attempts; null without attempts.
+    pub success_rate: Option<f64>,
+    pub successes: i64,
+    pub window_seconds: u64,
+}
+
+// Fields in alphabetical order, as in `EndpointStats`.
+/// One change of an endpoint's state.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct StateChange {
+    pub created_at: String,
+    pub id: String,
+    pub reason: String,
+    pub state: EndpointState,
+}
+
 /// Stats routes.
-pub fn router() -> Router<SharedState> {
-    Router::new()
-        .route("/v1/apps/{app}/endpoints/{ep}/stats", get(stats))
-        .route("/v1/apps/{app}/endpoints/{ep}/state-changes", get(state_changes))
+pub fn router() -> OpenApiRouter<SharedState> {
+    OpenApiRouter::new().routes(routes!(stats)).routes(routes!(state_changes))
 }
 
 /// Longest stats window: a year (the log keeps 90 days by default).
@@ -49,63 +82,61 @@ fn parse_window(raw: Option<&str>) -> Result<Duration, ApiError> {
 #[utoipa::path(
     get, path = "/v1/apps/{app}/endpoints/{ep}/stats", tag = "endpoints", operation_id = "get_endpoint_stats",
     summary = "An endpoint's health over a window",
-    params(crate::openapi::EndpointPath, StatsQuery),
+    params(EndpointPath, StatsQuery),
     responses(
-        (status = 200, description = "Attempts, success rate and dead letters", body = crate::openapi::EndpointStats),
-        (status = 400, description = "`invalid_path`, `invalid_window`, `invalid_query`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
+        (status = 200, description = "Attempts, success rate and dead letters", body = EndpointStats),
+        (status = 400, description = "`invalid_path`, `invalid_window`, `invalid_query`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
     )
 )]
 async fn stats(
     State(s): State<SharedState>,
-    ApiPath((app, ep)): ApiPath<(String, String)>,
+    ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
     ApiQuery(q): ApiQuery<StatsQuery>,
-) -> Result<Json<serde_json::Value>, ApiError> {
-    let endpoint = endpoints::find(&s, &app, &ep).await?;
+) -> Result<Json<EndpointStats>, ApiError> {
+    let endpoint = lookup::endpoint(&s, &app, &ep).await?;
     let window = parse_window(q.window.as_deref())?;
     let since = time::sub(time::now_ms(), window);
     let st = s.store.endpoint_stats(&endpoint.id, since).await?;
     let dead_letter = s.store.count_endpoint_deliveries(&endpoint.id, DeliveryStatus::Failed).await?;
     let skipped = s.store.count_endpoint_deliveries(&endpoint.id, DeliveryStatus::Skipped).await?;
     let rate = (st.attempts > 0).then(|| st.successes as f64 / st.attempts as f64);
-    Ok(Json(json!({
-        "endpoint_id": endpoint.id,
-        "window_seconds": window.as_secs(),
-        "since": time::rfc3339_ms(since),
-        "attempts": st.attempts,
-        "successes": st.successes,
-        "failures": st.attempts - st.successes,
-        "success_rate": rate,
-        "dead_letter": dead_letter,
-        "skipped": skipped,
-        "state": endpoint.state,
-        "state_reason": endpoint.state_reason,
-    })))
+    Ok(Json(EndpointStats {
+        attempts: st.attempts,
+        dead_letter,
+        endpoint_id: endpoint.id,
+        failures: st.attempts - st.successes,
+        since: time::rfc3339_ms(since),
+        skipped,
+        state: endpoint.state,
+        state_reason: endpoint.state_reason,
+        success_rate: rate,
+        successes: st.successes,
+        window_seconds: window.as_secs(),
+    }))
 }
 
 #[utoipa::path(
     get, path = "/v1/apps/{app}/endpoints/{ep}/state-changes", tag = "endpoints",
     operation_id = "list_endpoint_state_changes",
     summary = "An endpoint's latest state changes (at most 100, newest first)",
-    params(crate::openapi::EndpointPath),
+    params(EndpointPath),
     responses(
         (status = 200, description = "State changes, in one page",
-            body = crate::openapi::Page<crate::openapi::StateChange>),
-        (status = 400, description = "`invalid_path`", body = crate::openapi::ErrorBody),
-        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = crate::openapi::ErrorBody),
+            body = Page<StateChange>),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
     )
 )]
 async fn state_changes(
     State(s): State<SharedState>,
-    ApiPath((app, ep)): ApiPath<(String, String)>,
-) -> Result<Json<serde_json::Value>, ApiError> {
-    let endpoint = endpoints::find(&s, &app, &ep).await?;
+    ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
+) -> Result<Json<Page<StateChange>>, ApiError> {
+    let endpoint = lookup::endpoint(&s, &app, &ep).await?;
     let rows = s.store.list_state_changes(&endpoint.id, 100).await?;
-    let data: Vec<_> = rows
+    let data = rows
         .into_iter()
-        .map(
-            |r| json!({"id": r.id, "state": r.state, "reason": r.reason, "created_at": time::rfc3339_ms(r.created_at)}),
-        )
+        .map(|r| StateChange { created_at: time::rfc3339_ms(r.created_at), id: r.id, reason: r.reason, state: r.state })
         .collect();
-    Ok(Json(json!({"data": data, "next_cursor": null})))
+    Ok(Json(Page { data, next_cursor: None }))
 }

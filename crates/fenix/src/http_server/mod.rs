@@ -46,7 +46,7 @@ use tokio::{
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
-use crate::{error::ApiError, settings::Settings};
+use crate::{api::ApiError, settings::Settings};
 
 mod track;
 

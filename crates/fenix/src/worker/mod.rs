@@ -28,9 +28,9 @@ use tokio::sync::{mpsc, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    api::SharedState,
     lifecycle::DeliveryStatus,
     secrets::SigningSecret,
+    state::SharedState,
     store::{
         deliveries::{BatchContext, ClaimedDelivery, Outcome},
         Store,

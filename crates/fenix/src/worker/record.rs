@@ -9,7 +9,7 @@ use tokio::sync::{mpsc, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use super::Worker;
-use crate::{api::SharedState, lifecycle::DeliveryStatus, store::deliveries::Outcome, time};
+use crate::{lifecycle::DeliveryStatus, state::SharedState, store::deliveries::Outcome, time};
 
 impl Worker {
     /// Keeps leases of running attempts alive, so a slow receiver never lets a

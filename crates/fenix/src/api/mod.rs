@@ -1,0 +1,119 @@
+//! The admin API over HTTP: `/v1` (apps, endpoints, events, deliveries)
+//! behind the admin token, the probes, `/metrics` and `/openapi.json`.
+//!
+//! Each resource file registers its handlers with `utoipa_axum::routes!`,
+//! which takes the route and its OpenAPI description from the handler's
+//! `#[utoipa::path]`: [`router`] and [`document`] are built from the same
+//! registration ([`routes`]), so the document cannot name a route the server
+//! lacks, nor miss one it has.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `auth.rs` | bearer-token check (`require_token`) and its cache |
+//! | `extract.rs` | JSON, query and path extractors in our error shape, path parameters, pagination |
+//! | `error.rs` | [`ApiError`] and the error body |
+//! | `lookup.rs` | `{app}`, `{ep}` → rows, or 404 |
+//! | `apps.rs`, `endpoints.rs`, `events.rs`, `deliveries.rs`, `replay.rs`, `stats.rs` | one resource each |
+//! | `service.rs` | `/healthz`, `/readyz`, `/metrics`, `/openapi.json` |
+//! | `openapi.rs` | the document's info, tags and security, common error answers, links |
+//!
+//! Nothing outside this folder imports from it except `lib.rs` (which serves
+//! the routers) and `http_server` (which answers its own errors as [`ApiError`]).
+
+pub mod apps;
+pub mod auth;
+pub mod deliveries;
+pub mod endpoints;
+pub mod error;
+pub mod events;
+pub mod extract;
+pub mod lookup;
+pub mod openapi;
+pub mod replay;
+pub mod service;
+pub mod stats;
+
+use std::convert::Infallible;
+
+use axum::{
+    extract::{DefaultBodyLimit, Request},
+    http::StatusCode,
+    response::{IntoResponse, Response},
+    routing::Route,
+    Router,
+};
+use tower::{Layer, Service};
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+
+pub use error::ApiError;
+pub use extract::MAX_BODY_BYTES;
+
+use crate::state::SharedState;
+
+/// The whole HTTP surface of an instance that runs the API.
+pub fn router(state: SharedState) -> Router {
+    let auth = axum::middleware::from_fn_with_state(auth::Auth::new(state.store.clone()), auth::require_token);
+    let (router, _) = routes(auth).split_for_parts();
+    router
+        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route") })
+        .method_not_allowed_fallback(|| async {
+            ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                "this route does not accept that method",
+            )
+        })
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::map_response(close_after_refused_body))
+        .with_state(state)
+}
+
+/// Health, readiness and metrics only (worker-only instances), so they can be probed and scraped.
+pub fn ops_router(state: SharedState) -> Router {
+    let auth = axum::middleware::from_fn_with_state(auth::Auth::new(state.store.clone()), auth::require_token);
+    let (router, _) = service::probes().merge(service::metrics().route_layer(auth)).split_for_parts();
+    router
+        .fallback(|| async {
+            ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route (worker-only instance)")
+        })
+        .with_state(state)
+}
+
+/// The OpenAPI document as served at `/openapi.json`.
+pub fn document() -> serde_json::Value {
+    // The same registration as the server's, with the token check left out (it adds no route).
+    openapi::finish(routes(tower::layer::util::Identity::new()).into_openapi())
+}
+
+/// Every route with its description; `auth` wraps those that need the admin token.
+fn routes<L>(auth: L) -> OpenApiRouter<SharedState>
+where
+    L: Layer<Route> + Clone + Send + Sync + 'static,
+    L::Service: Service<Request, Error = Infallible> + Clone + Send + Sync + 'static,
+    <L::Service as Service<Request>>::Response: IntoResponse + 'static,
+    <L::Service as Service<Request>>::Future: Send + 'static,
+{
+    let v1 = OpenApiRouter::new()
+        .merge(apps::router())
+        .merge(endpoints::router())
+        .merge(events::router())
+        .merge(deliveries::router())
+        .merge(replay::router())
+        .merge(stats::router())
+        .route_layer(auth.clone());
+    OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .merge(v1)
+        .merge(service::probes())
+        .merge(service::document())
+        .merge(service::metrics().route_layer(auth))
+}
+
+/// A body refused for its size may not have been read to its end: tell the
+/// client the connection closes, so it does not send its next request into it.
+async fn close_after_refused_body(mut resp: Response) -> Response {
+    if resp.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        resp.headers_mut().insert(axum::http::header::CONNECTION, axum::http::HeaderValue::from_static("close"));
+    }
+    resp
+}

@@ -1,0 +1,95 @@
+//! The application state: what the admin API, the worker, the maintenance loop
+//! and the operator events share (store, settings, keys, destination policy,
+//! ingestion queue, metrics, alerts, wake-ups). It knows nothing of HTTP, so
+//! every part of Fenix can take it without reaching into the API.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, RwLock},
+    time::{Duration, Instant},
+};
+
+use tokio::sync::Notify;
+
+use crate::{
+    secrets::Keyring,
+    settings::Settings,
+    store::{apps::AppRow, Store},
+};
+
+/// Shared by every handler and the worker.
+pub struct AppState {
+    pub store: Store,
+    pub settings: Settings,
+    pub keyring: Keyring,
+    pub destinations: fenix_destination::CheckingResolver,
+    /// The URL policy, re-checked before every attempt.
+    pub policy: fenix_destination::Policy,
+    /// Group-commit queue of ingestion.
+    pub ingestor: crate::ingest::Ingestor,
+    /// Counters behind `/metrics`.
+    pub metrics: crate::metrics::Metrics,
+    /// What the operator webhook may have to report.
+    pub alerts: crate::alerts::OperatorAlerts,
+    /// The internal operator app, when `FENIX_OPERATOR_WEBHOOK_URL` is set.
+    pub operator_app_id: Option<String>,
+    /// Woken after an ingestion commits, so fresh events are sent at once.
+    pub wake: Arc<Notify>,
+    /// Recently resolved apps (id or uid → app), for the ingestion hot path.
+    app_cache: RwLock<HashMap<String, (AppRow, Instant)>>,
+}
+
+/// The state as handlers and tasks receive it.
+pub type SharedState = Arc<AppState>;
+
+/// How long ingestion trusts a resolved app without asking the database again.
+const APP_CACHE_TTL: Duration = Duration::from_secs(2);
+
+impl AppState {
+    /// Assembles the state.
+    pub fn new(
+        store: Store,
+        settings: Settings,
+        keyring: Keyring,
+        policy: fenix_destination::Policy,
+        destinations: fenix_destination::CheckingResolver,
+        wake: Arc<Notify>,
+    ) -> AppState {
+        AppState {
+            ingestor: crate::ingest::Ingestor::start(store.clone()),
+            store,
+            settings,
+            keyring,
+            policy,
+            destinations,
+            metrics: Default::default(),
+            alerts: Default::default(),
+            operator_app_id: None,
+            wake,
+            app_cache: RwLock::new(HashMap::new()),
+        }
+    }
+
+    /// The app `id_or_uid` names, through a short-lived cache (for ingestion).
+    /// An app deleted meanwhile (by another instance) makes the insert fail on
+    /// its foreign key, which the caller answers like an unknown app.
+    pub async fn find_app_cached(&self, id_or_uid: &str) -> sqlx::Result<Option<AppRow>> {
+        if let Some((app, at)) = self.app_cache.read().expect("app cache lock").get(id_or_uid) {
+            if at.elapsed() < APP_CACHE_TTL {
+                return Ok(Some(app.clone()));
+            }
+        }
+        let Some(app) = self.store.find_app(id_or_uid).await? else { return Ok(None) };
+        let mut cache = self.app_cache.write().expect("app cache lock");
+        if cache.len() > 10_000 {
+            cache.clear();
+        }
+        cache.insert(id_or_uid.to_string(), (app.clone(), Instant::now()));
+        Ok(Some(app))
+    }
+
+    /// Forgets every cached app (after an app is renamed, re-uid'd or deleted).
+    pub fn forget_cached_apps(&self) {
+        self.app_cache.write().expect("app cache lock").clear();
+    }
+}
