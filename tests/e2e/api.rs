@@ -363,6 +363,43 @@ async fn a_token_made_with_the_cli_works_until_it_is_revoked(backend: Backend) {
     assert_eq!(status, 200, "the other tokens still work");
 }
 
+/// The served document and the router come from one registration: every
+/// operation it lists is routed (never the 404 `not_found` / 405 fallbacks),
+/// and needs the admin token exactly when the document says so.
+async fn every_documented_operation_is_routed_and_guarded_as_documented(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let (status, doc) = fenix.call_as(None, "GET", "/openapi.json", None).await;
+    assert_eq!(status, 200);
+    let mut operations = 0;
+    for (template, item) in doc["paths"].as_object().expect("paths") {
+        // No such app: nothing a call could change exists, so none changes anything.
+        let path = template
+            .replace("{app}", "no-such-app")
+            .replace("{ep}", "ep_01JZZZZZZZZZZZZZZZZZZZZZZZ")
+            .replace("{evt}", "evt_01JZZZZZZZZZZZZZZZZZZZZZZZ")
+            .replace("{dlv}", "dlv_01JZZZZZZZZZZZZZZZZZZZZZZZ");
+        assert!(!path.contains('{'), "a path parameter this test does not know: {template}");
+        for (method, op) in item.as_object().expect("path item") {
+            operations += 1;
+            let method = method.to_uppercase();
+            let public = op["security"] == json!([]);
+            let (status, body) = fenix.call_as(None, &method, &path, None).await;
+            if public {
+                assert_eq!(status, 200, "{method} {template} is public: {body}");
+            } else {
+                assert_eq!((status, code(&body)), (401, "unauthorized"), "{method} {template} without a token");
+            }
+            let (status, body) = fenix.call(&method, &path, None).await;
+            assert!(
+                status != 405 && !(status == 404 && code(&body) == "not_found"),
+                "{method} {template} is documented but not routed: {status} {body}"
+            );
+        }
+    }
+    assert!(operations > 20, "only {operations} operations in the document");
+}
+
 crate::on_both_backends!(
     a_token_made_with_the_cli_works_until_it_is_revoked,
     calls_without_a_valid_token_are_unauthorized,
@@ -372,4 +409,5 @@ crate::on_both_backends!(
     a_refused_chunked_body_leaves_the_connection_usable_or_says_it_closes,
     lists_are_newest_first_and_paginate_with_a_cursor,
     an_app_is_addressable_by_its_uid,
+    every_documented_operation_is_routed_and_guarded_as_documented,
 );
