@@ -4,7 +4,7 @@
 //! Each resource file registers its handlers with `utoipa_axum::routes!`,
 //! which takes the route and its OpenAPI description from the handler's
 //! `#[utoipa::path]`: [`router`] and [`document`] are built from the same
-//! registration ([`routes`]), so the document cannot name a route the server
+//! registration (`routes`), so the document cannot name a route the server
 //! lacks, nor miss one it has.
 //!
 //! | file | holds |
