@@ -16,7 +16,6 @@ use axum::{
 };
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use tokio::sync::Notify;
 
 use crate::{error::ApiError, secrets::Keyring, settings::Settings, store::Store};
 
@@ -40,7 +39,7 @@ pub struct AppState {
     /// The internal operator app, when `FENIX_OPERATOR_WEBHOOK_URL` is set.
     pub operator_app_id: Option<String>,
     /// Woken after an ingestion commits, so fresh events are sent at once.
-    pub wake: Arc<Notify>,
+    pub wake: crate::wake::Wake,
     tokens: RwLock<HashMap<String, Instant>>,
     /// Recently resolved apps (id or uid → app), for the ingestion hot path.
     pub(crate) app_cache: RwLock<HashMap<String, (crate::store::apps::AppRow, Instant)>>,
@@ -60,10 +59,10 @@ impl AppState {
         keyring: Keyring,
         policy: fenix_destination::Policy,
         destinations: fenix_destination::CheckingResolver,
-        wake: Arc<Notify>,
+        wake: crate::wake::Wake,
     ) -> AppState {
         AppState {
-            ingestor: crate::ingest::Ingestor::start(store.clone()),
+            ingestor: crate::ingest::Ingestor::start(store.clone(), wake.clone()),
             store,
             settings,
             keyring,

@@ -138,6 +138,12 @@ impl From<QueryRejection> for ApiError {
     }
 }
 
+impl From<crate::event_types::InvalidEventType> for ApiError {
+    fn from(e: crate::event_types::InvalidEventType) -> ApiError {
+        ApiError::invalid(e.code, e.message)
+    }
+}
+
 /// 413 for a body over the limit.
 pub fn payload_too_large() -> ApiError {
     ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", "the request body is larger than 256 KiB")

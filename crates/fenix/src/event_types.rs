@@ -1,7 +1,20 @@
 //! Event types (`booking.confirmed`) and the filters endpoints subscribe with
 //! (exact types or `prefix.*`; an empty filter means every type).
 
-use crate::error::ApiError;
+/// Why an event type or a filter was refused: a stable `code` and a message
+/// naming the field. The API answers it as a 422 (`From` in `error.rs`); this
+/// module stays a leaf the store can use for fan-out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidEventType {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl InvalidEventType {
+    fn new(code: &'static str, message: impl Into<String>) -> InvalidEventType {
+        InvalidEventType { code, message: message.into() }
+    }
+}
 
 /// A producer's event type: 1–128 characters of `A-Z a-z 0-9 _ - . :`, no leading or trailing dot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -9,11 +22,11 @@ pub struct EventType(String);
 
 impl EventType {
     /// Parses an event type.
-    pub fn parse(s: &str) -> Result<EventType, ApiError> {
+    pub fn parse(s: &str) -> Result<EventType, InvalidEventType> {
         if valid_name(s) {
             Ok(EventType(s.to_string()))
         } else {
-            Err(ApiError::invalid(
+            Err(InvalidEventType::new(
                 "invalid_event_type",
                 "type must be 1-128 characters of A-Z a-z 0-9 _ - . : without a leading or trailing dot, e.g. booking.confirmed",
             ))
@@ -40,14 +53,14 @@ pub struct EventTypeFilter(Vec<String>);
 
 impl EventTypeFilter {
     /// Parses patterns: exact types, or `prefix.*`; at most 100.
-    pub fn parse(patterns: &[String]) -> Result<EventTypeFilter, ApiError> {
+    pub fn parse(patterns: &[String]) -> Result<EventTypeFilter, InvalidEventType> {
         if patterns.len() > 100 {
-            return Err(ApiError::invalid("invalid_event_types", "at most 100 event type patterns per endpoint"));
+            return Err(InvalidEventType::new("invalid_event_types", "at most 100 event type patterns per endpoint"));
         }
         for p in patterns {
             let name = p.strip_suffix(".*").unwrap_or(p);
             if !valid_name(name) {
-                return Err(ApiError::invalid(
+                return Err(InvalidEventType::new(
                     "invalid_event_types",
                     format!("{p:?} is not an event type or a prefix.* pattern (e.g. booking.confirmed or booking.*)"),
                 ));

@@ -10,15 +10,13 @@ use axum::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use sha2::{Digest, Sha256};
 
 use crate::{
     api::{ApiJson, ApiPath, ApiQuery, Page, PageQuery, SharedState},
     apps,
     error::ApiError,
     event_types::EventType,
-    ids,
-    store::events::{EventFilter, EventRow, NewEvent},
+    store::events::{EventFilter, EventRow},
     time,
 };
 
@@ -87,19 +85,6 @@ fn envelope_data(envelope: &[u8]) -> Option<Box<RawValue>> {
     serde_json::from_slice::<Env>(envelope).ok().map(|e| e.data)
 }
 
-/// The envelope receivers get, serialized once: `{"id","type","created_at","data"}`.
-pub fn build_envelope(id: &str, event_type: &EventType, created_at: time::Millis, data: &RawValue) -> Vec<u8> {
-    let q = |s: &str| serde_json::to_string(s).expect("strings serialize");
-    format!(
-        r#"{{"id":{},"type":{},"created_at":{},"data":{}}}"#,
-        q(id),
-        q(event_type.as_str()),
-        q(&time::rfc3339(created_at)),
-        data.get()
-    )
-    .into_bytes()
-}
-
 /// `/v1/apps/{app}/events…` routes.
 pub fn router() -> Router<SharedState> {
     Router::new().route("/v1/apps/{app}/events", get(list).post(ingest)).route("/v1/apps/{app}/events/{evt}", get(read))
@@ -166,19 +151,7 @@ async fn ingest(
         return Err(ApiError::invalid("invalid_data", "data must be a JSON object"));
     }
     let key = idempotency_key(&headers, body.id)?;
-    let id = ids::new_id("evt");
-    let created_at = time::now_ms();
-    let envelope = build_envelope(&id, &event_type, created_at, &body.data);
-    let new = NewEvent {
-        payload_sha256: hex::encode(Sha256::digest(&envelope)),
-        id,
-        app_id: app.id,
-        event_type: event_type.as_str().to_string(),
-        idempotency_key: key,
-        envelope,
-        created_at,
-        max_fanout: s.settings.max_fanout_per_event,
-    };
+    let new = crate::ingest::new_event(app.id, &event_type, &body.data, key, s.settings.max_fanout_per_event);
     let ingested = s.ingestor.ingest(new).await.map_err(|e| match &e {
         sqlx::Error::Database(d) if d.is_foreign_key_violation() => ApiError::not_found("app"),
         _ => ApiError::from(e),
@@ -195,9 +168,6 @@ async fn ingest(
     }
     if ingested.created {
         s.metrics.ingested(ingested.event.delivery_count);
-        if ingested.event.delivery_count > 0 {
-            s.wake.notify_one();
-        }
     }
     let out = Json(EventOut::from_row(ingested.event, false));
     if ingested.created {
@@ -316,6 +286,7 @@ async fn read(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ingest::build_envelope;
 
     #[test]
     fn the_envelope_keeps_the_producer_bytes_and_orders_its_fields() {

@@ -23,14 +23,15 @@ pub mod apps;
 pub mod deliveries;
 pub mod endpoints;
 pub mod events;
-pub mod ingest_batch;
 pub mod maintenance;
 mod meta;
 pub mod outcomes;
+pub mod queue;
 pub mod replay;
 mod sqlite_files;
 
-pub use deliveries::{AttemptRecord, ClaimedDelivery, DeliveryFilter, Outcome};
+pub use deliveries::{AttemptRecord, DeliveryFilter};
+pub use queue::{ClaimedDelivery, HeldWriter, Outcome};
 pub use endpoints::{EndpointPatch, NewEndpoint};
 pub use events::{Ingested, NewEvent};
 
@@ -78,48 +79,6 @@ impl BeginWrite for PgPool {
         self.begin().await
     }
 }
-
-/// A write connection taken from the pool and kept across several
-/// transactions: the ingestion queue holds one while events keep coming,
-/// instead of a pool round trip per batch (sqlx returns a connection to its
-/// pool through a spawned task). On SQLite it is *the* writer: hold it briefly.
-pub enum HeldWriter {
-    Sqlite(sqlx::pool::PoolConnection<sqlx::Sqlite>),
-    Postgres(sqlx::pool::PoolConnection<sqlx::Postgres>),
-}
-
-impl Store {
-    /// Takes a write connection out of the pool until the [`HeldWriter`] is dropped.
-    pub async fn hold_writer(&self) -> sqlx::Result<HeldWriter> {
-        Ok(match &self.backend {
-            Backend::Sqlite { write, .. } => HeldWriter::Sqlite(write.acquire().await?),
-            Backend::Postgres { pool, .. } => HeldWriter::Postgres(pool.acquire().await?),
-        })
-    }
-}
-
-/// Runs `$body` (a `Result`) on a [`HeldWriter`] with `$tx` bound to its
-/// connection. On SQLite inside a write transaction (`BEGIN IMMEDIATE`, as
-/// [`BeginWrite`]), committed when `$body` succeeds. On PostgreSQL without one:
-/// `$body` must make its writes in a single statement, which is atomic by
-/// itself, and saves the BEGIN and COMMIT round trips.
-macro_rules! on_held {
-    ($writer:expr, |$tx:ident| $body:expr) => {
-        match $writer {
-            $crate::store::HeldWriter::Sqlite(conn) => {
-                let mut $tx = sqlx::Connection::begin_with(&mut **conn, "BEGIN IMMEDIATE").await?;
-                let out = $body?;
-                $tx.commit().await?;
-                Ok(out)
-            }
-            $crate::store::HeldWriter::Postgres(conn) => {
-                let $tx: &mut sqlx::PgConnection = &mut **conn;
-                $body
-            }
-        }
-    };
-}
-pub(crate) use on_held;
 
 /// The two backends.
 #[derive(Clone, Debug)]
@@ -256,9 +215,10 @@ impl Store {
 pub const WAKE_CHANNEL: &str = "fenix_wake";
 
 impl Store {
-    /// Wakes the workers of every instance sharing this database (PostgreSQL
-    /// `NOTIFY`); a no-op on SQLite, where only this process works.
-    pub async fn wake_workers(&self) {
+    /// Wakes the workers of the other instances sharing this database
+    /// (PostgreSQL `NOTIFY`); a no-op on SQLite, where only this process
+    /// works. Called through `crate::wake::Wake`, the one way to announce work.
+    pub async fn notify_other_instances(&self) {
         if let Backend::Postgres { pool, .. } = &self.backend {
             if let Err(e) = sqlx::query("SELECT pg_notify($1, '')").bind(WAKE_CHANNEL).execute(pool).await {
                 tracing::debug!(error = %e, "could not notify other instances");
@@ -268,7 +228,7 @@ impl Store {
 
     /// Calls `wake` whenever another instance announces new work, until the
     /// process ends; reconnects when the connection drops. SQLite: returns at once.
-    pub async fn listen_for_work(&self, wake: std::sync::Arc<tokio::sync::Notify>) {
+    pub async fn listen_for_work(&self, wake: &tokio::sync::Notify) {
         let Backend::Postgres { pool, .. } = &self.backend else { return };
         loop {
             let mut listener = match sqlx::postgres::PgListener::connect_with(pool).await {
