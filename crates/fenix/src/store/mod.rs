@@ -1,10 +1,28 @@
 //! Storage on SQLite and PostgreSQL behind one [`Store`].
 //!
 //! The two schemas use the same column names and units (milliseconds as
-//! 64-bit integers, text ids, bytes), so almost every query is written once
-//! with `$n` placeholders and runs on either pool: the `on_read!`/`on_write!`
-//! macros expand the same code for each backend. Where the dialects differ
-//! (`FOR UPDATE SKIP LOCKED`), the query says so explicitly.
+//! 64-bit integers, text ids, bytes), so the shared CRUD is written once with
+//! `$n` placeholders and runs on either pool: the `on_read!`/`on_write!`
+//! macros expand the same short body for each backend (rustfmt formats those
+//! bodies; a query built piece by piece is a function written once for both
+//! backends, as in `replay.rs`). The delivery queue, where the backends
+//! differ, is one file per backend under `queue/`; every choice of backend is
+//! a `match` on [`Backend`] (or on the queue's `HeldWriter`).
+//!
+//! | file | holds |
+//! |---|---|
+//! | `mod.rs` | connecting (pools per backend), migrations, `NOTIFY`/`LISTEN` for cross-instance wake-ups (used by `crate::wake`), error classification (`is_unavailable`, `is_data_error`, `is_unique_violation`) |
+//! | `queue/mod.rs` | the delivery queue's surface: `hold_writer`, `ingest_batch`, `claim_due`, `batch_context`, `record_outcomes(_applied)`, `extend_leases`, `release_leases`, one `match` on the backend each |
+//! | `queue/plan.rs` | an ingest batch's plan, shared: idempotency keys, the one fan-out query, fan-out limit, delivery rows |
+//! | `queue/sqlite.rs` | the queue on SQLite: `BEGIN IMMEDIATE` transactions, multi-row inserts and `UPDATE … FROM (VALUES …)` |
+//! | `queue/postgres.rs` | the queue on PostgreSQL: one statement over arrays per write, `FOR UPDATE SKIP LOCKED`, `ON CONFLICT` for keys raced by other instances |
+//! | `outcomes.rs` | recording a batch of outcomes so that one refused outcome cannot stall the rest |
+//! | `events.rs` | `NewEvent`, `Ingested`, the event log |
+//! | `deliveries.rs` | the delivery log, attempts, `next_due_at`, `work_due` |
+//! | `replay.rs` | re-queueing failed or skipped deliveries |
+//! | `apps.rs`, `endpoints.rs`, `meta.rs` | apps; endpoints and their sealed secrets; admin tokens and the key check |
+//! | `maintenance.rs` | retention purges, auto-disable candidates, stats, queue gauges |
+//! | `sqlite_files.rs` | owner-only permissions of the SQLite files |
 //!
 //! SQLite gets one writer connection and a pool of read-only connections: writes
 //! are serialised in-process (no `SQLITE_BUSY` upgrades), reads run beside them.
