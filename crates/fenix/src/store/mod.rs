@@ -11,7 +11,7 @@
 //!
 //! | file | holds |
 //! |---|---|
-//! | `mod.rs` | connecting (pools per backend), migrations, `NOTIFY`/`LISTEN` for cross-instance wake-ups (used by `crate::wake`), error classification (`is_unavailable`, `is_data_error`, `is_unique_violation`) |
+//! | `mod.rs` | connecting (pools per backend), migrations, `NOTIFY`/`LISTEN` for cross-instance wake-ups (behind the wake-up handle, `Wake`), error classification (`is_unavailable`, `is_data_error`, `is_unique_violation`) |
 //! | `queue/mod.rs` | the delivery queue's surface: `hold_writer`, `ingest_batch`, `claim_due`, `batch_context`, `record_outcomes(_applied)`, `extend_leases`, `release_leases`, one `match` on the backend each |
 //! | `queue/plan.rs` | an ingest batch's plan, shared: idempotency keys, the one fan-out query, fan-out limit, delivery rows |
 //! | `queue/sqlite.rs` | the queue on SQLite: `BEGIN IMMEDIATE` transactions, multi-row inserts and `UPDATE … FROM (VALUES …)` |
@@ -235,7 +235,7 @@ pub const WAKE_CHANNEL: &str = "fenix_wake";
 impl Store {
     /// Wakes the workers of the other instances sharing this database
     /// (PostgreSQL `NOTIFY`); a no-op on SQLite, where only this process
-    /// works. Called through `crate::wake::Wake`, the one way to announce work.
+    /// works. Called through the wake-up handle (`Wake`), the one way to announce work.
     pub async fn notify_other_instances(&self) {
         if let Backend::Postgres { pool, .. } = &self.backend {
             if let Err(e) = sqlx::query("SELECT pg_notify($1, '')").bind(WAKE_CHANNEL).execute(pool).await {
