@@ -135,9 +135,7 @@ async fn two_concurrent_ingests_with_one_key_create_one_event_and_one_set_of_del
 /// The other instance's transaction is held open until the batch waits on it
 /// (PostgreSQL: on the key's unique index; SQLite: for the write lock, so the
 /// batch reads the key after that commit).
-async fn a_key_stored_by_another_instance_while_a_batch_is_written_answers_that_instance_s_event(
-    backend: Backend,
-) {
+async fn a_key_stored_by_another_instance_while_a_batch_is_written_answers_that_instance_s_event(backend: Backend) {
     let fx = Fixture::new(backend).await;
     let app = fx.app("acme").await;
     fx.endpoint(&app, &[]).await;

@@ -27,9 +27,7 @@ use crate::{
     ingest,
     secrets::{Keyring, SigningSecret},
     settings::Settings,
-    store::{
-        apps::AppRow, endpoints::EndpointRow, endpoints::NewEndpoint, is_unique_violation, Store,
-    },
+    store::{apps::AppRow, endpoints::EndpointRow, endpoints::NewEndpoint, is_unique_violation, Store},
     time::{self, Millis},
 };
 

@@ -49,9 +49,9 @@ pub mod replay;
 mod sqlite_files;
 
 pub use deliveries::{AttemptRecord, DeliveryFilter};
-pub use queue::{ClaimedDelivery, HeldWriter, Outcome};
 pub use endpoints::{EndpointPatch, NewEndpoint};
 pub use events::{Ingested, NewEvent};
+pub use queue::{ClaimedDelivery, HeldWriter, Outcome};
 
 /// Runs `$body` with `$pool` bound to the pool that serves reads.
 macro_rules! on_read {

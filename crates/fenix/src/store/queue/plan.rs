@@ -77,7 +77,9 @@ impl Conn<'_> {
     pub async fn event_by_key(&mut self, app_id: &str, key: &str) -> sqlx::Result<Option<EventRow>> {
         match self {
             Conn::Sqlite(conn) => sqlx::query_as(EVENT_BY_KEY).bind(app_id).bind(key).fetch_optional(&mut **conn).await,
-            Conn::Postgres(conn) => sqlx::query_as(EVENT_BY_KEY).bind(app_id).bind(key).fetch_optional(&mut **conn).await,
+            Conn::Postgres(conn) => {
+                sqlx::query_as(EVENT_BY_KEY).bind(app_id).bind(key).fetch_optional(&mut **conn).await
+            }
         }
     }
 

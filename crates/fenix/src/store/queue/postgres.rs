@@ -94,7 +94,10 @@ const RELEASE_LEASES: &str = "UPDATE deliveries AS d SET next_attempt_at = $3, l
 /// transaction would guard nothing more at READ COMMITTED: a key another
 /// instance stores meanwhile is met by `ON CONFLICT` and answered here with
 /// that instance's event (one read per such key, only then).
-pub(super) async fn ingest_batch(writer: &mut PoolConnection<Postgres>, events: &[NewEvent]) -> sqlx::Result<Vec<Ingested>> {
+pub(super) async fn ingest_batch(
+    writer: &mut PoolConnection<Postgres>,
+    events: &[NewEvent],
+) -> sqlx::Result<Vec<Ingested>> {
     let mut plan = plan::plan(Conn::Postgres(&mut **writer), events).await?;
     if plan.events.is_empty() {
         return Ok(plan.answers);
@@ -121,11 +124,8 @@ pub(super) async fn ingest_batch(writer: &mut PoolConnection<Postgres>, events: 
     if written < plan.events.len() as i64 {
         // Another instance stored some of these keys after the plan read them.
         let mut stored = HashMap::new();
-        let keys: Vec<(String, String)> = plan
-            .events
-            .iter()
-            .filter_map(|(e, _)| Some((e.app_id.clone(), e.idempotency_key.clone()?)))
-            .collect();
+        let keys: Vec<(String, String)> =
+            plan.events.iter().filter_map(|(e, _)| Some((e.app_id.clone(), e.idempotency_key.clone()?))).collect();
         let mut conn = Conn::Postgres(&mut **writer);
         for (app_id, key) in keys {
             if let Some(event) = conn.event_by_key(&app_id, &key).await? {
@@ -156,12 +156,11 @@ pub(super) async fn batch_context(
     endpoint_ids: &[&str],
     now: Millis,
 ) -> sqlx::Result<ContextRows> {
-    let events = sqlx::query_as::<_, EventPart>(
-        "SELECT id, event_type, payload, created_at FROM events WHERE id = ANY($1)",
-    )
-    .bind(event_ids)
-    .fetch_all(pool)
-    .await?;
+    let events =
+        sqlx::query_as::<_, EventPart>("SELECT id, event_type, payload, created_at FROM events WHERE id = ANY($1)")
+            .bind(event_ids)
+            .fetch_all(pool)
+            .await?;
     let endpoints = sqlx::query_as::<_, EndpointTarget>(
         "SELECT id, url, state, signature_scheme, rate_limit_per_sec FROM endpoints WHERE id = ANY($1)",
     )

@@ -43,7 +43,10 @@ async fn begin_write(conn: &mut SqliteConnection) -> sqlx::Result<sqlx::Transact
 /// of the events and of their deliveries. The write lock is held from the
 /// first read, so no other writer (not even another process) can store a key
 /// between the read and the insert.
-pub(super) async fn ingest_batch(writer: &mut PoolConnection<Sqlite>, events: &[NewEvent]) -> sqlx::Result<Vec<Ingested>> {
+pub(super) async fn ingest_batch(
+    writer: &mut PoolConnection<Sqlite>,
+    events: &[NewEvent],
+) -> sqlx::Result<Vec<Ingested>> {
     let mut tx = begin_write(&mut **writer).await?;
     let plan = plan::plan(Conn::Sqlite(&mut *tx), events).await?;
     // 8 parameters a row.
@@ -112,9 +115,8 @@ pub(super) async fn batch_context(
         ids.push_bind(*id);
     }
     events.push(")");
-    let mut endpoints = QueryBuilder::new(
-        "SELECT id, url, state, signature_scheme, rate_limit_per_sec FROM endpoints WHERE id IN (",
-    );
+    let mut endpoints =
+        QueryBuilder::new("SELECT id, url, state, signature_scheme, rate_limit_per_sec FROM endpoints WHERE id IN (");
     let mut ids = endpoints.separated(", ");
     for id in endpoint_ids {
         ids.push_bind(*id);
