@@ -53,9 +53,10 @@ impl Plan<'_> {
     }
 
     /// Answers the new events whose idempotency key another writer stored
-    /// first with the event it stored (`existing`: key → stored event).
+    /// first, and their repeats within the batch, with the event that writer
+    /// stored (`existing`: (app, key) → stored event).
     pub fn lost_keys_to(&mut self, existing: &HashMap<(String, String), EventRow>) {
-        for answer in self.answers.iter_mut().filter(|a| a.created) {
+        for answer in self.answers.iter_mut().filter(|a| !a.fanout_refused) {
             let Some(key) = answer.event.idempotency_key.clone() else { continue };
             if let Some(stored) = existing.get(&(answer.event.app_id.clone(), key)) {
                 if stored.id != answer.event.id {
