@@ -98,7 +98,7 @@ pub(super) async fn ingest_batch(
     writer: &mut PoolConnection<Postgres>,
     events: &[NewEvent],
 ) -> sqlx::Result<Vec<Ingested>> {
-    let mut plan = plan::plan(Conn::Postgres(&mut **writer), events).await?;
+    let mut plan = plan::plan(Conn::Postgres(writer), events).await?;
     if plan.events.is_empty() {
         return Ok(plan.answers);
     }
@@ -126,7 +126,7 @@ pub(super) async fn ingest_batch(
         let mut stored = HashMap::new();
         let keys: Vec<(String, String)> =
             plan.events.iter().filter_map(|(e, _)| Some((e.app_id.clone(), e.idempotency_key.clone()?))).collect();
-        let mut conn = Conn::Postgres(&mut **writer);
+        let mut conn = Conn::Postgres(writer);
         for (app_id, key) in keys {
             if let Some(event) = conn.event_by_key(&app_id, &key).await? {
                 stored.insert((app_id, key), event);

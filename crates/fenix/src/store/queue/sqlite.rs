@@ -47,8 +47,8 @@ pub(super) async fn ingest_batch(
     writer: &mut PoolConnection<Sqlite>,
     events: &[NewEvent],
 ) -> sqlx::Result<Vec<Ingested>> {
-    let mut tx = begin_write(&mut **writer).await?;
-    let plan = plan::plan(Conn::Sqlite(&mut *tx), events).await?;
+    let mut tx = begin_write(writer).await?;
+    let plan = plan::plan(Conn::Sqlite(&mut tx), events).await?;
     // 8 parameters a row.
     for chunk in plan.events.chunks(500) {
         let mut qb = QueryBuilder::new(
