@@ -3,15 +3,12 @@
 //! same database for what the store deliberately cannot do (purging a payload,
 //! reading internal columns, asking the planner).
 
-use std::sync::Mutex;
-
 use fenix::{
-    event_types::EventTypeFilter,
     store::{
         apps::AppRow,
         endpoints::EndpointRow,
         events::{Ingested, NewEvent},
-        AttemptRecord, ClaimedDelivery, NewEndpoint, Outcome, Store,
+        AttemptRecord, ClaimedDelivery, DeliveryFilter, NewEndpoint, Outcome, Store,
     },
     time::Millis,
 };
@@ -122,22 +119,19 @@ impl Fixture {
     }
 }
 
-/// Ingests `ev` on `store`, with the real event-type filter as `wants`.
+/// Ingests `ev` on `store` as the ingestion queue does (a batch of one on a
+/// held writer); returns the result and the ids of the deliveries it made.
 pub async fn ingest_on(store: &Store, ev: &NewEvent) -> sqlx::Result<(Ingested, Vec<String>)> {
-    let made = Mutex::new(Vec::new());
-    let event_type = ev.event_type.clone();
-    let ingested = store
-        .ingest_event(
-            ev,
-            |filter| EventTypeFilter::from_json(filter).matches(&event_type),
-            || {
-                let id = id_at("dlv", ev.created_at);
-                made.lock().unwrap().push(id.clone());
-                id
-            },
-        )
-        .await?;
-    Ok((ingested, made.into_inner().unwrap()))
+    let mut writer = store.hold_writer().await?;
+    let ingested = store.ingest_batch(&mut writer, std::slice::from_ref(ev)).await?.remove(0);
+    drop(writer);
+    let made = if ingested.created {
+        let f = DeliveryFilter { event_id: Some(ev.id.clone()), limit: 100_000, ..Default::default() };
+        store.list_deliveries(&ev.app_id, &f).await?.into_iter().map(|d| d.id).collect()
+    } else {
+        Vec::new()
+    };
+    Ok((ingested, made))
 }
 
 /// A new event as ingestion builds it.

@@ -1,20 +1,13 @@
 //! Ingestion, the transactional outbox: an event and its deliveries are written
 //! together or not at all, and an idempotency key never creates a second event.
 
-use std::{
-    sync::{
-        atomic::{AtomicUsize, Ordering},
-        Arc,
-    },
-    time::Duration,
-};
-
 use fenix::{
-    event_types::EventTypeFilter,
+    ingest::Ingestor,
     store::{is_unique_violation, DeliveryFilter},
+    wake::Wake,
 };
 
-use crate::fixtures::{new_event, Fixture, T0};
+use crate::fixtures::{ingest_on, new_event, Fixture, T0};
 use crate::support::Backend;
 
 fn all() -> DeliveryFilter {
@@ -110,32 +103,18 @@ async fn two_concurrent_ingests_with_one_key_create_one_event_and_one_set_of_del
         Backend::Postgres => fx.second_store().await,
         Backend::Sqlite => fx.store.clone(),
     };
-
-    let mut raced = 0;
     for round in 0..5 {
         let key = format!("key-{round}");
         let a = new_event(&app, "booking.confirmed", Some(&key), T0 + round);
         let b = new_event(&app, "booking.confirmed", Some(&key), T0 + round);
-        // Each ingest lingers inside its transaction, so the other one finds no
-        // committed event up front and meets it at the unique index: the race.
-        let fanned_out = Arc::new(AtomicUsize::new(0));
-        let slow = {
-            let fanned_out = fanned_out.clone();
-            move |filter: &str| {
-                fanned_out.fetch_add(1, Ordering::SeqCst);
-                std::thread::sleep(Duration::from_millis(20));
-                EventTypeFilter::from_json(filter).matches("booking.confirmed")
-            }
-        };
-        let (store_a, store_b, slow_b) = (fx.store.clone(), second.clone(), slow.clone());
+        let (store_a, store_b) = (fx.store.clone(), second.clone());
         let (ra, rb) = tokio::join!(
-            tokio::spawn(async move { (store_a.ingest_event(&a, slow, || fenix::ids::new_id("dlv")).await, a.id) }),
-            tokio::spawn(async move { (store_b.ingest_event(&b, slow_b, || fenix::ids::new_id("dlv")).await, b.id) }),
+            tokio::spawn(async move { (ingest_on(&store_a, &a).await, a.id) }),
+            tokio::spawn(async move { (ingest_on(&store_b, &b).await, b.id) }),
         );
-        let results = [ra.unwrap(), rb.unwrap()];
-        let results: Vec<_> = results
+        let results: Vec<_> = [ra.unwrap(), rb.unwrap()]
             .into_iter()
-            .map(|(r, id)| (r.unwrap_or_else(|e| panic!("round {round}: an ingest failed: {e}")), id))
+            .map(|(r, id)| (r.unwrap_or_else(|e| panic!("round {round}: an ingest failed: {e}")).0, id))
             .collect();
         let winners: Vec<&String> = results.iter().filter(|(r, _)| r.created).map(|(_, id)| id).collect();
         assert_eq!(winners.len(), 1, "exactly one call creates the event (round {round})");
@@ -146,46 +125,160 @@ async fn two_concurrent_ingests_with_one_key_create_one_event_and_one_set_of_del
         }
         let f = DeliveryFilter { event_id: Some(winner.clone()), ..all() };
         assert_eq!(fx.store.list_deliveries(&app, &f).await.unwrap().len(), 3, "one set of deliveries");
-        // Both calls fanned out: the loser got past its up-front key lookup.
-        if fanned_out.load(Ordering::SeqCst) == 6 {
-            raced += 1;
-        }
     }
-    assert!(raced > 0, "no round reached the unique index; the race path was not exercised");
     let raw = fx.raw().await;
     assert_eq!((raw.count("events").await, raw.count("deliveries").await), (5, 15), "nothing else was written");
 }
 
-async fn a_failure_inside_the_ingest_transaction_leaves_no_partial_rows(backend: Backend) {
+/// Another instance stores the key between the batch's key lookup and its
+/// write: the batch answers that instance's event and writes nothing of its own.
+/// The other instance's transaction is held open until the batch waits on it
+/// (PostgreSQL: on the key's unique index; SQLite: for the write lock, so the
+/// batch reads the key after that commit).
+async fn a_key_stored_by_another_instance_while_a_batch_is_written_answers_that_instance_s_event(backend: Backend) {
+    let fx = Fixture::new(backend).await;
+    let app = fx.app("acme").await;
+    fx.endpoint(&app, &[]).await;
+    let theirs = new_event(&app, "booking.confirmed", Some("order-7"), T0);
+    let ours = new_event(&app, "booking.cancelled", Some("order-7"), T0 + 1);
+    let insert = "INSERT INTO events (id, app_id, event_type, idempotency_key, payload, payload_sha256, \
+                  delivery_count, created_at) VALUES ($1, $2, $3, $4, $5, $6, 0, $7)";
+    let store = fx.store.clone();
+    let ours_id = ours.id.clone();
+    let answer = match backend {
+        Backend::Postgres => {
+            let other = sqlx::PgPool::connect(&fx.db.url).await.unwrap();
+            let mut tx = other.begin().await.unwrap();
+            sqlx::query(insert)
+                .bind(&theirs.id)
+                .bind(&app)
+                .bind(&theirs.event_type)
+                .bind(&theirs.idempotency_key)
+                .bind(&theirs.envelope)
+                .bind(&theirs.payload_sha256)
+                .bind(theirs.created_at)
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            let batch = tokio::spawn(async move { ingest_on(&store, &ours).await });
+            // Polled: the batch's insert waits on the key held by the open transaction.
+            loop {
+                let waiting: i64 = sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+                )
+                .fetch_one(&other)
+                .await
+                .unwrap();
+                if waiting > 0 {
+                    break;
+                }
+                tokio::task::yield_now().await;
+            }
+            tx.commit().await.unwrap();
+            batch.await.unwrap().unwrap()
+        }
+        Backend::Sqlite => {
+            let other = sqlx::SqlitePool::connect(&fx.db.url).await.unwrap();
+            let mut tx = other.begin_with("BEGIN IMMEDIATE").await.unwrap();
+            sqlx::query(insert)
+                .bind(&theirs.id)
+                .bind(&app)
+                .bind(&theirs.event_type)
+                .bind(&theirs.idempotency_key)
+                .bind(&theirs.envelope)
+                .bind(&theirs.payload_sha256)
+                .bind(theirs.created_at)
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            let batch = tokio::spawn(async move { ingest_on(&store, &ours).await });
+            tx.commit().await.unwrap();
+            batch.await.unwrap().unwrap()
+        }
+    };
+    let (ingested, made) = answer;
+    assert!(!ingested.created && !ingested.fanout_refused);
+    assert_eq!(ingested.event.id, theirs.id, "the other instance's event");
+    assert_eq!(ingested.event.event_type, "booking.confirmed");
+    assert!(made.is_empty());
+    assert!(fx.store.get_event(&app, &ours_id, false).await.unwrap().is_none(), "ours is not stored");
+    let raw = fx.raw().await;
+    assert_eq!((raw.count("events").await, raw.count("deliveries").await), (1, 0), "nothing of ours was written");
+}
+
+async fn a_batch_that_fails_stores_none_of_its_events(backend: Backend) {
     let fx = Fixture::new(backend).await;
     let app = fx.app("acme").await;
     fx.endpoint(&app, &[]).await;
     fx.endpoint(&app, &[]).await;
-    let (first, first_deliveries) = fx.event(&app, "booking.confirmed", T0).await;
+    let (first, _) = fx.event(&app, "booking.confirmed", T0).await;
     let raw = fx.raw().await;
 
-    // The event row goes in, then a delivery id collides: all of it rolls back.
+    // The second event reuses a stored event's id: the first one, with its
+    // deliveries and its key, is not stored either.
     let doomed = new_event(&app, "booking.confirmed", Some("doomed"), T0 + 1);
-    let taken = first_deliveries[0].clone();
-    let err = fx.store.ingest_event(&doomed, |_| true, || taken.clone()).await.expect_err("delivery id collides");
+    let mut dup = new_event(&app, "invoice.paid", None, T0 + 2);
+    dup.id = first.event.id.clone();
+    let mut writer = fx.store.hold_writer().await.unwrap();
+    let err = fx.store.ingest_batch(&mut writer, &[doomed, dup]).await.expect_err("event id is taken");
+    drop(writer);
     assert!(is_unique_violation(&err), "{err:?}");
-    assert!(fx.store.get_event(&app, &doomed.id, false).await.unwrap().is_none(), "no event without its deliveries");
     assert_eq!((raw.count("events").await, raw.count("deliveries").await), (1, 2));
+    let kept = fx.store.get_event(&app, &first.event.id, false).await.unwrap().unwrap();
+    assert_eq!((kept.event_type.as_str(), kept.delivery_count), ("booking.confirmed", 2));
 
-    // The key of the failed ingest was not taken.
-    let retry = new_event(&app, "booking.confirmed", Some("doomed"), T0 + 2);
+    // The key of the failed batch was not taken.
+    let retry = new_event(&app, "booking.confirmed", Some("doomed"), T0 + 3);
     let (retried, made) = fx.ingest(&retry).await.unwrap();
     assert!(retried.created);
     assert_eq!(made.len(), 2);
-
-    // A duplicate event id fails and leaves the first event as it was.
-    let mut dup = new_event(&app, "invoice.paid", None, T0 + 3);
-    dup.id = first.event.id.clone();
-    let err = fx.ingest(&dup).await.expect_err("event id is taken");
-    assert!(is_unique_violation(&err), "{err:?}");
-    let kept = fx.store.get_event(&app, &first.event.id, false).await.unwrap().unwrap();
-    assert_eq!((kept.event_type.as_str(), kept.delivery_count), ("booking.confirmed", 2));
     assert_eq!((raw.count("events").await, raw.count("deliveries").await), (2, 4));
+}
+
+/// The ingestion queue: an event the database refuses is answered with its
+/// error, and the events written beside it (in its batch or not) are stored
+/// and announced to the worker.
+async fn the_ingestion_queue_stores_the_other_events_when_one_is_refused_and_announces_the_work(backend: Backend) {
+    let fx = Fixture::new(backend).await;
+    let app = fx.app("acme").await;
+    fx.endpoint(&app, &[]).await;
+    let (first, _) = fx.event(&app, "booking.confirmed", T0).await;
+    let wake = Wake::new(fx.store.clone());
+    let ingestor = Ingestor::start(fx.store.clone(), wake.clone());
+
+    let mut dup = new_event(&app, "invoice.paid", None, T0 + 1);
+    dup.id = first.event.id.clone();
+    let good: Vec<_> = (0..4).map(|i| new_event(&app, "booking.confirmed", None, T0 + 2 + i)).collect();
+    let ids: Vec<String> = good.iter().map(|e| e.id.clone()).collect();
+    let mut calls = vec![tokio::spawn({
+        let ingestor = ingestor.clone();
+        async move { ingestor.ingest(dup).await }
+    })];
+    for ev in good {
+        let ingestor = ingestor.clone();
+        calls.push(tokio::spawn(async move { ingestor.ingest(ev).await }));
+    }
+    let mut answers = Vec::new();
+    for call in calls {
+        answers.push(call.await.unwrap());
+    }
+    let err = answers.remove(0).expect_err("the event id is taken");
+    assert!(is_unique_violation(&err), "{err:?}");
+    for (answer, id) in answers.into_iter().zip(&ids) {
+        let ingested = answer.expect("stored");
+        assert!(ingested.created);
+        assert_eq!((&ingested.event.id, ingested.event.delivery_count), (id, 1));
+        assert!(fx.store.get_event(&app, id, false).await.unwrap().is_some());
+    }
+    let raw = fx.raw().await;
+    assert_eq!((raw.count("events").await, raw.count("deliveries").await), (5, 5));
+    // The work was announced: a wake-up is waiting for the worker.
+    let announced = tokio::select! {
+        biased;
+        _ = wake.notified() => true,
+        _ = std::future::ready(()) => false,
+    };
+    assert!(announced, "the ingestion queue announces the deliveries it wrote");
 }
 
 crate::on_both_backends!(
@@ -193,5 +286,7 @@ crate::on_both_backends!(
     an_event_nobody_wants_is_stored_without_deliveries,
     a_repeated_idempotency_key_returns_the_original_event_and_creates_no_delivery,
     two_concurrent_ingests_with_one_key_create_one_event_and_one_set_of_deliveries,
-    a_failure_inside_the_ingest_transaction_leaves_no_partial_rows,
+    a_key_stored_by_another_instance_while_a_batch_is_written_answers_that_instance_s_event,
+    a_batch_that_fails_stores_none_of_its_events,
+    the_ingestion_queue_stores_the_other_events_when_one_is_refused_and_announces_the_work,
 );

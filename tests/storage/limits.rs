@@ -83,7 +83,7 @@ async fn an_event_matching_more_endpoints_than_its_fanout_is_refused_whole(backe
 
     let mut ev = new_event(&app, "booking.confirmed", Some("k1"), T0);
     ev.max_fanout = 2;
-    let refused = fx.store.ingest_event(&ev, |f| f.contains("booking"), || id_at("dlv", T0)).await.unwrap();
+    let (refused, _) = fx.ingest(&ev).await.unwrap();
     assert!(refused.fanout_refused && !refused.created);
     assert_eq!(refused.event.delivery_count, 3, "says how many endpoints matched");
     let stored = fx.store.list_events(&app, &Default::default()).await.unwrap();
@@ -91,7 +91,7 @@ async fn an_event_matching_more_endpoints_than_its_fanout_is_refused_whole(backe
 
     let mut ev = new_event(&app, "invoice.paid", Some("k2"), T0);
     ev.max_fanout = 2;
-    let ok = fx.store.ingest_event(&ev, |f| f.contains("invoice"), || id_at("dlv", T0)).await.unwrap();
+    let (ok, _) = fx.ingest(&ev).await.unwrap();
     assert!(ok.created && !ok.fanout_refused);
     assert_eq!(ok.event.delivery_count, 1);
 }

@@ -8,8 +8,9 @@
 //! (`list_attempts`), and the event log from `events.rs` (`list_events`).
 
 use fenix::store::{
-    deliveries::{delivery_columns, CLAIM_POSTGRES, CLAIM_SQLITE},
+    deliveries::delivery_columns,
     events::EVENT_COLUMNS,
+    queue::{postgres::CLAIM_POSTGRES, sqlite::CLAIM_SQLITE},
     DeliveryFilter,
 };
 

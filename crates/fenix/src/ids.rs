@@ -8,6 +8,13 @@ pub fn new_id(prefix: &str) -> String {
     format!("{prefix}_{}", ulid::Ulid::new())
 }
 
+/// Makes a new id with `prefix` whose time part is `at_ms`: a delivery's id
+/// sorts with its event's creation time, whenever the batch is written.
+pub fn new_id_at(prefix: &str, at_ms: i64) -> String {
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(at_ms.max(0) as u64);
+    format!("{prefix}_{}", ulid::Ulid::from_datetime(at))
+}
+
 /// The smallest id of kind `prefix` made at `at_ms`: every id of that kind
 /// below it was made earlier (retention walks the primary key with it).
 pub fn id_floor(prefix: &str, at_ms: i64) -> String {

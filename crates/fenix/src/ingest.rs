@@ -1,25 +1,59 @@
-//! The ingestion queue: concurrent API requests hand their events to one task
-//! that writes them in group-committed batches ([`Store::ingest_batch`]) and
-//! answers each request after its batch committed. Under load this turns many
-//! small transactions into a few larger ones; alone, an event is written at once.
+//! Intake: every event, whether a producer sent it through the API or it is
+//! Fenix's own operator event, is built here once ([`new_event`]: id,
+//! envelope, digest) and written by one writer, the ingestion queue
+//! ([`Ingestor`]): concurrent callers hand their events to one task that
+//! writes them in group-committed batches ([`Store::ingest_batch`]), answers
+//! each caller after its batch committed, and announces the new work
+//! ([`Wake`]). Under load this turns many small transactions into a few larger
+//! ones; alone, an event is written at once.
 
 use std::time::{Duration, Instant};
 
+use serde_json::value::RawValue;
+use sha2::{Digest, Sha256};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::{
-    event_types::EventTypeFilter,
+    envelope::build_envelope,
+    event_types::EventType,
     ids,
     store::{
         events::{Ingested, NewEvent},
         HeldWriter, Store,
     },
+    time,
+    wake::{Reach, Wake},
 };
 
 /// Events written per transaction at most.
 const MAX_BATCH: usize = 256;
 /// How long the write connection is kept at most before it goes back to the pool.
 const HOLD_FOR: Duration = Duration::from_millis(5);
+
+/// A new event of `app_id`, created now: a fresh id, the envelope every
+/// attempt will send (built once) and its digest. `max_fanout`: most
+/// deliveries it may fan out to, else it is refused whole.
+pub fn new_event(
+    app_id: String,
+    event_type: &EventType,
+    data: &RawValue,
+    idempotency_key: Option<String>,
+    max_fanout: usize,
+) -> NewEvent {
+    let id = ids::new_id("evt");
+    let created_at = time::now_ms();
+    let envelope = build_envelope(&id, event_type, created_at, data);
+    NewEvent {
+        payload_sha256: hex::encode(Sha256::digest(&envelope)),
+        id,
+        app_id,
+        event_type: event_type.as_str().to_string(),
+        idempotency_key,
+        envelope,
+        created_at,
+        max_fanout,
+    }
+}
 
 struct Job {
     event: NewEvent,
@@ -32,19 +66,11 @@ pub struct Ingestor {
     tx: mpsc::Sender<Job>,
 }
 
-fn matches(filter_json: &str, event_type: &str) -> bool {
-    EventTypeFilter::from_json(filter_json).matches(event_type)
-}
-
-fn new_delivery_id() -> String {
-    ids::new_id("dlv")
-}
-
 impl Ingestor {
-    /// Starts the task that writes batches to `store`.
-    pub fn start(store: Store) -> Ingestor {
+    /// Starts the task that writes batches to `store` and announces their work on `wake`.
+    pub fn start(store: Store, wake: Wake) -> Ingestor {
         let (tx, rx) = mpsc::channel(MAX_BATCH * 8);
-        tokio::spawn(run(store, rx));
+        tokio::spawn(run(store, wake, rx));
         Ingestor { tx }
     }
 
@@ -56,7 +82,7 @@ impl Ingestor {
     }
 }
 
-async fn run(store: Store, mut rx: mpsc::Receiver<Job>) {
+async fn run(store: Store, wake: Wake, mut rx: mpsc::Receiver<Job>) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
     // The write connection is kept while requests are already waiting for the
     // next batch, for HOLD_FOR at most; it goes back to the pool as soon as the
@@ -72,54 +98,51 @@ async fn run(store: Store, mut rx: mpsc::Receiver<Job>) {
         }
         // The events move into the batch (no copy of their envelopes); the replies wait.
         let (events, replies): (Vec<NewEvent>, Vec<_>) = jobs.drain(..).map(|j| (j.event, j.reply)).unzip();
-        let written = async {
-            if held.is_none() {
-                held = Some((store.hold_writer().await?, Instant::now()));
-            }
-            let (writer, _) = held.as_mut().expect("taken just above");
-            store.ingest_batch(writer, &events, matches, new_delivery_id).await
-        }
-        .await;
-        match written {
-            Ok(results) => {
-                for (reply, result) in replies.into_iter().zip(results) {
-                    let _ = reply.send(Ok(result));
-                }
-            }
+        let written = write(&store, &mut held, &events).await;
+        let results = match written {
+            Ok(results) => results.into_iter().map(Ok).collect(),
             Err(e) => {
                 // Give the connection back (the pool replaces it if it is broken
-                // or still inside a transaction); the paths below use the pool.
+                // or still inside a transaction); each event is retried alone.
                 held = None;
-                write_one_by_one(&store, events, replies, e).await;
+                one_by_one(&store, &events, e).await
             }
+        };
+        // On PostgreSQL the batch's statement carried the NOTIFY to the other instances.
+        if results.iter().any(|r| r.as_ref().is_ok_and(|i| i.created && i.event.delivery_count > 0)) {
+            wake.work_committed(Reach::ThisInstance).await;
+        }
+        for (reply, result) in replies.into_iter().zip(results) {
+            let _ = reply.send(result);
         }
     }
 }
 
-/// A batch failed and stored nothing: each event alone, so one cannot fail the others.
-async fn write_one_by_one(
+/// Writes `events` as one batch on the held writer, taking one if none is held.
+async fn write(
     store: &Store,
-    events: Vec<NewEvent>,
-    replies: Vec<oneshot::Sender<sqlx::Result<Ingested>>>,
-    e: sqlx::Error,
-) {
-    if replies.len() == 1 {
-        let ev = &events[0];
-        let answer = if crate::store::is_unavailable(&e) {
-            // The database is away: answer now (503) rather than wait again.
-            Err(e)
-        } else {
-            // One event alone: the single-event path handles key races with other instances.
-            store.ingest_event(ev, |f| matches(f, &ev.event_type), new_delivery_id).await.map_err(|_| e)
-        };
-        if let Some(reply) = replies.into_iter().next() {
-            let _ = reply.send(answer);
-        }
-        return;
+    held: &mut Option<(HeldWriter, Instant)>,
+    events: &[NewEvent],
+) -> sqlx::Result<Vec<Ingested>> {
+    if held.is_none() {
+        *held = Some((store.hold_writer().await?, Instant::now()));
     }
-    // Something in the batch failed (e.g. a key raced with another instance).
-    for (ev, reply) in events.iter().zip(replies) {
-        let r = store.ingest_event(ev, |f| matches(f, &ev.event_type), new_delivery_id).await;
-        let _ = reply.send(r);
+    let (writer, _) = held.as_mut().expect("taken just above");
+    store.ingest_batch(writer, events).await
+}
+
+/// A batch failed and stored nothing: each event alone, through the same batch
+/// writer (on a fresh connection each), so one event cannot fail the others.
+/// An event that was alone already gets its error as the answer.
+async fn one_by_one(store: &Store, events: &[NewEvent], e: sqlx::Error) -> Vec<sqlx::Result<Ingested>> {
+    if events.len() == 1 {
+        return vec![Err(e)];
     }
+    let mut answers = Vec::with_capacity(events.len());
+    for ev in events {
+        let mut held = None;
+        let answer = write(store, &mut held, std::slice::from_ref(ev)).await;
+        answers.push(answer.map(|mut one| one.remove(0)));
+    }
+    answers
 }

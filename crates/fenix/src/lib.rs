@@ -23,6 +23,7 @@ pub mod startup;
 pub mod state;
 pub mod store;
 pub mod time;
+pub mod wake;
 pub mod worker;
 
 use std::{sync::Arc, time::Duration};
@@ -39,8 +40,7 @@ pub async fn serve(listener: TcpListener, state: SharedState, shutdown: Cancella
         let client = startup::http_client(&state.settings, state.destinations.clone())?;
         let (worker, rx) = worker::Worker::new(state.clone(), client);
         tokio::spawn(maintenance::run(state.clone(), shutdown.clone()));
-        let (store, wake) = (state.store.clone(), state.wake.clone());
-        tokio::spawn(async move { store.listen_for_work(wake).await });
+        tokio::spawn(state.wake.clone().listen_to_other_instances());
         Some(tokio::spawn(worker.run(rx, shutdown.clone())))
     } else {
         None

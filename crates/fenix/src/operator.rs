@@ -15,18 +15,14 @@
 
 use anyhow::{bail, Context};
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 use crate::{
-    envelope::build_envelope,
-    event_types::{EventType, EventTypeFilter},
-    ids,
+    event_types::EventType,
+    ingest,
     secrets::{Keyring, SigningSecret},
     settings::Settings,
     state::AppState,
-    store::{
-        apps::AppRow, endpoints::EndpointRow, endpoints::NewEndpoint, events::NewEvent, is_unique_violation, Store,
-    },
+    store::{apps::AppRow, endpoints::EndpointRow, endpoints::NewEndpoint, is_unique_violation, Store},
     time::{self, Millis},
 };
 
@@ -110,35 +106,18 @@ pub async fn provision(
     Ok(Some(OPERATOR_APP_ID.to_string()))
 }
 
-/// Stores one operator event (it is then delivered like any other).
+/// Stores one operator event through the intake every event takes (it is then
+/// delivered like any other).
 async fn emit(state: &AppState, app_id: &str, event_type: &str, source_app_id: &str, data: serde_json::Value) {
     if source_app_id == app_id {
         return;
     }
     let Ok(t) = EventType::parse(event_type) else { return };
-    let id = ids::new_id("evt");
-    let now = time::now_ms();
     let raw = serde_json::value::to_raw_value(&data).expect("JSON values serialize");
-    let envelope = build_envelope(&id, &t, now, &raw);
-    let new = NewEvent {
-        payload_sha256: hex::encode(Sha256::digest(&envelope)),
-        id,
-        app_id: app_id.to_string(),
-        event_type: t.as_str().to_string(),
-        idempotency_key: None,
-        envelope,
-        created_at: now,
-        // One operator endpoint only; its own events are never limited.
-        max_fanout: usize::MAX,
-    };
-    match state
-        .store
-        .ingest_event(&new, |f| EventTypeFilter::from_json(f).matches(t.as_str()), || ids::new_id("dlv"))
-        .await
-    {
-        Ok(i) if i.event.delivery_count > 0 => state.wake.notify_one(),
-        Ok(_) => {}
-        Err(e) => tracing::warn!(error = %e, event_type, "could not store an operator event"),
+    // One operator endpoint only; its own events are never limited.
+    let new = ingest::new_event(app_id.to_string(), &t, &raw, None, usize::MAX);
+    if let Err(e) = state.ingestor.ingest(new).await {
+        tracing::warn!(error = %e, event_type, "could not store an operator event");
     }
 }
 

@@ -113,7 +113,8 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
         .context("setting up the DNS resolver")?;
     let operator_app_id = crate::operator::provision(&store, &settings, &keyring, &policy).await?;
     warn_about_unsafe_settings(&settings);
-    let mut state = AppState::new(store, settings, keyring, policy, destinations, Arc::new(tokio::sync::Notify::new()));
+    let wake = crate::wake::Wake::new(store.clone());
+    let mut state = AppState::new(store, settings, keyring, policy, destinations, wake);
     state.operator_app_id = operator_app_id;
     Ok(state)
 }

@@ -9,7 +9,6 @@ use std::{
     time::{Duration, Instant},
 };
 
-use tokio::sync::Notify;
 
 use crate::{
     secrets::Keyring,
@@ -34,7 +33,7 @@ pub struct AppState {
     /// The internal operator app, when `FENIX_OPERATOR_WEBHOOK_URL` is set.
     pub operator_app_id: Option<String>,
     /// Woken after an ingestion commits, so fresh events are sent at once.
-    pub wake: Arc<Notify>,
+    pub wake: crate::wake::Wake,
     /// Recently resolved apps (id or uid → app), for the ingestion hot path.
     app_cache: RwLock<HashMap<String, (AppRow, Instant)>>,
 }
@@ -53,10 +52,10 @@ impl AppState {
         keyring: Keyring,
         policy: fenix_destination::Policy,
         destinations: fenix_destination::CheckingResolver,
-        wake: Arc<Notify>,
+        wake: crate::wake::Wake,
     ) -> AppState {
         AppState {
-            ingestor: crate::ingest::Ingestor::start(store.clone()),
+            ingestor: crate::ingest::Ingestor::start(store.clone(), wake.clone()),
             store,
             settings,
             keyring,

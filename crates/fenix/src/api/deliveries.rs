@@ -209,8 +209,7 @@ async fn replay(
     let d = find(&s, &app, &dlv).await?;
     match s.store.replay_delivery(&d.app_id, &d.id, time::now_ms()).await? {
         Ok(()) => {
-            s.wake.notify_one();
-            s.store.wake_workers().await;
+            s.wake.work_committed(crate::wake::Reach::AllInstances).await;
             Ok((StatusCode::ACCEPTED, Json(find(&s, &app, &dlv).await?.into())))
         }
         Err(ReplayRefusal::NotFound) => Err(ApiError::not_found("delivery")),

@@ -9,7 +9,6 @@ use axum::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use sha2::{Digest, Sha256};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
@@ -18,11 +17,10 @@ use super::{
     lookup,
 };
 use crate::{
-    envelope::{build_envelope, envelope_data},
+    envelope::envelope_data,
     event_types::EventType,
-    ids,
     state::SharedState,
-    store::events::{EventFilter, EventRow, NewEvent},
+    store::events::{EventFilter, EventRow},
     time,
 };
 
@@ -144,19 +142,7 @@ async fn ingest(
         return Err(ApiError::invalid("invalid_data", "data must be a JSON object"));
     }
     let key = idempotency_key(&headers, body.id)?;
-    let id = ids::new_id("evt");
-    let created_at = time::now_ms();
-    let envelope = build_envelope(&id, &event_type, created_at, &body.data);
-    let new = NewEvent {
-        payload_sha256: hex::encode(Sha256::digest(&envelope)),
-        id,
-        app_id: app.id,
-        event_type: event_type.as_str().to_string(),
-        idempotency_key: key,
-        envelope,
-        created_at,
-        max_fanout: s.settings.max_fanout_per_event,
-    };
+    let new = crate::ingest::new_event(app.id, &event_type, &body.data, key, s.settings.max_fanout_per_event);
     let ingested = s.ingestor.ingest(new).await.map_err(|e| match &e {
         sqlx::Error::Database(d) if d.is_foreign_key_violation() => ApiError::not_found("app"),
         _ => ApiError::from(e),
@@ -173,9 +159,6 @@ async fn ingest(
     }
     if ingested.created {
         s.metrics.ingested(ingested.event.delivery_count);
-        if ingested.event.delivery_count > 0 {
-            s.wake.notify_one();
-        }
     }
     let out = Json(EventOut::from_row(ingested.event, false));
     if ingested.created {

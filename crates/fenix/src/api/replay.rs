@@ -36,8 +36,7 @@ pub async fn requeue_endpoint(
         }
     }
     if total > 0 {
-        s.wake.notify_one();
-        s.store.wake_workers().await;
+        s.wake.work_committed(crate::wake::Reach::AllInstances).await;
     }
     Ok(total)
 }

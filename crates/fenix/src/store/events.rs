@@ -1,9 +1,10 @@
-//! Events and the transactional outbox: an event and all its deliveries are
-//! written in one transaction.
+//! Events: what ingestion writes and answers, and the event log. The writing
+//! itself (an event and all its deliveries in one transaction, many events in
+//! one batch) is the queue's [`Store::ingest_batch`].
 
 use sqlx::QueryBuilder;
 
-use super::{apps::CURSOR_END, is_unique_violation, on_read, on_write, BeginWrite, Store};
+use super::{apps::CURSOR_END, on_read, Store};
 use crate::time::Millis;
 
 /// An event as stored. `payload` is only loaded when asked for.
@@ -71,12 +72,6 @@ pub struct EventFilter {
     pub include_payload: bool,
 }
 
-#[derive(sqlx::FromRow)]
-struct FanoutTarget {
-    id: String,
-    event_types: String,
-}
-
 /// An event by its idempotency key (no payload).
 pub(super) const EVENT_BY_KEY: &str =
     "SELECT id, app_id, event_type, idempotency_key, NULL AS payload, payload_sha256, delivery_count, \
@@ -105,111 +100,6 @@ const EVENT_COLUMNS_WITH_PAYLOAD: &str =
     "id, app_id, event_type, idempotency_key, payload, payload_sha256, delivery_count, created_at";
 
 impl Store {
-    /// Stores an event and one pending delivery per endpoint of the app that
-    /// `wants(event_types_json)`, all in one transaction. Active and paused
-    /// endpoints get deliveries (a paused one's are skipped when due, so they
-    /// can be replayed); disabled endpoints get none.
-    pub async fn ingest_event(
-        &self,
-        ev: &NewEvent,
-        wants: impl Fn(&str) -> bool,
-        new_delivery_id: impl Fn() -> String,
-    ) -> sqlx::Result<Ingested> {
-        if let Some(key) = &ev.idempotency_key {
-            if let Some(event) = self.find_event_by_key(&ev.app_id, key).await? {
-                return Ok(Ingested::existing(event));
-            }
-        }
-        let is_pg = self.is_postgres();
-        // An inner async block, so `?` ends the transaction attempt, not the function:
-        // a unique violation on the idempotency key is handled below.
-        // Ok(Err(n)): the event matched n endpoints, more than its limit; nothing stored.
-        let result: sqlx::Result<Result<i64, usize>> = on_write!(self, |pool| {
-            async {
-            let mut tx = pool.begin_write().await?;
-            let targets: Vec<FanoutTarget> = sqlx::query_as(
-                "SELECT id, event_types FROM endpoints WHERE app_id = $1 AND state IN ('active', 'paused') ORDER BY id",
-            )
-            .bind(&ev.app_id)
-            .fetch_all(&mut *tx)
-            .await?;
-            let endpoints: Vec<String> = targets.into_iter().filter(|t| wants(&t.event_types)).map(|t| t.id).collect();
-            if endpoints.len() > ev.max_fanout {
-                tx.rollback().await?;
-                return Ok(Err(endpoints.len()));
-            }
-            let count = endpoints.len() as i64;
-            sqlx::query(
-                "INSERT INTO events (id, app_id, event_type, idempotency_key, payload, payload_sha256, delivery_count, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-            )
-            .bind(&ev.id)
-            .bind(&ev.app_id)
-            .bind(&ev.event_type)
-            .bind(&ev.idempotency_key)
-            .bind(&ev.envelope)
-            .bind(&ev.payload_sha256)
-            .bind(count)
-            .bind(ev.created_at)
-            .execute(&mut *tx)
-            .await?;
-            if count > 0 && is_pg {
-                // Delivered at commit: a worker on any instance starts at once.
-                sqlx::query("SELECT pg_notify($1, '')").bind(super::WAKE_CHANNEL).execute(&mut *tx).await?;
-            }
-            for chunk in endpoints.chunks(500) {
-                let mut qb = QueryBuilder::new(
-                    "INSERT INTO deliveries (id, app_id, event_id, endpoint_id, status, attempt_count, next_attempt_at, created_at, updated_at) ",
-                );
-                qb.push_values(chunk, |mut b, ep| {
-                    b.push_bind(new_delivery_id())
-                        .push_bind(&ev.app_id)
-                        .push_bind(&ev.id)
-                        .push_bind(ep)
-                        .push("'pending'")
-                        .push("0")
-                        .push_bind(ev.created_at)
-                        .push_bind(ev.created_at)
-                        .push_bind(ev.created_at);
-                });
-                qb.build().execute(&mut *tx).await?;
-            }
-            tx.commit().await?;
-            Ok(Ok(count))
-        }
-        .await
-        });
-        match result {
-            Ok(Ok(count)) => Ok(Ingested::created(ev.stored_row(count))),
-            Ok(Err(matched)) => Ok(Ingested::refused(ev, matched)),
-            // Two requests with the same key raced: the other one's event stands.
-            Err(e) if is_unique_violation(&e) && ev.idempotency_key.is_some() => {
-                let key = ev.idempotency_key.as_deref().unwrap_or_default();
-                match self.find_event_by_key_on_writer(&ev.app_id, key).await? {
-                    Some(event) => Ok(Ingested::existing(event)),
-                    None => Err(e),
-                }
-            }
-            Err(e) => Err(e),
-        }
-    }
-
-    async fn find_event_by_key(&self, app_id: &str, key: &str) -> sqlx::Result<Option<EventRow>> {
-        on_read!(self, |pool| sqlx::query_as::<_, EventRow>(EVENT_BY_KEY)
-            .bind(app_id)
-            .bind(key)
-            .fetch_optional(pool)
-            .await)
-    }
-
-    async fn find_event_by_key_on_writer(&self, app_id: &str, key: &str) -> sqlx::Result<Option<EventRow>> {
-        on_write!(self, |pool| sqlx::query_as::<_, EventRow>(EVENT_BY_KEY)
-            .bind(app_id)
-            .bind(key)
-            .fetch_optional(pool)
-            .await)
-    }
-
     /// One event of one app.
     pub async fn get_event(&self, app_id: &str, id: &str, include_payload: bool) -> sqlx::Result<Option<EventRow>> {
         let cols = if include_payload { EVENT_COLUMNS_WITH_PAYLOAD } else { EVENT_COLUMNS };

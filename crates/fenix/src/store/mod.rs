@@ -1,10 +1,28 @@
 //! Storage on SQLite and PostgreSQL behind one [`Store`].
 //!
 //! The two schemas use the same column names and units (milliseconds as
-//! 64-bit integers, text ids, bytes), so almost every query is written once
-//! with `$n` placeholders and runs on either pool: the `on_read!`/`on_write!`
-//! macros expand the same code for each backend. Where the dialects differ
-//! (`FOR UPDATE SKIP LOCKED`), the query says so explicitly.
+//! 64-bit integers, text ids, bytes), so the shared CRUD is written once with
+//! `$n` placeholders and runs on either pool: the `on_read!`/`on_write!`
+//! macros expand the same short body for each backend (rustfmt formats those
+//! bodies; a query built piece by piece is a function written once for both
+//! backends, as in `replay.rs`). The delivery queue, where the backends
+//! differ, is one file per backend under `queue/`; every choice of backend is
+//! a `match` on [`Backend`] (or on the queue's `HeldWriter`).
+//!
+//! | file | holds |
+//! |---|---|
+//! | `mod.rs` | connecting (pools per backend), migrations, `NOTIFY`/`LISTEN` for cross-instance wake-ups (behind the wake-up handle, `Wake`), error classification (`is_unavailable`, `is_data_error`, `is_unique_violation`) |
+//! | `queue/mod.rs` | the delivery queue's surface: `hold_writer`, `ingest_batch`, `claim_due`, `batch_context`, `record_outcomes(_applied)`, `extend_leases`, `release_leases`, one `match` on the backend each |
+//! | `queue/plan.rs` | an ingest batch's plan, shared: idempotency keys, the one fan-out query, fan-out limit, delivery rows |
+//! | `queue/sqlite.rs` | the queue on SQLite: `BEGIN IMMEDIATE` transactions, multi-row inserts and `UPDATE … FROM (VALUES …)` |
+//! | `queue/postgres.rs` | the queue on PostgreSQL: one statement over arrays per write, `FOR UPDATE SKIP LOCKED`, `ON CONFLICT` for keys raced by other instances |
+//! | `outcomes.rs` | recording a batch of outcomes so that one refused outcome cannot stall the rest |
+//! | `events.rs` | `NewEvent`, `Ingested`, the event log |
+//! | `deliveries.rs` | the delivery log, attempts, `next_due_at`, `work_due` |
+//! | `replay.rs` | re-queueing failed or skipped deliveries |
+//! | `apps.rs`, `endpoints.rs`, `meta.rs` | apps; endpoints and their sealed secrets; admin tokens and the key check |
+//! | `maintenance.rs` | retention purges, auto-disable candidates, stats, queue gauges |
+//! | `sqlite_files.rs` | owner-only permissions of the SQLite files |
 //!
 //! SQLite gets one writer connection and a pool of read-only connections: writes
 //! are serialised in-process (no `SQLITE_BUSY` upgrades), reads run beside them.
@@ -23,16 +41,17 @@ pub mod apps;
 pub mod deliveries;
 pub mod endpoints;
 pub mod events;
-pub mod ingest_batch;
 pub mod maintenance;
 mod meta;
 pub mod outcomes;
+pub mod queue;
 pub mod replay;
 mod sqlite_files;
 
-pub use deliveries::{AttemptRecord, ClaimedDelivery, DeliveryFilter, Outcome};
+pub use deliveries::{AttemptRecord, DeliveryFilter};
 pub use endpoints::{EndpointPatch, NewEndpoint};
 pub use events::{Ingested, NewEvent};
+pub use queue::{ClaimedDelivery, HeldWriter, Outcome};
 
 /// Runs `$body` with `$pool` bound to the pool that serves reads.
 macro_rules! on_read {
@@ -78,48 +97,6 @@ impl BeginWrite for PgPool {
         self.begin().await
     }
 }
-
-/// A write connection taken from the pool and kept across several
-/// transactions: the ingestion queue holds one while events keep coming,
-/// instead of a pool round trip per batch (sqlx returns a connection to its
-/// pool through a spawned task). On SQLite it is *the* writer: hold it briefly.
-pub enum HeldWriter {
-    Sqlite(sqlx::pool::PoolConnection<sqlx::Sqlite>),
-    Postgres(sqlx::pool::PoolConnection<sqlx::Postgres>),
-}
-
-impl Store {
-    /// Takes a write connection out of the pool until the [`HeldWriter`] is dropped.
-    pub async fn hold_writer(&self) -> sqlx::Result<HeldWriter> {
-        Ok(match &self.backend {
-            Backend::Sqlite { write, .. } => HeldWriter::Sqlite(write.acquire().await?),
-            Backend::Postgres { pool, .. } => HeldWriter::Postgres(pool.acquire().await?),
-        })
-    }
-}
-
-/// Runs `$body` (a `Result`) on a [`HeldWriter`] with `$tx` bound to its
-/// connection. On SQLite inside a write transaction (`BEGIN IMMEDIATE`, as
-/// [`BeginWrite`]), committed when `$body` succeeds. On PostgreSQL without one:
-/// `$body` must make its writes in a single statement, which is atomic by
-/// itself, and saves the BEGIN and COMMIT round trips.
-macro_rules! on_held {
-    ($writer:expr, |$tx:ident| $body:expr) => {
-        match $writer {
-            $crate::store::HeldWriter::Sqlite(conn) => {
-                let mut $tx = sqlx::Connection::begin_with(&mut **conn, "BEGIN IMMEDIATE").await?;
-                let out = $body?;
-                $tx.commit().await?;
-                Ok(out)
-            }
-            $crate::store::HeldWriter::Postgres(conn) => {
-                let $tx: &mut sqlx::PgConnection = &mut **conn;
-                $body
-            }
-        }
-    };
-}
-pub(crate) use on_held;
 
 /// The two backends.
 #[derive(Clone, Debug)]
@@ -256,9 +233,10 @@ impl Store {
 pub const WAKE_CHANNEL: &str = "fenix_wake";
 
 impl Store {
-    /// Wakes the workers of every instance sharing this database (PostgreSQL
-    /// `NOTIFY`); a no-op on SQLite, where only this process works.
-    pub async fn wake_workers(&self) {
+    /// Wakes the workers of the other instances sharing this database
+    /// (PostgreSQL `NOTIFY`); a no-op on SQLite, where only this process
+    /// works. Called through the wake-up handle (`Wake`), the one way to announce work.
+    pub async fn notify_other_instances(&self) {
         if let Backend::Postgres { pool, .. } = &self.backend {
             if let Err(e) = sqlx::query("SELECT pg_notify($1, '')").bind(WAKE_CHANNEL).execute(pool).await {
                 tracing::debug!(error = %e, "could not notify other instances");
@@ -268,7 +246,7 @@ impl Store {
 
     /// Calls `wake` whenever another instance announces new work, until the
     /// process ends; reconnects when the connection drops. SQLite: returns at once.
-    pub async fn listen_for_work(&self, wake: std::sync::Arc<tokio::sync::Notify>) {
+    pub async fn listen_for_work(&self, wake: &tokio::sync::Notify) {
         let Backend::Postgres { pool, .. } = &self.backend else { return };
         loop {
             let mut listener = match sqlx::postgres::PgListener::connect_with(pool).await {

@@ -2,7 +2,7 @@
 
 use sqlx::QueryBuilder;
 
-use super::{on_write, BeginWrite, Store};
+use super::{on_write, Backend, BeginWrite, Store};
 use crate::{
     lifecycle::{DeliveryStatus, REPLAYABLE_SQL, SHOWN_STATUS_SQL},
     time::Millis,
@@ -28,22 +28,60 @@ pub enum ReplayRefusal {
 }
 
 /// Appends the scope's conditions on `d` (deliveries) to a query: endpoint,
-/// statuses and creation window.
-macro_rules! push_scope {
-    ($qb:expr, $scope:expr) => {{
-        $qb.push(" AND d.endpoint_id = ").push_bind($scope.endpoint_id).push(" AND d.status IN (");
-        let mut sep = $qb.separated(", ");
-        for s in $scope.statuses {
-            sep.push_bind(*s);
-        }
-        $qb.push(")");
-        if let Some(since) = $scope.since {
-            $qb.push(" AND d.created_at >= ").push_bind(since);
-        }
-        if let Some(until) = $scope.until {
-            $qb.push(" AND d.created_at < ").push_bind(until);
-        }
-    }};
+/// statuses and creation window. Written once for both backends.
+fn push_scope<'a, DB>(qb: &mut QueryBuilder<'a, DB>, scope: &ReplayScope<'a>)
+where
+    DB: sqlx::Database,
+    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    DeliveryStatus: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    Millis: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+{
+    qb.push(" AND d.endpoint_id = ").push_bind(scope.endpoint_id).push(" AND d.status IN (");
+    let mut sep = qb.separated(", ");
+    for s in scope.statuses {
+        sep.push_bind(*s);
+    }
+    qb.push(")");
+    if let Some(since) = scope.since {
+        qb.push(" AND d.created_at >= ").push_bind(since);
+    }
+    if let Some(until) = scope.until {
+        qb.push(" AND d.created_at < ").push_bind(until);
+    }
+}
+
+/// [`Store::replay_endpoint_batch`]'s statement: up to `batch` matching
+/// deliveries whose payload is kept are `pending` again, due `now`, with a
+/// fresh attempt budget.
+fn replay_batch_query<'a, DB>(scope: &ReplayScope<'a>, now: Millis, batch: i64) -> QueryBuilder<'a, DB>
+where
+    DB: sqlx::Database,
+    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    DeliveryStatus: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    Millis: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+{
+    let mut qb = QueryBuilder::default();
+    qb.push("UPDATE deliveries SET status = 'pending', budget_start = attempt_count, next_attempt_at = ");
+    qb.push_bind(now).push(", updated_at = ").push_bind(now);
+    qb.push(" WHERE id IN (SELECT d.id FROM deliveries d JOIN events e ON e.id = d.event_id");
+    qb.push(" WHERE e.payload IS NOT NULL");
+    push_scope(&mut qb, scope);
+    qb.push(" LIMIT ").push_bind(batch).push(")");
+    qb
+}
+
+/// [`Store::count_expired_replays`]'s statement: matching deliveries whose payload was purged.
+fn expired_replays_query<'a, DB>(scope: &ReplayScope<'a>) -> QueryBuilder<'a, DB>
+where
+    DB: sqlx::Database,
+    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    DeliveryStatus: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    Millis: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+{
+    let mut qb = QueryBuilder::default();
+    qb.push("SELECT COUNT(*) FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.payload IS NULL");
+    push_scope(&mut qb, scope);
+    qb
 }
 
 impl Store {
@@ -90,26 +128,21 @@ impl Store {
     /// how many. Call until it answers less than `batch`. Rows already
     /// re-queued are `pending` and no longer match, so a second call adds nothing.
     pub async fn replay_endpoint_batch(&self, scope: &ReplayScope<'_>, now: Millis, batch: i64) -> sqlx::Result<u64> {
-        on_write!(self, |pool| {
-            let mut qb = QueryBuilder::new(
-                "UPDATE deliveries SET status = 'pending', budget_start = attempt_count, next_attempt_at = ",
-            );
-            qb.push_bind(now).push(", updated_at = ").push_bind(now);
-            qb.push(" WHERE id IN (SELECT d.id FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.payload IS NOT NULL");
-            push_scope!(qb, scope);
-            qb.push(" LIMIT ").push_bind(batch).push(")");
-            qb.build().execute(pool).await.map(|r| r.rows_affected())
-        })
+        match &self.backend {
+            Backend::Sqlite { write, .. } => {
+                Ok(replay_batch_query(scope, now, batch).build().execute(write).await?.rows_affected())
+            }
+            Backend::Postgres { pool, .. } => {
+                Ok(replay_batch_query(scope, now, batch).build().execute(pool).await?.rows_affected())
+            }
+        }
     }
 
     /// How many of an endpoint's matching deliveries cannot be replayed because their payload was purged.
     pub async fn count_expired_replays(&self, scope: &ReplayScope<'_>) -> sqlx::Result<i64> {
-        on_write!(self, |pool| {
-            let mut qb = QueryBuilder::new(
-                "SELECT COUNT(*) FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.payload IS NULL",
-            );
-            push_scope!(qb, scope);
-            qb.build_query_scalar::<i64>().fetch_one(pool).await
-        })
+        match &self.backend {
+            Backend::Sqlite { write, .. } => expired_replays_query(scope).build_query_scalar().fetch_one(write).await,
+            Backend::Postgres { pool, .. } => expired_replays_query(scope).build_query_scalar().fetch_one(pool).await,
+        }
     }
 }

@@ -96,7 +96,7 @@ async fn record_batch(state: &SharedState, weak: &Weak<Worker>, buf: Vec<Outcome
     let now = time::now_ms();
     // A retry just scheduled may come due before the worker's next look at the queue.
     if buf.iter().any(|o| o.status == DeliveryStatus::Pending && applied.contains(&o.delivery_id)) {
-        state.wake.notify_one();
+        state.wake.work_committed(crate::wake::Reach::ThisInstance).await;
     }
     for o in buf.iter().filter(|o| applied.contains(&o.delivery_id)) {
         state.metrics.finished(&o.app_id, o.status);

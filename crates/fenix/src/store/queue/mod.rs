@@ -1,0 +1,259 @@
+//! The delivery queue: what the hot path writes and reads, each backend read
+//! straight through in a file of its own.
+//!
+//! | operation | [`Store`] method | SQLite | PostgreSQL |
+//! |---|---|---|---|
+//! | ingest a batch of events with their deliveries | [`Store::ingest_batch`] | [`sqlite::ingest_batch`] | [`postgres::ingest_batch`] |
+//! | lease due deliveries | [`Store::claim_due`] | [`sqlite::claim_due`] | [`postgres::claim_due`] |
+//! | envelopes, endpoints, secrets of a claim | [`Store::batch_context`] | [`sqlite::batch_context`] | [`postgres::batch_context`] |
+//! | write outcomes where the lease holds | [`Store::record_outcomes_applied`] | [`sqlite::record_outcomes`] | [`postgres::record_outcomes`] |
+//! | renew or give back leases | [`Store::extend_leases`], [`Store::release_leases`] | [`sqlite::update_leases`] | [`postgres::update_leases`] |
+//!
+//! Each method here is one `match` on the backend and nothing else; what both
+//! backends share (the fan-out and idempotency plan of an ingest batch, the
+//! endpoints' failure runs of an outcome batch) is computed once, here or in
+//! [`plan`], and handed to the backend as data.
+//!
+//! A claim is its own short statement that leases due rows: `lease_until`,
+//! `lease_owner` and a fresh `lease_token`, no indexed column (the row stays
+//! `pending`; the API shows a leased row as `in_flight`). No transaction is
+//! ever held open across an HTTP request. Results are written later, in
+//! batches, only where the lease token still matches.
+
+use std::collections::{HashMap, HashSet};
+
+use super::{
+    deliveries::AttemptRecord,
+    endpoints::SecretRow,
+    events::{Ingested, NewEvent},
+    Backend, Store,
+};
+use crate::{
+    lifecycle::{DeliveryStatus, EndpointState},
+    time::Millis,
+};
+
+mod plan;
+pub mod postgres;
+pub mod sqlite;
+
+/// A delivery this worker holds a lease on.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ClaimedDelivery {
+    pub id: String,
+    pub app_id: String,
+    pub event_id: String,
+    pub endpoint_id: String,
+    pub attempt_count: i64,
+    pub budget_start: i64,
+    pub lease_token: i64,
+}
+
+/// What the worker needs to send a batch: envelopes, endpoints and live secrets.
+#[derive(Debug, Default)]
+pub struct BatchContext {
+    /// event id → (type, envelope bytes (`None` when retention purged them), created at).
+    pub events: HashMap<String, (String, Option<Vec<u8>>, Millis)>,
+    /// endpoint id → what sending needs of it.
+    pub endpoints: HashMap<String, EndpointTarget>,
+    /// endpoint id → live secrets, newest first.
+    pub secrets: HashMap<String, Vec<SecretRow>>,
+}
+
+/// The parts of an endpoint the worker needs to send to it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct EndpointTarget {
+    pub id: String,
+    pub url: String,
+    pub state: EndpointState,
+    pub signature_scheme: String,
+    pub rate_limit_per_sec: Option<i64>,
+}
+
+/// The result of working on one claimed delivery.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub delivery_id: String,
+    pub endpoint_id: String,
+    pub app_id: String,
+    pub event_id: String,
+    pub lease_token: i64,
+    /// The request made, if one was made (a skip makes none).
+    pub attempt: Option<AttemptRecord>,
+    /// `pending` (a retry at `next_attempt_at`), `succeeded`, `failed` or `skipped`.
+    pub status: DeliveryStatus,
+    pub attempt_count: i64,
+    pub next_attempt_at: Option<Millis>,
+    pub last_attempt_at: Option<Millis>,
+}
+
+/// An event's envelope as a claim's context loads it.
+#[derive(sqlx::FromRow)]
+pub(super) struct EventPart {
+    id: String,
+    event_type: String,
+    payload: Option<Vec<u8>>,
+    created_at: Millis,
+}
+
+/// The rows a claim's context is made of, as one backend read them.
+type ContextRows = (Vec<EventPart>, Vec<EndpointTarget>, Vec<SecretRow>);
+
+/// A write connection taken from the pool and kept across several
+/// transactions: the ingestion queue holds one while events keep coming,
+/// instead of a pool round trip per batch (sqlx returns a connection to its
+/// pool through a spawned task). On SQLite it is *the* writer: hold it briefly.
+pub enum HeldWriter {
+    Sqlite(sqlx::pool::PoolConnection<sqlx::Sqlite>),
+    Postgres(sqlx::pool::PoolConnection<sqlx::Postgres>),
+}
+
+/// The endpoints of an outcome batch that had a success (clear their
+/// `failing_since`) and those that had only failures (start it).
+#[derive(Debug, Default)]
+pub(super) struct Health<'a> {
+    healthy: Vec<&'a str>,
+    failing: Vec<&'a str>,
+}
+
+impl<'a> Health<'a> {
+    /// Any success of an endpoint in the batch clears its failure run; failures alone start it.
+    fn of(outcomes: &'a [Outcome]) -> Health<'a> {
+        let mut by_endpoint: HashMap<&str, bool> = HashMap::new();
+        for o in outcomes.iter().filter(|o| o.attempt.is_some()) {
+            *by_endpoint.entry(o.endpoint_id.as_str()).or_default() |= o.status == DeliveryStatus::Succeeded;
+        }
+        let mut health = Health::default();
+        for (id, ok) in by_endpoint {
+            if ok {
+                health.healthy.push(id);
+            } else {
+                health.failing.push(id);
+            }
+        }
+        health
+    }
+}
+
+impl Store {
+    /// Takes a write connection out of the pool until the [`HeldWriter`] is dropped.
+    pub async fn hold_writer(&self) -> sqlx::Result<HeldWriter> {
+        Ok(match &self.backend {
+            Backend::Sqlite { write, .. } => HeldWriter::Sqlite(write.acquire().await?),
+            Backend::Postgres { pool, .. } => HeldWriter::Postgres(pool.acquire().await?),
+        })
+    }
+
+    /// Ingests `events`, each with one `pending` delivery per active or paused
+    /// endpoint of its app whose filter wants its type, all or nothing: one
+    /// transaction on SQLite, one statement on PostgreSQL. An idempotency key
+    /// already stored (or repeated within the batch, or stored by another
+    /// instance while this batch was written) yields the original event with
+    /// `created = false`; an event matching more endpoints than its
+    /// `max_fanout` is refused whole. Any error fails the whole batch (nothing
+    /// is stored); the caller may retry its events one by one. `writer` is a
+    /// write connection the caller holds, possibly across batches.
+    pub async fn ingest_batch(&self, writer: &mut HeldWriter, events: &[NewEvent]) -> sqlx::Result<Vec<Ingested>> {
+        match writer {
+            HeldWriter::Sqlite(conn) => sqlite::ingest_batch(conn, events).await,
+            HeldWriter::Postgres(conn) => postgres::ingest_batch(conn, events).await,
+        }
+    }
+
+    /// Leases up to `limit` due deliveries (fresh, retrying, or whose lease expired) until `lease_until`.
+    pub async fn claim_due(
+        &self,
+        owner: &str,
+        now: Millis,
+        lease_until: Millis,
+        limit: i64,
+    ) -> sqlx::Result<Vec<ClaimedDelivery>> {
+        match &self.backend {
+            Backend::Sqlite { write, .. } => sqlite::claim_due(write, owner, now, lease_until, limit).await,
+            Backend::Postgres { worker, .. } => postgres::claim_due(worker, owner, now, lease_until, limit).await,
+        }
+    }
+
+    /// Loads envelopes, endpoints and live secrets for a claimed batch, one query each.
+    pub async fn batch_context(&self, claimed: &[ClaimedDelivery], now: Millis) -> sqlx::Result<BatchContext> {
+        let mut ctx = BatchContext::default();
+        if claimed.is_empty() {
+            return Ok(ctx);
+        }
+        let mut event_ids: Vec<&str> = claimed.iter().map(|c| c.event_id.as_str()).collect();
+        event_ids.sort_unstable();
+        event_ids.dedup();
+        let mut endpoint_ids: Vec<&str> = claimed.iter().map(|c| c.endpoint_id.as_str()).collect();
+        endpoint_ids.sort_unstable();
+        endpoint_ids.dedup();
+        let (events, endpoints, secrets) = match &self.backend {
+            Backend::Sqlite { read, .. } => sqlite::batch_context(read, &event_ids, &endpoint_ids, now).await?,
+            Backend::Postgres { pool, .. } => postgres::batch_context(pool, &event_ids, &endpoint_ids, now).await?,
+        };
+        for e in events {
+            ctx.events.insert(e.id, (e.event_type, e.payload, e.created_at));
+        }
+        for e in endpoints {
+            ctx.endpoints.insert(e.id.clone(), e);
+        }
+        for s in secrets {
+            ctx.secrets.entry(s.endpoint_id.clone()).or_default().push(s);
+        }
+        Ok(ctx)
+    }
+
+    /// Writes a batch of outcomes in one transaction. An attempt is always kept
+    /// (it happened) unless its delivery was deleted meanwhile; the delivery row
+    /// changes only where our lease token still holds, so a worker that lost its
+    /// lease never overwrites a newer outcome. Returns how many outcomes were
+    /// discarded for a lost lease.
+    pub async fn record_outcomes(&self, outcomes: &[Outcome], now: Millis) -> sqlx::Result<usize> {
+        Ok(outcomes.len() - self.record_outcomes_applied(outcomes, now).await?.len())
+    }
+
+    /// [`Store::record_outcomes`], answering the ids of the deliveries whose row
+    /// was updated (the others lost their lease): side effects such as metrics
+    /// and operator events follow only those.
+    pub async fn record_outcomes_applied(&self, outcomes: &[Outcome], now: Millis) -> sqlx::Result<HashSet<String>> {
+        if outcomes.is_empty() {
+            return Ok(HashSet::new());
+        }
+        let attempts: Vec<&AttemptRecord> = outcomes.iter().filter_map(|o| o.attempt.as_ref()).collect();
+        let health = Health::of(outcomes);
+        match &self.backend {
+            Backend::Sqlite { write, .. } => sqlite::record_outcomes(write, outcomes, &attempts, &health, now).await,
+            Backend::Postgres { worker, .. } => {
+                postgres::record_outcomes(worker, outcomes, &attempts, &health, now).await
+            }
+        }
+    }
+
+    /// Pushes the lease of deliveries still being worked on.
+    pub async fn extend_leases(&self, leases: &[(String, i64)], lease_until: Millis) -> sqlx::Result<()> {
+        self.update_leases(LeaseChange::Extend, leases, lease_until).await
+    }
+
+    /// Gives leased deliveries back (graceful shutdown, deferral): due again at `at`, attempt not counted.
+    pub async fn release_leases(&self, leases: &[(String, i64)], at: Millis) -> sqlx::Result<()> {
+        self.update_leases(LeaseChange::Release, leases, at).await
+    }
+
+    async fn update_leases(&self, change: LeaseChange, leases: &[(String, i64)], at: Millis) -> sqlx::Result<()> {
+        if leases.is_empty() {
+            return Ok(());
+        }
+        match &self.backend {
+            Backend::Sqlite { write, .. } => sqlite::update_leases(write, change, leases, at).await,
+            Backend::Postgres { worker, .. } => postgres::update_leases(worker, change, leases, at).await,
+        }
+    }
+}
+
+/// What a lease update does to rows whose lease token still matches.
+#[derive(Debug, Clone, Copy)]
+pub enum LeaseChange {
+    /// `lease_until` moves to the given time.
+    Extend,
+    /// The lease ends; the row is due again at the given time.
+    Release,
+}

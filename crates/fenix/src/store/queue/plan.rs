@@ -1,0 +1,142 @@
+//! The plan of an ingest batch, the same on both backends: which events are
+//! repeats of an idempotency key, which endpoints each new event fans out to
+//! (the one fan-out query), which events are refused for their fan-out, and
+//! the delivery rows to insert. The backend then writes the plan its own way.
+
+use std::collections::HashMap;
+
+use sqlx::{PgConnection, SqliteConnection};
+
+use crate::{
+    event_types::EventTypeFilter,
+    ids,
+    store::events::{EventRow, Ingested, NewEvent, EVENT_BY_KEY},
+    time::Millis,
+};
+
+/// The endpoints an event of an app may fan out to: active and paused ones (a
+/// paused endpoint's deliveries are skipped when due, so they can be
+/// replayed); disabled endpoints get none.
+const FANOUT_TARGETS: &str =
+    "SELECT id, event_types FROM endpoints WHERE app_id = $1 AND state IN ('active', 'paused') ORDER BY id";
+
+#[derive(sqlx::FromRow)]
+struct Target {
+    id: String,
+    event_types: String,
+}
+
+/// A delivery row to insert.
+pub struct NewDelivery<'a> {
+    pub id: String,
+    pub app_id: &'a str,
+    pub event_id: &'a str,
+    pub endpoint_id: String,
+    pub at: Millis,
+}
+
+/// What a batch writes, and what each of its events is answered.
+pub struct Plan<'a> {
+    /// One answer per event of the batch, in order. A new event is answered
+    /// `created` until the write says otherwise (an idempotency key another
+    /// instance stored meanwhile, on PostgreSQL).
+    pub answers: Vec<Ingested>,
+    /// The events to insert, with their delivery counts.
+    pub events: Vec<(&'a NewEvent, i64)>,
+    pub deliveries: Vec<NewDelivery<'a>>,
+}
+
+impl Plan<'_> {
+    /// True when the batch creates due work (workers should hear of it).
+    pub fn makes_deliveries(&self) -> bool {
+        !self.deliveries.is_empty()
+    }
+
+    /// Answers the new events whose idempotency key another writer stored
+    /// first, and their repeats within the batch, with the event that writer
+    /// stored (`existing`: (app, key) → stored event).
+    pub fn lost_keys_to(&mut self, existing: &HashMap<(String, String), EventRow>) {
+        for answer in self.answers.iter_mut().filter(|a| !a.fanout_refused) {
+            let Some(key) = answer.event.idempotency_key.clone() else { continue };
+            if let Some(stored) = existing.get(&(answer.event.app_id.clone(), key)) {
+                if stored.id != answer.event.id {
+                    *answer = Ingested::existing(stored.clone());
+                }
+            }
+        }
+    }
+}
+
+/// The connection a batch is planned on (inside the batch's transaction on SQLite).
+pub enum Conn<'c> {
+    Sqlite(&'c mut SqliteConnection),
+    Postgres(&'c mut PgConnection),
+}
+
+impl Conn<'_> {
+    /// The stored event with this idempotency key, if any.
+    pub async fn event_by_key(&mut self, app_id: &str, key: &str) -> sqlx::Result<Option<EventRow>> {
+        match self {
+            Conn::Sqlite(conn) => sqlx::query_as(EVENT_BY_KEY).bind(app_id).bind(key).fetch_optional(&mut **conn).await,
+            Conn::Postgres(conn) => {
+                sqlx::query_as(EVENT_BY_KEY).bind(app_id).bind(key).fetch_optional(&mut **conn).await
+            }
+        }
+    }
+
+    async fn fanout_targets(&mut self, app_id: &str) -> sqlx::Result<Vec<Target>> {
+        match self {
+            Conn::Sqlite(conn) => sqlx::query_as(FANOUT_TARGETS).bind(app_id).fetch_all(&mut **conn).await,
+            Conn::Postgres(conn) => sqlx::query_as(FANOUT_TARGETS).bind(app_id).fetch_all(&mut **conn).await,
+        }
+    }
+}
+
+/// Plans `events` reading on `conn`: the keys already stored, the endpoints
+/// of each app (read once per app), the fan-out of each event.
+pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> sqlx::Result<Plan<'a>> {
+    let mut targets: HashMap<&str, Vec<Target>> = HashMap::new();
+    let mut seen: HashMap<(&str, &str), EventRow> = HashMap::new();
+    let mut plan = Plan { answers: Vec::with_capacity(events.len()), events: Vec::new(), deliveries: Vec::new() };
+    for ev in events {
+        if let Some(key) = ev.idempotency_key.as_deref() {
+            if let Some(original) = seen.get(&(ev.app_id.as_str(), key)) {
+                plan.answers.push(Ingested::existing(original.clone()));
+                continue;
+            }
+            if let Some(event) = conn.event_by_key(&ev.app_id, key).await? {
+                plan.answers.push(Ingested::existing(event));
+                continue;
+            }
+        }
+        if !targets.contains_key(ev.app_id.as_str()) {
+            let t = conn.fanout_targets(&ev.app_id).await?;
+            targets.insert(ev.app_id.as_str(), t);
+        }
+        let chosen: Vec<&Target> = targets[ev.app_id.as_str()]
+            .iter()
+            .filter(|t| EventTypeFilter::from_json(&t.event_types).matches(&ev.event_type))
+            .collect();
+        if chosen.len() > ev.max_fanout {
+            plan.answers.push(Ingested::refused(ev, chosen.len()));
+            continue;
+        }
+        let count = chosen.len() as i64;
+        plan.events.push((ev, count));
+        for t in chosen {
+            plan.deliveries.push(NewDelivery {
+                id: ids::new_id_at("dlv", ev.created_at),
+                app_id: &ev.app_id,
+                event_id: &ev.id,
+                endpoint_id: t.id.clone(),
+                at: ev.created_at,
+            });
+        }
+        let row = ev.stored_row(count);
+        if let Some(key) = ev.idempotency_key.as_deref() {
+            seen.insert((ev.app_id.as_str(), key), row.clone());
+        }
+        plan.answers.push(Ingested::created(row));
+    }
+    Ok(plan)
+}

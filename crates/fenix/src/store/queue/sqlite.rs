@@ -1,0 +1,270 @@
+//! The delivery queue on SQLite: one writer connection (writes are serialised
+//! in-process), transactions that begin `IMMEDIATE` (the write lock is taken
+//! up front, so a transaction that reads first cannot fail to upgrade when
+//! another process wrote meanwhile), multi-row statements in chunks that stay
+//! well under SQLite's 32766-parameter limit.
+
+use std::collections::{HashMap, HashSet};
+
+use sqlx::{pool::PoolConnection, Connection, QueryBuilder, Sqlite, SqliteConnection, SqlitePool};
+
+use super::{
+    plan::{self, Conn},
+    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome,
+};
+use crate::{
+    store::{deliveries::AttemptRecord, endpoints::SecretRow, events::Ingested, events::NewEvent},
+    time::Millis,
+};
+
+/// Due: `pending`, its time has come, and not leased (or its lease ran out).
+/// Leased rows keep their place at the front of `deliveries_due` and are
+/// stepped over: there are never more of them than the workers have in hand.
+pub const CLAIM_SQLITE: &str = "UPDATE deliveries SET lease_until = $1, lease_owner = $2, \
+     lease_token = lease_token + 1, updated_at = $3 \
+     WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $3 \
+                  AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4) \
+     RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token";
+
+/// Pushes a lease whose token still matches.
+const EXTEND_LEASE: &str = "UPDATE deliveries SET lease_until = $3 \
+     WHERE id = $1 AND lease_token = $2 AND lease_until IS NOT NULL AND status = 'pending'";
+
+/// Ends a lease whose token still matches; the row is due again at $3.
+const RELEASE_LEASE: &str = "UPDATE deliveries SET next_attempt_at = $3, lease_until = NULL, lease_owner = NULL \
+     WHERE id = $1 AND lease_token = $2 AND lease_until IS NOT NULL AND status = 'pending'";
+
+/// Begins a write transaction on the writer: the write lock up front.
+async fn begin_write(conn: &mut SqliteConnection) -> sqlx::Result<sqlx::Transaction<'_, Sqlite>> {
+    conn.begin_with("BEGIN IMMEDIATE").await
+}
+
+/// One transaction: the plan's reads (keys, endpoints), then multi-row inserts
+/// of the events and of their deliveries. The write lock is held from the
+/// first read, so no other writer (not even another process) can store a key
+/// between the read and the insert.
+pub(super) async fn ingest_batch(
+    writer: &mut PoolConnection<Sqlite>,
+    events: &[NewEvent],
+) -> sqlx::Result<Vec<Ingested>> {
+    let mut tx = begin_write(writer).await?;
+    let plan = plan::plan(Conn::Sqlite(&mut tx), events).await?;
+    // 8 parameters a row.
+    for chunk in plan.events.chunks(500) {
+        let mut qb = QueryBuilder::new(
+            "INSERT INTO events (id, app_id, event_type, idempotency_key, payload, payload_sha256, \
+             delivery_count, created_at) ",
+        );
+        qb.push_values(chunk, |mut b, (ev, count)| {
+            b.push_bind(ev.id.as_str())
+                .push_bind(ev.app_id.as_str())
+                .push_bind(ev.event_type.as_str())
+                .push_bind(ev.idempotency_key.as_deref())
+                .push_bind(ev.envelope.as_slice())
+                .push_bind(ev.payload_sha256.as_str())
+                .push_bind(*count)
+                .push_bind(ev.created_at);
+        });
+        qb.build().execute(&mut *tx).await?;
+    }
+    // 7 parameters a row.
+    for chunk in plan.deliveries.chunks(1000) {
+        let mut qb = QueryBuilder::new(
+            "INSERT INTO deliveries (id, app_id, event_id, endpoint_id, status, attempt_count, \
+             next_attempt_at, created_at, updated_at) ",
+        );
+        qb.push_values(chunk, |mut b, d| {
+            b.push_bind(d.id.as_str())
+                .push_bind(d.app_id)
+                .push_bind(d.event_id)
+                .push_bind(d.endpoint_id.as_str())
+                .push("'pending'")
+                .push("0")
+                .push_bind(d.at)
+                .push_bind(d.at)
+                .push_bind(d.at);
+        });
+        qb.build().execute(&mut *tx).await?;
+    }
+    tx.commit().await?;
+    Ok(plan.answers)
+}
+
+/// Leases due rows in one statement on the writer.
+pub(super) async fn claim_due(
+    write: &SqlitePool,
+    owner: &str,
+    now: Millis,
+    lease_until: Millis,
+    limit: i64,
+) -> sqlx::Result<Vec<ClaimedDelivery>> {
+    sqlx::query_as(CLAIM_SQLITE).bind(lease_until).bind(owner).bind(now).bind(limit).fetch_all(write).await
+}
+
+/// Reads a claim's events, endpoints and live secrets on a reader, one query
+/// each, the ids spelled out as `IN ($1, $2, …)`.
+pub(super) async fn batch_context(
+    read: &SqlitePool,
+    event_ids: &[&str],
+    endpoint_ids: &[&str],
+    now: Millis,
+) -> sqlx::Result<ContextRows> {
+    let mut events = QueryBuilder::new("SELECT id, event_type, payload, created_at FROM events WHERE id IN (");
+    let mut ids = events.separated(", ");
+    for id in event_ids {
+        ids.push_bind(*id);
+    }
+    events.push(")");
+    let mut endpoints =
+        QueryBuilder::new("SELECT id, url, state, signature_scheme, rate_limit_per_sec FROM endpoints WHERE id IN (");
+    let mut ids = endpoints.separated(", ");
+    for id in endpoint_ids {
+        ids.push_bind(*id);
+    }
+    endpoints.push(")");
+    let mut secrets = QueryBuilder::new(
+        "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets \
+         WHERE (expires_at IS NULL OR expires_at > ",
+    );
+    secrets.push_bind(now).push(") AND endpoint_id IN (");
+    let mut ids = secrets.separated(", ");
+    for id in endpoint_ids {
+        ids.push_bind(*id);
+    }
+    secrets.push(") ORDER BY endpoint_id, version DESC");
+    Ok((
+        events.build_query_as::<EventPart>().fetch_all(read).await?,
+        endpoints.build_query_as::<EndpointTarget>().fetch_all(read).await?,
+        secrets.build_query_as::<SecretRow>().fetch_all(read).await?,
+    ))
+}
+
+/// One transaction: the attempts, the delivery rows whose lease token still
+/// holds (one `UPDATE … FROM (VALUES …)` per chunk, SQLite ≥ 3.33), the
+/// endpoints' failure runs. Usually every row is updated; only when some lease
+/// was lost are the rows carrying this write read back (our token and
+/// timestamp: nobody else writes inside this transaction).
+pub(super) async fn record_outcomes(
+    write: &SqlitePool,
+    outcomes: &[Outcome],
+    attempts: &[&AttemptRecord],
+    health: &Health<'_>,
+    now: Millis,
+) -> sqlx::Result<HashSet<String>> {
+    let mut applied = HashSet::new();
+    let mut tx = write.begin_with("BEGIN IMMEDIATE").await?;
+    insert_attempts(&mut tx, attempts).await?;
+    for chunk in outcomes.chunks(500) {
+        let mut qb = QueryBuilder::new(
+            "UPDATE deliveries SET status = u.column3, attempt_count = u.column4, next_attempt_at = u.column5, \
+             last_attempt_at = COALESCE(u.column6, deliveries.last_attempt_at), lease_owner = NULL, \
+             lease_until = NULL, updated_at = ",
+        );
+        qb.push_bind(now).push(" FROM (");
+        qb.push_values(chunk, |mut b, o| {
+            b.push_bind(o.delivery_id.as_str())
+                .push_bind(o.lease_token)
+                .push_bind(o.status)
+                .push_bind(o.attempt_count)
+                .push_bind(o.next_attempt_at)
+                .push_bind(o.last_attempt_at);
+        });
+        qb.push(
+            ") AS u WHERE deliveries.id = u.column1 AND deliveries.lease_token = u.column2 \
+             AND deliveries.lease_until IS NOT NULL AND deliveries.status = 'pending'",
+        );
+        let n = qb.build().execute(&mut *tx).await?.rows_affected() as usize;
+        if n == chunk.len() {
+            applied.extend(chunk.iter().map(|o| o.delivery_id.clone()));
+            continue;
+        }
+        let mut qb =
+            QueryBuilder::new("SELECT id, lease_token FROM deliveries WHERE lease_owner IS NULL AND updated_at = ");
+        qb.push_bind(now).push(" AND id IN (");
+        let mut sep = qb.separated(", ");
+        for o in chunk {
+            sep.push_bind(o.delivery_id.as_str());
+        }
+        qb.push(")");
+        let rows: Vec<(String, i64)> = qb.build_query_as().fetch_all(&mut *tx).await?;
+        let tokens: HashMap<&str, i64> = chunk.iter().map(|o| (o.delivery_id.as_str(), o.lease_token)).collect();
+        applied.extend(rows.into_iter().filter(|(id, t)| tokens.get(id.as_str()) == Some(t)).map(|(id, _)| id));
+    }
+    update_health(&mut tx, health, now).await?;
+    tx.commit().await?;
+    Ok(applied)
+}
+
+/// Inserts attempts in multi-row statements (11 parameters a row), skipping
+/// any whose delivery was deleted meanwhile.
+async fn insert_attempts(tx: &mut SqliteConnection, attempts: &[&AttemptRecord]) -> sqlx::Result<()> {
+    for chunk in attempts.chunks(500) {
+        let mut qb = QueryBuilder::new(
+            "INSERT INTO attempts (id, delivery_id, endpoint_id, attempt_number, started_at, duration_ms, \
+             response_status, response_excerpt, error, error_detail, signed_with) \
+             SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7, v.column8, \
+             v.column9, v.column10, v.column11 FROM (",
+        );
+        qb.push_values(chunk.iter(), |mut b, a| {
+            b.push_bind(a.id.as_str())
+                .push_bind(a.delivery_id.as_str())
+                .push_bind(a.endpoint_id.as_str())
+                .push_bind(a.attempt_number)
+                .push_bind(a.started_at)
+                .push_bind(a.duration_ms)
+                .push_bind(a.response_status)
+                .push_bind(a.response_excerpt.as_deref())
+                .push_bind(a.error.as_deref())
+                .push_bind(a.error_detail.as_deref())
+                .push_bind(a.signed_with.as_str());
+        });
+        qb.push(") AS v WHERE EXISTS (SELECT 1 FROM deliveries d WHERE d.id = v.column2)");
+        qb.build().execute(&mut *tx).await?;
+    }
+    Ok(())
+}
+
+/// Clears the failure run of the endpoints that had a success and starts it
+/// for those that had only failures: two statements per batch at most.
+async fn update_health(tx: &mut SqliteConnection, health: &Health<'_>, now: Millis) -> sqlx::Result<()> {
+    if !health.healthy.is_empty() {
+        let mut qb =
+            QueryBuilder::new("UPDATE endpoints SET failing_since = NULL WHERE failing_since IS NOT NULL AND id IN (");
+        let mut sep = qb.separated(", ");
+        for id in &health.healthy {
+            sep.push_bind(*id);
+        }
+        qb.push(")");
+        qb.build().execute(&mut *tx).await?;
+    }
+    if !health.failing.is_empty() {
+        let mut qb = QueryBuilder::new("UPDATE endpoints SET failing_since = ");
+        qb.push_bind(now).push(" WHERE failing_since IS NULL AND id IN (");
+        let mut sep = qb.separated(", ");
+        for id in &health.failing {
+            sep.push_bind(*id);
+        }
+        qb.push(")");
+        qb.build().execute(&mut *tx).await?;
+    }
+    Ok(())
+}
+
+/// Updates leased rows whose token still matches, one statement per row in
+/// one transaction (a single writer: nothing to order against).
+pub(super) async fn update_leases(
+    write: &SqlitePool,
+    change: LeaseChange,
+    leases: &[(String, i64)],
+    at: Millis,
+) -> sqlx::Result<()> {
+    let sql = match change {
+        LeaseChange::Extend => EXTEND_LEASE,
+        LeaseChange::Release => RELEASE_LEASE,
+    };
+    let mut tx = write.begin_with("BEGIN IMMEDIATE").await?;
+    for (id, token) in leases {
+        sqlx::query(sql).bind(id).bind(*token).bind(at).execute(&mut *tx).await?;
+    }
+    tx.commit().await
+}
