@@ -80,7 +80,7 @@ pub(super) fn prepare(
     ctx_loaded_at: Millis,
     keyring: &Keyring,
     check_url: impl Fn(&str) -> Result<url::Url, fenix_destination::DestinationError>,
-) -> Vec<Result<Job, Outcome>> {
+) -> Vec<Result<Job, Box<Outcome>>> {
     let mut envelopes: HashMap<String, Option<Bytes>> = HashMap::new();
     let mut secrets: HashMap<String, Secrets> = HashMap::new();
     let mut urls: HashMap<String, CheckedUrl> = HashMap::new();
@@ -90,10 +90,10 @@ pub(super) fn prepare(
         .into_iter()
         .map(|c| {
             let Some(target) = endpoints.get(&c.endpoint_id) else {
-                return Err(settled(&c, DeliveryStatus::Skipped));
+                return Err(Box::new(settled(&c, DeliveryStatus::Skipped)));
             };
             if !target.state.sends() {
-                return Err(settled(&c, DeliveryStatus::Skipped));
+                return Err(Box::new(settled(&c, DeliveryStatus::Skipped)));
             }
             let event_type = events.get(&c.event_id).map(|e| e.0.clone()).unwrap_or_default();
             let event_created_at = events.get(&c.event_id).map(|e| e.2).unwrap_or_default();
@@ -103,7 +103,7 @@ pub(super) fn prepare(
                 .clone();
             let Some(envelope) = envelope else {
                 tracing::warn!(delivery_id = %c.id, "payload purged by retention before delivery; marking failed");
-                return Err(settled(&c, DeliveryStatus::Failed));
+                return Err(Box::new(settled(&c, DeliveryStatus::Failed)));
             };
             let keys = secrets
                 .entry(c.endpoint_id.clone())

@@ -266,7 +266,7 @@ impl Worker {
                 Ok(job) => job,
                 Err(outcome) => {
                     started += 1;
-                    let _ = self.results.send(Reported::without_attempt(outcome));
+                    let _ = self.results.send(Reported::without_attempt(*outcome));
                     continue;
                 }
             };
