@@ -237,3 +237,210 @@ fn prune_semaphores(map: &mut HashMap<String, Arc<Semaphore>>, keep: impl Fn(&st
 fn prune_pacing(map: &mut HashMap<String, Instant>, now: Instant) {
     map.retain(|_, next| *next > now);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A job as the gate sees it.
+    #[derive(Debug, PartialEq)]
+    struct Probe {
+        name: &'static str,
+        endpoint: &'static str,
+        host: Option<Arc<str>>,
+        rate: Option<i64>,
+    }
+
+    impl Gated for Probe {
+        fn endpoint_id(&self) -> &str {
+            self.endpoint
+        }
+
+        fn host(&self) -> Option<&Arc<str>> {
+            self.host.as_ref()
+        }
+
+        fn rate_limit_per_sec(&self) -> Option<i64> {
+            self.rate
+        }
+    }
+
+    fn probe(name: &'static str, endpoint: &'static str, host: &str) -> Probe {
+        Probe { name, endpoint, host: Some(Arc::from(host)), rate: None }
+    }
+
+    /// What the gate did with a job, by name.
+    #[derive(Debug, PartialEq)]
+    enum Seen {
+        Run(&'static str, Duration),
+        Queued,
+        Defer(&'static str, Duration),
+    }
+
+    fn admit(gate: &Gate<Probe>, job: Probe, now: Instant, held: &mut Vec<Slots>) -> Seen {
+        match gate.admit(job, now) {
+            Admission::Run { job, slots, wait } => {
+                held.push(slots);
+                Seen::Run(job.name, wait)
+            }
+            Admission::Queued => Seen::Queued,
+            Admission::Defer { job, after } => Seen::Defer(job.name, after),
+        }
+    }
+
+    #[test]
+    fn the_gate_runs_up_to_the_endpoint_concurrency_queues_twice_that_and_defers_the_rest() {
+        let gate = Gate::new(2, 64);
+        let now = Instant::now();
+        let mut held = Vec::new();
+        let names = ["a", "b", "c", "d", "e", "f", "g"];
+        let seen: Vec<Seen> = names.iter().map(|n| admit(&gate, probe(n, "ep1", "h"), now, &mut held)).collect();
+        assert_eq!(
+            seen,
+            [
+                Seen::Run("a", Duration::ZERO),
+                Seen::Run("b", Duration::ZERO),
+                Seen::Queued,
+                Seen::Queued,
+                Seen::Queued,
+                Seen::Queued,
+                Seen::Defer("g", BUSY_RETRY),
+            ]
+        );
+        assert_eq!(
+            admit(&gate, probe("x", "ep2", "h"), now, &mut held),
+            Seen::Run("x", Duration::ZERO),
+            "another endpoint is not held back by a busy one"
+        );
+        let queued: Vec<&str> = gate.take_waiting().iter().map(|p| p.name).collect();
+        assert_eq!(queued, ["c", "d", "e", "f"]);
+    }
+
+    #[test]
+    fn a_finished_job_hands_its_slots_to_the_next_queued_one_and_frees_them_when_none_is_left() {
+        let gate = Gate::new(1, 64);
+        let now = Instant::now();
+        let mut held = Vec::new();
+        assert_eq!(admit(&gate, probe("a", "ep", "h"), now, &mut held), Seen::Run("a", Duration::ZERO));
+        assert_eq!(admit(&gate, probe("b", "ep", "h"), now, &mut held), Seen::Queued);
+        assert_eq!(admit(&gate, probe("c", "ep", "h"), now, &mut held), Seen::Queued);
+        let mut slots = held.pop().unwrap();
+        let mut order = Vec::new();
+        while let Some((turn, kept)) = gate.next("ep", slots, now) {
+            match turn {
+                Turn::Run { job, wait } => order.push((job.name, wait)),
+                Turn::Defer { job, .. } => panic!("{} deferred", job.name),
+            }
+            slots = kept;
+        }
+        assert_eq!(order, [("b", Duration::ZERO), ("c", Duration::ZERO)], "queued jobs run in order");
+        // The queue was empty: the slot was given back, so the next job runs at once.
+        assert_eq!(admit(&gate, probe("d", "ep", "h"), now, &mut held), Seen::Run("d", Duration::ZERO));
+    }
+
+    #[test]
+    fn the_host_limit_spans_endpoints_and_a_job_without_a_host_needs_no_slot() {
+        let gate = Gate::new(8, 2);
+        let now = Instant::now();
+        let mut held = Vec::new();
+        assert_eq!(admit(&gate, probe("a", "ep1", "h"), now, &mut held), Seen::Run("a", Duration::ZERO));
+        assert_eq!(admit(&gate, probe("b", "ep2", "h"), now, &mut held), Seen::Run("b", Duration::ZERO));
+        assert_eq!(admit(&gate, probe("c", "ep3", "h"), now, &mut held), Seen::Defer("c", BUSY_RETRY));
+        assert_eq!(admit(&gate, probe("d", "ep3", "other"), now, &mut held), Seen::Run("d", Duration::ZERO));
+        let refused = Probe { name: "e", endpoint: "ep4", host: None, rate: None };
+        assert_eq!(admit(&gate, refused, now, &mut held), Seen::Run("e", Duration::ZERO));
+        // The deferred job freed its endpoint slot: ep3 is not left busy.
+        drop(held.remove(0));
+        assert_eq!(admit(&gate, probe("f", "ep3", "h"), now, &mut held), Seen::Run("f", Duration::ZERO));
+    }
+
+    #[test]
+    fn a_queued_job_whose_host_changed_to_a_busy_one_is_deferred_and_the_slots_kept() {
+        let gate = Gate::new(1, 1);
+        let now = Instant::now();
+        let mut held = Vec::new();
+        assert_eq!(admit(&gate, probe("a", "ep", "h1"), now, &mut held), Seen::Run("a", Duration::ZERO));
+        assert_eq!(admit(&gate, probe("x", "other", "h2"), now, &mut held), Seen::Run("x", Duration::ZERO));
+        // The endpoint's URL moved to h2 after `a` was claimed.
+        assert_eq!(admit(&gate, probe("b", "ep", "h2"), now, &mut held), Seen::Queued);
+        assert_eq!(admit(&gate, probe("c", "ep", "h1"), now, &mut held), Seen::Queued);
+        let slots = held.remove(0);
+        let Some((Turn::Defer { job, after }, slots)) = gate.next("ep", slots, now) else {
+            panic!("b must be deferred: h2 is busy")
+        };
+        assert_eq!((job.name, after), ("b", BUSY_RETRY));
+        // h1's slot was given up for h2 and is taken again for c.
+        let Some((Turn::Run { job, .. }, slots)) = gate.next("ep", slots, now) else { panic!("c must run") };
+        assert_eq!(job.name, "c");
+        assert!(gate.next("ep", slots, now).is_none());
+    }
+
+    #[test]
+    fn pacing_spaces_sends_by_the_rate_limit_and_defers_a_wait_too_long_to_sleep_through() {
+        let gate = Gate::new(8, 64);
+        let now = Instant::now();
+        let mut held = Vec::new();
+        let paced = |name| Probe { name, endpoint: "ep", host: Some(Arc::from("h")), rate: Some(10) };
+        let ms = Duration::from_millis;
+        let seen: Vec<Seen> = ["a", "b", "c", "d", "e"].iter().map(|n| admit(&gate, paced(n), now, &mut held)).collect();
+        assert_eq!(
+            seen,
+            [
+                Seen::Run("a", ms(0)),
+                Seen::Run("b", ms(100)),
+                Seen::Run("c", ms(200)),
+                Seen::Defer("d", ms(300)),
+                // A deferred job does not take the pacing slot: the next one is told the same.
+                Seen::Defer("e", ms(300)),
+            ]
+        );
+        assert_eq!(admit(&gate, paced("f"), now + ms(300), &mut held), Seen::Run("f", ms(0)));
+        assert_eq!(
+            admit(&gate, probe("g", "ep", "h"), now, &mut held),
+            Seen::Run("g", ms(0)),
+            "no rate limit, no pacing"
+        );
+    }
+
+    #[test]
+    fn idle_endpoints_and_hosts_are_pruned_and_busy_or_awaited_ones_kept() {
+        let gate = Gate::new(1, 64);
+        let now = Instant::now();
+        let mut held = Vec::new();
+        admit(&gate, probe("a", "busy", "h1"), now, &mut held);
+        admit(&gate, probe("b", "busy", "h1"), now, &mut held);
+        admit(&gate, probe("c", "idle", "h2"), now, &mut held);
+        drop(held.pop());
+        gate.prune_idle(now);
+        let mut endpoints: Vec<String> = gate.per_endpoint.lock().unwrap().keys().cloned().collect();
+        endpoints.sort();
+        assert_eq!(endpoints, ["busy"]);
+        assert_eq!(gate.per_host.lock().unwrap().keys().collect::<Vec<_>>(), ["h1"]);
+    }
+
+    #[test]
+    fn idle_semaphores_are_pruned_and_busy_or_awaited_ones_kept() {
+        let mut map: HashMap<String, Arc<Semaphore>> =
+            ["idle", "busy", "awaited"].iter().map(|k| (k.to_string(), Arc::new(Semaphore::new(2)))).collect();
+        let permit = map["busy"].clone().try_acquire_owned().unwrap();
+        prune_semaphores(&mut map, |k| k == "awaited");
+        let mut left: Vec<_> = map.keys().cloned().collect();
+        left.sort();
+        assert_eq!(left, ["awaited", "busy"]);
+        drop(permit);
+        prune_semaphores(&mut map, |_| false);
+        assert!(map.is_empty(), "every slot free and nothing waiting: all pruned");
+    }
+
+    #[test]
+    fn pacing_slots_in_the_past_are_pruned() {
+        let now = Instant::now();
+        let mut map = HashMap::from([
+            ("past".to_string(), now - Duration::from_millis(1)),
+            ("now".to_string(), now),
+            ("future".to_string(), now + Duration::from_secs(1)),
+        ]);
+        prune_pacing(&mut map, now);
+        assert_eq!(map.keys().collect::<Vec<_>>(), ["future"]);
+    }
+}

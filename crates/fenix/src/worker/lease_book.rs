@@ -157,3 +157,70 @@ impl LeaseBook {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lifecycle::DeliveryStatus;
+
+    fn claimed(id: &str, token: i64) -> ClaimedDelivery {
+        ClaimedDelivery {
+            id: id.into(),
+            app_id: "app".into(),
+            event_id: "evt".into(),
+            endpoint_id: "ep".into(),
+            attempt_count: 0,
+            budget_start: 0,
+            lease_token: token,
+        }
+    }
+
+    fn outcome_of(c: &ClaimedDelivery) -> Outcome {
+        super::super::job::settled(c, DeliveryStatus::Skipped)
+    }
+
+    fn sorted(mut v: Vec<(String, i64)>) -> Vec<(String, i64)> {
+        v.sort();
+        v
+    }
+
+    #[tokio::test]
+    async fn a_lease_leaves_the_book_when_its_outcome_is_settled_under_the_same_token() {
+        let book = LeaseBook::new();
+        let (a, b) = (claimed("a", 1), claimed("b", 2));
+        book.hold(&[a.clone(), b.clone()]);
+        assert_eq!(sorted(book.held()), [("a".to_string(), 1), ("b".to_string(), 2)]);
+        // `b` was claimed again under a newer token meanwhile: the older outcome does not settle it.
+        book.hold(&[claimed("b", 3)]);
+        book.settled(&[outcome_of(&a), outcome_of(&b)]);
+        assert_eq!(book.held(), [("b".to_string(), 3)]);
+        book.settled(&[outcome_of(&claimed("b", 3))]);
+        assert!(book.is_empty());
+        book.until_empty().await;
+    }
+
+    #[tokio::test]
+    async fn waiting_for_an_empty_book_ends_when_the_last_lease_leaves() {
+        let book = Arc::new(LeaseBook::new());
+        let a = claimed("a", 1);
+        book.hold(std::slice::from_ref(&a));
+        let waiter = tokio::spawn({
+            let book = book.clone();
+            async move { book.until_empty().await }
+        });
+        tokio::task::yield_now().await;
+        assert!(!waiter.is_finished(), "a lease is still held");
+        book.settled(&[outcome_of(&a)]);
+        waiter.await.expect("the wait ends");
+    }
+
+    #[test]
+    fn leases_set_aside_or_forgotten_leave_the_held_set() {
+        let book = LeaseBook::new();
+        book.hold(&[claimed("a", 1), claimed("b", 2), claimed("c", 3)]);
+        book.set_aside("a", 1);
+        book.forget(&[("b".to_string(), 2)]);
+        assert_eq!(book.held(), [("c".to_string(), 3)]);
+        assert_eq!(*book.unstarted.lock().unwrap(), [("a".to_string(), 1)]);
+    }
+}

@@ -23,6 +23,8 @@ mod reactions;
 mod recorder;
 pub mod schedule;
 mod signing_keys;
+#[cfg(test)]
+mod tests;
 
 use std::{
     sync::{
@@ -203,8 +205,8 @@ impl Worker {
     }
 
     /// Stops starting jobs: those queued at the gate are set aside; running
-    /// attempts finish (bounded by the attempt timeout; jobs still waiting for
-    /// a global slot get it first, and set themselves aside); the recorder
+    /// attempts finish (bounded by the attempt timeout; tasks still waiting
+    /// for a global slot get one and set their job aside); the recorder
     /// writes what they reported (bounded too). What is still leased after
     /// this is released by the caller.
     async fn drain(&self) {
@@ -213,13 +215,26 @@ impl Worker {
             self.set_aside(&job);
         }
         let limit = self.state.settings.attempt_timeout + Duration::from_secs(2);
-        let all = u32::try_from(self.state.settings.worker_concurrency).unwrap_or(u32::MAX);
-        if tokio::time::timeout(limit, self.global.acquire_many(all)).await.is_err() {
+        if tokio::time::timeout(limit, self.until_no_job_outstanding()).await.is_err() {
             tracing::warn!("some attempts did not finish in time; their leases are released");
         }
         // The recorder settles each lease it records.
         if tokio::time::timeout(FLUSH_LIMIT, self.leases.until_empty()).await.is_err() {
             tracing::warn!("some outcomes were not recorded in time; their leases are released");
+        }
+    }
+
+    /// Returns once every claimed job is finished or set aside. (Waiting for
+    /// every global slot instead would miss a task spawned but not yet
+    /// waiting for its slot: it would wait behind the drain, its lease held
+    /// to the end.)
+    async fn until_no_job_outstanding(&self) {
+        loop {
+            let progress = self.progress.notified();
+            if self.outstanding.load(Ordering::Relaxed) == 0 {
+                return;
+            }
+            progress.await;
         }
     }
 
@@ -343,7 +358,7 @@ impl Worker {
     /// A claimed job that will not be sent (the worker is stopping).
     fn set_aside(&self, job: &Job) {
         self.leases.set_aside(&job.claimed.id, job.claimed.lease_token);
-        self.outstanding.fetch_sub(1, Ordering::Relaxed);
+        self.finished_one();
     }
 
     /// One claimed job is done with (sent, given back or dropped at shutdown):
