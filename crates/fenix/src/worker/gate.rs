@@ -382,7 +382,8 @@ mod tests {
         let mut held = Vec::new();
         let paced = |name| Probe { name, endpoint: "ep", host: Some(Arc::from("h")), rate: Some(10) };
         let ms = Duration::from_millis;
-        let seen: Vec<Seen> = ["a", "b", "c", "d", "e"].iter().map(|n| admit(&gate, paced(n), now, &mut held)).collect();
+        let seen: Vec<Seen> =
+            ["a", "b", "c", "d", "e"].iter().map(|n| admit(&gate, paced(n), now, &mut held)).collect();
         assert_eq!(
             seen,
             [

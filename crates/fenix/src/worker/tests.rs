@@ -155,10 +155,16 @@ async fn an_outcome_under_a_lost_lease_changes_nothing_and_leaves_the_book() {
 #[tokio::test]
 async fn a_drain_before_any_attempt_started_leaves_nothing_leased() {
     // One slot per endpoint: of three claimed deliveries one is handed to a
-    // task, two wait in the gate's queue.
-    let s = setup(|settings| settings.endpoint_concurrency = 1).await;
+    // task, two wait in the gate's queue. The test holds every global slot,
+    // so the task cannot start its attempt before the drain begins.
+    let s = setup(|settings| {
+        settings.endpoint_concurrency = 1;
+        settings.worker_concurrency = 4;
+    })
+    .await;
     s.events(3).await;
     let (worker, rx) = Worker::new(s.state.clone(), reqwest::Client::new());
+    let every_slot = worker.global.clone().acquire_many_owned(4).await.expect("global slots");
     let tick = worker.claim_batch(time::now_ms(), 10).await.expect("claim");
     assert_eq!(tick, Tick::Claimed(3));
     assert_eq!(worker.leases.held().len(), 3);
@@ -166,12 +172,16 @@ async fn a_drain_before_any_attempt_started_leaves_nothing_leased() {
 
     let shutdown = CancellationToken::new();
     shutdown.cancel();
+    // No await between giving the slots back and the drain's start: the task
+    // finds the worker stopping.
+    drop(every_slot);
     worker.clone().run(rx, shutdown).await;
 
     assert!(worker.leases.is_empty());
     let rows = s.deliveries().await;
     assert_eq!(rows.len(), 3);
     assert!(rows.iter().all(|d| d.status != DeliveryStatus::InFlight), "nothing leased after the drain: {rows:?}");
+    assert!(rows.iter().all(|d| d.attempt_count == 0), "no attempt started once draining: {rows:?}");
     let again = s.claim("next", time::now_ms(), time::now_ms() + 30_000).await;
     assert_eq!(again.len(), 3, "every delivery is due again at once, not when its lease expires");
 }
