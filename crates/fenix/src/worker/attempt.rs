@@ -13,7 +13,8 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE, RETRY_AF
 
 use super::{
     job::Job,
-    recorder::{Notes, Reported},
+    reactions::Notes,
+    recorder::Reported,
     schedule::{self, parse_retry_after, AttemptFacts, Next},
     signing_keys::{LiveSecret, Reloaded},
 };

@@ -10,7 +10,6 @@
 
 use std::collections::HashSet;
 
-use super::recorder::Notes;
 use crate::{
     api::SharedState,
     ids,
@@ -18,6 +17,18 @@ use crate::{
     store::deliveries::Outcome,
     time,
 };
+
+/// What an attempt showed, for the reactions.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Notes {
+    /// The attempt's error class; `None` on success or without an attempt.
+    pub(super) error: Option<&'static str>,
+    /// From the event's creation to this success, for a success within the
+    /// first attempt budget (not after a replay).
+    pub(super) first_success_ms: Option<i64>,
+    /// The receiver answered 410 Gone.
+    pub(super) gone: bool,
+}
 
 /// Reacts to a written batch: `notes[i]` belongs to `outcomes[i]`; `applied`
 /// holds the deliveries whose row changed.

@@ -20,7 +20,10 @@ use std::{
 
 use tokio::sync::{mpsc, Semaphore};
 
-use super::{lease_book::LeaseBook, reactions};
+use super::{
+    lease_book::LeaseBook,
+    reactions::{self, Notes},
+};
 use crate::{api::SharedState, metrics::Metrics, store::deliveries::Outcome, store::Store, time};
 
 /// Outcomes taken off the channel per batch.
@@ -41,18 +44,6 @@ impl Reported {
     pub(super) fn without_attempt(outcome: Outcome) -> Reported {
         Reported { outcome, notes: Notes::default() }
     }
-}
-
-/// What an attempt showed, for the reactions.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Notes {
-    /// The attempt's error class; `None` on success or without an attempt.
-    pub(super) error: Option<&'static str>,
-    /// From the event's creation to this success, for a success within the
-    /// first attempt budget (not after a replay).
-    pub(super) first_success_ms: Option<i64>,
-    /// The receiver answered 410 Gone.
-    pub(super) gone: bool,
 }
 
 /// Writes outcomes; one per worker.
