@@ -4,15 +4,22 @@
 //! endpoints' plain-http URLs are refused by the destination policy before
 //! any connection or DNS look-up.
 
-use std::{sync::Arc, time::Duration};
+use std::{collections::HashSet, sync::Arc, time::Duration};
 
 use tokio_util::sync::CancellationToken;
 
-use super::{lease_book::LeaseBook, recorder::Recorder, Tick, Worker};
+use futures::FutureExt;
+
+use super::{
+    lease_book::LeaseBook,
+    reactions::{after_recorded, Notes},
+    recorder::Recorder,
+    Tick, Worker,
+};
 use crate::{
     api::SharedState,
     lifecycle::{DeliveryStatus, EndpointState},
-    metrics::Metrics,
+    metrics::{Metrics, QueueFigures},
     settings::Settings,
     store::{
         apps::AppRow,
@@ -90,8 +97,9 @@ impl Setup {
     }
 }
 
-/// The outcome of a successful first attempt on `c`.
-fn succeeded(c: &ClaimedDelivery, at: i64) -> Outcome {
+/// The outcome of a first attempt on `c` answered `http_status`, leaving it `status`.
+fn outcome(c: &ClaimedDelivery, status: DeliveryStatus, http_status: u16, at: i64) -> Outcome {
+    let ok = (200..300).contains(&http_status);
     let attempt = AttemptRecord {
         id: crate::ids::new_id("att"),
         delivery_id: c.id.clone(),
@@ -99,9 +107,9 @@ fn succeeded(c: &ClaimedDelivery, at: i64) -> Outcome {
         attempt_number: 1,
         started_at: at,
         duration_ms: 5,
-        response_status: Some(204),
+        response_status: Some(i64::from(http_status)),
         response_excerpt: None,
-        error: None,
+        error: (!ok).then(|| "http_status".to_string()),
         error_detail: None,
         signed_with: "[1]".into(),
     };
@@ -112,11 +120,20 @@ fn succeeded(c: &ClaimedDelivery, at: i64) -> Outcome {
         event_id: c.event_id.clone(),
         lease_token: c.lease_token,
         attempt: Some(attempt),
-        status: DeliveryStatus::Succeeded,
+        status,
         attempt_count: 1,
-        next_attempt_at: None,
+        next_attempt_at: (status == DeliveryStatus::Pending).then_some(at),
         last_attempt_at: Some(at),
     }
+}
+
+fn succeeded(c: &ClaimedDelivery, at: i64) -> Outcome {
+    outcome(c, DeliveryStatus::Succeeded, 204, at)
+}
+
+/// What the attempt of [`outcome`] showed.
+fn failed_attempt() -> Notes {
+    Notes { error: Some("http_status"), ..Notes::default() }
 }
 
 #[tokio::test]
@@ -218,4 +235,58 @@ async fn a_drain_while_attempts_run_records_them_and_leaves_nothing_leased() {
         assert_eq!(attempts.len() as i64, d.attempt_count, "every attempt made is recorded: {d:?}");
         assert!(attempts.iter().all(|a| a.error.as_deref() == Some("destination_blocked")), "{attempts:?}");
     }
+}
+
+#[tokio::test]
+async fn reactions_count_every_attempt_but_a_new_status_only_where_the_row_changed() {
+    let s = setup(|_| {}).await;
+    s.events(4).await;
+    let t = time::now_ms();
+    let c = s.claim("w", t, t + 60_000).await;
+    assert_eq!(c.len(), 4);
+    // Two dead letters and two retries; one of each lost its lease.
+    let outcomes = [
+        outcome(&c[0], DeliveryStatus::Failed, 500, t),
+        outcome(&c[1], DeliveryStatus::Failed, 500, t),
+        outcome(&c[2], DeliveryStatus::Pending, 500, t),
+        outcome(&c[3], DeliveryStatus::Pending, 500, t),
+    ];
+    let notes = [failed_attempt(); 4];
+    let _ = s.state.wake.notified().now_or_never();
+
+    let written_later: HashSet<String> = [c[0].id.clone(), c[1].id.clone(), c[2].id.clone()].into();
+    after_recorded(&s.state, &outcomes[1..], &notes[1..], &[c[1].id.clone()].into()).await;
+    let metrics = s.state.metrics.render(&QueueFigures::default());
+    assert!(metrics.contains(r#"fenix_attempts_total{outcome="failure",error="http_status"} 3"#), "{metrics}");
+    let failed = format!(r#"fenix_app_deliveries_total{{app_id="{}",status="failed"}} 1"#, s.app);
+    assert!(metrics.contains(&failed), "one dead letter applied: {metrics}");
+    assert!(s.state.wake.notified().now_or_never().is_none(), "a retry that was not written wakes nobody");
+
+    after_recorded(&s.state, &outcomes[..1], &notes[..1], &written_later).await;
+    after_recorded(&s.state, &outcomes[2..3], &notes[2..3], &written_later).await;
+    assert!(s.state.wake.notified().now_or_never().is_some(), "a retry just written wakes the worker");
+    let metrics = s.state.metrics.render(&QueueFigures::default());
+    assert!(metrics.contains(r#"fenix_attempts_total{outcome="failure",error="http_status"} 5"#), "{metrics}");
+    let failed = format!(r#"fenix_app_deliveries_total{{app_id="{}",status="failed"}} 2"#, s.app);
+    assert!(metrics.contains(&failed), "{metrics}");
+}
+
+#[tokio::test]
+async fn a_410_recorded_disables_its_endpoint() {
+    let s = setup(|_| {}).await;
+    s.events(1).await;
+    let t = time::now_ms();
+    let c = s.claim("w", t, t + 60_000).await.remove(0);
+    let gone = [outcome(&c, DeliveryStatus::Failed, 410, t)];
+    let notes = [Notes { gone: true, ..failed_attempt() }];
+    let recorder = Recorder::new(s.state.store.clone(), Arc::new(LeaseBook::new()));
+    let applied = recorder.write(&gone, &s.state.metrics).await;
+    assert!(applied.contains(&c.id));
+    assert_eq!(s.state.store.get_endpoint(&s.app, &c.endpoint_id).await.unwrap().unwrap().state, EndpointState::Active);
+
+    after_recorded(&s.state, &gone, &notes, &applied).await;
+    let endpoint = s.state.store.get_endpoint(&s.app, &c.endpoint_id).await.expect("read").expect("endpoint");
+    assert_eq!(endpoint.state, EndpointState::Disabled);
+    assert!(endpoint.state_reason.unwrap_or_default().contains("410 Gone"));
+    assert_eq!(s.deliveries().await[0].status, DeliveryStatus::Failed);
 }
