@@ -227,6 +227,12 @@ impl Store {
     pub async fn ping(&self) -> sqlx::Result<()> {
         on_read!(self, |pool| sqlx::query("SELECT 1").execute(pool).await.map(|_| ()))
     }
+
+    /// Whether several connections can write at the same time: true on
+    /// PostgreSQL; false on SQLite, whose one writer takes writes in turn.
+    pub fn concurrent_writes(&self) -> bool {
+        matches!(self.backend, Backend::Postgres { .. })
+    }
 }
 
 /// PostgreSQL channel that wakes workers on every instance.

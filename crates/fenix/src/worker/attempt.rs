@@ -1,15 +1,148 @@
-//! One HTTP request of an attempt: the wire contract's headers, no redirects,
-//! at most 4 KiB of the response read (stored as NUL-free UTF-8), and errors
+//! One attempt of one job: the destination check, signing with the secrets
+//! live now, one HTTP request with the wire contract's headers (no redirects,
+//! at most 4 KiB of the response read, stored as NUL-free UTF-8), errors
 //! sorted into the classes the log shows (`timeout`, `connect`, `tls`, `dns`,
-//! `destination_blocked`, `redirect`, `http_status`, …). The attempt's time
-//! limit is applied by the caller around the destination check and the request.
+//! `destination_blocked`, `redirect`, `http_status`, …), and the next step the
+//! schedule decides. It reports; it changes nothing itself: what follows an
+//! outcome happens once it is recorded (`reactions.rs`).
 
 use std::{error::Error as _, time::Duration};
 
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE, RETRY_AFTER};
 
-use super::schedule::{parse_retry_after, AttemptFacts};
+use super::{
+    job::Job,
+    reactions::Notes,
+    recorder::Reported,
+    schedule::{self, parse_retry_after, AttemptFacts, Next},
+    signing_keys::{LiveSecret, Reloaded},
+};
+use crate::{
+    state::SharedState,
+    ids,
+    store::deliveries::{AttemptRecord, Outcome},
+    time,
+};
+
+/// Builds, signs and sends one attempt of `job` under the attempt timeout;
+/// decides what comes next.
+pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys: &Reloaded, job: &Job) -> Reported {
+    let c = &job.claimed;
+    let attempt_id = ids::new_id("att");
+    let started_at = time::now_ms();
+    let started = std::time::Instant::now();
+    let timeout = state.settings.attempt_timeout;
+    // One time limit over the whole attempt: the destination re-check (a
+    // fresh DNS resolution, which a hostile name server can hold), signing,
+    // the request and the excerpt. The duration counts all of it.
+    let mut versions: Vec<i64> = Vec::new();
+    let timed =
+        tokio::time::timeout(timeout, check_sign_send(state, client, keys, job, &attempt_id, &mut versions)).await;
+    let mut result = timed.unwrap_or_else(|_| timed_out(timeout));
+    result.duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
+    let finished = time::now_ms();
+    let n_in_budget = u32::try_from(c.attempt_count - c.budget_start + 1).unwrap_or(u32::MAX);
+    let next = schedule::next_step(&result.facts, n_in_budget, &state.settings.retry_schedule, finished);
+    let notes = Notes {
+        error: result.error,
+        first_success_ms: (next == Next::Succeeded && c.budget_start == 0).then(|| finished - job.event_created_at),
+        gone: next == Next::Gone,
+    };
+    let (status, next_attempt_at) = (next.status(), next.retry_at());
+    tracing::debug!(
+        delivery_id = %c.id,
+        attempt_id = %attempt_id,
+        endpoint_id = %c.endpoint_id,
+        status = result.facts.status,
+        error = result.error,
+        outcome = status.as_str(),
+        "attempt finished"
+    );
+    let record = AttemptRecord {
+        id: attempt_id,
+        delivery_id: c.id.clone(),
+        endpoint_id: c.endpoint_id.clone(),
+        attempt_number: c.attempt_count + 1,
+        started_at,
+        duration_ms: result.duration_ms,
+        response_status: result.facts.status.map(i64::from),
+        // Both come from the network: made storable on both backends.
+        response_excerpt: result.excerpt.map(|e| storable_text(&e).into_owned()),
+        error: result.error.map(str::to_string),
+        error_detail: result.detail.map(|d| storable_detail(&d)),
+        signed_with: serde_json::to_string(&versions).expect("numbers serialize"),
+    };
+    let outcome = Outcome {
+        delivery_id: c.id.clone(),
+        endpoint_id: c.endpoint_id.clone(),
+        app_id: c.app_id.clone(),
+        event_id: c.event_id.clone(),
+        lease_token: c.lease_token,
+        attempt: Some(record),
+        status,
+        attempt_count: c.attempt_count + 1,
+        next_attempt_at,
+        last_attempt_at: Some(started_at),
+    };
+    Reported { outcome, notes }
+}
+
+/// The destination check, then signing with the secrets live now, then the request.
+async fn check_sign_send(
+    state: &SharedState,
+    client: &reqwest::Client,
+    keys: &Reloaded,
+    job: &Job,
+    attempt_id: &str,
+    versions: &mut Vec<i64>,
+) -> AttemptResult {
+    let url = match check_destination(state, &job.url).await {
+        Ok(url) => url,
+        Err(e) => return refused(e.attempt_error(), e.to_string()),
+    };
+    let now = time::now_ms();
+    let c = &job.claimed;
+    let secrets =
+        keys.secrets_for(&state.store, &state.keyring, &c.endpoint_id, &job.secrets, job.loaded_at, now).await;
+    let live: Vec<&LiveSecret> = secrets.iter().filter(|s| s.is_live(now)).collect();
+    if live.is_empty() {
+        return refused("no_secret", "the endpoint has no usable signing secret".into());
+    }
+    let keys: Vec<&str> = live.iter().map(|s| s.secret.expose()).collect();
+    let timestamp = now / 1000;
+    let signature = match fenix_signing::signature_header(job.scheme, &keys, &c.event_id, timestamp, &job.envelope) {
+        Ok(signature) => signature,
+        Err(e) => return refused("signing", e.to_string()),
+    };
+    *versions = live.iter().map(|s| s.version).collect();
+    let headers = WireHeaders {
+        event_id: &c.event_id,
+        event_type: &job.event_type,
+        attempt_id,
+        timestamp,
+        scheme: job.scheme,
+        signature: &signature,
+    }
+    .to_map();
+    send(client, Request { url: url.clone(), headers, body: job.envelope.clone() }).await
+}
+
+/// The destination policy, again, before every attempt: the URL rules (their
+/// verdict for this batch), and for a host name a fresh resolution with
+/// every address checked; answers the URL to send to. The HTTP client's
+/// resolver checks again whenever it opens a connection; this check also
+/// covers a pooled connection, which would not resolve again.
+async fn check_destination<'u>(
+    state: &SharedState,
+    checked: &'u Result<url::Url, fenix_destination::DestinationError>,
+) -> Result<&'u url::Url, fenix_destination::DestinationError> {
+    let url = checked.as_ref().map_err(Clone::clone)?;
+    if let Some(url::Host::Domain(host)) = url.host() {
+        state.destinations.resolve_checked(host).await?;
+    }
+    Ok(url)
+}
 
 /// Most response bytes kept (and read) per attempt.
 pub const EXCERPT_BYTES: usize = 4096;

@@ -1,0 +1,135 @@
+//! A claimed delivery with everything needed to send it, and the step that
+//! turns a claimed batch into jobs (or into outcomes at once, for deliveries
+//! that must not be sent).
+
+use std::{collections::HashMap, sync::Arc};
+
+use bytes::Bytes;
+
+use super::{
+    gate::Gated,
+    signing_keys::{self, Secrets},
+};
+use crate::{
+    lifecycle::DeliveryStatus,
+    secrets::Keyring,
+    store::deliveries::{BatchContext, ClaimedDelivery, Outcome},
+    time::Millis,
+};
+
+/// The endpoint URL after the URL rules of the destination policy.
+pub(super) type CheckedUrl = Arc<Result<url::Url, fenix_destination::DestinationError>>;
+
+/// A claimed delivery with everything needed to send it.
+pub(super) struct Job {
+    pub(super) claimed: ClaimedDelivery,
+    pub(super) event_type: String,
+    pub(super) event_created_at: Millis,
+    pub(super) envelope: Bytes,
+    /// The endpoint URL after the URL rules of the destination policy (checked
+    /// once per endpoint and batch: they depend on the URL alone); the address
+    /// check runs again before every attempt.
+    pub(super) url: CheckedUrl,
+    /// The URL's host (lower case), the key of the per-host limit; `None` when
+    /// the URL is refused (no request is made).
+    pub(super) host: Option<Arc<str>>,
+    pub(super) rate_limit_per_sec: Option<i64>,
+    pub(super) scheme: fenix_signing::Scheme,
+    /// The endpoint's live secrets when the batch was claimed (`loaded_at`);
+    /// reloaded before signing when older than [`signing_keys::SECRETS_FRESH_MS`].
+    pub(super) secrets: Secrets,
+    pub(super) loaded_at: Millis,
+}
+
+impl Gated for Job {
+    fn endpoint_id(&self) -> &str {
+        &self.claimed.endpoint_id
+    }
+
+    fn host(&self) -> Option<&Arc<str>> {
+        self.host.as_ref()
+    }
+
+    fn rate_limit_per_sec(&self) -> Option<i64> {
+        self.rate_limit_per_sec
+    }
+}
+
+/// The outcome of a claimed delivery settled without an attempt.
+pub(super) fn settled(c: &ClaimedDelivery, status: DeliveryStatus) -> Outcome {
+    Outcome {
+        delivery_id: c.id.clone(),
+        endpoint_id: c.endpoint_id.clone(),
+        app_id: c.app_id.clone(),
+        event_id: c.event_id.clone(),
+        lease_token: c.lease_token,
+        attempt: None,
+        status,
+        attempt_count: c.attempt_count,
+        next_attempt_at: None,
+        last_attempt_at: None,
+    }
+}
+
+/// Turns claimed rows into jobs; deliveries that must not be sent become
+/// outcomes at once (paused or disabled endpoint → `skipped`, payload purged
+/// → `failed`). `check_url` is the destination policy's URL rules.
+pub(super) fn prepare(
+    claimed: Vec<ClaimedDelivery>,
+    ctx: BatchContext,
+    ctx_loaded_at: Millis,
+    keyring: &Keyring,
+    check_url: impl Fn(&str) -> Result<url::Url, fenix_destination::DestinationError>,
+) -> Vec<Result<Job, Box<Outcome>>> {
+    let mut envelopes: HashMap<String, Option<Bytes>> = HashMap::new();
+    let mut secrets: HashMap<String, Secrets> = HashMap::new();
+    let mut urls: HashMap<String, CheckedUrl> = HashMap::new();
+    let mut hosts: HashMap<String, Option<Arc<str>>> = HashMap::new();
+    let BatchContext { mut events, endpoints, secrets: sealed } = ctx;
+    claimed
+        .into_iter()
+        .map(|c| {
+            let Some(target) = endpoints.get(&c.endpoint_id) else {
+                return Err(Box::new(settled(&c, DeliveryStatus::Skipped)));
+            };
+            if !target.state.sends() {
+                return Err(Box::new(settled(&c, DeliveryStatus::Skipped)));
+            }
+            let event_type = events.get(&c.event_id).map(|e| e.0.clone()).unwrap_or_default();
+            let event_created_at = events.get(&c.event_id).map(|e| e.2).unwrap_or_default();
+            let envelope = envelopes
+                .entry(c.event_id.clone())
+                .or_insert_with(|| events.get_mut(&c.event_id).and_then(|e| e.1.take()).map(Bytes::from))
+                .clone();
+            let Some(envelope) = envelope else {
+                tracing::warn!(delivery_id = %c.id, "payload purged by retention before delivery; marking failed");
+                return Err(Box::new(settled(&c, DeliveryStatus::Failed)));
+            };
+            let keys = secrets
+                .entry(c.endpoint_id.clone())
+                .or_insert_with(|| Arc::new(signing_keys::open(keyring, &c.endpoint_id, sealed.get(&c.endpoint_id))))
+                .clone();
+            let scheme =
+                fenix_signing::Scheme::parse(&target.signature_scheme).unwrap_or(fenix_signing::Scheme::FenixV1);
+            let url = urls.entry(c.endpoint_id.clone()).or_insert_with(|| Arc::new(check_url(&target.url))).clone();
+            let host = hosts
+                .entry(c.endpoint_id.clone())
+                .or_insert_with(|| {
+                    url.as_ref().as_ref().ok().and_then(|u| u.host_str()).map(|h| Arc::from(h.to_ascii_lowercase()))
+                })
+                .clone();
+            Ok(Job {
+                host,
+                url,
+                rate_limit_per_sec: target.rate_limit_per_sec,
+                scheme,
+                secrets: keys,
+                loaded_at: ctx_loaded_at,
+                event_type,
+                event_created_at,
+                envelope,
+                claimed: c,
+            })
+        })
+        .collect()
+}
