@@ -9,7 +9,6 @@ use std::{
     time::{Duration, Instant},
 };
 
-
 use crate::{
     secrets::Keyring,
     settings::Settings,

@@ -19,8 +19,8 @@ use super::{
     signing_keys::{LiveSecret, Reloaded},
 };
 use crate::{
-    state::SharedState,
     ids,
+    state::SharedState,
     store::deliveries::{AttemptRecord, Outcome},
     time,
 };

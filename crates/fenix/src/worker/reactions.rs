@@ -11,9 +11,9 @@
 use std::collections::HashSet;
 
 use crate::{
-    state::SharedState,
     ids,
     lifecycle::{DeliveryStatus, EndpointState},
+    state::SharedState,
     store::deliveries::Outcome,
     time,
 };

@@ -24,7 +24,7 @@ use super::{
     lease_book::LeaseBook,
     reactions::{self, Notes},
 };
-use crate::{state::SharedState, metrics::Metrics, store::deliveries::Outcome, store::Store, time};
+use crate::{metrics::Metrics, state::SharedState, store::deliveries::Outcome, store::Store, time};
 
 /// Outcomes taken off the channel per batch.
 const BATCH: usize = 512;

@@ -17,10 +17,10 @@ use super::{
     Tick, Worker,
 };
 use crate::{
-    state::SharedState,
     lifecycle::{DeliveryStatus, EndpointState},
     metrics::{Metrics, QueueFigures},
     settings::Settings,
+    state::SharedState,
     store::{
         apps::AppRow,
         deliveries::{AttemptRecord, ClaimedDelivery, DeliveryFilter, DeliveryRow, Outcome},
@@ -248,7 +248,7 @@ async fn reactions_count_every_attempt_but_a_new_status_only_where_the_row_chang
     after_recorded(&s.state, &outcomes[1..], &notes[1..], &[c[1].id.clone()].into()).await;
     let metrics = s.state.metrics.render(&QueueFigures::default());
     assert!(metrics.contains(r#"fenix_attempts_total{outcome="failure",error="http_status"} 3"#), "{metrics}");
-    let failed = format!(r#"fenix_app_deliveries_total{{app_id="{}",status="failed"}} 1"#, s.app);
+    let failed = format!(r#"fenix_app_deliveries_total{{app_id="{}",status="{}"}} 1"#, s.app, DeliveryStatus::Failed);
     assert!(metrics.contains(&failed), "one dead letter applied: {metrics}");
     assert!(s.state.wake.notified().now_or_never().is_none(), "a retry that was not written wakes nobody");
 
@@ -257,7 +257,7 @@ async fn reactions_count_every_attempt_but_a_new_status_only_where_the_row_chang
     assert!(s.state.wake.notified().now_or_never().is_some(), "a retry just written wakes the worker");
     let metrics = s.state.metrics.render(&QueueFigures::default());
     assert!(metrics.contains(r#"fenix_attempts_total{outcome="failure",error="http_status"} 5"#), "{metrics}");
-    let failed = format!(r#"fenix_app_deliveries_total{{app_id="{}",status="failed"}} 2"#, s.app);
+    let failed = format!(r#"fenix_app_deliveries_total{{app_id="{}",status="{}"}} 2"#, s.app, DeliveryStatus::Failed);
     assert!(metrics.contains(&failed), "{metrics}");
 }
 
