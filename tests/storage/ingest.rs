@@ -14,7 +14,7 @@ use fenix::{
     store::{is_unique_violation, DeliveryFilter},
 };
 
-use crate::fixtures::{new_event, Fixture, T0};
+use super::fixtures::{new_event, Fixture, T0};
 use crate::support::Backend;
 
 fn all() -> DeliveryFilter {
