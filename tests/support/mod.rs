@@ -11,8 +11,8 @@ pub mod postgres;
 pub mod receiver;
 
 pub use db::{Backend, TestDb};
-pub use fenix::Fenix;
-pub use receiver::{Plan, Received, Receiver};
+pub use fenix::{attempts, Fenix};
+pub use receiver::{signed_v1_by, Plan, Received, Receiver};
 
 /// Expands one async scenario `fn name(backend: Backend)` into a test per backend.
 #[macro_export]
@@ -55,4 +55,9 @@ where
         }
         tokio::time::sleep(std::time::Duration::from_millis(25)).await;
     }
+}
+
+/// Seconds since the Unix epoch (the clock signatures are checked against).
+pub fn unix_now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("clock after 1970").as_secs() as i64
 }
