@@ -1,6 +1,9 @@
 //! Test support shared by the end-to-end and storage suites: a fresh database
 //! per test on either backend, the real `fenix` binary as a child process, and
 //! real HTTP/HTTPS receivers on loopback that record what arrives.
+//!
+//! Compiled once: the suites are modules of the one `integration` test binary
+//! (tests/main.rs) and reach this harness as `crate::support`.
 
 #![allow(dead_code, unused_imports)]
 
