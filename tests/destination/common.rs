@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::support::{dns::TestDns, eventually, Fenix, Received, TestDb};
+use crate::support::{dns::TestDns, eventually, Fenix, TestDb};
 
 /// A public IPv4 address (never contacted: names answering it are only registered).
 pub const PUBLIC_V4: &str = "93.184.215.14";
@@ -52,14 +52,7 @@ pub async fn delivery_of(fenix: &Fenix, app: &str, event_id: &str) -> Value {
     found[0].clone()
 }
 
-/// The attempts of a delivery, in order.
-pub async fn attempts(fenix: &Fenix, app: &str, delivery_id: &str) -> Vec<Value> {
-    let (status, body) = fenix.call("GET", &format!("/v1/apps/{app}/deliveries/{delivery_id}/attempts"), None).await;
-    assert_eq!(status, 200, "list attempts: {body}");
-    let mut list = body["data"].as_array().cloned().unwrap_or_default();
-    list.sort_by_key(|a| a["attempt_number"].as_i64());
-    list
-}
+pub use crate::support::{attempts, signed_v1_by as verifies};
 
 /// Waits until the delivery of `event_id` has `n` attempts recorded and is no
 /// longer in flight; answers the delivery and its attempts.
@@ -75,17 +68,4 @@ pub async fn wait_for_attempts(fenix: &Fenix, app: &str, event_id: &str, n: usiz
     })
     .await;
     last.into_inner().unwrap()
-}
-
-/// True when `got` is signed, freshly, with `secret` (fenix-v1).
-pub fn verifies(secret: &str, got: &Received) -> bool {
-    let req = fenix_signing::SignedRequest {
-        scheme: fenix_signing::Scheme::FenixV1,
-        timestamp: got.header("x-fenix-timestamp"),
-        signature_header: got.header("x-fenix-signature"),
-        msg_id: None,
-        body: &got.body,
-    };
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("clock").as_secs() as i64;
-    fenix_signing::verify(&req, &[secret], fenix_signing::DEFAULT_TOLERANCE, now).is_ok()
 }

@@ -2,7 +2,7 @@
 //! public but this network must never be reached through, e.g. its own NAT64
 //! prefix. Refused like any non-public address; wins over the allow list.
 
-use crate::common::{code, register, PUBLIC_V4, PUBLIC_V6};
+use super::common::{code, register, PUBLIC_V4, PUBLIC_V6};
 use crate::support::{dns::TestDns, Backend, Fenix, TestDb};
 
 /// A network-specific NAT64 prefix (RFC 6052 `/96`), public space as far as

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::common::{code, register, strict_fenix, wait_for_attempts, PUBLIC_V4};
+use super::common::{code, register, strict_fenix, wait_for_attempts, PUBLIC_V4};
 use crate::support::{dns::TestDns, eventually, Backend, Fenix, Plan, Receiver, TestDb};
 
 /// (host, code, texts the answer must not contain)

@@ -12,7 +12,7 @@ use std::{
 
 use serde_json::json;
 
-use crate::common::{delivery_of, verifies, wait_for_attempts};
+use super::common::{delivery_of, verifies, wait_for_attempts};
 use crate::support::{dns::TestDns, eventually, Fenix, Plan, Receiver, TestDb};
 
 const NAME: &str = "hooks.rebind-test.com";

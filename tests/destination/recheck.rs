@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::common::{delivery_of, endpoints, verifies, wait_for_attempts};
+use super::common::{delivery_of, endpoints, verifies, wait_for_attempts};
 use crate::support::{dns::TestDns, eventually, Fenix, Plan, Receiver, TestDb};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

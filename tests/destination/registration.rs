@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{change_url, code, endpoints, register, strict_fenix, PUBLIC_V4, PUBLIC_V6};
+use super::common::{change_url, code, endpoints, register, strict_fenix, PUBLIC_V4, PUBLIC_V6};
 use crate::support::{dns::TestDns, Backend, TestDb};
 
 /// The one name of the zone that answers (public addresses only). Every

@@ -2,7 +2,7 @@
 //! with public, non-public, mixed and missing answers. Names with public
 //! answers are accepted and never sent anything (no event is ever sent here).
 
-use crate::common::{code, endpoints, register, strict_fenix, PUBLIC_V4, PUBLIC_V6};
+use super::common::{code, endpoints, register, strict_fenix, PUBLIC_V4, PUBLIC_V6};
 use crate::support::{dns::TestDns, Backend, TestDb};
 
 /// Names answering only globally reachable addresses: accepted.

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::deliveries_of;
+use super::common::deliveries_of;
 use crate::support::{Backend, Fenix, Plan, Receiver, TestDb};
 
 /// The error code of an error answer.

@@ -113,10 +113,7 @@ pub fn signing_crate_accepts(secret: &str, req: &Signed<'_>) -> bool {
     fenix_signing::verify(&signed, &[secret], fenix_signing::DEFAULT_TOLERANCE, unix_now()).is_ok()
 }
 
-/// Seconds since the epoch.
-pub fn unix_now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("clock after 1970").as_secs() as i64
-}
+pub use crate::support::unix_now;
 
 /// The deliveries of one event.
 pub async fn deliveries_of(fenix: &Fenix, app: &str, event_id: &str) -> Vec<Value> {
@@ -134,12 +131,7 @@ pub async fn wait_for_status(fenix: &Fenix, app: &str, event_id: &str, status: &
     deliveries_of(fenix, app, event_id).await.remove(0)
 }
 
-/// A delivery's attempts, in attempt order.
-pub async fn attempts(fenix: &Fenix, app: &str, delivery_id: &str) -> Vec<Value> {
-    let (status, body) = fenix.call("GET", &format!("/v1/apps/{app}/deliveries/{delivery_id}/attempts"), None).await;
-    assert_eq!(status, 200, "list attempts: {body}");
-    body["data"].as_array().cloned().unwrap_or_default()
-}
+pub use crate::support::attempts;
 
 /// The endpoint's signing secret from its create answer.
 pub fn secret_of(endpoint: &Value) -> String {

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::common::{
+use super::common::{
     attempts, node_accepts, python_accepts, secret_of, signing_crate_accepts, wait_for_status, Signed,
 };
 use crate::support::{eventually, Backend, Fenix, Plan, Receiver, TestDb};

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::common::{attempts, wait_for_status};
+use super::common::{attempts, wait_for_status};
 use crate::support::{eventually, Backend, Fenix, Plan, Receiver, TestDb};
 
 /// A binary answer: NUL bytes and invalid UTF-8 around some text.
@@ -46,7 +46,7 @@ async fn a_binary_answer_is_logged_safely_and_other_tenants_keep_receiving(backe
     assert_eq!(ok_attempts[0]["response_excerpt"], SHOWN);
     assert!(ok_attempts[0]["error"].is_null());
 
-    let err_id = crate::common::deliveries_of(&fenix, &hostile, err_evt["id"].as_str().unwrap()).await[0]["id"]
+    let err_id = super::common::deliveries_of(&fenix, &hostile, err_evt["id"].as_str().unwrap()).await[0]["id"]
         .as_str()
         .unwrap()
         .to_string();
@@ -172,7 +172,7 @@ async fn a_name_server_that_never_answers_costs_one_attempt_timeout() {
     dns.hang("slow.dest-test.com");
 
     let slow = fenix.send_event(&app, json!({"type": "slow.sent", "data": {}})).await;
-    let slow_id = crate::common::deliveries_of(&fenix, &app, slow["id"].as_str().unwrap()).await[0]["id"]
+    let slow_id = super::common::deliveries_of(&fenix, &app, slow["id"].as_str().unwrap()).await[0]["id"]
         .as_str()
         .unwrap()
         .to_string();

@@ -5,7 +5,7 @@ use std::{collections::BTreeSet, time::Duration};
 
 use serde_json::{json, Value};
 
-use crate::common::{deliveries_of, wait_for_status};
+use super::common::{deliveries_of, wait_for_status};
 use crate::support::{eventually, Backend, Fenix, Plan, Receiver, TestDb};
 
 /// Event types a receiver got, sorted.

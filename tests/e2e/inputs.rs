@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::{signing_crate_accepts, Signed};
+use super::common::{signing_crate_accepts, Signed};
 use crate::support::{eventually, Backend, Fenix, Plan, Receiver, TestDb};
 
 /// The error code of an error answer.

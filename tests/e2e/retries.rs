@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::common::{attempts, wait_for_status};
+use super::common::{attempts, wait_for_status};
 use crate::support::{Backend, Fenix, Plan, Receiver, TestDb};
 
 async fn a_receiver_failing_twice_gets_a_third_attempt(backend: Backend) {

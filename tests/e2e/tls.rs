@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::common::{attempts, node_accepts, python_accepts, secret_of, wait_for_status, Signed};
+use super::common::{attempts, node_accepts, python_accepts, secret_of, wait_for_status, Signed};
 use crate::support::{Backend, Fenix, Plan, Receiver, TestDb};
 
 async fn an_https_receiver_signed_by_the_extra_ca_gets_its_events(backend: Backend) {

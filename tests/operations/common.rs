@@ -68,12 +68,7 @@ pub async fn wait_for_count(fenix: &Fenix, app: &str, ep: &str, status: &str, n:
     .await;
 }
 
-/// A delivery's attempts, in attempt order.
-pub async fn attempts(fenix: &Fenix, app: &str, delivery_id: &str) -> Vec<Value> {
-    let (status, body) = fenix.call("GET", &format!("/v1/apps/{app}/deliveries/{delivery_id}/attempts"), None).await;
-    assert_eq!(status, 200, "list attempts: {body}");
-    body["data"].as_array().cloned().unwrap_or_default()
-}
+pub use crate::support::{attempts, signed_v1_by as signed_by};
 
 /// Sends `n` events of `event_type` with `{"n": i}` data; answers the ingest answers' ids in order.
 pub async fn send_events(fenix: &Fenix, app: &str, event_type: &str, n: usize) -> Vec<String> {
@@ -101,17 +96,4 @@ pub fn millis(v: &Value) -> i64 {
     let s = v.as_str().unwrap_or_else(|| panic!("not a timestamp: {v}"));
     let t = humantime::parse_rfc3339_weak(s).unwrap_or_else(|e| panic!("timestamp {s:?}: {e}"));
     t.duration_since(std::time::UNIX_EPOCH).expect("after 1970").as_millis() as i64
-}
-
-/// True when the signing crate accepts a fenix-v1 request with `secret`.
-pub fn signed_by(secret: &str, r: &Received) -> bool {
-    let req = fenix_signing::SignedRequest {
-        scheme: fenix_signing::Scheme::FenixV1,
-        timestamp: r.header("x-fenix-timestamp"),
-        signature_header: r.header("x-fenix-signature"),
-        msg_id: None,
-        body: &r.body,
-    };
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("clock").as_secs() as i64;
-    fenix_signing::verify(&req, &[secret], fenix_signing::DEFAULT_TOLERANCE, now).is_ok()
 }

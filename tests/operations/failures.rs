@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::{
+use super::common::{
     attempts, delivery, endpoint, id_of, millis, send_events, signed_by, state_changes, wait_for_count,
     wait_for_delivery, wait_for_requests, wait_for_state, PATIENCE,
 };

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::common::{ep_path, id_of, send_events, wait_for_delivery};
+use super::common::{ep_path, id_of, send_events, wait_for_delivery};
 use crate::support::{Backend, Fenix, Plan, Receiver, TestDb};
 
 /// A metric sample's value from the text exposition, by its full name with labels.

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::common::{id_of, send_events, wait_for_count, wait_for_requests};
+use super::common::{id_of, send_events, wait_for_count, wait_for_requests};
 use crate::support::{Backend, Fenix, Plan, Receiver, TestDb};
 
 async fn an_endpoint_limited_to_5_per_second_receives_10_events_over_at_least_1_6_seconds(backend: Backend) {

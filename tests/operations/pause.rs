@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::json;
 
-use crate::common::{
+use super::common::{
     attempts, delivery, ep_path, id_of, requests_for, send_events, wait_for_count, wait_for_delivery,
     wait_for_requests, PATIENCE,
 };

@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use crate::common::{attempts, ep_path, id_of, wait_for_delivery, wait_for_requests};
+use super::common::{attempts, ep_path, id_of, wait_for_delivery, wait_for_requests};
 use crate::support::{Backend, Fenix, Plan, Receiver, TestDb};
 
 const MARKER: &str = "MARKER-7f3a9c";

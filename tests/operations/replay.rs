@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::common::{
+use super::common::{
     attempts, delivery, ep_path, id_of, requests_for, send_events, wait_for_count, wait_for_delivery, wait_for_requests,
 };
 use crate::support::{Backend, Fenix, Plan, Receiver, TestDb};

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use crate::common::{ep_path, id_of, send_events, wait_for_delivery, wait_for_requests, PATIENCE};
+use super::common::{ep_path, id_of, send_events, wait_for_delivery, wait_for_requests, PATIENCE};
 use crate::support::{eventually, Backend, Fenix, Plan, Receiver, TestDb};
 
 async fn a_purged_payload_keeps_its_digest_and_cannot_be_replayed(backend: Backend) {

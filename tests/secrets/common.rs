@@ -17,9 +17,7 @@ pub const KEY_A: &str = "q83vEjRWeJCrze8SNFZ4kKvN7xI0VniQq83vEjRWeJA=";
 /// A second master key, to move to.
 pub const KEY_B: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 
-pub fn now_unix() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("clock").as_secs() as i64
-}
+pub use crate::support::{attempts, unix_now as now_unix};
 
 /// Which scheme a request was signed with, from its headers.
 pub fn scheme_of(req: &Received) -> Scheme {
@@ -85,15 +83,6 @@ pub async fn succeeded_delivery(fenix: &Fenix, app: &str, event_id: &str, endpoi
     })
     .await;
     fenix.deliveries(app, &query).await.remove(0)
-}
-
-/// The attempts of a delivery, oldest first.
-pub async fn attempts(fenix: &Fenix, app: &str, delivery_id: &str) -> Vec<Value> {
-    let (status, body) = fenix.call("GET", &format!("/v1/apps/{app}/deliveries/{delivery_id}/attempts"), None).await;
-    assert_eq!(status, 200, "attempts: {body}");
-    let mut list = body["data"].as_array().cloned().unwrap_or_default();
-    list.sort_by_key(|a| a["attempt_number"].as_i64());
-    list
 }
 
 /// `signed_with` of the single attempt of the delivery of `event_id` to `endpoint_id`.

@@ -7,7 +7,7 @@
 
 use std::{os::unix::fs::PermissionsExt, path::Path, time::Duration};
 
-use crate::{
+use super::{
     common::{run_fenix, with_env},
     support::{fenix::base_env, Backend, Fenix, TestDb},
 };

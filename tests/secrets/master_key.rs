@@ -8,7 +8,7 @@ use std::time::Duration;
 use base64::{engine::general_purpose::STANDARD, Engine};
 use serde_json::json;
 
-use crate::{
+use super::{
     common::{rotate, run_fenix, send, signatures, verify, with_env, KEY_A, KEY_B},
     snippets::wait_for,
     support::{db::postgres_available, fenix::base_env, Backend, Fenix, Plan, Receiver, TestDb},

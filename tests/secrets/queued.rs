@@ -8,7 +8,7 @@ use std::time::Duration;
 use fenix_signing::VerifyError;
 use serde_json::json;
 
-use crate::{
+use super::{
     common::{request_for, rotate, send, signed_with, verify},
     support::{eventually, Backend, Fenix, Plan, Receiver, TestDb},
 };

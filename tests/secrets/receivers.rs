@@ -10,7 +10,7 @@
 use fenix_signing::Scheme;
 use serde_json::json;
 
-use crate::{
+use super::{
     common::{attempts, rotate, send, signatures, succeeded_delivery},
     snippets::{available, forward, wait_for, RustReceiver, SnippetProcess},
     support::{Backend, Fenix, Plan, Receiver, TestDb},
@@ -137,7 +137,7 @@ async fn the_official_python_standardwebhooks_package_accepts_deliveries_and_rej
 /// The worked examples of the page are what Fenix's signing code computes.
 #[test]
 fn the_worked_signature_examples_in_the_docs_are_correct() {
-    let doc = crate::snippets::RECEIVING_MD;
+    let doc = super::snippets::RECEIVING_MD;
     let new = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
     let old = "whsec_ZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXp7fH1+f4CBgoM=";
     let body = br#"{"id":"evt_01JDQ4X5B6M7N8P9Q0R1S2T3V4","type":"booking.confirmed","created_at":"2026-11-29T21:04:19Z","data":{"booking_id":42}}"#;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use fenix_signing::VerifyError;
 use serde_json::{json, Value};
 
-use crate::{
+use super::{
     common::{expected_signature, now_unix, request_for, rotate, send, signatures, signed_with, verify},
     snippets::wait_for,
     support::{eventually, Backend, Fenix, Plan, Receiver, TestDb},

@@ -9,7 +9,7 @@ use std::time::Duration;
 use base64::{engine::general_purpose::STANDARD, Engine};
 use serde_json::{json, Value};
 
-use crate::{
+use super::{
     common::{random_bytes, random_secret, rotate, send, succeeded_delivery},
     support::{Backend, Fenix, Plan, Receiver, TestDb},
 };
@@ -303,19 +303,19 @@ async fn a_supplied_secret_that_does_not_qualify_is_refused_with_invalid_secret(
 
     // The refused rotations changed nothing: one signature, the original secret.
     let event = send(&fenix, &app, 1).await;
-    let got = crate::snippets::wait_for(&receiver, 1).await;
-    let request = crate::common::request_for(&got, &event);
-    assert_eq!(crate::common::signatures(request).len(), 1);
-    crate::common::verify(request, &[&original]).expect("still signed with the original secret");
-    assert_eq!(crate::common::signed_with(&fenix, &app, &event, ep_id).await, json!([1]));
+    let got = super::snippets::wait_for(&receiver, 1).await;
+    let request = super::common::request_for(&got, &event);
+    assert_eq!(super::common::signatures(request).len(), 1);
+    super::common::verify(request, &[&original]).expect("still signed with the original secret");
+    assert_eq!(super::common::signed_with(&fenix, &app, &event, ep_id).await, json!([1]));
 
     // A secret that qualifies (24 random bytes, the least allowed) is accepted and used.
     let own = format!("whsec_{}", STANDARD.encode(random_bytes(24)));
     let rotated = rotate(&fenix, &app, ep_id, json!({"secret": own, "overlap_seconds": 0})).await;
     assert_eq!(rotated["secret"], own.as_str());
     let event = send(&fenix, &app, 2).await;
-    let got = crate::snippets::wait_for(&receiver, 2).await;
-    crate::common::verify(crate::common::request_for(&got, &event), &[&own]).expect("signed with the supplied secret");
+    let got = super::snippets::wait_for(&receiver, 2).await;
+    super::common::verify(super::common::request_for(&got, &event), &[&own]).expect("signed with the supplied secret");
 }
 
 crate::on_both_backends!(

@@ -167,7 +167,7 @@ impl RustReceiver {
     pub async fn start(scheme: fenix_signing::Scheme, secrets: &[&str]) -> RustReceiver {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let url = format!("http://{}/webhooks", listener.local_addr().expect("addr"));
-        let router = crate::rust_receiver::router(scheme, secrets.iter().map(|s| s.to_string()).collect());
+        let router = super::rust_receiver::router(scheme, secrets.iter().map(|s| s.to_string()).collect());
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, router).await;
         });
@@ -216,7 +216,7 @@ fn rust_snippet_is_the_compiled_receiver() {
         "the Rust block of docs/receiving.md differs from tests/secrets/rust_receiver.rs: keep them identical"
     );
     // The snippet's `main` is part of what the page shows: keep it compiling.
-    let _main: fn() -> std::io::Result<()> = crate::rust_receiver::main;
+    let _main: fn() -> std::io::Result<()> = super::rust_receiver::main;
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use fenix::store::{apps::AppRow, is_unique_violation};
 
-use crate::fixtures::{id_at, Fixture, T0};
+use super::fixtures::{id_at, Fixture, T0};
 use crate::support::Backend;
 
 fn app_row(uid: Option<&str>, at: i64) -> AppRow {

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use fenix::store::{ClaimedDelivery, Store};
 
-use crate::fixtures::{Fixture, T0};
+use super::fixtures::{Fixture, T0};
 use crate::support::Backend;
 
 fn ids(claimed: &[ClaimedDelivery]) -> HashSet<String> {

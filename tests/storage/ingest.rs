@@ -7,7 +7,7 @@ use fenix::{
     wake::Wake,
 };
 
-use crate::fixtures::{ingest_on, new_event, Fixture, T0};
+use super::fixtures::{ingest_on, new_event, Fixture, T0};
 use crate::support::Backend;
 
 fn all() -> DeliveryFilter {

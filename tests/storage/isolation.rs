@@ -7,7 +7,7 @@ use fenix::store::{
     ClaimedDelivery, Outcome,
 };
 
-use crate::fixtures::{attempt_for, outcome, Fixture, T0};
+use super::fixtures::{attempt_for, outcome, Fixture, T0};
 use crate::support::Backend;
 
 /// One app, one endpoint, `n` events due at `T0`, all claimed; with the app id.

@@ -5,7 +5,7 @@
 
 use fenix::store::{endpoints::NewEndpoint, is_data_error, is_unavailable};
 
-use crate::fixtures::{endpoint_row, id_at, new_event, Fixture, T0};
+use super::fixtures::{endpoint_row, id_at, new_event, Fixture, T0};
 use crate::support::Backend;
 
 async fn concurrent_rotations_of_one_secret_each_get_their_own_version(backend: Backend) {

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use fenix::store::{events::EventFilter, DeliveryFilter};
 
-use crate::fixtures::{Fixture, T0};
+use super::fixtures::{Fixture, T0};
 use crate::support::Backend;
 
 /// A delivery as the test knows it.

@@ -3,7 +3,7 @@
 
 use fenix::store::Store;
 
-use crate::fixtures::{Fixture, Raw, T0};
+use super::fixtures::{Fixture, Raw, T0};
 use crate::support::{Backend, TestDb};
 
 async fn migrations_apply_on_an_empty_database_and_a_second_run_changes_nothing(backend: Backend) {

@@ -3,7 +3,7 @@
 
 use fenix::store::ClaimedDelivery;
 
-use crate::fixtures::{attempt_for, outcome, Fixture, T0};
+use super::fixtures::{attempt_for, outcome, Fixture, T0};
 use crate::support::Backend;
 
 /// One app, one endpoint, one event due at `T0`; returns (app, delivery).

@@ -14,7 +14,7 @@ use fenix::store::{
     DeliveryFilter,
 };
 
-use crate::fixtures::{Arg, Fixture, T0};
+use super::fixtures::{Arg, Fixture, T0};
 use crate::support::Backend;
 
 /// The plan reads through one of `indexes` and never scans a whole table

@@ -3,7 +3,7 @@
 
 use fenix::store::replay::{ReplayRefusal, ReplayScope};
 
-use crate::fixtures::{Fixture, Raw, T0};
+use super::fixtures::{Fixture, Raw, T0};
 use crate::support::Backend;
 
 /// When every fixture delivery below has come due.

@@ -3,7 +3,7 @@
 
 use fenix::store::{endpoints::SecretRow, Store};
 
-use crate::fixtures::{Fixture, T0};
+use super::fixtures::{Fixture, T0};
 use crate::support::Backend;
 
 fn versions(secrets: &[SecretRow]) -> Vec<i64> {

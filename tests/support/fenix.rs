@@ -205,6 +205,15 @@ impl Fenix {
     }
 }
 
+/// A delivery's attempts, in attempt order.
+pub async fn attempts(fenix: &Fenix, app: &str, delivery_id: &str) -> Vec<Value> {
+    let (status, body) = fenix.call("GET", &format!("/v1/apps/{app}/deliveries/{delivery_id}/attempts"), None).await;
+    assert_eq!(status, 200, "list attempts: {body}");
+    let mut list = body["data"].as_array().cloned().unwrap_or_default();
+    list.sort_by_key(|a| a["attempt_number"].as_i64());
+    list
+}
+
 impl Drop for Fenix {
     fn drop(&mut self) {
         let _ = self.child.kill();

@@ -1,6 +1,9 @@
 //! Test support shared by the end-to-end and storage suites: a fresh database
 //! per test on either backend, the real `fenix` binary as a child process, and
 //! real HTTP/HTTPS receivers on loopback that record what arrives.
+//!
+//! Compiled once: the suites are modules of the one `integration` test binary
+//! (tests/main.rs) and reach this harness as `crate::support`.
 
 #![allow(dead_code, unused_imports)]
 
@@ -11,8 +14,8 @@ pub mod postgres;
 pub mod receiver;
 
 pub use db::{Backend, TestDb};
-pub use fenix::Fenix;
-pub use receiver::{Plan, Received, Receiver};
+pub use fenix::{attempts, Fenix};
+pub use receiver::{signed_v1_by, Plan, Received, Receiver};
 
 /// Expands one async scenario `fn name(backend: Backend)` into a test per backend.
 #[macro_export]
@@ -55,4 +58,9 @@ where
         }
         tokio::time::sleep(std::time::Duration::from_millis(25)).await;
     }
+}
+
+/// Seconds since the Unix epoch (the clock signatures are checked against).
+pub fn unix_now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("clock after 1970").as_secs() as i64
 }

@@ -40,6 +40,19 @@ impl Received {
     }
 }
 
+/// True when the signing crate accepts `got` as signed, freshly, with `secret`
+/// under fenix-v1 (the default scheme).
+pub fn signed_v1_by(secret: &str, got: &Received) -> bool {
+    let req = fenix_signing::SignedRequest {
+        scheme: fenix_signing::Scheme::FenixV1,
+        timestamp: got.header("x-fenix-timestamp"),
+        signature_header: got.header("x-fenix-signature"),
+        msg_id: None,
+        body: &got.body,
+    };
+    fenix_signing::verify(&req, &[secret], fenix_signing::DEFAULT_TOLERANCE, super::unix_now()).is_ok()
+}
+
 /// How to answer one request.
 #[derive(Debug, Clone)]
 pub struct Plan {

@@ -1,9 +1,6 @@
 //! The storage suite: the same scenarios against SQLite and PostgreSQL, calling
 //! the store directly (no HTTP), each on a fresh database.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 mod fixtures;
 
 mod apps;

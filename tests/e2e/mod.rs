@@ -1,9 +1,6 @@
 //! End-to-end suites: the real `fenix` binary over HTTP, real receivers on
 //! loopback, both storage backends.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 mod abuse;
 mod api;
 mod common;

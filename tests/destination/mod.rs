@@ -4,9 +4,6 @@
 //! destinations are refused before any connection, and the names that answer
 //! public addresses are only ever registered, never sent to.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 mod common;
 mod deny_list;
 mod disclosure;

@@ -4,9 +4,6 @@
 //! SQLite file), loopback receivers, and counts of accepted, delivered and
 //! duplicated events printed by every scenario.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 mod burst;
 mod common;
 mod crash;

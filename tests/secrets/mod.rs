@@ -2,8 +2,7 @@
 //! sealed under the master key, rotated without downtime; and every receiver
 //! of `docs/receiving.md` verifies real deliveries.
 
-#[path = "../support/mod.rs"]
-mod support;
+use crate::support;
 
 mod common;
 mod file_modes;

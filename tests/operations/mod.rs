@@ -3,9 +3,6 @@
 //! automatic disabling, operational events), payload privacy and retention,
 //! stats, metrics and per-endpoint pacing — the real binary, both backends.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 mod common;
 mod failures;
 mod observability;
