@@ -174,19 +174,8 @@ pub fn outcome(
     attempt_count: i64,
     attempt: Option<AttemptRecord>,
 ) -> Outcome {
-    let last = attempt.as_ref().map(|a| a.started_at);
-    Outcome {
-        delivery_id: c.id.clone(),
-        endpoint_id: c.endpoint_id.clone(),
-        app_id: c.app_id.clone(),
-        event_id: c.event_id.clone(),
-        lease_token: c.lease_token,
-        attempt,
-        status: status.parse().expect("a delivery status"),
-        attempt_count,
-        next_attempt_at: None,
-        last_attempt_at: last,
-    }
+    let status = status.parse().expect("a delivery status");
+    Outcome { attempt_count, ..c.outcome(status, attempt, None) }
 }
 
 /// A bound value for [`Raw`] queries.

@@ -18,12 +18,7 @@ use super::{
     schedule::{self, parse_retry_after, AttemptFacts, Next},
     signing_keys::{LiveSecret, Reloaded},
 };
-use crate::{
-    ids,
-    state::SharedState,
-    store::deliveries::{AttemptRecord, Outcome},
-    time,
-};
+use crate::{ids, state::SharedState, store::deliveries::AttemptRecord, time};
 
 /// Builds, signs and sends one attempt of `job` under the attempt timeout;
 /// decides what comes next.
@@ -73,18 +68,7 @@ pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys:
         error_detail: result.detail.map(|d| storable_detail(&d)),
         signed_with: serde_json::to_string(&versions).expect("numbers serialize"),
     };
-    let outcome = Outcome {
-        delivery_id: c.id.clone(),
-        endpoint_id: c.endpoint_id.clone(),
-        app_id: c.app_id.clone(),
-        event_id: c.event_id.clone(),
-        lease_token: c.lease_token,
-        attempt: Some(record),
-        status,
-        attempt_count: c.attempt_count + 1,
-        next_attempt_at,
-        last_attempt_at: Some(started_at),
-    };
+    let outcome = c.outcome(status, Some(record), next_attempt_at);
     Reported { outcome, notes }
 }
 

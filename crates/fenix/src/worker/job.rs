@@ -57,18 +57,7 @@ impl Gated for Job {
 
 /// The outcome of a claimed delivery settled without an attempt.
 pub(super) fn settled(c: &ClaimedDelivery, status: DeliveryStatus) -> Outcome {
-    Outcome {
-        delivery_id: c.id.clone(),
-        endpoint_id: c.endpoint_id.clone(),
-        app_id: c.app_id.clone(),
-        event_id: c.event_id.clone(),
-        lease_token: c.lease_token,
-        attempt: None,
-        status,
-        attempt_count: c.attempt_count,
-        next_attempt_at: None,
-        last_attempt_at: None,
-    }
+    c.outcome(status, None, None)
 }
 
 /// Turns claimed rows into jobs; deliveries that must not be sent become

@@ -103,18 +103,7 @@ fn outcome(c: &ClaimedDelivery, status: DeliveryStatus, http_status: u16, at: i6
         error_detail: None,
         signed_with: "[1]".into(),
     };
-    Outcome {
-        delivery_id: c.id.clone(),
-        endpoint_id: c.endpoint_id.clone(),
-        app_id: c.app_id.clone(),
-        event_id: c.event_id.clone(),
-        lease_token: c.lease_token,
-        attempt: Some(attempt),
-        status,
-        attempt_count: 1,
-        next_attempt_at: (status == DeliveryStatus::Pending).then_some(at),
-        last_attempt_at: Some(at),
-    }
+    c.outcome(status, Some(attempt), (status == DeliveryStatus::Pending).then_some(at))
 }
 
 fn succeeded(c: &ClaimedDelivery, at: i64) -> Outcome {

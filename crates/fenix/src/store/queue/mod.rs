@@ -49,6 +49,31 @@ pub struct ClaimedDelivery {
     pub lease_token: i64,
 }
 
+impl ClaimedDelivery {
+    /// The outcome of working on this delivery: its identity and lease token
+    /// as claimed, `status` and the retry time, and the attempt made, if any
+    /// (which counts one more attempt and is the last one).
+    pub fn outcome(
+        &self,
+        status: DeliveryStatus,
+        attempt: Option<AttemptRecord>,
+        next_attempt_at: Option<Millis>,
+    ) -> Outcome {
+        Outcome {
+            delivery_id: self.id.clone(),
+            endpoint_id: self.endpoint_id.clone(),
+            app_id: self.app_id.clone(),
+            event_id: self.event_id.clone(),
+            lease_token: self.lease_token,
+            attempt_count: self.attempt_count + i64::from(attempt.is_some()),
+            last_attempt_at: attempt.as_ref().map(|a| a.started_at),
+            attempt,
+            status,
+            next_attempt_at,
+        }
+    }
+}
+
 /// What the worker needs to send a batch: envelopes, endpoints and live secrets.
 #[derive(Debug, Default)]
 pub struct BatchContext {
