@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use tokio_util::sync::CancellationToken;
 
 use fenix::{secrets::MasterKey, settings::Settings, startup, store::Store};
@@ -12,17 +12,42 @@ use fenix::{secrets::MasterKey, settings::Settings, startup, store::Store};
 #[derive(Parser)]
 #[command(name = "fenix", version, about = "Outbound webhook delivery: signed, retried, logged.")]
 struct Cli {
-    /// Optional TOML settings file (environment variables override it).
-    #[arg(long, global = true, env = "FENIX_CONFIG")]
-    config: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
 
+/// `--config`, on the commands that read settings only: `keygen` and `listen`
+/// read none, so they refuse it rather than accept a file they would ignore.
+#[derive(Args)]
+struct ConfigFile {
+    /// Optional TOML settings file (environment variables override it); see docs/configuration.md.
+    // Global so that `fenix token --config F list` and `fenix token list --config F` both work.
+    #[arg(long, global = true, env = "FENIX_CONFIG", value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+/// What `fenix serve --help` adds: the settings a first start needs, and where the rest are.
+const SERVE_HELP: &str = "\
+Settings (environment variables; a --config TOML file takes the same names in lower case, without FENIX_):
+  FENIX_LISTEN              address of the API [default: 127.0.0.1:8080]
+  DATABASE_URL              sqlite://PATH (created if missing) or postgres://… [default: sqlite://fenix.db]
+  FENIX_MASTER_KEY          encrypts endpoint secrets at rest (`fenix keygen`); required with PostgreSQL
+                            [default on SQLite: a key file beside the database, <db file>.key]
+  FENIX_ADMIN_TOKEN         an admin token registered at start; when unset, the first start prints one
+  FENIX_RETRY_SCHEDULE      waits between attempts [default: 1m,5m,30m,2h]
+  FENIX_LOG, FENIX_LOG_FORMAT  log filter (e.g. debug) and format (json)
+  FENIX_UNSAFE_ALLOW_HTTP, FENIX_UNSAFE_ALLOW_CIDRS  development only: loopback and plain-http receivers
+
+Every setting, its range and its default: docs/configuration.md.
+Admin tokens are shown once; `fenix token create` makes another.";
+
 #[derive(Subcommand)]
 enum Command {
     /// Run the admin API and the delivery worker (migrates the database first).
+    #[command(after_help = SERVE_HELP)]
     Serve {
+        #[command(flatten)]
+        config: ConfigFile,
         /// Serve the API only; deliveries are sent by other instances.
         #[arg(long, conflicts_with = "worker_only")]
         api_only: bool,
@@ -30,17 +55,25 @@ enum Command {
         #[arg(long)]
         worker_only: bool,
     },
-    /// Apply database migrations and exit.
-    Migrate,
-    /// Admin tokens.
+    /// Apply database migrations and exit (creates a SQLite database if missing).
+    Migrate {
+        #[command(flatten)]
+        config: ConfigFile,
+    },
+    /// Admin tokens (of an existing database).
     Token {
+        #[command(flatten)]
+        config: ConfigFile,
         #[command(subcommand)]
         command: TokenCommand,
     },
     /// Print a new random master key (base64 of 32 bytes) for FENIX_MASTER_KEY.
     Keygen,
     /// Re-encrypt every endpoint secret under FENIX_MASTER_KEY; the old key(s) go in FENIX_PREVIOUS_MASTER_KEYS.
-    Rekey,
+    Rekey {
+        #[command(flatten)]
+        config: ConfigFile,
+    },
     /// A local receiver for development (like `stripe listen`): verifies each
     /// request and prints one line per request; never the payload unless asked.
     #[command(alias = "receive")]
@@ -110,16 +143,26 @@ async fn main() -> std::process::ExitCode {
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Serve { api_only, worker_only } => {
-            let mut settings = Settings::load(cli.config.as_deref())?;
+        Command::Serve { config, api_only, worker_only } => {
+            let mut settings = Settings::load(config.config.as_deref())?;
             settings.run_api = !worker_only;
             settings.run_worker = !api_only;
             settings.validate()?;
+            // The port first: a start that cannot listen must create nothing,
+            // least of all a bootstrap token shown once and then lost.
             let listen = settings.listen;
-            let state = fenix::build_state(settings).await?;
             let listener =
                 tokio::net::TcpListener::bind(listen).await.with_context(|| format!("listening on {listen}"))?;
             let addr = listener.local_addr()?;
+            let state = fenix::build_state(settings).await?;
+            // Last before serving: nothing after this can fail and lose a printed token.
+            match startup::bootstrap_token(&state.store, &state.settings).await? {
+                Some(token) => println!("Admin token (shown once, store it now): {token}"),
+                None if state.settings.admin_token.is_none() && state.settings.run_api => {
+                    println!("Admin tokens are shown only once; to make another: fenix token create --name NAME")
+                }
+                None => {}
+            }
             if state.settings.run_api {
                 println!("Fenix listening on http://{addr}");
             } else {
@@ -132,62 +175,29 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             tracing::info!("fenix stopped");
             Ok(())
         }
-        Command::Migrate => {
-            let settings = Settings::load(cli.config.as_deref())?;
+        Command::Migrate { config } => {
+            let settings = Settings::load(config.config.as_deref())?;
             let store = Store::connect(&settings.database_url, 2).await?;
             store.migrate().await?;
             store.close().await;
             println!("migrations applied");
             Ok(())
         }
-        Command::Token { command: TokenCommand::Create { name } } => {
-            let settings = Settings::load(cli.config.as_deref())?;
-            let store = Store::connect(&settings.database_url, 2).await?;
-            store.migrate().await?;
-            let token = fenix::secrets::generate_admin_token();
-            store
-                .insert_admin_token(
-                    &fenix::ids::new_id("tok"),
-                    &name,
-                    &fenix::secrets::hash_admin_token(&token),
-                    fenix::time::now_ms(),
-                )
-                .await?;
+        Command::Token { config, command } => {
+            let settings = Settings::load(config.config.as_deref())?;
+            let store = startup::connect_existing(&settings).await?;
+            let done = token(&store, command).await;
             store.close().await;
-            println!("{token}");
-            Ok(())
-        }
-        Command::Token { command: TokenCommand::List } => {
-            let settings = Settings::load(cli.config.as_deref())?;
-            let store = Store::connect(&settings.database_url, 2).await?;
-            store.migrate().await?;
-            for (id, name, created_at) in store.list_admin_tokens().await? {
-                println!("{id}  {name}  created {}", fenix::time::rfc3339(created_at));
-            }
-            store.close().await;
-            Ok(())
-        }
-        Command::Token { command: TokenCommand::Revoke { id } } => {
-            let settings = Settings::load(cli.config.as_deref())?;
-            let store = Store::connect(&settings.database_url, 2).await?;
-            store.migrate().await?;
-            let existed = store.delete_admin_token(&id).await?;
-            store.close().await;
-            if !existed {
-                anyhow::bail!("no admin token with id {id} (see `fenix token list`)");
-            }
-            println!("revoked {id}");
-            Ok(())
+            done
         }
         Command::Keygen => {
             println!("{}", MasterKey::generate().to_base64());
             Ok(())
         }
-        Command::Rekey => {
-            let settings = Settings::load(cli.config.as_deref())?;
+        Command::Rekey { config } => {
+            let settings = Settings::load(config.config.as_deref())?;
+            let store = startup::connect_existing(&settings).await?;
             let keyring = startup::load_keyring(&settings)?;
-            let store = Store::connect(&settings.database_url, 2).await?;
-            store.migrate().await?;
             startup::check_master_key(&store, &keyring).await?;
             let n = fenix::secrets::rekey(&store, &keyring).await?;
             store.close().await;
@@ -198,6 +208,34 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             fenix::receiver::run((host, port).into(), fenix::receiver::Listen { secrets, show_payload }).await
         }
     }
+}
+
+/// `fenix token …` on a database that exists (see [`startup::connect_existing`]).
+async fn token(store: &Store, command: TokenCommand) -> anyhow::Result<()> {
+    match command {
+        TokenCommand::Create { name } => {
+            let token = fenix::secrets::generate_admin_token();
+            let hash = fenix::secrets::hash_admin_token(&token);
+            store.insert_admin_token(&fenix::ids::new_id("tok"), &name, &hash, fenix::time::now_ms()).await?;
+            println!("{token}");
+        }
+        TokenCommand::List => {
+            let tokens = store.list_admin_tokens().await?;
+            if tokens.is_empty() {
+                eprintln!("fenix: no admin tokens (make one with `fenix token create`)");
+            }
+            for (id, name, created_at) in tokens {
+                println!("{id}  {name}  created {}", fenix::time::rfc3339(created_at));
+            }
+        }
+        TokenCommand::Revoke { id } => {
+            if !store.delete_admin_token(&id).await? {
+                anyhow::bail!("no admin token with id {id} (see `fenix token list`)");
+            }
+            println!("revoked {id}");
+        }
+    }
+    Ok(())
 }
 
 async fn stop_on_signal(shutdown: CancellationToken) {

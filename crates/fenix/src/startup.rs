@@ -98,16 +98,35 @@ pub fn policy(settings: &Settings) -> fenix_destination::Policy {
     }
 }
 
+/// Connects to a database that already exists, and migrates it: for the
+/// commands that only make sense on one (`token`, `rekey`). A SQLite file that
+/// is not there is refused, not created: run in the wrong directory, they
+/// would otherwise make an empty `fenix.db` and answer as if all were well.
+pub async fn connect_existing(settings: &Settings) -> anyhow::Result<Store> {
+    if let Some(file) = sqlite_path(&settings.database_url) {
+        if !file.exists() {
+            let shown = std::path::absolute(&file).unwrap_or(file);
+            bail!(
+                "no database at {} (DATABASE_URL={}). Run this where `fenix serve` runs, or set DATABASE_URL \
+                 (or --config) to its database; `fenix serve` and `fenix migrate` create a new one",
+                shown.display(),
+                settings.database_url
+            );
+        }
+    }
+    let store = Store::connect(&settings.database_url, 2).await?;
+    store.migrate().await?;
+    Ok(store)
+}
+
 /// Connects, migrates, loads keys: everything `serve` needs before listening.
-/// Prints a generated bootstrap token to standard output (once, ever).
+/// The bootstrap token is not made here: `serve` makes and prints it
+/// ([`bootstrap_token`]) last, once nothing else can make the start fail.
 pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
     let keyring = load_keyring(&settings)?;
     let store = Store::connect(&settings.database_url, settings.max_db_connections).await?;
     store.migrate().await?;
     check_master_key(&store, &keyring).await?;
-    if let Some(token) = bootstrap_token(&store, &settings).await? {
-        println!("Admin token (shown once, store it now): {token}");
-    }
     let policy = policy(&settings);
     let destinations = fenix_destination::CheckingResolver::new(policy.clone(), settings.dns_servers.clone())
         .context("setting up the DNS resolver")?;
@@ -132,9 +151,10 @@ fn warn_about_unsafe_settings(settings: &Settings) {
     if let Some(ca) = &settings.extra_ca_cert {
         on.push(format!("FENIX_EXTRA_CA_CERT={} (an extra CA is trusted)", ca.display()));
     }
+    // Once, as a log line: logs go to standard error (the terminal) already,
+    // and in the chosen format (`FENIX_LOG_FORMAT=json` stays one object a line).
     for what in &on {
-        eprintln!("fenix: WARNING: development setting in effect: {what}. Never use it in production.");
-        tracing::warn!("development setting in effect: {what}");
+        tracing::warn!("WARNING: development setting in effect: {what}. Never use it in production.");
     }
 }
 
