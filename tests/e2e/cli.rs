@@ -138,6 +138,10 @@ async fn commands_that_need_a_database_refuse_a_directory_without_one() {
 
     let migrated = fenix_in(dir.path(), &[("FENIX_LOG", "warn")], &["migrate"]);
     assert!(migrated.status.success(), "migrate creates the database: {}", text(&migrated.stderr));
+    let empty = fenix_in(dir.path(), &[("FENIX_LOG", "warn")], &["token", "list"]);
+    assert!(empty.status.success(), "{}", text(&empty.stderr));
+    assert_eq!(text(&empty.stdout), "", "no token, no line");
+    assert!(text(&empty.stderr).contains("fenix token create"), "an empty list says how to make a token");
     let created = fenix_in(dir.path(), &[("FENIX_LOG", "warn")], &["token", "create"]);
     assert!(created.status.success(), "{}", text(&created.stderr));
     assert!(text(&created.stdout).starts_with("fxa_"), "{}", text(&created.stdout));

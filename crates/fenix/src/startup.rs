@@ -154,7 +154,7 @@ fn warn_about_unsafe_settings(settings: &Settings) {
     // Once, as a log line: logs go to standard error (the terminal) already,
     // and in the chosen format (`FENIX_LOG_FORMAT=json` stays one object a line).
     for what in &on {
-        tracing::warn!("WARNING: development setting in effect: {what}. Never use it in production.");
+        tracing::warn!("development setting in effect: {what}. Never use it in production.");
     }
 }
 
