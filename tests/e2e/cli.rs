@@ -155,6 +155,8 @@ fn serve_help_names_the_main_settings_and_points_to_the_configuration_reference(
     for needle in ["FENIX_LISTEN", "DATABASE_URL", "FENIX_MASTER_KEY", "FENIX_ADMIN_TOKEN", "docs/configuration.md"] {
         assert!(help.contains(needle), "serve --help lacks {needle}:\n{help}");
     }
+    let out = Command::new(BIN).arg("--help").output().expect("run fenix");
+    assert!(text(&out.stdout).contains("docs/configuration.md"), "fenix --help: {}", text(&out.stdout));
 }
 
 #[test]

@@ -10,7 +10,12 @@ use tokio_util::sync::CancellationToken;
 use fenix::{secrets::MasterKey, settings::Settings, startup, store::Store};
 
 #[derive(Parser)]
-#[command(name = "fenix", version, about = "Outbound webhook delivery: signed, retried, logged.")]
+#[command(
+    name = "fenix",
+    version,
+    about = "Outbound webhook delivery: signed, retried, logged.",
+    after_help = "The main settings: `fenix serve --help`; every setting: docs/configuration.md."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
