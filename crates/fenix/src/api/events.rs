@@ -96,7 +96,8 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
         None => body_id,
     };
     match key {
-        Some(k) if k.is_empty() || k.len() > MAX_KEY_LEN => Err(ApiError::invalid(
+        // Characters, as documented: a body `id` may be any Unicode text.
+        Some(k) if k.is_empty() || k.chars().count() > MAX_KEY_LEN => Err(ApiError::invalid(
             "invalid_idempotency_key",
             "the idempotency key (Idempotency-Key header or body id) must be 1-256 characters",
         )),
