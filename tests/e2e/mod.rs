@@ -6,6 +6,7 @@ mod api;
 mod common;
 mod crash;
 mod delivery;
+mod formats;
 mod hostile;
 mod ingestion;
 mod inputs;
