@@ -134,10 +134,9 @@ impl From<anyhow::Error> for ApiError {
 impl From<JsonRejection> for ApiError {
     fn from(r: JsonRejection) -> ApiError {
         match r {
-            JsonRejection::JsonSyntaxError(e) => ApiError::bad_request(
-                "malformed_json",
-                format!("the body is not valid JSON: {}", short(&detail(&e))),
-            ),
+            JsonRejection::JsonSyntaxError(e) => {
+                ApiError::bad_request("malformed_json", format!("the body is not valid JSON: {}", short(&detail(&e))))
+            }
             JsonRejection::JsonDataError(e) => ApiError::invalid("invalid_body", short(&detail(&e))),
             JsonRejection::MissingJsonContentType(_) => ApiError::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,

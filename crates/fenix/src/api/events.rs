@@ -195,7 +195,9 @@ pub fn parse_window(since: Option<&str>, until: Option<&str>) -> Result<(Option<
             time::parse_rfc3339(v).ok_or_else(|| {
                 ApiError::bad_request(
                     "invalid_time",
-                    format!("{name} must be an RFC 3339 time such as 2026-11-29T21:04:19Z"),
+                    format!(
+                        "{name} must be an RFC 3339 time such as 2026-11-29T21:04:19Z or 2026-11-29T22:04:19+01:00"
+                    ),
                 )
             })
         })
