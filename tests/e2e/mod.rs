@@ -7,6 +7,7 @@ mod cli;
 mod common;
 mod crash;
 mod delivery;
+mod formats;
 mod hostile;
 mod ingestion;
 mod inputs;

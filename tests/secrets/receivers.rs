@@ -140,7 +140,7 @@ fn the_worked_signature_examples_in_the_docs_are_correct() {
     let doc = super::snippets::RECEIVING_MD;
     let new = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
     let old = "whsec_ZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXp7fH1+f4CBgoM=";
-    let body = br#"{"id":"evt_01JDQ4X5B6M7N8P9Q0R1S2T3V4","type":"booking.confirmed","created_at":"2026-11-29T21:04:19Z","data":{"booking_id":42}}"#;
+    let body = br#"{"id":"evt_01JDQ4X5B6M7N8P9Q0R1S2T3V4","type":"booking.confirmed","created_at":"2026-11-29T21:04:19.123Z","data":{"booking_id":42}}"#;
     let ts = 1_795_986_262;
     assert!(doc.contains(std::str::from_utf8(body).unwrap()));
     assert!(doc.contains(&format!("X-Fenix-Timestamp: {ts}")));

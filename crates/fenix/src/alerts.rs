@@ -90,7 +90,7 @@ impl OperatorAlerts {
         for (endpoint_id, d) in self.dead.lock().expect("alerts lock").drain() {
             let data = json!({
                 "endpoint_id": endpoint_id, "app_id": d.app_id, "count": d.count,
-                "since": time::rfc3339(d.first_at), "delivery_ids": d.deliveries,
+                "since": time::rfc3339_ms(d.first_at), "delivery_ids": d.deliveries,
             });
             out.push(("delivery.dead_lettered", d.app_id, data));
         }

@@ -14,7 +14,7 @@ pub fn build_envelope(id: &str, event_type: &EventType, created_at: time::Millis
         r#"{{"id":{},"type":{},"created_at":{},"data":{}}}"#,
         q(id),
         q(event_type.as_str()),
-        q(&time::rfc3339(created_at)),
+        q(&time::rfc3339_ms(created_at)),
         data.get()
     )
     .into_bytes()
@@ -40,7 +40,7 @@ mod tests {
         let env = build_envelope("evt_1", &t, 1_795_986_259_000, &data);
         assert_eq!(
             String::from_utf8(env.clone()).unwrap(),
-            r#"{"id":"evt_1","type":"booking.confirmed","created_at":"2026-11-29T21:04:19Z","data":{"b":1, "a":"x"}}"#
+            r#"{"id":"evt_1","type":"booking.confirmed","created_at":"2026-11-29T21:04:19.000Z","data":{"b":1, "a":"x"}}"#
         );
         assert_eq!(envelope_data(&env).unwrap().get(), r#"{"b":1, "a":"x"}"#);
     }

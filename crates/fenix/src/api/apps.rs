@@ -95,7 +95,8 @@ struct PatchApp {
 
 fn parse_name(name: &str) -> Result<String, ApiError> {
     let name = name.trim();
-    if name.is_empty() || name.len() > 256 {
+    // Counted in characters, as documented (`len()` is bytes: 129 × "é" is 258).
+    if name.is_empty() || name.chars().count() > 256 {
         return Err(ApiError::invalid("invalid_name", "name must be 1-256 characters"));
     }
     plain_text("name", "invalid_name", name)?;

@@ -108,13 +108,15 @@ struct RotateSecret {
     secret: Option<String>,
 }
 
-// Fields in alphabetical order: the answer's bytes stay those of the
-// `serde_json::Value` it once went through (whose map sorts its keys).
+/// The new secret. Fields in the order docs/api.md shows them, like every
+/// answer: what identifies it first (`version`), times last.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 struct Rotated {
-    previous_expires_at: String,
-    secret: String,
+    /// The new secret's version (the first secret is 1).
     version: i64,
+    secret: String,
+    /// Until when the previous secret(s) still sign.
+    previous_expires_at: String,
 }
 
 /// An endpoint after `resume`, with how many skipped deliveries were re-queued.
@@ -432,5 +434,5 @@ async fn rotate(
         },
     )?;
     tracing::info!(endpoint_id = %row.id, version, overlap_seconds = overlap, "endpoint secret rotated");
-    Ok(Json(Rotated { previous_expires_at: time::rfc3339_ms(expires), secret: secret.expose().to_string(), version }))
+    Ok(Json(Rotated { version, secret: secret.expose().to_string(), previous_expires_at: time::rfc3339_ms(expires) }))
 }

@@ -134,20 +134,26 @@ impl From<anyhow::Error> for ApiError {
 impl From<JsonRejection> for ApiError {
     fn from(r: JsonRejection) -> ApiError {
         match r {
-            JsonRejection::JsonSyntaxError(e) => ApiError::bad_request(
-                "malformed_json",
-                format!("the body is not valid JSON: {}", short(&e.body_text())),
-            ),
-            JsonRejection::JsonDataError(e) => ApiError::invalid("invalid_body", short(&e.body_text())),
+            JsonRejection::JsonSyntaxError(e) => {
+                ApiError::bad_request("malformed_json", format!("the body is not valid JSON: {}", short(&detail(&e))))
+            }
+            JsonRejection::JsonDataError(e) => ApiError::invalid("invalid_body", short(&detail(&e))),
             JsonRejection::MissingJsonContentType(_) => ApiError::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "unsupported_media_type",
                 "send the body as JSON with Content-Type: application/json",
             ),
             other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => payload_too_large(),
-            other => ApiError::bad_request("bad_request", short(&other.body_text())),
+            other => ApiError::bad_request("bad_request", short(&detail(&other))),
         }
     }
+}
+
+/// What went wrong, without the framework's preamble ("Failed to deserialize
+/// the JSON body into the target type: "): the rejection's source is serde's
+/// own error, which starts with the field's path (`name: invalid type: …`).
+fn detail(rejection: &(dyn std::error::Error + 'static)) -> String {
+    rejection.source().map_or_else(|| rejection.to_string(), ToString::to_string)
 }
 
 impl From<crate::event_types::InvalidEventType> for ApiError {

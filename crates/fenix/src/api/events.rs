@@ -96,7 +96,8 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
         None => body_id,
     };
     match key {
-        Some(k) if k.is_empty() || k.len() > MAX_KEY_LEN => Err(ApiError::invalid(
+        // Characters, as documented: a body `id` may be any Unicode text.
+        Some(k) if k.is_empty() || k.chars().count() > MAX_KEY_LEN => Err(ApiError::invalid(
             "invalid_idempotency_key",
             "the idempotency key (Idempotency-Key header or body id) must be 1-256 characters",
         )),
@@ -194,7 +195,9 @@ pub fn parse_window(since: Option<&str>, until: Option<&str>) -> Result<(Option<
             time::parse_rfc3339(v).ok_or_else(|| {
                 ApiError::bad_request(
                     "invalid_time",
-                    format!("{name} must be an RFC 3339 time such as 2026-11-29T21:04:19Z"),
+                    format!(
+                        "{name} must be an RFC 3339 time such as 2026-11-29T21:04:19Z or 2026-11-29T22:04:19+01:00"
+                    ),
                 )
             })
         })

@@ -27,36 +27,35 @@ struct StatsQuery {
     window: Option<String>,
 }
 
-// Fields in alphabetical order: the answer's bytes stay those of the `json!`
-// map this once was (serde_json sorts a map's keys).
-/// An endpoint's health over a window.
+/// An endpoint's health over a window. Fields in the order docs/api.md shows
+/// them, like every answer: the endpoint and its state, the window, then counts.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct EndpointStats {
-    pub attempts: i64,
-    /// Deliveries that failed for good (`failed`).
-    pub dead_letter: i64,
     pub endpoint_id: String,
-    pub failures: i64,
-    /// Start of the window (RFC 3339).
-    pub since: String,
-    /// Deliveries skipped while the endpoint was paused or disabled.
-    pub skipped: i64,
     pub state: EndpointState,
     pub state_reason: Option<String>,
+    pub window_seconds: u64,
+    /// Start of the window (RFC 3339).
+    pub since: String,
+    pub attempts: i64,
+    pub successes: i64,
+    pub failures: i64,
     /// successes / attempts; null without attempts.
     pub success_rate: Option<f64>,
-    pub successes: i64,
-    pub window_seconds: u64,
+    /// Deliveries that failed for good (`failed`).
+    pub dead_letter: i64,
+    /// Deliveries skipped while the endpoint was paused or disabled.
+    pub skipped: i64,
 }
 
-// Fields in alphabetical order, as in `EndpointStats`.
-/// One change of an endpoint's state.
+/// One change of an endpoint's state; fields in the order of every resource:
+/// `id` first, `created_at` last.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct StateChange {
-    pub created_at: String,
     pub id: String,
-    pub reason: String,
     pub state: EndpointState,
+    pub reason: String,
+    pub created_at: String,
 }
 
 /// Stats routes.
@@ -102,17 +101,17 @@ async fn stats(
     let skipped = s.store.count_endpoint_deliveries(&endpoint.id, DeliveryStatus::Skipped).await?;
     let rate = (st.attempts > 0).then(|| st.successes as f64 / st.attempts as f64);
     Ok(Json(EndpointStats {
-        attempts: st.attempts,
-        dead_letter,
         endpoint_id: endpoint.id,
-        failures: st.attempts - st.successes,
-        since: time::rfc3339_ms(since),
-        skipped,
         state: endpoint.state,
         state_reason: endpoint.state_reason,
-        success_rate: rate,
-        successes: st.successes,
         window_seconds: window.as_secs(),
+        since: time::rfc3339_ms(since),
+        attempts: st.attempts,
+        successes: st.successes,
+        failures: st.attempts - st.successes,
+        success_rate: rate,
+        dead_letter,
+        skipped,
     }))
 }
 
@@ -136,7 +135,7 @@ async fn state_changes(
     let rows = s.store.list_state_changes(&endpoint.id, 100).await?;
     let data = rows
         .into_iter()
-        .map(|r| StateChange { created_at: time::rfc3339_ms(r.created_at), id: r.id, reason: r.reason, state: r.state })
+        .map(|r| StateChange { id: r.id, state: r.state, reason: r.reason, created_at: time::rfc3339_ms(r.created_at) })
         .collect();
     Ok(Json(Page { data, next_cursor: None }))
 }
