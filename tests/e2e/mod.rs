@@ -9,5 +9,6 @@ mod delivery;
 mod hostile;
 mod ingestion;
 mod inputs;
+mod quickstart;
 mod retries;
 mod tls;
