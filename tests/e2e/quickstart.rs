@@ -59,11 +59,13 @@ async fn the_readme_quick_start_runs_as_written() {
         (child.wait().await.unwrap(), stdout, stderr)
     })
     .await;
+    // Whatever happened, stop what the block left running in the background.
+    let stop_all =
+        || std::process::Command::new("kill").args(["-9", "--", &format!("-{pid}")]).stderr(Stdio::null()).status();
     let qs = dir.path().join("fenix-quickstart");
     let file = |name: &str| std::fs::read_to_string(qs.join(name)).unwrap_or_default();
     let Ok((status, stdout, stderr)) = output else {
-        // Stop the block and everything it started in the background.
-        let _ = std::process::Command::new("kill").args(["-9", "--", &format!("-{pid}")]).status();
+        let _ = stop_all();
         panic!(
             "the quick start did not finish within 120 s\nfenix.log:\n{}\nreceiver.log:\n{}\nreceiver2.log:\n{}",
             file("fenix.log"),
