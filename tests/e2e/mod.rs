@@ -11,5 +11,6 @@ mod formats;
 mod hostile;
 mod ingestion;
 mod inputs;
+mod quickstart;
 mod retries;
 mod tls;

@@ -64,7 +64,7 @@ pub(crate) fn check_canonical(raw: &str, url: &Url, host: &CheckedHost) -> Resul
     };
     let (authority, path) = after.find('/').map_or((after, ""), |i| after.split_at(i));
     let (host_text, port_text) = split_host_port(authority);
-    if let CheckedHost::Name(name) = host {
+    if let Some(name) = host.name() {
         check_host_text(host_text, name)?;
     }
     if let Some(port) = port_text {

@@ -102,6 +102,10 @@
 //! [`Policy`]'s defaults allow nothing extra. `allow_http` admits `http://`
 //! and any port; `allow_cidrs` admits addresses (and IP-literal hosts) inside
 //! the given ranges, e.g. `http://127.0.0.1:9000/hook` with `127.0.0.0/8`.
+//! While they cover a loopback address (`127.0.0.1` or `::1`), the host
+//! `localhost` (exactly that name) stands for those addresses without any DNS
+//! query, so `http://localhost:9000/hook` works like `127.0.0.1`; otherwise
+//! `localhost` is refused like any special-use name.
 //!
 //! # Errors
 //!

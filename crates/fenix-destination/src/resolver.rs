@@ -115,6 +115,8 @@ impl CheckingResolver {
         match checked {
             CheckedHost::Ip(ip) => self.policy.check_ip(ip).map(|()| vec![ip]),
             CheckedHost::Name(name) => self.lookup_checked(&name).await,
+            // Already checked against the allow and deny lists; never sent to DNS.
+            CheckedHost::Loopback(_, ips) => Ok(ips),
         }
     }
 

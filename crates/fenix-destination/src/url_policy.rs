@@ -43,7 +43,25 @@ pub(crate) enum CheckedHost {
     Name(String),
     /// An IP literal inside the development `allow_cidrs`.
     Ip(IpAddr),
+    /// `localhost`, admitted only while the development `allow_cidrs` cover
+    /// a loopback address: it stands for those loopback addresses (the ones
+    /// allowed, IPv4 first) and is never looked up in DNS, so it means this
+    /// machine whatever the resolver says.
+    Loopback(String, Vec<IpAddr>),
 }
+
+impl CheckedHost {
+    /// The normalised name, for hosts written as a name.
+    pub(crate) fn name(&self) -> Option<&str> {
+        match self {
+            CheckedHost::Name(name) | CheckedHost::Loopback(name, _) => Some(name),
+            CheckedHost::Ip(_) => None,
+        }
+    }
+}
+
+/// The addresses `localhost` stands for when the development overrides allow them.
+const LOOPBACK: [IpAddr; 2] = [IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), IpAddr::V6(std::net::Ipv6Addr::LOCALHOST)];
 
 impl Policy {
     /// Applies the URL policy (no DNS) and returns the normalised URL: host in
@@ -99,8 +117,8 @@ impl Policy {
         }
         let host = url.host().ok_or_else(|| DestinationError::new(Code::UrlInvalid, "the URL has no host; add one"))?;
         let checked = self.check_host(host, raw_host(authority))?;
-        if let CheckedHost::Name(name) = &checked {
-            if url.host_str() != Some(name.as_str()) {
+        if let Some(name) = checked.name() {
+            if url.host_str() != Some(name) {
                 url.set_host(Some(name))
                     .map_err(|e| DestinationError::new(Code::UrlInvalid, format_args!("bad host: {e}")))?;
             }
@@ -121,7 +139,7 @@ impl Policy {
             Host::Domain(_) if looks_like_ip_literal(raw_host) => {
                 return Err(host_is_ip(raw_host));
             }
-            Host::Domain(domain) => return check_domain(domain).map(CheckedHost::Name),
+            Host::Domain(domain) => return self.check_name(domain),
         };
         if !self.is_allowed_by_override(ip) {
             Err(host_is_ip(&ip.to_string()))
@@ -137,9 +155,38 @@ impl Policy {
     }
 }
 
-/// Normalises a parsed domain and requires a registrable name under a public suffix.
-fn check_domain(domain: &str) -> Result<String, DestinationError> {
-    let name = domain.strip_suffix('.').unwrap_or(domain).to_ascii_lowercase();
+impl Policy {
+    /// A host written as a name: `localhost` while the development overrides
+    /// allow a loopback address, otherwise a public DNS name.
+    fn check_name(&self, domain: &str) -> Result<CheckedHost, DestinationError> {
+        let name = normalise(domain);
+        if name == "localhost" {
+            let allowed: Vec<IpAddr> =
+                LOOPBACK.into_iter().filter(|ip| self.is_allowed_by_override(*ip) && !self.is_denied(*ip)).collect();
+            if !allowed.is_empty() {
+                return Ok(CheckedHost::Loopback(name, allowed));
+            }
+            let denied_by_operator = LOOPBACK.into_iter().any(|ip| self.is_allowed_by_override(ip));
+            if (self.allow_http || !self.allow_cidrs.is_empty()) && !denied_by_operator {
+                // Development mode without loopback in the allow list: say what would work.
+                return Err(DestinationError::new(
+                    Code::UrlHostNotPublic,
+                    "the host `localhost` is refused because the development allow list does not \
+                     include loopback; add 127.0.0.0/8 to FENIX_UNSAFE_ALLOW_CIDRS (development only)",
+                ));
+            }
+        }
+        check_domain(name).map(CheckedHost::Name)
+    }
+}
+
+/// Lower case, without a trailing dot.
+fn normalise(domain: &str) -> String {
+    domain.strip_suffix('.').unwrap_or(domain).to_ascii_lowercase()
+}
+
+/// Requires a registrable name under a public suffix (`name` already normalised).
+fn check_domain(name: String) -> Result<String, DestinationError> {
     let labels: Vec<&str> = name.split('.').collect();
     let valid_label =
         |l: &&str| (1..=63).contains(&l.len()) && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
@@ -152,7 +199,7 @@ fn check_domain(domain: &str) -> Result<String, DestinationError> {
     let not_public = |why: &str| {
         DestinationError::new(
             Code::UrlHostNotPublic,
-            format_args!("the host `{name}` {why}; use a public DNS name such as hooks.example.com"),
+            format_args!("the host `{name}` {why}; use the receiver's public DNS name"),
         )
     };
     if labels.len() < 2 {

@@ -309,3 +309,44 @@ async fn reqwest_with_the_checking_resolver_connects_to_an_allowed_answer() {
     let request = server.await.unwrap();
     assert!(request.starts_with("GET /hook HTTP/1.1\r\n"), "{request}");
 }
+
+#[tokio::test]
+async fn localhost_stands_for_loopback_without_dns_exactly_when_loopback_is_allowed() {
+    let dns = zone().await;
+    let dev = resolver(&dns, loopback_allowed(true));
+    let url = dev.check_destination("http://LocalHost.:9000/hooks").await.unwrap();
+    assert_eq!(url.as_str(), "http://localhost:9000/hooks");
+    assert_eq!(dev.resolve_checked("localhost").await.unwrap(), ips(&["127.0.0.1"]));
+    let both = Policy {
+        allow_http: true,
+        allow_cidrs: vec!["127.0.0.0/8".parse().unwrap(), "::1/128".parse().unwrap()],
+        ..Policy::default()
+    };
+    assert_eq!(resolver(&dns, both).resolve_checked("localhost").await.unwrap(), ips(&["127.0.0.1", "::1"]));
+    assert_eq!(dns.queries(), 0, "localhost is never looked up");
+
+    // Production, development without loopback, loopback denied by the operator: refused.
+    let no_loopback =
+        Policy { allow_http: true, allow_cidrs: vec!["10.0.0.0/8".parse().unwrap()], ..Policy::default() };
+    let denied = Policy { deny_cidrs: vec!["127.0.0.0/8".parse().unwrap()], ..loopback_allowed(true) };
+    for (policy, url) in [
+        (Policy::default(), "https://localhost/hooks"),
+        (Policy { allow_http: true, ..Policy::default() }, "http://localhost:9000/hooks"),
+        (no_loopback, "http://localhost:9000/hooks"),
+        (denied, "http://localhost:9000/hooks"),
+    ] {
+        let resolver = resolver(&dns, policy.clone());
+        let err = resolver.check_destination(url).await.unwrap_err();
+        assert_eq!(err.code(), "url_host_not_public", "{policy:?}");
+        assert!(!err.message().contains("example.com"), "suggests a name that does not resolve: {}", err.message());
+        if policy.allow_http && policy.deny_cidrs.is_empty() {
+            assert!(err.message().contains("FENIX_UNSAFE_ALLOW_CIDRS"), "{}", err.message());
+        }
+        assert_eq!(resolver.resolve_checked("localhost").await.unwrap_err().code(), "url_host_not_public");
+    }
+    // Only `localhost` itself: its subdomains and look-alikes stay refused.
+    for url in ["http://app.localhost:9000/", "http://localhost.localdomain:9000/"] {
+        assert_eq!(dev.check_destination(url).await.unwrap_err().code(), "url_host_not_public", "{url}");
+    }
+    assert_eq!(dns.queries(), 0);
+}

@@ -61,6 +61,12 @@ pub struct EventOut {
     pub data: Option<Box<RawValue>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub payload_purged: Option<bool>,
+    /// Only in the answer to sending an event, and only when `deliveries` is
+    /// `0`: says that no endpoint will receive it, so that a typo in `type` or
+    /// a missing endpoint does not pass silently.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "no enabled endpoint of this app subscribes to `booking.confirmed`; nothing will be delivered")]
+    pub warning: Option<String>,
 }
 
 impl EventOut {
@@ -76,6 +82,7 @@ impl EventOut {
             deliveries: r.delivery_count,
             created_at: time::rfc3339_ms(r.created_at),
             data,
+            warning: None,
         }
     }
 }
@@ -161,7 +168,15 @@ async fn ingest(
     if ingested.created {
         s.metrics.ingested(ingested.event.delivery_count);
     }
-    let out = Json(EventOut::from_row(ingested.event, false));
+    let mut out = EventOut::from_row(ingested.event, false);
+    if out.deliveries == 0 {
+        out.warning = Some(format!(
+            "no enabled endpoint of this app subscribes to `{}`; nothing will be delivered \
+             (add an endpoint, or check the endpoints' event_types and that they are not disabled)",
+            out.event_type
+        ));
+    }
+    let out = Json(out);
     if ingested.created {
         Ok((StatusCode::ACCEPTED, out).into_response())
     } else {
