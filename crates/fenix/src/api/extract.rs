@@ -368,73 +368,112 @@ fn body_rejection(r: axum::extract::rejection::JsonRejection) -> ApiError {
 
 #[cfg(test)]
 mod tests {
+    use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
     use proptest::prelude::*;
 
     use super::*;
 
     const KINDS: [&str; 4] = ["app", "ep", "evt", "dlv"];
 
+    fn refused(list: &ListScope, cursor: &str) -> bool {
+        matches!(decode_cursor(list, Some(cursor)), Err(e) if (e.status.as_u16(), e.code) == (400, "invalid_cursor"))
+    }
+
     #[test]
-    fn a_cursor_of_another_list_or_garbage_is_refused() {
+    fn a_cursor_continues_only_its_own_list_with_its_own_filters() {
         let evt = crate::ids::new_id("evt");
-        assert_eq!(decode_cursor("evt", Some(&evt)).unwrap(), Some(evt.clone()));
-        for (kind, bad) in [
-            ("dlv", evt.as_str()),
-            ("evt", "garbage"),
-            ("evt", ""),
-            ("evt", "evt_"),
-            ("evt", &evt.to_lowercase()),
-            ("evt", "evt_01jzzzzzzzzzzzzzzzzzzzzzzz"),
-            ("evt", "evt_8ZZZZZZZZZZZZZZZZZZZZZZZZZ"),
-            ("evt", "evt_01JZZZZZZZZZZZZZZZZZZZZZZZZ"),
-            ("evt", "evt_01JZZZZZZZZZZZZZZZZZZZZZ\0"),
+        let list = ListScope::new("evt", &[Some("app_A"), Some("a.b"), None]);
+        let cursor = list.encode(&evt);
+        assert_eq!(decode_cursor(&list, Some(&cursor)).unwrap(), Some(evt.clone()));
+        assert!(!cursor.contains(&evt), "opaque: {cursor}");
+        for other in [
+            ListScope::new("evt", &[Some("app_B"), Some("a.b"), None]),
+            ListScope::new("evt", &[Some("app_A"), Some("a.c"), None]),
+            ListScope::new("evt", &[Some("app_A"), None, Some("a.b")]),
+            ListScope::new("evt", &[Some("app_A"), None, None]),
+            ListScope::new("evt", &[Some("app_Aa.b"), None, None]),
+            ListScope::new("dlv", &[Some("app_A"), Some("a.b"), None]),
         ] {
-            let err = decode_cursor(kind, Some(bad)).unwrap_err();
-            assert_eq!((err.status.as_u16(), err.code), (400, "invalid_cursor"), "{kind} {bad:?}");
+            assert!(refused(&other, &cursor), "{other:?}");
         }
-        assert_eq!(
-            decode_cursor("app", Some("app_0000000000000000000FENX0P")).unwrap().as_deref(),
-            Some("app_0000000000000000000FENX0P")
-        );
-        assert_eq!(decode_cursor("app", None).unwrap(), None);
+        for bad in ["", "garbage", "~", &evt, &cursor[..cursor.len() - 2], &format!("{cursor}A"), "AQ"] {
+            assert!(refused(&list, bad), "{bad:?}");
+        }
+        assert_eq!(decode_cursor(&list, None).unwrap(), None);
+        // The operator app's fixed id is shorter than a ULID and still pages.
+        let apps = ListScope::new("app", &[]);
+        let op = "app_0000000000000000000FENX0P";
+        assert_eq!(decode_cursor(&apps, Some(&apps.encode(op))).unwrap().as_deref(), Some(op));
+    }
+
+    #[test]
+    fn a_cursor_made_with_the_right_digest_still_needs_an_id_of_the_lists_kind() {
+        let list = ListScope::new("evt", &[Some("app_A")]);
+        let evt = crate::ids::new_id("evt");
+        for id in [
+            crate::ids::new_id("dlv"),
+            evt.to_lowercase(),
+            "evt_".into(),
+            "evt_8ZZZZZZZZZZZZZZZZZZZZZZZZZ".into(),
+            "evt_01JZZZZZZZZZZZZZZZZZZZZZZZZ".into(),
+            "evt_01JZZZZZZZZZZZZZZZZZZZZZ\0".into(),
+            "evt_' OR 1=1".into(),
+        ] {
+            assert!(refused(&list, &list.encode(&id)), "{id:?}");
+        }
     }
 
     proptest! {
-        /// Any string either decodes to an id of the list's kind, unchanged, or is refused; never a panic.
+        /// Any string either decodes to an id of the list's kind or is refused; never a panic.
         #[test]
         fn any_string_decodes_to_an_id_of_the_kind_or_is_refused(kind in prop::sample::select(&KINDS[..]), s in any::<String>()) {
-            match decode_cursor(kind, Some(&s)) {
+            let list = ListScope::new(kind, &[Some("app_A")]);
+            match decode_cursor(&list, Some(&s)) {
                 Ok(Some(id)) => {
-                    prop_assert_eq!(&id, &s);
+                    prop_assert_eq!(list.encode(&id), s);
                     let prefix = format!("{kind}_");
                     prop_assert!(id.starts_with(&prefix));
-                    let ulid = &id[kind.len() + 1..];
-                    prop_assert!(ulid.len() < 26 || ulid::Ulid::from_string(ulid).is_ok());
                 }
                 Ok(None) => prop_assert!(false, "a given cursor never decodes to none"),
                 Err(e) => prop_assert_eq!(e.code, "invalid_cursor"),
             }
         }
 
-        /// Strings shaped like ids (right prefix, ULID alphabet in any case) never panic either.
+        /// Any bytes behind the right version and digest decode only to a canonical id of the kind.
         #[test]
-        fn id_shaped_strings_decode_only_in_their_canonical_form(kind in prop::sample::select(&KINDS[..]), body in "[0-9A-Za-z]{0,30}") {
-            let s = format!("{kind}_{body}");
-            match decode_cursor(kind, Some(&s)) {
-                Ok(Some(id)) => prop_assert_eq!(body.to_uppercase(), id[kind.len() + 1..].to_string()),
+        fn any_payload_decodes_only_to_a_canonical_id(kind in prop::sample::select(&KINDS[..]), body in "[0-9A-Za-z]{0,30}") {
+            let list = ListScope::new(kind, &[]);
+            let id = format!("{kind}_{body}");
+            match decode_cursor(&list, Some(&list.encode(&id))) {
+                Ok(Some(decoded)) => {
+                    prop_assert_eq!(&decoded, &id);
+                    prop_assert!(!body.is_empty() && body.len() <= 26 && body == body.to_uppercase());
+                    prop_assert!(body.len() < 26 || ulid::Ulid::from_string(&body).is_ok());
+                }
                 Ok(None) => prop_assert!(false, "a given cursor never decodes to none"),
                 Err(_) => prop_assert!(body.is_empty() || body.len() > 26 || body != body.to_uppercase()
                     || body.contains(['I', 'L', 'O', 'U']) || (body.len() == 26 && body.as_bytes()[0] > b'7')),
             }
         }
 
-        /// Every id Fenix makes round-trips through its own list's cursor and no other.
+        /// Every id Fenix makes round-trips through its own list's cursor and no other list's.
         #[test]
-        fn ids_round_trip_through_their_own_list_only(kind in prop::sample::select(&KINDS[..]), ms in 0u64..(1 << 48), rand in any::<u128>()) {
+        fn ids_round_trip_through_their_own_list_only(kind in prop::sample::select(&KINDS[..]), ms in 0u64..(1 << 48), rand in any::<u128>(), filter in proptest::option::of("[a-z.]{0,8}")) {
             let id = format!("{kind}_{}", ulid::Ulid::from_parts(ms, rand));
-            prop_assert_eq!(decode_cursor(kind, Some(&id)).unwrap(), Some(id.clone()));
+            let list = ListScope::new(kind, &[Some("app_A"), filter.as_deref()]);
+            let cursor = list.encode(&id);
+            prop_assert_eq!(decode_cursor(&list, Some(&cursor)).unwrap(), Some(id.clone()));
             for other in KINDS.iter().filter(|k| **k != kind) {
-                prop_assert!(decode_cursor(other, Some(&id)).is_err());
+                prop_assert!(decode_cursor(&ListScope::new(other, &[Some("app_A"), filter.as_deref()]), Some(&cursor)).is_err());
+            }
+            let changed = Some(filter.as_ref().map_or(String::new(), |f| format!("{f}x")));
+            prop_assert!(decode_cursor(&ListScope::new(kind, &[Some("app_A"), changed.as_deref()]), Some(&cursor)).is_err());
+            prop_assert!(decode_cursor(&list, Some(&id)).is_err(), "a bare id is not a cursor");
+            // A cursor whose version or digest was tampered with is refused.
+            for at in 0..9 {
+                let mut bytes = URL_SAFE_NO_PAD.decode(&cursor).unwrap();
+                bytes[at] ^= 1;
+                prop_assert!(decode_cursor(&list, Some(&URL_SAFE_NO_PAD.encode(&bytes))).is_err());
             }
         }
     }
