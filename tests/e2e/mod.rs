@@ -10,4 +10,5 @@ mod hostile;
 mod ingestion;
 mod inputs;
 mod retries;
+mod strict;
 mod tls;
