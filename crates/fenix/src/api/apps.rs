@@ -6,7 +6,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     error::{ApiError, ErrorBody},
-    extract::{non_null, nullable, plain_text, ApiJson, ApiPath, ApiQuery, AppPath, ListScope, Page, PageQuery},
+    extract::{plain_text, ApiJson, ApiPath, ApiQuery, AppPath, Page, PageQuery},
     lookup,
 };
 use crate::{
@@ -86,14 +86,11 @@ struct CreateApp {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct PatchApp {
-    /// Left out: unchanged; cannot be null.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(value_type = String, required = false, example = "Acme Corp", min_length = 1, max_length = 256)]
+    #[schema(example = "Acme Corp", min_length = 1, max_length = 256)]
     name: Option<String>,
-    /// Not shaped like an app id (`app_…`). Left out: unchanged; `null` removes the uid.
-    #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>, required = false, example = "acme", pattern = "^[A-Za-z0-9_.-]{1,64}$")]
-    uid: Option<Option<String>>,
+    /// Not shaped like an app id (`app_…`).
+    #[schema(example = "acme", pattern = "^[A-Za-z0-9_.-]{1,64}$")]
+    uid: Option<String>,
 }
 
 fn parse_name(name: &str) -> Result<String, ApiError> {
@@ -156,9 +153,8 @@ fn uid_conflict(e: sqlx::Error) -> ApiError {
 )]
 async fn list(State(s): State<SharedState>, ApiQuery(q): ApiQuery<PageQuery>) -> Result<Json<Page<AppOut>>, ApiError> {
     let limit = q.limit()?;
-    let list = ListScope::new("app", &[]);
-    let rows = s.store.list_apps(q.cursor(&list)?.as_deref(), limit + 1).await?;
-    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), AppOut::from)))
+    let rows = s.store.list_apps(q.cursor("app")?.as_deref(), limit + 1).await?;
+    Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), AppOut::from)))
 }
 
 #[utoipa::path(
@@ -185,11 +181,10 @@ async fn read(
     request_body = PatchApp,
     responses(
         (status = 200, description = "The app", body = AppOut),
-        (status = 400, description = "`invalid_path`, `malformed_json`, `unknown_field`", body = ErrorBody),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`", body = ErrorBody),
         (status = 409, description = "Another app has this uid (`uid_taken`)", body = ErrorBody),
-        (status = 422, description = "`invalid_name`, `invalid_uid`, `uid_reserved`, `invalid_body` (`name: null`)",
-            body = ErrorBody),
+        (status = 422, description = "`invalid_name`, `invalid_uid`, `uid_reserved`", body = ErrorBody),
     )
 )]
 async fn update(
@@ -201,10 +196,8 @@ async fn update(
     if let Some(name) = &body.name {
         row.name = parse_name(name)?;
     }
-    match &body.uid {
-        None => {}
-        Some(None) => row.uid = None,
-        Some(Some(uid)) => row.uid = Some(AppUid::parse(uid)?.0),
+    if let Some(uid) = &body.uid {
+        row.uid = Some(AppUid::parse(uid)?.0);
     }
     row.updated_at = time::now_ms();
     s.store.update_app(&row).await.map_err(uid_conflict)?;

@@ -8,7 +8,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     error::{ApiError, ErrorBody},
-    extract::{non_null, optional_json, ApiJson, ApiPath, ApiQuery, AppPath, EndpointPath, ListScope, NoOptions, Page, PageQuery, RawBody},
+    extract::{optional_json, ApiJson, ApiPath, ApiQuery, AppPath, EndpointPath, Page, PageQuery, RawBody},
     lookup,
 };
 use crate::{
@@ -84,17 +84,9 @@ struct CreateEndpoint {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct PatchEndpoint {
-    /// Left out: unchanged; cannot be null.
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(value_type = String, required = false, example = "https://hooks.example.com/fenix")]
+    #[schema(example = "https://hooks.example.com/fenix")]
     url: Option<String>,
-    /// Left out: unchanged; cannot be null (`""` empties it).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(value_type = String, required = false)]
     description: Option<String>,
-    /// Left out: unchanged; cannot be null (`[]` is every type).
-    #[serde(default, deserialize_with = "non_null")]
-    #[schema(value_type = Vec<String>, required = false)]
     event_types: Option<Vec<String>>,
     #[serde(default, with = "double_option")]
     #[schema(value_type = Option<i64>, minimum = 1, maximum = 100000)]
@@ -258,9 +250,8 @@ async fn list(
 ) -> Result<Json<Page<EndpointOut>>, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
     let limit = q.limit()?;
-    let list = ListScope::new("ep", &[Some(&app.id)]);
-    let rows = s.store.list_endpoints(&app.id, q.cursor(&list)?.as_deref(), limit + 1).await?;
-    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), EndpointOut::from)))
+    let rows = s.store.list_endpoints(&app.id, q.cursor("ep")?.as_deref(), limit + 1).await?;
+    Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), EndpointOut::from)))
 }
 
 #[utoipa::path(
@@ -338,20 +329,17 @@ async fn remove(
     summary = "Pause an endpoint",
     description = "While paused, new deliveries to it are `skipped`; `resume` can replay them.",
     params(EndpointPath),
-    request_body(content = Option<NoOptions>, description = "Optional; empty or `{}`"),
     responses(
         (status = 200, description = "The endpoint", body = EndpointOut),
-        (status = 400, description = "`invalid_path`, `malformed_json`, `unknown_field`", body = ErrorBody),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
     )
 )]
 async fn pause(
     State(s): State<SharedState>,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
-    RawBody(body): RawBody,
 ) -> Result<Json<EndpointOut>, ApiError> {
     let row = lookup::endpoint(&s, &app, &ep).await?;
-    let NoOptions {} = optional_json(&body)?;
     s.store
         .set_endpoint_state(
             &row.id,
