@@ -8,7 +8,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     error::{ApiError, ErrorBody},
-    extract::{optional_json, ApiJson, ApiPath, ApiQuery, AppPath, EndpointPath, Page, PageQuery, RawBody},
+    extract::{non_null, optional_json, ApiJson, ApiPath, ApiQuery, AppPath, EndpointPath, ListScope, NoOptions, Page, PageQuery, RawBody},
     lookup,
 };
 use crate::{
@@ -84,9 +84,17 @@ struct CreateEndpoint {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct PatchEndpoint {
-    #[schema(example = "https://hooks.example.com/fenix")]
+    /// Left out: unchanged; cannot be null.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = String, required = false, example = "https://hooks.example.com/fenix")]
     url: Option<String>,
+    /// Left out: unchanged; cannot be null (`""` empties it).
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = String, required = false)]
     description: Option<String>,
+    /// Left out: unchanged; cannot be null (`[]` is every type).
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = Vec<String>, required = false)]
     event_types: Option<Vec<String>>,
     #[serde(default, with = "double_option")]
     #[schema(value_type = Option<i64>, minimum = 1, maximum = 100000)]
@@ -250,8 +258,9 @@ async fn list(
 ) -> Result<Json<Page<EndpointOut>>, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
     let limit = q.limit()?;
-    let rows = s.store.list_endpoints(&app.id, q.cursor("ep")?.as_deref(), limit + 1).await?;
-    Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), EndpointOut::from)))
+    let list = ListScope::new("ep", &[Some(&app.id)]);
+    let rows = s.store.list_endpoints(&app.id, q.cursor(&list)?.as_deref(), limit + 1).await?;
+    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), EndpointOut::from)))
 }
 
 #[utoipa::path(
@@ -329,6 +338,7 @@ async fn remove(
     summary = "Pause an endpoint",
     description = "While paused, new deliveries to it are `skipped`; `resume` can replay them.",
     params(EndpointPath),
+    request_body(content = Option<NoOptions>, description = "Optional; empty or `{}`"),
     responses(
         (status = 200, description = "The endpoint", body = EndpointOut),
         (status = 400, description = "`invalid_path`", body = ErrorBody),
@@ -338,8 +348,10 @@ async fn remove(
 async fn pause(
     State(s): State<SharedState>,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
+    RawBody(body): RawBody,
 ) -> Result<Json<EndpointOut>, ApiError> {
     let row = lookup::endpoint(&s, &app, &ep).await?;
+    let NoOptions {} = optional_json(&body)?;
     s.store
         .set_endpoint_state(
             &row.id,

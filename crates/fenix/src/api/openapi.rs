@@ -150,6 +150,7 @@ fn add_common_errors(op: &mut Operation) {
     }
     if let Some(body) = &op.request_body {
         errors.push(("400", "`malformed_json`: the body is not valid JSON"));
+        errors.push(("400", "`unknown_field`: the body has a field the call does not take"));
         errors.push(("413", "`payload_too_large`: the body is larger than 256 KiB"));
         errors.push(("422", "`invalid_body`: the body does not fit the schema"));
         // Required bodies are read as JSON with a content-type check; optional ones are not.

@@ -21,6 +21,7 @@ use crate::{
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 struct StatsQuery {
     /// e.g. `1h`, `24h` (default), `7d`.
     #[param(example = "24h", pattern = "^[0-9]+(ms|s|m|h|d)$")]
