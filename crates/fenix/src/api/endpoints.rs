@@ -8,7 +8,10 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     error::{ApiError, ErrorBody},
-    extract::{non_null, optional_json, ApiJson, ApiPath, ApiQuery, AppPath, EndpointPath, ListScope, NoOptions, Page, PageQuery, RawBody},
+    extract::{
+        non_null, optional_json, ApiJson, ApiPath, ApiQuery, AppPath, EndpointPath, ListScope, NoOptions, Page,
+        PageQuery, RawBody,
+    },
     lookup,
 };
 use crate::{

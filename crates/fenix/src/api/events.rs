@@ -237,19 +237,9 @@ async fn list(
     let include = include_payload(q.include.as_deref())?;
     let event_type = q.event_type.or(q.type_alias);
     let (since_ms, until_ms) = (since.map(|t| t.to_string()), until.map(|t| t.to_string()));
-    let list = ListScope::new(
-        "evt",
-        &[Some(&app.id), event_type.as_deref(), since_ms.as_deref(), until_ms.as_deref()],
-    );
+    let list = ListScope::new("evt", &[Some(&app.id), event_type.as_deref(), since_ms.as_deref(), until_ms.as_deref()]);
     let cursor = decode_cursor(&list, q.cursor.as_deref())?;
-    let filter = EventFilter {
-        event_type,
-        since,
-        until,
-        cursor,
-        limit: limit + 1,
-        include_payload: include,
-    };
+    let filter = EventFilter { event_type, since, until, cursor, limit: limit + 1, include_payload: include };
     let rows = s.store.list_events(&app.id, &filter).await?;
     Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), |r| EventOut::from_row(r, include))))
 }
