@@ -37,6 +37,23 @@ async fn a_misspelt_query_parameter_is_refused_naming_it(backend: Backend) {
         assert_eq!((status, code(&body)), (400, "invalid_query"), "{path}: {body}");
         assert!(message(&body).contains(&format!("`{param}`")), "{path}: {body}");
     }
+    // Calls that take no query parameter refuse one too, and change nothing.
+    for (method, path) in [
+        ("POST", format!("/v1/apps/{app}/endpoints/{ep}/pause?replay=true")),
+        ("DELETE", format!("/v1/apps/{app}/endpoints/{ep}?force=1")),
+        ("GET", format!("/v1/apps/{app}?expand=endpoints")),
+        ("POST", format!("/v1/apps/{app}/events?dry_run=true")),
+    ] {
+        let body = (method == "POST" && path.contains("/events")).then(|| json!({"type": "a.b", "data": {}}));
+        let (status, answer) = fenix.call(method, &path, body).await;
+        assert_eq!((status, code(&answer)), (400, "invalid_query"), "{method} {path}: {answer}");
+        let param = path.split_once('?').unwrap().1.split('=').next().unwrap();
+        assert!(message(&answer).contains(&format!("`{param}`")), "{method} {path}: {answer}");
+    }
+    let (_, endpoint) = fenix.call("GET", &format!("/v1/apps/{app}/endpoints/{ep}"), None).await;
+    assert_eq!(endpoint["state"], "active", "neither paused nor deleted: {endpoint}");
+    let (_, events) = fenix.call("GET", &format!("/v1/apps/{app}/events"), None).await;
+    assert_eq!(events["data"].as_array().unwrap().len(), 1, "no event stored: {events}");
     let (status, body) = fenix.call("GET", &format!("/v1/apps/{app}/deliveries?status=failed&limit=5"), None).await;
     assert_eq!((status, body["data"].clone()), (200, json!([])), "known parameters still filter: {body}");
 }

@@ -6,7 +6,9 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     error::{ApiError, ErrorBody},
-    extract::{non_null, nullable, plain_text, ApiJson, ApiPath, ApiQuery, AppPath, ListScope, Page, PageQuery},
+    extract::{
+        non_null, nullable, plain_text, ApiJson, ApiPath, ApiQuery, AppPath, ListScope, NoQuery, Page, PageQuery,
+    },
     lookup,
 };
 use crate::{
@@ -122,6 +124,7 @@ pub fn router() -> OpenApiRouter<SharedState> {
 )]
 async fn create(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiJson(body): ApiJson<CreateApp>,
 ) -> Result<(StatusCode, Json<AppOut>), ApiError> {
     let uid = body.uid.as_deref().map(AppUid::parse).transpose()?;
@@ -173,6 +176,7 @@ async fn list(State(s): State<SharedState>, ApiQuery(q): ApiQuery<PageQuery>) ->
 )]
 async fn read(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(AppPath { app }): ApiPath<AppPath>,
 ) -> Result<Json<AppOut>, ApiError> {
     Ok(Json(lookup::app(&s.store, &app).await?.into()))
@@ -194,6 +198,7 @@ async fn read(
 )]
 async fn update(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(AppPath { app }): ApiPath<AppPath>,
     ApiJson(body): ApiJson<PatchApp>,
 ) -> Result<Json<AppOut>, ApiError> {
@@ -224,6 +229,7 @@ async fn update(
 )]
 async fn remove(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(AppPath { app }): ApiPath<AppPath>,
 ) -> Result<StatusCode, ApiError> {
     let row = lookup::app(&s.store, &app).await?;

@@ -9,8 +9,8 @@ use super::{
     error::{ApiError, ErrorBody},
     events::parse_window,
     extract::{
-        decode_cursor, optional_json, page_limit, ApiPath, ApiQuery, AppPath, DeliveryPath, ListScope, NoOptions, Page,
-        RawBody,
+        decode_cursor, optional_json, page_limit, ApiPath, ApiQuery, AppPath, DeliveryPath, ListScope, NoOptions,
+        NoQuery, Page, RawBody,
     },
     lookup,
 };
@@ -182,6 +182,7 @@ async fn find(s: &SharedState, app: &str, dlv: &str) -> Result<DeliveryRow, ApiE
 )]
 async fn read(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(DeliveryPath { app, dlv }): ApiPath<DeliveryPath>,
 ) -> Result<Json<DeliveryOut>, ApiError> {
     Ok(Json(find(&s, &app, &dlv).await?.into()))
@@ -200,6 +201,7 @@ async fn read(
 )]
 async fn attempts(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(DeliveryPath { app, dlv }): ApiPath<DeliveryPath>,
 ) -> Result<Json<Page<AttemptOut>>, ApiError> {
     let d = find(&s, &app, &dlv).await?;
@@ -223,6 +225,7 @@ async fn attempts(
 )]
 async fn replay(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(DeliveryPath { app, dlv }): ApiPath<DeliveryPath>,
     RawBody(body): RawBody,
 ) -> Result<(StatusCode, Json<DeliveryOut>), ApiError> {

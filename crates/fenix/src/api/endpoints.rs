@@ -9,8 +9,8 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::{
     error::{ApiError, ErrorBody},
     extract::{
-        non_null, optional_json, ApiJson, ApiPath, ApiQuery, AppPath, EndpointPath, ListScope, NoOptions, Page,
-        PageQuery, RawBody,
+        non_null, optional_json, ApiJson, ApiPath, ApiQuery, AppPath, EndpointPath, ListScope, NoOptions, NoQuery,
+        Page, PageQuery, RawBody,
     },
     lookup,
 };
@@ -196,6 +196,7 @@ fn invalid_secret(e: crate::secrets::InvalidSecret) -> ApiError {
 )]
 async fn create(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(AppPath { app }): ApiPath<AppPath>,
     ApiJson(body): ApiJson<CreateEndpoint>,
 ) -> Result<(StatusCode, Json<EndpointOut>), ApiError> {
@@ -278,6 +279,7 @@ async fn list(
 )]
 async fn read(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
 ) -> Result<Json<EndpointOut>, ApiError> {
     Ok(Json(lookup::endpoint(&s, &app, &ep).await?.into()))
@@ -299,6 +301,7 @@ async fn read(
 )]
 async fn update(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
     ApiJson(body): ApiJson<PatchEndpoint>,
 ) -> Result<Json<EndpointOut>, ApiError> {
@@ -314,7 +317,7 @@ async fn update(
         rate_limit_per_sec: body.rate_limit_per_sec.map(check_rate).transpose()?,
     };
     s.store.update_endpoint(&row.app_id, &row.id, &patch, time::now_ms()).await?;
-    read(State(s), ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await
+    read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await
 }
 
 #[utoipa::path(
@@ -329,6 +332,7 @@ async fn update(
 )]
 async fn remove(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
 ) -> Result<StatusCode, ApiError> {
     let row = lookup::endpoint(&s, &app, &ep).await?;
@@ -350,6 +354,7 @@ async fn remove(
 )]
 async fn pause(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
     RawBody(body): RawBody,
 ) -> Result<Json<EndpointOut>, ApiError> {
@@ -364,7 +369,7 @@ async fn pause(
             time::now_ms(),
         )
         .await?;
-    read(State(s), ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await
+    read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await
 }
 
 #[derive(Debug, Deserialize, Default, utoipa::ToSchema)]
@@ -388,6 +393,7 @@ struct Resume {
 )]
 async fn resume(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
     RawBody(body): RawBody,
 ) -> Result<Json<ResumedEndpoint>, ApiError> {
@@ -402,7 +408,7 @@ async fn resume(
     } else {
         0
     };
-    let Json(endpoint) = read(State(s), ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await?;
+    let Json(endpoint) = read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await?;
     Ok(Json(ResumedEndpoint { endpoint, replayed }))
 }
 
@@ -423,6 +429,7 @@ async fn resume(
 )]
 async fn rotate(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
     RawBody(body): RawBody,
 ) -> Result<Json<Rotated>, ApiError> {

@@ -13,7 +13,9 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     error::{ApiError, ErrorBody},
-    extract::{decode_cursor, page_limit, plain_text, ApiJson, ApiPath, ApiQuery, AppPath, EventPath, ListScope, Page},
+    extract::{
+        decode_cursor, page_limit, plain_text, ApiJson, ApiPath, ApiQuery, AppPath, EventPath, ListScope, NoQuery, Page,
+    },
     lookup,
 };
 use crate::{
@@ -132,6 +134,7 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
 )]
 async fn ingest(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(AppPath { app }): ApiPath<AppPath>,
     headers: HeaderMap,
     ApiJson(body): ApiJson<IngestBody>,

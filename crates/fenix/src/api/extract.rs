@@ -62,6 +62,29 @@ impl<T: DeserializeOwned, S: Send + Sync> axum::extract::FromRequestParts<S> for
     }
 }
 
+/// For the calls that take no query parameter: any parameter (`?replay=true`
+/// on `pause`, `?force=1` on a delete) is refused with 400 `invalid_query`
+/// naming it, rather than ignored, as on the calls that take some.
+pub struct NoQuery;
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for NoQuery {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let query = parts.uri.query().unwrap_or_default();
+        match url::form_urlencoded::parse(query.as_bytes()).next() {
+            None => Ok(NoQuery),
+            Some((key, _)) => {
+                let key: String = key.chars().take(64).collect();
+                Err(ApiError::bad_request(
+                    "invalid_query",
+                    format!("unknown query parameter `{}`: this call takes none", key.escape_debug()),
+                ))
+            }
+        }
+    }
+}
+
 /// `Path<T>` whose rejections use the API error shape: a segment that is not
 /// UTF-8 once percent-decoded (`/v1/apps/%FF`), or that holds a control
 /// character (`%00`, which PostgreSQL text cannot hold), is refused with 400

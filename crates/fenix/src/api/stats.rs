@@ -9,7 +9,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     error::{ApiError, ErrorBody},
-    extract::{ApiPath, ApiQuery, EndpointPath, Page},
+    extract::{ApiPath, ApiQuery, EndpointPath, NoQuery, Page},
     lookup,
 };
 use crate::{
@@ -131,6 +131,7 @@ async fn stats(
 )]
 async fn state_changes(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
 ) -> Result<Json<Page<StateChange>>, ApiError> {
     let endpoint = lookup::endpoint(&s, &app, &ep).await?;
