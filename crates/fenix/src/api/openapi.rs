@@ -274,6 +274,36 @@ mod tests {
         }
     }
 
+    #[test]
+    fn every_request_body_says_unknown_fields_are_refused() {
+        // The server refuses unknown fields (400 `unknown_field`); the document says so,
+        // so clients and schemathesis do not take a misspelt field for an accepted one.
+        let doc = document();
+        let mut bodies = 0;
+        for item in doc["paths"].as_object().unwrap().values() {
+            for op in item.as_object().unwrap().values() {
+                let Some(schema) = op["requestBody"]["content"]["application/json"]["schema"].as_object() else {
+                    continue;
+                };
+                let refs: Vec<&str> = std::iter::once(schema.get("$ref"))
+                    .chain(schema.get("oneOf").and_then(Value::as_array).into_iter().flatten().map(|s| s.get("$ref")))
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                assert_eq!(refs.len(), 1, "{}: {schema:?}", op["operationId"]);
+                let name = refs[0].trim_start_matches("#/components/schemas/");
+                assert_eq!(
+                    doc["components"]["schemas"][name]["additionalProperties"],
+                    json!(false),
+                    "{}: {name}",
+                    op["operationId"]
+                );
+                bodies += 1;
+            }
+        }
+        assert!(bodies >= 10, "only {bodies} request bodies");
+    }
+
     #[tokio::test]
     async fn the_handler_answers_the_document_as_json() {
         let resp = openapi_json().await.into_response();
