@@ -13,4 +13,5 @@ mod ingestion;
 mod inputs;
 mod quickstart;
 mod retries;
+mod strict;
 mod tls;

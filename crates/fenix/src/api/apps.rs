@@ -6,7 +6,9 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     error::{ApiError, ErrorBody},
-    extract::{plain_text, ApiJson, ApiPath, ApiQuery, AppPath, Page, PageQuery},
+    extract::{
+        non_null, nullable, plain_text, ApiJson, ApiPath, ApiQuery, AppPath, ListScope, NoQuery, Page, PageQuery,
+    },
     lookup,
 };
 use crate::{
@@ -86,11 +88,14 @@ struct CreateApp {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct PatchApp {
-    #[schema(example = "Acme Corp", min_length = 1, max_length = 256)]
+    /// Left out: unchanged; cannot be null.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = String, required = false, example = "Acme Corp", min_length = 1, max_length = 256)]
     name: Option<String>,
-    /// Not shaped like an app id (`app_…`).
-    #[schema(example = "acme", pattern = "^[A-Za-z0-9_.-]{1,64}$")]
-    uid: Option<String>,
+    /// Not shaped like an app id (`app_…`). Left out: unchanged; `null` removes the uid.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>, required = false, example = "acme", pattern = "^[A-Za-z0-9_.-]{1,64}$")]
+    uid: Option<Option<String>>,
 }
 
 fn parse_name(name: &str) -> Result<String, ApiError> {
@@ -120,6 +125,7 @@ pub fn router() -> OpenApiRouter<SharedState> {
 )]
 async fn create(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiJson(body): ApiJson<CreateApp>,
 ) -> Result<(StatusCode, Json<AppOut>), ApiError> {
     let uid = body.uid.as_deref().map(AppUid::parse).transpose()?;
@@ -154,8 +160,9 @@ fn uid_conflict(e: sqlx::Error) -> ApiError {
 )]
 async fn list(State(s): State<SharedState>, ApiQuery(q): ApiQuery<PageQuery>) -> Result<Json<Page<AppOut>>, ApiError> {
     let limit = q.limit()?;
-    let rows = s.store.list_apps(q.cursor("app")?.as_deref(), limit + 1).await?;
-    Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), AppOut::from)))
+    let list = ListScope::new("app", &[]);
+    let rows = s.store.list_apps(q.cursor(&list)?.as_deref(), limit + 1).await?;
+    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), AppOut::from)))
 }
 
 #[utoipa::path(
@@ -170,6 +177,7 @@ async fn list(State(s): State<SharedState>, ApiQuery(q): ApiQuery<PageQuery>) ->
 )]
 async fn read(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(AppPath { app }): ApiPath<AppPath>,
 ) -> Result<Json<AppOut>, ApiError> {
     Ok(Json(lookup::app(&s.store, &app).await?.into()))
@@ -185,11 +193,13 @@ async fn read(
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`", body = ErrorBody),
         (status = 409, description = "Another app has this uid (`uid_taken`)", body = ErrorBody),
-        (status = 422, description = "`invalid_name`, `invalid_uid`, `uid_reserved`", body = ErrorBody),
+        (status = 422, description = "`invalid_name`, `invalid_uid`, `uid_reserved`, `invalid_body` (`name: null`)",
+            body = ErrorBody),
     )
 )]
 async fn update(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(AppPath { app }): ApiPath<AppPath>,
     ApiJson(body): ApiJson<PatchApp>,
 ) -> Result<Json<AppOut>, ApiError> {
@@ -197,8 +207,10 @@ async fn update(
     if let Some(name) = &body.name {
         row.name = parse_name(name)?;
     }
-    if let Some(uid) = &body.uid {
-        row.uid = Some(AppUid::parse(uid)?.0);
+    match &body.uid {
+        None => {}
+        Some(None) => row.uid = None,
+        Some(Some(uid)) => row.uid = Some(AppUid::parse(uid)?.0),
     }
     row.updated_at = time::now_ms();
     s.store.update_app(&row).await.map_err(uid_conflict)?;
@@ -218,6 +230,7 @@ async fn update(
 )]
 async fn remove(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(AppPath { app }): ApiPath<AppPath>,
 ) -> Result<StatusCode, ApiError> {
     let row = lookup::app(&s.store, &app).await?;

@@ -8,7 +8,10 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::{
     error::{ApiError, ErrorBody},
     events::parse_window,
-    extract::{decode_cursor, ApiPath, ApiQuery, AppPath, DeliveryPath, Page, PageQuery},
+    extract::{
+        decode_cursor, optional_json, page_limit, ApiPath, ApiQuery, AppPath, DeliveryPath, ListScope, NoOptions,
+        NoQuery, Page, RawBody,
+    },
     lookup,
 };
 use crate::{
@@ -91,10 +94,12 @@ impl From<AttemptRecord> for AttemptOut {
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 struct ListQuery {
     /// Items per page, 1–250 (default 50).
     #[param(minimum = 1, maximum = 250)]
     limit: Option<i64>,
+    /// `next_cursor` of the previous page of the same list, with the same filters.
     cursor: Option<String>,
     endpoint_id: Option<String>,
     event_id: Option<String>,
@@ -129,22 +134,35 @@ async fn list(
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<Page<DeliveryOut>>, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
-    let limit = PageQuery { limit: q.limit, cursor: None }.limit()?;
+    let limit = page_limit(q.limit)?;
     let status = q.status.as_deref().map(str::parse::<DeliveryStatus>).transpose().map_err(|_| {
         ApiError::bad_request("invalid_status", "status must be one of pending, in_flight, succeeded, failed, skipped")
     })?;
     let (since, until) = parse_window(q.since.as_deref(), q.until.as_deref())?;
+    let (since_ms, until_ms) = (since.map(|t| t.to_string()), until.map(|t| t.to_string()));
+    let list = ListScope::new(
+        "dlv",
+        &[
+            Some(&app.id),
+            q.endpoint_id.as_deref(),
+            q.event_id.as_deref(),
+            status.map(|s| s.as_str()),
+            since_ms.as_deref(),
+            until_ms.as_deref(),
+        ],
+    );
+    let cursor = decode_cursor(&list, q.cursor.as_deref())?;
     let filter = DeliveryFilter {
         endpoint_id: q.endpoint_id,
         event_id: q.event_id,
         status,
         since,
         until,
-        cursor: decode_cursor("dlv", q.cursor.as_deref())?,
+        cursor,
         limit: limit + 1,
     };
     let rows = s.store.list_deliveries(&app.id, &filter).await?;
-    Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), DeliveryOut::from)))
+    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), DeliveryOut::from)))
 }
 
 async fn find(s: &SharedState, app: &str, dlv: &str) -> Result<DeliveryRow, ApiError> {
@@ -164,6 +182,7 @@ async fn find(s: &SharedState, app: &str, dlv: &str) -> Result<DeliveryRow, ApiE
 )]
 async fn read(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(DeliveryPath { app, dlv }): ApiPath<DeliveryPath>,
 ) -> Result<Json<DeliveryOut>, ApiError> {
     Ok(Json(find(&s, &app, &dlv).await?.into()))
@@ -182,6 +201,7 @@ async fn read(
 )]
 async fn attempts(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(DeliveryPath { app, dlv }): ApiPath<DeliveryPath>,
 ) -> Result<Json<Page<AttemptOut>>, ApiError> {
     let d = find(&s, &app, &dlv).await?;
@@ -194,6 +214,7 @@ async fn attempts(
     summary = "Send a failed or skipped delivery again",
     description = "Same event id and envelope, a fresh attempt budget; earlier attempts stay in the log.",
     params(DeliveryPath),
+    request_body(content = Option<NoOptions>, description = "Optional; empty or `{}`"),
     responses(
         (status = 202, description = "Queued again", body = DeliveryOut),
         (status = 400, description = "`invalid_path`", body = ErrorBody),
@@ -204,9 +225,12 @@ async fn attempts(
 )]
 async fn replay(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(DeliveryPath { app, dlv }): ApiPath<DeliveryPath>,
+    RawBody(body): RawBody,
 ) -> Result<(StatusCode, Json<DeliveryOut>), ApiError> {
     let d = find(&s, &app, &dlv).await?;
+    let NoOptions {} = optional_json(&body)?;
     match s.store.replay_delivery(&d.app_id, &d.id, time::now_ms()).await? {
         Ok(()) => {
             s.wake.work_committed(crate::wake::Reach::AllInstances).await;

@@ -8,7 +8,10 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     error::{ApiError, ErrorBody},
-    extract::{optional_json, ApiJson, ApiPath, ApiQuery, AppPath, EndpointPath, Page, PageQuery, RawBody},
+    extract::{
+        non_null, optional_json, ApiJson, ApiPath, ApiQuery, AppPath, EndpointPath, ListScope, NoOptions, NoQuery,
+        Page, PageQuery, RawBody,
+    },
     lookup,
 };
 use crate::{
@@ -84,9 +87,17 @@ struct CreateEndpoint {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct PatchEndpoint {
-    #[schema(example = "https://hooks.example.com/fenix")]
+    /// Left out: unchanged; cannot be null.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = String, required = false, example = "https://hooks.example.com/fenix")]
     url: Option<String>,
+    /// Left out: unchanged; cannot be null (`""` empties it).
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = String, required = false)]
     description: Option<String>,
+    /// Left out: unchanged; cannot be null (`[]` is every type).
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = Vec<String>, required = false)]
     event_types: Option<Vec<String>>,
     #[serde(default, with = "double_option")]
     #[schema(value_type = Option<i64>, minimum = 1, maximum = 100000)]
@@ -187,6 +198,7 @@ fn invalid_secret(e: crate::secrets::InvalidSecret) -> ApiError {
 )]
 async fn create(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(AppPath { app }): ApiPath<AppPath>,
     ApiJson(body): ApiJson<CreateEndpoint>,
 ) -> Result<(StatusCode, Json<EndpointOut>), ApiError> {
@@ -252,8 +264,9 @@ async fn list(
 ) -> Result<Json<Page<EndpointOut>>, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
     let limit = q.limit()?;
-    let rows = s.store.list_endpoints(&app.id, q.cursor("ep")?.as_deref(), limit + 1).await?;
-    Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), EndpointOut::from)))
+    let list = ListScope::new("ep", &[Some(&app.id)]);
+    let rows = s.store.list_endpoints(&app.id, q.cursor(&list)?.as_deref(), limit + 1).await?;
+    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), EndpointOut::from)))
 }
 
 #[utoipa::path(
@@ -268,6 +281,7 @@ async fn list(
 )]
 async fn read(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
 ) -> Result<Json<EndpointOut>, ApiError> {
     Ok(Json(lookup::endpoint(&s, &app, &ep).await?.into()))
@@ -289,6 +303,7 @@ async fn read(
 )]
 async fn update(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
     ApiJson(body): ApiJson<PatchEndpoint>,
 ) -> Result<Json<EndpointOut>, ApiError> {
@@ -304,7 +319,7 @@ async fn update(
         rate_limit_per_sec: body.rate_limit_per_sec.map(check_rate).transpose()?,
     };
     s.store.update_endpoint(&row.app_id, &row.id, &patch, time::now_ms()).await?;
-    read(State(s), ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await
+    read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await
 }
 
 #[utoipa::path(
@@ -319,6 +334,7 @@ async fn update(
 )]
 async fn remove(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
 ) -> Result<StatusCode, ApiError> {
     let row = lookup::endpoint(&s, &app, &ep).await?;
@@ -331,6 +347,7 @@ async fn remove(
     summary = "Pause an endpoint",
     description = "While paused, new deliveries to it are `skipped`; `resume` can replay them.",
     params(EndpointPath),
+    request_body(content = Option<NoOptions>, description = "Optional; empty or `{}`"),
     responses(
         (status = 200, description = "The endpoint", body = EndpointOut),
         (status = 400, description = "`invalid_path`", body = ErrorBody),
@@ -339,9 +356,12 @@ async fn remove(
 )]
 async fn pause(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
+    RawBody(body): RawBody,
 ) -> Result<Json<EndpointOut>, ApiError> {
     let row = lookup::endpoint(&s, &app, &ep).await?;
+    let NoOptions {} = optional_json(&body)?;
     s.store
         .set_endpoint_state(
             &row.id,
@@ -351,7 +371,7 @@ async fn pause(
             time::now_ms(),
         )
         .await?;
-    read(State(s), ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await
+    read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await
 }
 
 #[derive(Debug, Deserialize, Default, utoipa::ToSchema)]
@@ -375,6 +395,7 @@ struct Resume {
 )]
 async fn resume(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
     RawBody(body): RawBody,
 ) -> Result<Json<ResumedEndpoint>, ApiError> {
@@ -389,7 +410,7 @@ async fn resume(
     } else {
         0
     };
-    let Json(endpoint) = read(State(s), ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await?;
+    let Json(endpoint) = read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await?;
     Ok(Json(ResumedEndpoint { endpoint, replayed }))
 }
 
@@ -410,6 +431,7 @@ async fn resume(
 )]
 async fn rotate(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
     RawBody(body): RawBody,
 ) -> Result<Json<Rotated>, ApiError> {

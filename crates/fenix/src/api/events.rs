@@ -13,7 +13,9 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     error::{ApiError, ErrorBody},
-    extract::{decode_cursor, plain_text, ApiJson, ApiPath, ApiQuery, AppPath, EventPath, Page, PageQuery},
+    extract::{
+        decode_cursor, page_limit, plain_text, ApiJson, ApiPath, ApiQuery, AppPath, EventPath, ListScope, NoQuery, Page,
+    },
     lookup,
 };
 use crate::{
@@ -140,6 +142,7 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
 )]
 async fn ingest(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(AppPath { app }): ApiPath<AppPath>,
     headers: HeaderMap,
     ApiJson(body): ApiJson<IngestBody>,
@@ -186,10 +189,12 @@ async fn ingest(
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 struct ListQuery {
     /// Items per page, 1–250 (default 50).
     #[param(minimum = 1, maximum = 250)]
     limit: Option<i64>,
+    /// `next_cursor` of the previous page of the same list, with the same filters.
     cursor: Option<String>,
     event_type: Option<String>,
     #[serde(rename = "type")]
@@ -248,23 +253,21 @@ async fn list(
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<Page<EventOut>>, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
-    let limit = PageQuery { limit: q.limit, cursor: None }.limit()?;
+    let limit = page_limit(q.limit)?;
     let (since, until) = parse_window(q.since.as_deref(), q.until.as_deref())?;
     let include = include_payload(q.include.as_deref())?;
-    let filter = EventFilter {
-        event_type: q.event_type.or(q.type_alias),
-        since,
-        until,
-        cursor: decode_cursor("evt", q.cursor.as_deref())?,
-        limit: limit + 1,
-        include_payload: include,
-    };
+    let event_type = q.event_type.or(q.type_alias);
+    let (since_ms, until_ms) = (since.map(|t| t.to_string()), until.map(|t| t.to_string()));
+    let list = ListScope::new("evt", &[Some(&app.id), event_type.as_deref(), since_ms.as_deref(), until_ms.as_deref()]);
+    let cursor = decode_cursor(&list, q.cursor.as_deref())?;
+    let filter = EventFilter { event_type, since, until, cursor, limit: limit + 1, include_payload: include };
     let rows = s.store.list_events(&app.id, &filter).await?;
-    Ok(Json(Page::from_rows(rows, limit, |r| r.id.clone(), |r| EventOut::from_row(r, include))))
+    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), |r| EventOut::from_row(r, include))))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 struct ReadQuery {
     /// `payload` adds the event's `data`.
     #[param(pattern = "^payload$")]

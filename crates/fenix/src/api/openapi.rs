@@ -150,6 +150,7 @@ fn add_common_errors(op: &mut Operation) {
     }
     if let Some(body) = &op.request_body {
         errors.push(("400", "`malformed_json`: the body is not valid JSON"));
+        errors.push(("400", "`unknown_field`: the body has a field the call does not take"));
         errors.push(("413", "`payload_too_large`: the body is larger than 256 KiB"));
         errors.push(("422", "`invalid_body`: the body does not fit the schema"));
         // Required bodies are read as JSON with a content-type check; optional ones are not.
@@ -271,6 +272,36 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn every_request_body_says_unknown_fields_are_refused() {
+        // The server refuses unknown fields (400 `unknown_field`); the document says so,
+        // so clients and schemathesis do not take a misspelt field for an accepted one.
+        let doc = document();
+        let mut bodies = 0;
+        for item in doc["paths"].as_object().unwrap().values() {
+            for op in item.as_object().unwrap().values() {
+                let Some(schema) = op["requestBody"]["content"]["application/json"]["schema"].as_object() else {
+                    continue;
+                };
+                let refs: Vec<&str> = std::iter::once(schema.get("$ref"))
+                    .chain(schema.get("oneOf").and_then(Value::as_array).into_iter().flatten().map(|s| s.get("$ref")))
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                assert_eq!(refs.len(), 1, "{}: {schema:?}", op["operationId"]);
+                let name = refs[0].trim_start_matches("#/components/schemas/");
+                assert_eq!(
+                    doc["components"]["schemas"][name]["additionalProperties"],
+                    json!(false),
+                    "{}: {name}",
+                    op["operationId"]
+                );
+                bodies += 1;
+            }
+        }
+        assert!(bodies >= 10, "only {bodies} request bodies");
     }
 
     #[tokio::test]

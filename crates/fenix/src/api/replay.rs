@@ -9,7 +9,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::{
     error::{ApiError, ErrorBody},
     events::parse_window,
-    extract::{optional_json, ApiPath, EndpointPath, RawBody},
+    extract::{optional_json, ApiPath, EndpointPath, NoQuery, RawBody},
     lookup,
 };
 use crate::{lifecycle::DeliveryStatus, state::SharedState, store::replay::ReplayScope, time};
@@ -82,6 +82,7 @@ pub fn router() -> OpenApiRouter<SharedState> {
 )]
 async fn replay_endpoint(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
     RawBody(body): RawBody,
 ) -> Result<Json<EndpointReplay>, ApiError> {

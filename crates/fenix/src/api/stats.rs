@@ -9,7 +9,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     error::{ApiError, ErrorBody},
-    extract::{ApiPath, ApiQuery, EndpointPath, Page},
+    extract::{ApiPath, ApiQuery, EndpointPath, NoQuery, Page},
     lookup,
 };
 use crate::{
@@ -21,6 +21,7 @@ use crate::{
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 struct StatsQuery {
     /// e.g. `1h`, `24h` (default), `7d`.
     #[param(example = "24h", pattern = "^[0-9]+(ms|s|m|h|d)$")]
@@ -129,6 +130,7 @@ async fn stats(
 )]
 async fn state_changes(
     State(s): State<SharedState>,
+    _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
 ) -> Result<Json<Page<StateChange>>, ApiError> {
     let endpoint = lookup::endpoint(&s, &app, &ep).await?;
