@@ -7,7 +7,7 @@ use serde_json::json;
 use super::common::{
     attempts, node_accepts, python_accepts, secret_of, signing_crate_accepts, wait_for_status, Signed,
 };
-use crate::support::{eventually, Backend, Fenix, Plan, Receiver, TestDb};
+use crate::support::{eventually, signed_v1_by, Backend, Fenix, Plan, Receiver, TestDb};
 
 async fn a_delivered_event_verifies_with_the_signing_crate(backend: Backend) {
     let db = TestDb::new(backend).await;
@@ -22,15 +22,7 @@ async fn a_delivered_event_verifies_with_the_signing_crate(backend: Backend) {
     assert_eq!(got.header("x-fenix-event-id"), evt["id"].as_str().unwrap());
     assert_eq!(got.header("idempotency-key"), evt["id"].as_str().unwrap());
     assert_eq!(got.json()["id"], evt["id"]);
-    let req = fenix_signing::SignedRequest {
-        scheme: fenix_signing::Scheme::FenixV1,
-        timestamp: got.header("x-fenix-timestamp"),
-        signature_header: got.header("x-fenix-signature"),
-        msg_id: None,
-        body: &got.body,
-    };
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
-    fenix_signing::verify(&req, &[&secret], fenix_signing::DEFAULT_TOLERANCE, now).expect("signature verifies");
+    assert!(signed_v1_by(&secret, got), "signature verifies");
 }
 
 async fn every_request_verifies_in_python_and_node_written_from_the_contract(backend: Backend) {

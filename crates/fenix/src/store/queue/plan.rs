@@ -21,9 +21,15 @@ const FANOUT_TARGETS: &str =
     "SELECT id, event_types FROM endpoints WHERE app_id = $1 AND state IN ('active', 'paused') ORDER BY id";
 
 #[derive(sqlx::FromRow)]
-struct Target {
+struct TargetRow {
     id: String,
     event_types: String,
+}
+
+/// A fan-out target with its filter parsed once per batch, not once per event.
+struct Target {
+    id: String,
+    filter: EventTypeFilter,
 }
 
 /// A delivery row to insert.
@@ -85,10 +91,11 @@ impl Conn<'_> {
     }
 
     async fn fanout_targets(&mut self, app_id: &str) -> sqlx::Result<Vec<Target>> {
-        match self {
-            Conn::Sqlite(conn) => sqlx::query_as(FANOUT_TARGETS).bind(app_id).fetch_all(&mut **conn).await,
-            Conn::Postgres(conn) => sqlx::query_as(FANOUT_TARGETS).bind(app_id).fetch_all(&mut **conn).await,
-        }
+        let rows: Vec<TargetRow> = match self {
+            Conn::Sqlite(conn) => sqlx::query_as(FANOUT_TARGETS).bind(app_id).fetch_all(&mut **conn).await?,
+            Conn::Postgres(conn) => sqlx::query_as(FANOUT_TARGETS).bind(app_id).fetch_all(&mut **conn).await?,
+        };
+        Ok(rows.into_iter().map(|r| Target { filter: EventTypeFilter::from_json(&r.event_types), id: r.id }).collect())
     }
 }
 
@@ -113,10 +120,8 @@ pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> sqlx::Resul
             let t = conn.fanout_targets(&ev.app_id).await?;
             targets.insert(ev.app_id.as_str(), t);
         }
-        let chosen: Vec<&Target> = targets[ev.app_id.as_str()]
-            .iter()
-            .filter(|t| EventTypeFilter::from_json(&t.event_types).matches(&ev.event_type))
-            .collect();
+        let chosen: Vec<&Target> =
+            targets[ev.app_id.as_str()].iter().filter(|t| t.filter.matches(&ev.event_type)).collect();
         if chosen.len() > ev.max_fanout {
             plan.answers.push(Ingested::refused(ev, chosen.len()));
             continue;
