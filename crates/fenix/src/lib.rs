@@ -5,6 +5,7 @@
 //! under a lease, signs and sends them, and records every attempt. See
 //! `docs/ARCHITECTURE.md` for the shape of the whole.
 
+pub mod access;
 pub mod alerts;
 pub mod api;
 pub mod envelope;
