@@ -3,6 +3,7 @@
 
 mod abuse;
 mod api;
+mod batch;
 mod cli;
 mod common;
 mod crash;

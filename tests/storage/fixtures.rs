@@ -123,7 +123,10 @@ impl Fixture {
 /// held writer); returns the result and the ids of the deliveries it made.
 pub async fn ingest_on(store: &Store, ev: &NewEvent) -> sqlx::Result<(Ingested, Vec<String>)> {
     let mut writer = store.hold_writer().await?;
-    let ingested = store.ingest_batch(&mut writer, std::slice::from_ref(ev)).await?.remove(0);
+    let ingested = store
+        .ingest_batch(&mut writer, std::slice::from_ref(ev), fenix::store::queue::Whole::EachOnItsOwn)
+        .await?
+        .remove(0);
     drop(writer);
     let made = if ingested.created {
         let f = DeliveryFilter { event_id: Some(ev.id.clone()), limit: 100_000, ..Default::default() };

@@ -220,7 +220,11 @@ async fn a_batch_that_fails_stores_none_of_its_events(backend: Backend) {
     let mut dup = new_event(&app, "invoice.paid", None, T0 + 2);
     dup.id = first.event.id.clone();
     let mut writer = fx.store.hold_writer().await.unwrap();
-    let err = fx.store.ingest_batch(&mut writer, &[doomed, dup]).await.expect_err("event id is taken");
+    let err = fx
+        .store
+        .ingest_batch(&mut writer, &[doomed, dup], fenix::store::queue::Whole::EachOnItsOwn)
+        .await
+        .expect_err("event id is taken");
     drop(writer);
     assert!(is_unique_violation(&err), "{err:?}");
     assert_eq!((raw.count("events").await, raw.count("deliveries").await), (1, 2));

@@ -19,6 +19,7 @@ use crate::{
     ids,
     store::{
         events::{Ingested, NewEvent},
+        queue::Whole,
         HeldWriter, Store,
     },
     time,
@@ -128,7 +129,7 @@ async fn write(
         *held = Some((store.hold_writer().await?, Instant::now()));
     }
     let (writer, _) = held.as_mut().expect("taken just above");
-    store.ingest_batch(writer, events).await
+    store.ingest_batch(writer, events, Whole::EachOnItsOwn).await
 }
 
 /// A batch failed and stored nothing: each event alone, through the same batch

@@ -97,6 +97,10 @@ pub struct Settings {
     /// Destination ranges never contacted although public (e.g. the network's
     /// own NAT64 prefix); wins over `unsafe_allow_cidrs`.
     pub deny_cidrs: Vec<ipnet::IpNet>,
+    /// Most events one `POST …/events/batch` may carry.
+    pub max_batch_events: usize,
+    /// Largest body of one `POST …/events/batch`, in bytes.
+    pub max_batch_bytes: usize,
 }
 
 impl Default for Settings {
@@ -139,6 +143,8 @@ impl Default for Settings {
             http_max_connections: 1024,
             http_max_in_flight: 512,
             deny_cidrs: Vec::new(),
+            max_batch_events: 1000,
+            max_batch_bytes: 16 * 1024 * 1024,
         }
     }
 }
@@ -178,6 +184,8 @@ struct FileSettings {
     http_max_connections: Option<usize>,
     http_max_in_flight: Option<usize>,
     deny_cidrs: Option<String>,
+    max_batch_events: Option<usize>,
+    max_batch_bytes: Option<usize>,
 }
 
 /// A retention (or failing time before disabling) that never runs out:
@@ -272,6 +280,8 @@ impl Settings {
         push("HTTP_MAX_CONNECTIONS", f.http_max_connections.map(|v| v.to_string()));
         push("HTTP_MAX_IN_FLIGHT", f.http_max_in_flight.map(|v| v.to_string()));
         push("DENY_CIDRS", f.deny_cidrs);
+        push("MAX_BATCH_EVENTS", f.max_batch_events.map(|v| v.to_string()));
+        push("MAX_BATCH_BYTES", f.max_batch_bytes.map(|v| v.to_string()));
         if let Some(v) = f.database_url {
             vars.push(("DATABASE_URL".into(), v));
         }
@@ -373,6 +383,12 @@ impl Settings {
         }
         if let Some(n) = num("FENIX_MAX_FANOUT_PER_EVENT")? {
             self.max_fanout_per_event = n;
+        }
+        if let Some(n) = num("FENIX_MAX_BATCH_EVENTS")? {
+            self.max_batch_events = n;
+        }
+        if let Some(n) = num("FENIX_MAX_BATCH_BYTES")? {
+            self.max_batch_bytes = n;
         }
         if let Some(n) = num("FENIX_HOST_CONCURRENCY")? {
             self.host_concurrency = n;
@@ -476,6 +492,8 @@ impl Settings {
             ("FENIX_MAX_DB_CONNECTIONS", self.max_db_connections as usize, 10_000),
             ("FENIX_MAX_ENDPOINTS_PER_APP", self.max_endpoints_per_app, 100_000),
             ("FENIX_MAX_FANOUT_PER_EVENT", self.max_fanout_per_event, 100_000),
+            ("FENIX_MAX_BATCH_EVENTS", self.max_batch_events, 10_000),
+            ("FENIX_MAX_BATCH_BYTES", self.max_batch_bytes, 256 * 1024 * 1024),
         ] {
             if !(1..=max).contains(&n) {
                 bail!("{name} ({n}) must be between 1 and {max}");

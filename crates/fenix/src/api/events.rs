@@ -2,7 +2,8 @@
 //! the event, idempotent on the producer's key) and the event log.
 
 use axum::{
-    extract::State,
+    body::Body,
+    extract::{DefaultBodyLimit, FromRequest, Request, State},
     http::{HeaderMap, StatusCode},
     response::{IntoResponse, Response},
     Json,
@@ -22,8 +23,12 @@ use crate::{
     envelope::envelope_data,
     event_types::EventType,
     state::SharedState,
-    store::events::{EventFilter, EventRow},
+    store::{
+        events::{EventFilter, EventRow, NewEvent},
+        queue::Whole,
+    },
     time,
+    wake::Reach,
 };
 
 /// Longest producer idempotency key accepted.
@@ -91,7 +96,9 @@ impl EventOut {
 
 /// `/v1/apps/{app}/events…` routes.
 pub fn router() -> OpenApiRouter<SharedState> {
-    OpenApiRouter::new().routes(routes!(list, ingest)).routes(routes!(read))
+    // The batch route reads its body under its own, larger limit (`FENIX_MAX_BATCH_BYTES`).
+    let batch = OpenApiRouter::new().routes(routes!(ingest_batch)).layer(DefaultBodyLimit::disable());
+    OpenApiRouter::new().routes(routes!(list, ingest)).routes(routes!(read)).merge(batch)
 }
 
 fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Option<String>, ApiError> {
@@ -148,25 +155,14 @@ async fn ingest(
     ApiJson(body): ApiJson<IngestBody>,
 ) -> Result<Response, ApiError> {
     let app = lookup::app_cached(&s, &app).await?;
-    let event_type = EventType::parse(&body.event_type)?;
-    if !body.data.get().trim_start().starts_with('{') {
-        return Err(ApiError::invalid("invalid_data", "data must be a JSON object"));
-    }
-    let key = idempotency_key(&headers, body.id)?;
-    let new = crate::ingest::new_event(app.id, &event_type, &body.data, key, s.settings.max_fanout_per_event);
+    let key = idempotency_key(&headers, body.id.clone())?;
+    let new = checked_event(&s, app.id, body, key)?;
     let ingested = s.ingestor.ingest(new).await.map_err(|e| match &e {
         sqlx::Error::Database(d) if d.is_foreign_key_violation() => ApiError::not_found("app"),
         _ => ApiError::from(e),
     })?;
     if ingested.fanout_refused {
-        return Err(ApiError::invalid(
-            "fanout_limit_reached",
-            format!(
-                "this event matches {} endpoints, more than the {} one event may be sent to \
-                 (FENIX_MAX_FANOUT_PER_EVENT); nothing was stored",
-                ingested.event.delivery_count, s.settings.max_fanout_per_event
-            ),
-        ));
+        return Err(fanout_refused("this event", ingested.event.delivery_count, &s));
     }
     if ingested.created {
         s.metrics.ingested(ingested.event.delivery_count);
@@ -185,6 +181,161 @@ async fn ingest(
     } else {
         Ok((StatusCode::OK, [("idempotent-replayed", "true")], out).into_response())
     }
+}
+
+/// A producer's event checked and built: its type, an object as `data`, and its key.
+fn checked_event(s: &SharedState, app_id: String, body: IngestBody, key: Option<String>) -> Result<NewEvent, ApiError> {
+    let event_type = EventType::parse(&body.event_type)?;
+    if !body.data.get().trim_start().starts_with('{') {
+        return Err(ApiError::invalid("invalid_data", "data must be a JSON object"));
+    }
+    Ok(crate::ingest::new_event(app_id, &event_type, &body.data, key, s.settings.max_fanout_per_event))
+}
+
+fn fanout_refused(what: &str, matched: i64, s: &SharedState) -> ApiError {
+    ApiError::invalid(
+        "fanout_limit_reached",
+        format!(
+            "{what} matches {matched} endpoints, more than the {} one event may be sent to \
+             (FENIX_MAX_FANOUT_PER_EVENT); nothing was stored",
+            s.settings.max_fanout_per_event
+        ),
+    )
+}
+
+/// Many events in one request.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = EventBatch)]
+struct BatchBody {
+    /// 1 to `FENIX_MAX_BATCH_EVENTS` (default 1000) events, each as in `send_event`; its `id` is its
+    /// idempotency key.
+    #[schema(min_items = 1)]
+    events: Vec<IngestBody>,
+}
+
+/// What became of one event of a batch, in the request's order.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = EventBatchItem)]
+struct BatchItem {
+    /// The event's id: the new event's, or for a repeat the id of the event first stored with its key.
+    id: String,
+    #[serde(rename = "type")]
+    event_type: String,
+    idempotency_key: Option<String>,
+    /// `true`: stored by this request; `false`: a repeat of an idempotency key seen before (in an
+    /// earlier request, or earlier in this batch), nothing stored for it.
+    created: bool,
+    /// Deliveries of the event.
+    deliveries: i64,
+}
+
+/// The answer to a batch.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = EventBatchResult)]
+struct BatchOut {
+    /// One item per event of the request, in its order.
+    data: Vec<BatchItem>,
+}
+
+/// `ApiJson` under `FENIX_MAX_BATCH_BYTES` instead of the API's usual limit.
+struct BatchJson<T>(T);
+
+impl<T: serde::de::DeserializeOwned> FromRequest<SharedState> for BatchJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, s: &SharedState) -> Result<Self, ApiError> {
+        let limit = s.settings.max_batch_bytes;
+        let req = req.map(|body| Body::new(http_body_util::Limited::new(body, limit)));
+        match ApiJson::<T>::from_request(req, s).await {
+            Ok(ApiJson(v)) => Ok(BatchJson(v)),
+            Err(e) if e.status == StatusCode::PAYLOAD_TOO_LARGE => Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                format!(
+                    "the batch is larger than {limit} bytes (FENIX_MAX_BATCH_BYTES); send fewer events per request"
+                ),
+            )),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+#[utoipa::path(
+    post, path = "/v1/apps/{app}/events/batch", tag = "events", operation_id = "send_event_batch",
+    summary = "Send many events at once",
+    description = "Stores every event of the batch with its deliveries in one transaction, or none of them. \
+        Each event keeps its own idempotency key (its `id`): the answer lists, in the request's order, each \
+        event's id and whether this request created it or it repeats a key seen before. A bad event refuses the \
+        whole batch, its index in the error message (`events[3]: …`). At most `FENIX_MAX_BATCH_EVENTS` events \
+        (default 1000) and `FENIX_MAX_BATCH_BYTES` of body (default 16 MiB).",
+    params(AppPath),
+    request_body = BatchBody,
+    responses(
+        (status = 202, description = "Stored (or every event was a repeat); deliveries are queued", body = BatchOut),
+        (status = 400, description = "`invalid_path`, `invalid_json`, `unknown_field`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`", body = ErrorBody),
+        (status = 413, description = "`payload_too_large`: the body is larger than `FENIX_MAX_BATCH_BYTES`", body = ErrorBody),
+        (status = 422, description = "`empty_batch`, `batch_too_large`, and for one event (its index in the \
+            message) `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `fanout_limit_reached`",
+            body = ErrorBody),
+    )
+)]
+async fn ingest_batch(
+    State(s): State<SharedState>,
+    _: NoQuery,
+    ApiPath(AppPath { app }): ApiPath<AppPath>,
+    BatchJson(body): BatchJson<BatchBody>,
+) -> Result<(StatusCode, Json<BatchOut>), ApiError> {
+    let app = lookup::app_cached(&s, &app).await?;
+    let max = s.settings.max_batch_events;
+    match body.events.len() {
+        0 => return Err(ApiError::invalid("empty_batch", "events must hold at least one event")),
+        n if n > max => {
+            return Err(ApiError::invalid(
+                "batch_too_large",
+                format!("events holds {n} events, more than the {max} one batch may carry (FENIX_MAX_BATCH_EVENTS)"),
+            ))
+        }
+        _ => {}
+    }
+    let at = |i: usize, e: ApiError| ApiError { message: format!("events[{i}]: {}", e.message), ..e };
+    let mut events = Vec::with_capacity(body.events.len());
+    for (i, ev) in body.events.into_iter().enumerate() {
+        let key = idempotency_key(&HeaderMap::new(), ev.id.clone()).map_err(|e| at(i, e))?;
+        events.push(checked_event(&s, app.id.clone(), ev, key).map_err(|e| at(i, e))?);
+    }
+    let ingested = {
+        let mut writer = s.store.hold_writer().await?;
+        s.store.ingest_batch(&mut writer, &events, Whole::AllOrNothing).await.map_err(|e| match &e {
+            sqlx::Error::Database(d) if d.is_foreign_key_violation() => ApiError::not_found("app"),
+            _ => ApiError::from(e),
+        })?
+    };
+    if let Some((i, refused)) = ingested.iter().enumerate().find(|(_, r)| r.fanout_refused) {
+        return Err(at(i, fanout_refused("this event", refused.event.delivery_count, &s)));
+    }
+    let (mut made, mut deliveries) = (0, 0);
+    for r in ingested.iter().filter(|r| r.created) {
+        made += 1;
+        deliveries += r.event.delivery_count;
+        s.metrics.ingested(r.event.delivery_count);
+    }
+    if deliveries > 0 {
+        s.wake.work_committed(Reach::ThisInstance).await;
+    }
+    tracing::debug!(app = %app.id, events = events.len(), created = made, deliveries, "batch ingested");
+    let data = ingested
+        .into_iter()
+        .map(|r| BatchItem {
+            id: r.event.id,
+            event_type: r.event.event_type,
+            idempotency_key: r.event.idempotency_key,
+            created: r.created,
+            deliveries: r.event.delivery_count,
+        })
+        .collect();
+    Ok((StatusCode::ACCEPTED, Json(BatchOut { data })))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

@@ -34,6 +34,7 @@ use crate::{
 };
 
 mod plan;
+pub use plan::Whole;
 pub mod postgres;
 pub mod sqlite;
 
@@ -177,11 +178,18 @@ impl Store {
     /// `created = false`; an event matching more endpoints than its
     /// `max_fanout` is refused whole. Any error fails the whole batch (nothing
     /// is stored); the caller may retry its events one by one. `writer` is a
-    /// write connection the caller holds, possibly across batches.
-    pub async fn ingest_batch(&self, writer: &mut HeldWriter, events: &[NewEvent]) -> sqlx::Result<Vec<Ingested>> {
+    /// write connection the caller holds, possibly across batches. With
+    /// [`Whole::AllOrNothing`] an event refused for its fan-out stores nothing
+    /// of the batch (its answer says which).
+    pub async fn ingest_batch(
+        &self,
+        writer: &mut HeldWriter,
+        events: &[NewEvent],
+        whole: Whole,
+    ) -> sqlx::Result<Vec<Ingested>> {
         match writer {
-            HeldWriter::Sqlite(conn) => sqlite::ingest_batch(conn, events).await,
-            HeldWriter::Postgres(conn) => postgres::ingest_batch(conn, events).await,
+            HeldWriter::Sqlite(conn) => sqlite::ingest_batch(conn, events, whole).await,
+            HeldWriter::Postgres(conn) => postgres::ingest_batch(conn, events, whole).await,
         }
     }
 

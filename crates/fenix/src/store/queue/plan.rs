@@ -58,6 +58,12 @@ impl Plan<'_> {
         !self.deliveries.is_empty()
     }
 
+    /// True when the batch is to be stored whole or not at all and one of its
+    /// events was refused: then nothing of it is written.
+    pub fn refused_whole(&self, whole: Whole) -> bool {
+        whole == Whole::AllOrNothing && self.answers.iter().any(|a| a.fanout_refused)
+    }
+
     /// Answers the new events whose idempotency key another writer stored
     /// first, and their repeats within the batch, with the event that writer
     /// stored (`existing`: (app, key) → stored event).
@@ -71,6 +77,15 @@ impl Plan<'_> {
             }
         }
     }
+}
+
+/// Whether an event refused for its fan-out refuses its whole batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Whole {
+    /// Independent events grouped for speed (the ingestion queue): the others are stored.
+    EachOnItsOwn,
+    /// One producer's batch (`POST …/events/batch`): nothing is stored.
+    AllOrNothing,
 }
 
 /// The connection a batch is planned on (inside the batch's transaction on SQLite).

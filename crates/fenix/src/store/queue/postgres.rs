@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use sqlx::{pool::PoolConnection, PgPool, Postgres};
 
 use super::{
-    plan::{self, Conn},
+    plan::{self, Conn, Whole},
     ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome,
 };
 use crate::{
@@ -97,9 +97,10 @@ const RELEASE_LEASES: &str = "UPDATE deliveries AS d SET next_attempt_at = $3, l
 pub(super) async fn ingest_batch(
     writer: &mut PoolConnection<Postgres>,
     events: &[NewEvent],
+    whole: Whole,
 ) -> sqlx::Result<Vec<Ingested>> {
     let mut plan = plan::plan(Conn::Postgres(writer), events).await?;
-    if plan.events.is_empty() {
+    if plan.events.is_empty() || plan.refused_whole(whole) {
         return Ok(plan.answers);
     }
     let (evs, ds) = (&plan.events, &plan.deliveries);

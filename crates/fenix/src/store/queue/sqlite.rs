@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use sqlx::{pool::PoolConnection, Connection, QueryBuilder, Sqlite, SqliteConnection, SqlitePool};
 
 use super::{
-    plan::{self, Conn},
+    plan::{self, Conn, Whole},
     ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome,
 };
 use crate::{
@@ -46,9 +46,14 @@ async fn begin_write(conn: &mut SqliteConnection) -> sqlx::Result<sqlx::Transact
 pub(super) async fn ingest_batch(
     writer: &mut PoolConnection<Sqlite>,
     events: &[NewEvent],
+    whole: Whole,
 ) -> sqlx::Result<Vec<Ingested>> {
     let mut tx = begin_write(writer).await?;
     let plan = plan::plan(Conn::Sqlite(&mut tx), events).await?;
+    if plan.refused_whole(whole) {
+        // Dropping the transaction rolls it back: it wrote nothing yet.
+        return Ok(plan.answers);
+    }
     // 8 parameters a row.
     for chunk in plan.events.chunks(500) {
         let mut qb = QueryBuilder::new(
