@@ -303,3 +303,35 @@ pub async fn send_event(
     }
     Ok((serde_json::from_slice::<IdOnly>(&bytes).context("ingestion answer")?.id, at))
 }
+
+/// Posts one batch of `count` events; fails unless all were accepted.
+pub async fn send_batch(
+    client: &reqwest::Client,
+    url: &str,
+    token: &str,
+    body: String,
+    count: u64,
+) -> anyhow::Result<()> {
+    let r = client
+        .post(url)
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .context("sending a batch")?;
+    let status = r.status();
+    let bytes = r.bytes().await?;
+    if status.as_u16() != 202 {
+        bail!("batch ingestion answered {status}: {}", String::from_utf8_lossy(&bytes));
+    }
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        data: Vec<serde::de::IgnoredAny>,
+    }
+    let answer: Answer = serde_json::from_slice(&bytes).context("batch answer")?;
+    if answer.data.len() as u64 != count {
+        bail!("batch answered {} items for {count} events", answer.data.len());
+    }
+    Ok(())
+}

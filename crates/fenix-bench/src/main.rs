@@ -48,6 +48,8 @@ pub enum Phase {
     Ceiling,
     Delivery,
     Ingestion,
+    /// Batch ingestion: `POST …/events/batch`, `--batch-size` events a request.
+    Batch,
     Latency,
     Drain,
 }
@@ -85,6 +87,12 @@ pub struct Opts {
     /// Ingestion: events to send [default: 20000; quick: 2000].
     #[arg(long)]
     ingest_events: Option<u64>,
+    /// Batch ingestion: events to send [default: 200000; quick: 20000].
+    #[arg(long)]
+    batch_events: Option<u64>,
+    /// Batch ingestion: events per request (at most the server's FENIX_MAX_BATCH_EVENTS).
+    #[arg(long, default_value_t = 1000)]
+    batch_size: u64,
     /// Concurrent ingestion clients (each keeps one connection alive), in every phase.
     #[arg(long, default_value_t = 8)]
     clients: usize,
@@ -123,6 +131,8 @@ pub struct Sizes {
     pub events: u64,
     pub endpoints: u64,
     pub ingest_events: u64,
+    pub batch_events: u64,
+    pub batch_size: u64,
     pub clients: usize,
     pub rate: u64,
     pub latency_secs: u64,
@@ -145,6 +155,8 @@ impl Sizes {
             events: pick(o.events, 10_000, 1_000),
             endpoints: pick(o.endpoints, 10, 5),
             ingest_events: pick(o.ingest_events, 20_000, 2_000),
+            batch_events: pick(o.batch_events, 200_000, 20_000),
+            batch_size: o.batch_size,
             clients: o.clients,
             rate: o.rate,
             latency_secs: pick(o.latency_secs, 20, 3),
@@ -158,6 +170,8 @@ impl Sizes {
             || s.events == 0
             || s.endpoints == 0
             || s.ingest_events == 0
+            || s.batch_events == 0
+            || s.batch_size == 0
             || s.clients == 0
             || s.rate == 0
             || s.latency_secs == 0
@@ -221,7 +235,7 @@ async fn run(opts: Opts) -> anyhow::Result<()> {
         Backend::Postgres => db::Databases::postgres(opts.postgres_url.clone()).await?,
     };
     let phases: Vec<Phase> = if opts.phases.is_empty() {
-        vec![Phase::Ceiling, Phase::Delivery, Phase::Ingestion, Phase::Latency, Phase::Drain]
+        vec![Phase::Ceiling, Phase::Delivery, Phase::Ingestion, Phase::Batch, Phase::Latency, Phase::Drain]
     } else {
         opts.phases.clone()
     };

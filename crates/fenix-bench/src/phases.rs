@@ -114,6 +114,7 @@ pub struct Results {
     pub ceiling: Option<Ceiling>,
     pub delivery: Option<Drain>,
     pub ingestion: Option<Ingestion>,
+    pub batch: Option<Ingestion>,
     pub latency: Option<Latency>,
     pub drain_small: Option<Drain>,
     pub drain_large: Option<Drain>,
@@ -130,6 +131,9 @@ pub async fn run_all(ctx: &mut Ctx, dbs: &mut Databases, phases: &[Phase]) -> an
     }
     if phases.contains(&Phase::Ingestion) {
         r.ingestion = Some(ingestion(ctx, dbs).await.context("ingestion phase")?);
+    }
+    if phases.contains(&Phase::Batch) {
+        r.batch = Some(batch_ingestion(ctx, dbs).await.context("batch ingestion phase")?);
     }
     if phases.contains(&Phase::Latency) {
         r.latency = Some(latency(ctx, dbs).await.context("latency phase")?);
@@ -412,6 +416,52 @@ async fn ingestion(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Ingesti
     let n = ctx.sizes.ingest_events;
     progress(&format!("{label}: {n} single events from {} clients (keep-alive)", ctx.sizes.clients));
     let per_s = ingest(ctx, &api, &app, n, label).await?;
+    let usage = proc.stop().await?;
+    progress(&format!("{label}: {per_s:.0} events/s"));
+    Ok(Ingestion { per_s, events: n, clients: ctx.sizes.clients, procs: vec![ProcUsage { role: "api", usage }] })
+}
+
+/// Batches of `--batch-size` events from the concurrent clients to
+/// `fenix --api-only` with one endpoint: events/s accepted, each batch stored
+/// with its deliveries in one transaction.
+async fn batch_ingestion(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Ingestion> {
+    let label = "batch";
+    let url = dbs.fresh(label).await?;
+    let proc = Fenix::start(&ctx.launch, Role::ApiOnly, &url, label).await?;
+    let api = Api::new(&proc, &ctx.launch)?;
+    let app = app_with_endpoints(ctx, &api, label, 1).await?;
+    let (n, size) = (ctx.sizes.batch_events, ctx.sizes.batch_size);
+    let requests = n.div_ceil(size);
+    progress(&format!("{label}: {n} events in batches of {size} from {} clients (keep-alive)", ctx.sizes.clients));
+    let url = Arc::new(format!("{}/v1/apps/{app}/events/batch", api.base));
+    let token = Arc::new(ctx.launch.admin_token.clone());
+    let next = Arc::new(AtomicU64::new(0));
+    let pad = Arc::new(ctx.pad.clone());
+    let start = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..ctx.sizes.clients {
+        let (url, token, next, pad) = (url.clone(), token.clone(), next.clone(), pad.clone());
+        let client = fenix::event_client()?;
+        tasks.spawn(async move {
+            loop {
+                let r = next.fetch_add(1, Ordering::Relaxed);
+                if r >= requests {
+                    return anyhow::Ok(());
+                }
+                let (from, to) = (r * size, ((r + 1) * size).min(n));
+                let events: Vec<String> = (from..to).map(|seq| event_body(&pad, seq)).collect();
+                let body = format!(r#"{{"events":[{}]}}"#, events.join(","));
+                fenix::send_batch(&client, &url, &token, body, to - from).await?;
+            }
+        });
+    }
+    while let Some(r) = tasks.join_next().await {
+        if let Err(e) = r.map_err(anyhow::Error::from).and_then(|r| r) {
+            tasks.abort_all();
+            return Err(e);
+        }
+    }
+    let per_s = n as f64 / start.elapsed().as_secs_f64();
     let usage = proc.stop().await?;
     progress(&format!("{label}: {per_s:.0} events/s"));
     Ok(Ingestion { per_s, events: n, clients: ctx.sizes.clients, procs: vec![ProcUsage { role: "api", usage }] })

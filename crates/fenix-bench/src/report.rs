@@ -115,7 +115,18 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
     }
     if let Some(i) = &r.ingestion {
         out.push(format!(
-            "| ingestion | events/s accepted (single events, {} keep-alive clients, 1 endpoint) | {} | {} | {} | {} events; api {:.0} µs CPU per event; no batch call exists |",
+            "| ingestion | events/s accepted (single events, {} keep-alive clients, 1 endpoint) | {} | {} | {} | {} events; api {:.0} µs CPU per event |",
+            i.clients,
+            thousands(i.per_s),
+            rss(&i.procs),
+            cpu(&i.procs),
+            thousands(i.events as f64),
+            total_cpu(&i.procs) * 1e6 / i.events as f64
+        ));
+    }
+    if let Some(i) = &r.batch {
+        out.push(format!(
+            "| batch ingestion | events/s accepted (`POST …/events/batch`, {} keep-alive clients, 1 endpoint) | {} | {} | {} | {} events; api {:.0} µs CPU per event |",
             i.clients,
             thousands(i.per_s),
             rss(&i.procs),
@@ -181,7 +192,7 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
     for d in [&r.delivery, &r.drain_small, &r.drain_large].into_iter().flatten() {
         all_procs.extend(&d.procs);
     }
-    if let Some(i) = &r.ingestion {
+    for i in [&r.ingestion, &r.batch].into_iter().flatten() {
         all_procs.extend(&i.procs);
     }
     if let Some(l) = &r.latency {
@@ -198,7 +209,7 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
     let int = |v: Option<f64>| v.map_or(serde_json::Value::Null, |x| serde_json::Value::from(x.round() as u64));
     let float =
         |v: Option<f64>, places: i32| v.map_or(serde_json::Value::Null, |x| serde_json::Value::from(round(x, places)));
-    let fields: [(&str, serde_json::Value); 11] = [
+    let fields: [(&str, serde_json::Value); 12] = [
         ("backend", serde_json::Value::from(backend)),
         ("ceiling_rps", int(r.ceiling.as_ref().map(|c| c.rps))),
         ("delivery_per_s", int(r.delivery.as_ref().map(|d| d.per_s))),
@@ -210,6 +221,7 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
         ("drain_10k_per_s", int(r.drain_small.as_ref().map(|d| d.per_s))),
         ("drain_1m_per_s", int(r.drain_large.as_ref().map(|d| d.per_s))),
         ("peak_rss_mb", float(peak_rss, 1)),
+        ("ingest_batch_per_s", int(r.batch.as_ref().map(|i| i.per_s))),
     ];
     let body: Vec<String> = fields.iter().map(|(k, v)| format!("{}:{v}", serde_json::Value::from(*k))).collect();
     println!("{{{}}}", body.join(","));
