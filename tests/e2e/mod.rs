@@ -14,5 +14,6 @@ mod ingestion;
 mod inputs;
 mod quickstart;
 mod retries;
+mod scopes;
 mod strict;
 mod tls;
