@@ -264,6 +264,7 @@ impl<T: serde::de::DeserializeOwned> FromRequest<SharedState> for BatchJson<T> {
 
 #[utoipa::path(
     post, path = "/v1/apps/{app}/events/batch", tag = "events", operation_id = "send_event_batch",
+    security(("bearer" = ["app:manage"])),
     summary = "Send many events at once",
     description = "Stores every event of the batch with its deliveries in one transaction, or none of them. \
         Each event keeps its own idempotency key (its `id`): the answer lists, in the request's order, each \

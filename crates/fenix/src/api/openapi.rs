@@ -217,13 +217,14 @@ mod tests {
                 METHODS.into_iter().filter(|m| item.get(*m).is_some()).map(move |m| format!("{m} {path}"))
             })
             .collect();
-        assert_eq!(operations.len(), 30, "{operations:#?}");
+        assert_eq!(operations.len(), 31, "{operations:#?}");
         for op in [
             "get /openapi.json",
             "get /healthz",
             "get /readyz",
             "get /metrics",
             "post /v1/apps/{app}/events",
+            "post /v1/apps/{app}/events/batch",
             "get /v1/apps/{app}/endpoints/{ep}/stats",
             "post /v1/apps/{app}/deliveries/{dlv}/replay",
         ] {
