@@ -1,6 +1,7 @@
-//! Bearer-token authentication of the admin API: every `/v1` call and
-//! `/metrics` need `Authorization: Bearer <token>`, checked against the
-//! token hashes in the database, with a short-lived cache of verified tokens.
+//! Authentication of the admin API: every `/v1` call and `/metrics` need
+//! `Authorization: Bearer <token>`, checked against the token hashes in the
+//! database with a short-lived cache of verified tokens, or a console session
+//! cookie (`sessions.rs`).
 
 use std::{
     collections::HashMap,
@@ -16,7 +17,7 @@ use axum::{
 };
 
 use super::error::ApiError;
-use crate::{secrets::hash_admin_token, store::Store};
+use crate::{access::Principal, secrets::hash_admin_token, store::Store};
 
 /// How long a verified token is trusted without asking the database again.
 const TOKEN_CACHE_TTL: Duration = Duration::from_secs(10);
@@ -53,17 +54,33 @@ impl Auth {
     }
 }
 
-/// Middleware: the call needs `Authorization: Bearer <token>` of a stored admin token.
-pub async fn require_token(State(auth): State<Arc<Auth>>, req: Request, next: Next) -> Result<Response, ApiError> {
-    let token = req
-        .headers()
-        .get(AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(bearer_token)
-        .ok_or_else(ApiError::unauthorized)?;
-    if !auth.token_is_valid(token).await? {
-        return Err(ApiError::unauthorized());
+/// Middleware: the call needs `Authorization: Bearer <token>` of a stored
+/// admin token or, without that header, an operator's console session cookie
+/// (`fenix_session`, with `X-Fenix-CSRF` on state changes; see `sessions.rs`).
+/// The caller's [`Principal`] is put into the request's extensions.
+pub async fn require_token(State(auth): State<Arc<Auth>>, mut req: Request, next: Next) -> Result<Response, ApiError> {
+    let principal = match req.headers().get(AUTHORIZATION) {
+        Some(value) => {
+            let token = value.to_str().ok().and_then(bearer_token).ok_or_else(ApiError::unauthorized)?;
+            if !auth.token_is_valid(token).await? {
+                return Err(ApiError::unauthorized());
+            }
+            Principal::Admin
+        }
+        None => super::sessions::principal_from_cookie(&auth.store, req.headers(), req.method())
+            .await?
+            .ok_or_else(ApiError::unauthorized)?,
+    };
+    // Interim, until scoped access (each route's declared scope, and the app in
+    // the path) is enforced here: a portal session reaches no `/v1` route.
+    if principal != Principal::Admin {
+        return Err(ApiError::new(
+            axum::http::StatusCode::FORBIDDEN,
+            "forbidden",
+            "a portal session cannot use this route",
+        ));
     }
+    req.extensions_mut().insert(principal);
     Ok(next.run(req).await)
 }
 

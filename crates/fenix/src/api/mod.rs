@@ -14,6 +14,8 @@
 //! | `error.rs` | [`ApiError`] and the error body |
 //! | `lookup.rs` | `{app}`, `{ep}` → rows, or 404 |
 //! | `apps.rs`, `endpoints.rs`, `events.rs`, `deliveries.rs`, `replay.rs`, `stats.rs` | one resource each |
+//! | `portal_sessions.rs`, `settings.rs` | portal links (admin); the settings in force, secrets redacted |
+//! | `sessions.rs` | console sessions: the `fenix_session` cookie, CSRF, `/console/api/…` (not in the document) |
 //! | `service.rs` | `/healthz`, `/readyz`, `/metrics`, `/openapi.json` |
 //! | `openapi.rs` | the document's info, tags and security, common error answers, links |
 //!
@@ -29,8 +31,11 @@ pub mod events;
 pub mod extract;
 pub mod lookup;
 pub mod openapi;
+pub mod portal_sessions;
 pub mod replay;
 pub mod service;
+pub mod sessions;
+pub mod settings;
 pub mod stats;
 
 use std::convert::Infallible;
@@ -56,6 +61,7 @@ pub fn router(state: SharedState) -> Router {
     let auth = axum::middleware::from_fn_with_state(auth::Auth::new(state.store.clone()), auth::require_token);
     let (router, _) = routes(auth).split_for_parts();
     router
+        .merge(sessions::console_api())
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(
@@ -101,6 +107,8 @@ where
         .merge(deliveries::router())
         .merge(replay::router())
         .merge(stats::router())
+        .merge(portal_sessions::router())
+        .merge(settings::router())
         .route_layer(auth.clone());
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .merge(v1)

@@ -43,7 +43,8 @@ use super::error::ErrorBody;
             replay and health."),
         (name = "events", description = "Ingestion and the event log."),
         (name = "deliveries", description = "The delivery log: a delivery per event and endpoint, with its attempts."),
-        (name = "service", description = "Health, metrics and this document."),
+        (name = "service", description = "Health, metrics, the settings in force and this document."),
+        (name = "portal", description = "Portal links: the web console for one app, for its customer."),
     )
 )]
 pub struct ApiDoc;
@@ -203,7 +204,7 @@ mod tests {
                 METHODS.into_iter().filter(|m| item.get(*m).is_some()).map(move |m| format!("{m} {path}"))
             })
             .collect();
-        assert_eq!(operations.len(), 27, "{operations:#?}");
+        assert_eq!(operations.len(), 31, "{operations:#?}");
         for op in [
             "get /openapi.json",
             "get /healthz",

@@ -21,6 +21,7 @@
 //! | `deliveries.rs` | the delivery log, attempts, `next_due_at`, `work_due` |
 //! | `replay.rs` | re-queueing failed or skipped deliveries |
 //! | `apps.rs`, `endpoints.rs`, `meta.rs` | apps; endpoints and their sealed secrets; admin tokens and the key check |
+//! | `sessions.rs` | console sessions: operators' sessions, portal links exchanged once for a session |
 //! | `maintenance.rs` | retention purges, auto-disable candidates, stats, queue gauges |
 //! | `sqlite_files.rs` | owner-only permissions of the SQLite files |
 //!
@@ -46,6 +47,7 @@ mod meta;
 pub mod outcomes;
 pub mod queue;
 pub mod replay;
+pub mod sessions;
 mod sqlite_files;
 
 pub use deliveries::{AttemptRecord, DeliveryFilter};
