@@ -11,6 +11,7 @@ mod formats;
 mod hostile;
 mod ingestion;
 mod inputs;
+mod portal;
 mod quickstart;
 mod retries;
 mod strict;
