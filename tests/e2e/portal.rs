@@ -132,14 +132,15 @@ async fn a_link_lives_an_hour_by_default_and_at_most_the_configured_maximum() {
 
     // A lower maximum caps the default too; a public URL is the links' base.
     let db = TestDb::new(Backend::Sqlite).await;
-    let short = Fenix::start(&db, &[("FENIX_PORTAL_MAX_TTL", "30m"), ("FENIX_PUBLIC_URL", "https://fenix.example.com/")])
-        .await;
+    let short =
+        Fenix::start(&db, &[("FENIX_PORTAL_MAX_TTL", "30m"), ("FENIX_PUBLIC_URL", "https://fenix.example.com/")]).await;
     let app = short.create_app("acme").await;
     let link = mint(&short, &app, json!({"access": "read"})).await;
     assert_eq!(seconds_between(&link["created_at"], &link["expires_at"]), 1800);
     assert!(link["url"].as_str().unwrap().starts_with("https://fenix.example.com/console/portal#fxp_"), "{link}");
-    let (status, out) =
-        short.call("POST", &format!("/v1/apps/{app}/portal-sessions"), Some(json!({"access": "read", "expires_in": 1801}))).await;
+    let (status, out) = short
+        .call("POST", &format!("/v1/apps/{app}/portal-sessions"), Some(json!({"access": "read", "expires_in": 1801})))
+        .await;
     assert_eq!((status, code(&out)), (422, "invalid_expires_in"), "{out}");
     assert!(out["error"]["message"].as_str().unwrap().contains("1800"), "{out}");
 }
