@@ -171,7 +171,7 @@ mod tests {
             .lines()
             .filter_map(|l| l.strip_prefix("| `"))
             .filter_map(|l| l.split_once('`').map(|(name, _)| name))
-            .filter(|name| (name.starts_with("FENIX_") || *name == "DATABASE_URL"))
+            .filter(|name| name.starts_with("FENIX_") || *name == "DATABASE_URL")
             .filter(|name| !matches!(*name, "FENIX_LOG" | "FENIX_LOG_FORMAT" | "FENIX_CONFIG"))
             .collect();
         assert!(documented.len() >= 30, "{documented:?}");
