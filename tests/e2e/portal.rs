@@ -378,6 +378,8 @@ async fn logout_ends_the_session_and_clears_the_cookie() {
     assert_eq!((none.status, code(&none.body)), (401, "unauthorized"));
     let forged = session(&fenix, "fenix_session=fxs_forged").await;
     assert_eq!((forged.status, code(&forged.body)), (401, "unauthorized"));
+    let wrong_method = answer(reqwest::get(format!("{}/console/api/logout", fenix.base)).await.unwrap()).await;
+    assert_eq!((wrong_method.status, code(&wrong_method.body)), (405, "method_not_allowed"));
 }
 
 /// Runs a `fenix` sub-command against the database; answers stdout.
