@@ -101,6 +101,14 @@ pub struct Settings {
     pub max_batch_events: usize,
     /// Largest body of one `POST …/events/batch`, in bytes.
     pub max_batch_bytes: usize,
+    /// Where people reach this Fenix (`https://fenix.example.com`), the base
+    /// of portal links; `None` = `http://<Host header>`. An `https://` URL
+    /// also makes the console's cookies `Secure`.
+    pub public_url: Option<String>,
+    /// Longest life of a portal link and of the session made from it.
+    pub portal_max_ttl: Duration,
+    /// Life of an operator's console session.
+    pub console_session_ttl: Duration,
 }
 
 impl Default for Settings {
@@ -145,6 +153,9 @@ impl Default for Settings {
             deny_cidrs: Vec::new(),
             max_batch_events: 1000,
             max_batch_bytes: 16 * 1024 * 1024,
+            public_url: None,
+            portal_max_ttl: Duration::from_secs(86_400),
+            console_session_ttl: Duration::from_secs(12 * 3600),
         }
     }
 }
@@ -186,6 +197,9 @@ struct FileSettings {
     deny_cidrs: Option<String>,
     max_batch_events: Option<usize>,
     max_batch_bytes: Option<usize>,
+    public_url: Option<String>,
+    portal_max_ttl: Option<String>,
+    console_session_ttl: Option<String>,
 }
 
 /// A retention (or failing time before disabling) that never runs out:
@@ -282,6 +296,9 @@ impl Settings {
         push("DENY_CIDRS", f.deny_cidrs);
         push("MAX_BATCH_EVENTS", f.max_batch_events.map(|v| v.to_string()));
         push("MAX_BATCH_BYTES", f.max_batch_bytes.map(|v| v.to_string()));
+        push("PUBLIC_URL", f.public_url);
+        push("PORTAL_MAX_TTL", f.portal_max_ttl);
+        push("CONSOLE_SESSION_TTL", f.console_session_ttl);
         if let Some(v) = f.database_url {
             vars.push(("DATABASE_URL".into(), v));
         }
@@ -414,6 +431,15 @@ impl Settings {
         if let Some(v) = get("FENIX_DENY_CIDRS") {
             self.deny_cidrs = parse_list(&v, "CIDR range").with_context(ctx("FENIX_DENY_CIDRS"))?;
         }
+        if let Some(v) = get("FENIX_PUBLIC_URL") {
+            self.public_url = Some(v.trim().trim_end_matches('/').to_string()).filter(|v| !v.is_empty());
+        }
+        if let Some(v) = get("FENIX_PORTAL_MAX_TTL") {
+            self.portal_max_ttl = parse_duration(&v).with_context(ctx("FENIX_PORTAL_MAX_TTL"))?;
+        }
+        if let Some(v) = get("FENIX_CONSOLE_SESSION_TTL") {
+            self.console_session_ttl = parse_duration(&v).with_context(ctx("FENIX_CONSOLE_SESSION_TTL"))?;
+        }
         Ok(())
     }
 
@@ -444,7 +470,40 @@ impl Settings {
         if !self.run_api && !self.run_worker {
             bail!("--api-only and --worker-only cannot both be given");
         }
-        self.validate_ranges()
+        self.validate_ranges()?;
+        self.validate_console()
+    }
+
+    /// The console's settings: a public URL that can be the base of a link,
+    /// session lives between a second and 30 days.
+    fn validate_console(&self) -> anyhow::Result<()> {
+        if let Some(u) = &self.public_url {
+            let ok = url::Url::parse(u).is_ok_and(|p| {
+                matches!(p.scheme(), "http" | "https")
+                    && p.host().is_some()
+                    && p.query().is_none()
+                    && p.fragment().is_none()
+                    && p.username().is_empty()
+                    && p.password().is_none()
+            });
+            if !ok {
+                bail!("FENIX_PUBLIC_URL ({u:?}) must be an http:// or https:// URL such as https://fenix.example.com, without query, fragment or credentials");
+            }
+        }
+        for (name, d) in
+            [("FENIX_PORTAL_MAX_TTL", self.portal_max_ttl), ("FENIX_CONSOLE_SESSION_TTL", self.console_session_ttl)]
+        {
+            if d < Duration::from_secs(1) || d > Duration::from_secs(30 * 86_400) {
+                bail!("{name} ({}) must be between 1s and 30d", humantime::format_duration(d));
+            }
+        }
+        Ok(())
+    }
+
+    /// True when people reach Fenix over HTTPS (`FENIX_PUBLIC_URL` is `https://…`):
+    /// the console's cookies are then `Secure`.
+    pub fn served_over_https(&self) -> bool {
+        self.public_url.as_deref().is_some_and(|u| u.get(..8).is_some_and(|p| p.eq_ignore_ascii_case("https://")))
     }
 
     /// Every duration and number within a range that the arithmetic and the
@@ -671,5 +730,39 @@ mod tests {
         let err =
             Settings::default().apply_env(|k| (k == "FENIX_DENY_CIDRS").then(|| "10.0.0.0/33".into())).unwrap_err();
         assert!(format!("{err:#}").contains("FENIX_DENY_CIDRS"), "{err:#}");
+    }
+    #[test]
+    fn console_settings_are_read_and_checked() {
+        let mut s = Settings::default();
+        assert_eq!(
+            (s.portal_max_ttl, s.console_session_ttl),
+            (Duration::from_secs(86_400), Duration::from_secs(43_200))
+        );
+        assert!(!s.served_over_https());
+        s.apply_env(|k| match k {
+            "FENIX_PUBLIC_URL" => Some(" https://fenix.example.com/hooks/ ".into()),
+            "FENIX_PORTAL_MAX_TTL" => Some("2h".into()),
+            "FENIX_CONSOLE_SESSION_TTL" => Some("30m".into()),
+            _ => None,
+        })
+        .unwrap();
+        s.validate().unwrap();
+        assert_eq!(s.public_url.as_deref(), Some("https://fenix.example.com/hooks"));
+        assert!(s.served_over_https());
+        assert_eq!((s.portal_max_ttl, s.console_session_ttl), (Duration::from_secs(7200), Duration::from_secs(1800)));
+        for (name, value) in [
+            ("FENIX_PUBLIC_URL", "fenix.example.com"),
+            ("FENIX_PUBLIC_URL", "ftp://fenix.example.com"),
+            ("FENIX_PUBLIC_URL", "https://user:pw@fenix.example.com"),
+            ("FENIX_PUBLIC_URL", "https://fenix.example.com/?a=1"),
+            ("FENIX_PORTAL_MAX_TTL", "0s"),
+            ("FENIX_PORTAL_MAX_TTL", "31d"),
+            ("FENIX_CONSOLE_SESSION_TTL", "500ms"),
+        ] {
+            let mut s = Settings::default();
+            s.apply_env(|k| (k == name).then(|| value.into())).unwrap();
+            let err = s.validate().expect_err(&format!("{name}={value} must be refused"));
+            assert!(format!("{err:#}").contains(name), "{name}={value}: {err:#}");
+        }
     }
 }
