@@ -14,6 +14,7 @@
 //! | `error.rs` | [`ApiError`] and the error body |
 //! | `lookup.rs` | `{app}`, `{ep}` → rows, or 404 |
 //! | `apps.rs`, `endpoints.rs`, `events.rs`, `deliveries.rs`, `replay.rs`, `stats.rs` | one resource each |
+//! | `console.rs` | the web console's embedded pages and their security headers (not in the document) |
 //! | `service.rs` | `/healthz`, `/readyz`, `/metrics`, `/openapi.json` |
 //! | `openapi.rs` | the document's info, tags and security, common error answers, links |
 //!
@@ -22,6 +23,7 @@
 
 pub mod apps;
 pub mod auth;
+pub mod console;
 pub mod deliveries;
 pub mod endpoints;
 pub mod error;
@@ -56,6 +58,8 @@ pub fn router(state: SharedState) -> Router {
     let auth = axum::middleware::from_fn_with_state(auth::Auth::new(state.store.clone()), auth::require_token);
     let (router, _) = routes(auth).split_for_parts();
     router
+        // The console's pages are not API: outside the OpenAPI document.
+        .merge(console::router(&state.settings.console_frame_ancestors))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(

@@ -1,0 +1,3 @@
+// The delivery log.
+export async function logPage(ctx) { ctx.heading('Delivery log'); }
+export async function detailPage(ctx) { ctx.heading('Delivery'); }

@@ -1,0 +1,2 @@
+// Endpoint health chart.
+export async function renderHealth() {}
