@@ -159,6 +159,7 @@ async function route() {
     canManage: session.access !== 'read',
     alive: () => gen === generation && session !== null,
     navigate: (hash) => { location.hash = hash; },
+    refresh: () => route(),
     heading: (text, extra) => {
       const h1 = el('h1', { tabindex: '-1', testid: 'page-title' }, text);
       main.append(el('div', { class: 'page-head' }, h1, extra || null));
