@@ -193,7 +193,7 @@ async function renderPayload(ctx, slot, eventId) {
   }
   if (!ctx.alive()) return;
   const head = el('p', {}, 'Event type ', el('code', { testid: 'payload-type' }, evt.type), ', sent ', timeEl(evt.created_at), '.');
-  if (evt.payload_purged || evt.data === undefined) {
+  if (evt.payload_purged || evt.data === undefined || evt.data === null) {
     replace(slot, el('h2', {}, 'Payload'), head,
       message('The payload is no longer stored: retention (FENIX_PAYLOAD_RETENTION) purged it. Attempts and times stay in the log.', 'warn', 'payload-purged'));
     return;

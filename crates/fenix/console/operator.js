@@ -1,5 +1,217 @@
-// Operator pages.
-export async function appsPage(ctx) { ctx.heading('Apps'); }
-export async function tokensPage(ctx) { ctx.heading('Tokens'); }
-export async function settingsPage(ctx) { ctx.heading('Settings'); }
-export async function portalLinksPage(ctx) { ctx.heading('Portal links'); }
+// Operator pages: apps, tokens, portal links and the settings in force. A
+// portal session never reaches them (app.js routes it to its own app only, and
+// the API answers these calls for admins only).
+
+import { api, seg, items, query } from './api.js';
+import { el, replace, field, setFieldError, button, message, secretBox, confirmInline, table, row, timeEl, badge, localToIso } from './dom.js';
+
+/** Apps: the list (pages) and the form that creates one. */
+export async function appsPage(ctx) {
+  if (!ctx.operator) return;
+  ctx.heading('Apps');
+  const listSlot = el('div');
+  ctx.main.append(listSlot);
+  const cursors = [];
+  const load = async (cursor) => {
+    const page = await api('GET', `/v1/apps${query({ limit: 50, cursor })}`);
+    if (!ctx.alive()) return;
+    const apps = items(page);
+    const headers = ['Name', 'Uid', 'Id', 'Created', 'Pages'];
+    const rows = apps.map((a) => {
+      const base = `#/apps/${seg(a.id)}`;
+      return row(headers, [
+        el('a', { href: `${base}/endpoints`, testid: 'app-link' }, a.name),
+        a.uid ? el('code', {}, a.uid) : el('span', { class: 'muted' }, '—'),
+        el('code', {}, a.id),
+        timeEl(a.created_at),
+        el('span', { class: 'row-actions' },
+          el('a', { href: `${base}/endpoints` }, 'Endpoints'),
+          el('a', { href: `${base}/deliveries` }, 'Deliveries'),
+          el('a', { href: `${base}/portal-links`, testid: 'app-portal-links' }, 'Portal links')),
+      ], { testid: 'app-row', 'data-id': a.id, 'data-uid': a.uid || '' });
+    });
+    replace(listSlot,
+      apps.length ? table(headers, rows, 'app-list') : message('No apps yet: create the first one below.', 'info', 'app-empty'),
+      el('div', { class: 'pager' },
+        cursors.length ? button('First page', () => { cursors.length = 0; load(); }, { testid: 'apps-first' }) : null,
+        page.next_cursor ? button('Next page', () => { cursors.push(page.next_cursor); load(page.next_cursor); }, { testid: 'apps-next' }) : null));
+  };
+  await load();
+  ctx.main.append(createAppForm(ctx));
+}
+
+function createAppForm(ctx) {
+  const name = field('Name', el('input', { type: 'text', required: true, maxlength: '256' }), { testid: 'app-create-name', hint: 'Your customer\'s name, as you want to read it here.' });
+  const uid = field('Uid (optional)', el('input', { type: 'text', spellcheck: 'false', maxlength: '64' }), {
+    testid: 'app-create-uid', hint: 'Your own id for this customer (letters, digits, _ - .); the API accepts it in place of the app id.' });
+  const formError = el('div', { testid: 'app-create-error' });
+  const submit = button('Create app', null, { kind: 'primary', type: 'submit', testid: 'app-create-submit' });
+  return el('form', { class: 'card', testid: 'app-create-form', novalidate: true, on: { submit: async (e) => {
+    e.preventDefault();
+    setFieldError(name, '');
+    setFieldError(uid, '');
+    replace(formError);
+    const body = { name: name.input.value.trim() };
+    if (uid.input.value.trim()) body.uid = uid.input.value.trim();
+    if (!body.name) {
+      setFieldError(name, 'Enter a name.');
+      name.input.focus();
+      return;
+    }
+    submit.disabled = true;
+    try {
+      const app = await api('POST', '/v1/apps', body);
+      ctx.navigate(`#/apps/${seg(app.id)}/endpoints`);
+    } catch (err) {
+      if (err.code === 'invalid_name') { setFieldError(name, err.message); name.input.focus(); }
+      else if (['invalid_uid', 'uid_reserved', 'uid_taken'].includes(err.code)) { setFieldError(uid, err.message); uid.input.focus(); }
+      else if (err.status !== 401) replace(formError, message(err.message, 'error'));
+    } finally {
+      submit.disabled = false;
+    }
+  } } }, el('h2', {}, 'Create an app'), name.wrap, uid.wrap, formError, submit);
+}
+
+/** App tokens for a product's back end: create (shown once), list, revoke. */
+export async function tokensPage(ctx) {
+  ctx.heading('Tokens');
+  ctx.main.append(el('p', {}, 'App tokens give a program access to one app only: read, or manage its endpoints and deliveries. Admin tokens are made with the command line (fenix token create).'));
+  const created = el('div', { 'aria-live': 'polite' });
+  const listSlot = el('div');
+  const apps = items(await api('GET', '/v1/apps?limit=250'));
+  if (!ctx.alive()) return;
+  const appName = new Map(apps.map((a) => [a.id, a.name]));
+  const load = async () => {
+    const list = items(await api('GET', '/v1/tokens'));
+    if (!ctx.alive()) return;
+    const headers = ['Name', 'App', 'Access', 'Expires', 'Created', ''];
+    replace(listSlot, list.length === 0 ? message('No tokens.', 'info', 'token-empty') : table(headers, list.map((t) => {
+      const slot = el('div');
+      const revoke = button('Revoke', () => confirmInline(slot, `Revoke the token "${t.name || t.id}"? Programs using it lose access at once.`, 'Revoke', async () => {
+        try {
+          await api('DELETE', `/v1/tokens/${seg(t.id)}`);
+          await load();
+        } catch (err) {
+          if (err.status !== 401) replace(slot, message(err.message, 'error'));
+        }
+      }, { opener: revoke, testid: 'token-revoke-confirm' }), { testid: 'token-revoke' });
+      return row(headers, [
+        t.name || el('span', { class: 'muted' }, '—'),
+        t.app_id ? (appName.get(t.app_id) || el('code', {}, t.app_id)) : el('span', { class: 'muted' }, 'all (admin)'),
+        badge(t.access || 'admin'),
+        t.expires_at ? timeEl(t.expires_at) : 'never',
+        timeEl(t.created_at),
+        el('div', {}, revoke, slot),
+      ], { testid: 'token-row', 'data-id': t.id });
+    }), 'token-list'));
+  };
+
+  const name = field('Name', el('input', { type: 'text', required: true }), { testid: 'token-create-name', hint: 'What uses it, e.g. "billing service".' });
+  const app = field('App', el('select', { required: true }, apps.map((a) => el('option', { value: a.id }, a.uid ? `${a.name} (${a.uid})` : a.name))), { testid: 'token-create-app' });
+  const access = field('Access', el('select', {}, el('option', { value: 'read' }, 'read: see endpoints and deliveries'), el('option', { value: 'manage' }, 'manage: also change them')), { testid: 'token-create-access' });
+  const expires = field('Expires (optional)', el('input', { type: 'datetime-local' }), { testid: 'token-create-expires', hint: 'Empty: never.' });
+  const formError = el('div', { testid: 'token-create-error' });
+  const submit = button('Create token', null, { kind: 'primary', type: 'submit', testid: 'token-create-submit' });
+  const form = el('form', { class: 'card', testid: 'token-create-form', novalidate: true, on: { submit: async (e) => {
+    e.preventDefault();
+    for (const f of [name, app, access, expires]) setFieldError(f, '');
+    replace(formError);
+    const body = { name: name.input.value.trim(), app: app.input.value, access: access.input.value };
+    const exp = localToIso(expires.input.value);
+    if (exp) body.expires_at = exp;
+    if (!body.name) { setFieldError(name, 'Enter a name.'); name.input.focus(); return; }
+    if (!body.app) { setFieldError(app, 'Create an app first.'); return; }
+    submit.disabled = true;
+    try {
+      const t = await api('POST', '/v1/tokens', body);
+      form.reset();
+      replace(created, secretBox(`Token "${t.name || body.name}"`, t.token, 'secret'));
+      created.querySelector('[data-testid=secret-copy]').focus();
+      await load();
+    } catch (err) {
+      const target = { invalid_name: name, app_not_found: app, invalid_access: access, invalid_expires_at: expires, invalid_time: expires }[err.code];
+      if (target) setFieldError(target, err.message);
+      else if (err.status !== 401) replace(formError, message(err.message, 'error'));
+    } finally {
+      submit.disabled = false;
+    }
+  } } }, el('h2', {}, 'Create an app token'), name.wrap, app.wrap, access.wrap, expires.wrap, formError, submit);
+  ctx.main.append(created, listSlot, form);
+  await load();
+}
+
+const TTLS = [[900, '15 minutes'], [3600, '1 hour'], [8 * 3600, '8 hours'], [86400, '24 hours']];
+
+/** Portal links of one app: mint (URL shown once), list, revoke. */
+export async function portalLinksPage(ctx) {
+  ctx.heading(`Portal links — ${ctx.appName(ctx.app)}`);
+  ctx.main.append(el('p', {}, 'A portal link opens this app\'s pages for one customer, without a token. It works once, and its session ends when the link expires. Your product usually mints links through the API (see docs/console.md); this page does the same by hand.'));
+  const base = `/v1/apps/${seg(ctx.app)}/portal-sessions`;
+  const created = el('div', { 'aria-live': 'polite' });
+  const listSlot = el('div');
+  const load = async () => {
+    const list = items(await api('GET', base));
+    if (!ctx.alive()) return;
+    const headers = ['Label', 'Access', 'Expires', 'Created', 'State', ''];
+    replace(listSlot, list.length === 0 ? message('No portal links.', 'info', 'portal-empty') : table(headers, list.map((p) => {
+      const slot = el('div');
+      const revoke = button('Revoke', () => confirmInline(slot, 'Revoke this link and end the session opened with it?', 'Revoke', async () => {
+        try {
+          await api('DELETE', `${base}/${seg(p.id)}`);
+          await load();
+        } catch (err) {
+          if (err.status !== 401) replace(slot, message(err.message, 'error'));
+        }
+      }, { opener: revoke, testid: 'portal-revoke-confirm' }), { testid: 'portal-revoke' });
+      const state = p.revoked_at ? 'revoked' : (p.expires_at && new Date(p.expires_at) < new Date() ? 'expired' : (p.used_at ? 'used' : 'open'));
+      return row(headers, [
+        p.label || el('span', { class: 'muted' }, '—'),
+        badge(p.access),
+        timeEl(p.expires_at),
+        timeEl(p.created_at),
+        el('span', { testid: 'portal-state' }, state),
+        state === 'revoked' ? '' : el('div', {}, revoke, slot),
+      ], { testid: 'portal-row', 'data-id': p.id });
+    }), 'portal-list'));
+  };
+  const access = field('Access', el('select', {}, el('option', { value: 'read' }, 'read'), el('option', { value: 'manage' }, 'manage')), { testid: 'portal-create-access' });
+  const ttl = field('Valid for', el('select', {}, TTLS.map(([s, l]) => el('option', { value: String(s), props: { selected: s === 3600 } }, l))), { testid: 'portal-create-ttl' });
+  const label = field('Label (optional)', el('input', { type: 'text' }), { testid: 'portal-create-label', hint: 'For you: who the link is for.' });
+  const formError = el('div', { testid: 'portal-create-error' });
+  const submit = button('Create link', null, { kind: 'primary', type: 'submit', testid: 'portal-create-submit' });
+  const form = el('form', { class: 'card', testid: 'portal-create-form', novalidate: true, on: { submit: async (e) => {
+    e.preventDefault();
+    replace(formError);
+    const body = { access: access.input.value, expires_in: Number(ttl.input.value) };
+    if (label.input.value.trim()) body.label = label.input.value.trim();
+    submit.disabled = true;
+    try {
+      const p = await api('POST', base, body);
+      replace(created, secretBox('Portal link (works once)', p.url, 'portal-url'),
+        el('p', { class: 'hint' }, 'Valid until ', timeEl(p.expires_at), '. Opening it here would use it up: hand it to the customer.'));
+      created.querySelector('[data-testid=portal-url-copy]').focus();
+      await load();
+    } catch (err) {
+      if (err.code === 'invalid_expires_in') setFieldError(ttl, err.message);
+      else if (err.status !== 401) replace(formError, message(err.message, 'error'));
+    } finally {
+      submit.disabled = false;
+    }
+  } } }, el('h2', {}, 'Create a portal link'), access.wrap, ttl.wrap, label.wrap, formError, submit);
+  ctx.main.append(created, listSlot, form);
+  await load();
+}
+
+/** The settings in force, as the server shows them (secrets already redacted there). */
+export async function settingsPage(ctx) {
+  ctx.heading('Settings in force');
+  const settings = await api('GET', '/v1/settings');
+  if (!ctx.alive()) return;
+  const entries = Object.entries(settings && typeof settings === 'object' ? (settings.settings || settings) : {});
+  const headers = ['Setting', 'Value'];
+  ctx.main.append(el('p', {}, 'Read-only: settings come from the environment or the settings file at start. Secrets are never shown.'),
+    table(headers, entries.map(([k, v]) => row(headers, [
+      el('code', {}, k),
+      el('span', { class: 'mono' }, typeof v === 'string' ? v : JSON.stringify(v)),
+    ], { testid: 'setting-row', 'data-key': k })), 'settings-table'));
+}
