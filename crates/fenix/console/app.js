@@ -2,43 +2,50 @@
 // endpoints.js, deliveries.js, health.js, operator.js; sessions in login.js.
 // Every text is set with text nodes (dom.js), never parsed as markup.
 //
-// data-testid used by the browser tests:
-//   shell:      app, nav, nav-apps, nav-tokens, nav-settings, nav-endpoints, nav-deliveries,
-//               nav-portal-links, session-kind, session-app, logout, page-title, page-error
-//   login:      login-form, login-token, login-token-error, login-submit, login-reason, login-status
-//   refusal:    refusal (data-code = link_used | link_expired | link_revoked | link_not_found |
-//               session_expired | session_revoked | logged_out | unauthorized), refusal-title, refusal-detail
-//   endpoints:  endpoint-list, endpoint-row (data-id), endpoint-link, endpoint-state, endpoint-health,
-//               endpoint-create-form, endpoint-create-url, endpoint-create-url-error,
-//               endpoint-create-description, endpoint-create-description-error,
-//               endpoint-create-event-types, endpoint-create-event-types-error,
-//               endpoint-create-rate, endpoint-create-rate-error, endpoint-create-submit, endpoint-create-error,
-//               secret, secret-value, secret-copy, secret-copied (create and rotate answers)
-//   endpoint:   endpoint-detail, endpoint-url, endpoint-state, endpoint-state-reason, endpoint-description,
-//               endpoint-edit-form, endpoint-edit-url, endpoint-edit-url-error, endpoint-edit-description,
-//               endpoint-edit-event-types, endpoint-edit-rate, endpoint-edit-submit, endpoint-edit-status,
-//               endpoint-pause, endpoint-resume, endpoint-resume-replay, endpoint-state-status,
-//               endpoint-rotate-overlap, endpoint-rotate, endpoint-rotate-status,
-//               endpoint-test-type, endpoint-test-send, endpoint-test-status, endpoint-test-delivery,
-//               endpoint-replay-failed, endpoint-replay-status, endpoint-deliveries-link,
-//               endpoint-delete, delete-confirm, delete-confirm-yes, delete-confirm-cancel
-//   health:     health, health-chart, health-success-rate, health-attempts, health-failures,
-//               health-dead-letter, health-skipped, health-bar (one per hour, data-hour)
-//   log:        delivery-filters, filter-status, filter-endpoint, filter-event, filter-since, filter-until,
-//               filter-apply, filter-reset, delivery-list, delivery-row (data-id, data-status),
-//               delivery-link, delivery-status, delivery-empty, page-next, page-prev, page-first, log-refresh
-//   delivery:   delivery-detail, delivery-status, delivery-replay, delivery-replay-status, delivery-refresh,
-//               attempt-list, attempt-row (data-number), attempt-status-code, attempt-error,
-//               attempt-excerpt, payload, payload-purged
-//   apps:       app-list, app-row (data-id), app-link, app-create-form, app-create-name, app-create-name-error,
-//               app-create-uid, app-create-uid-error, app-create-submit, app-create-error, apps-next
-//   tokens:     token-create-form, token-create-name, token-create-app, token-create-access,
-//               token-create-expires, token-create-submit, token-create-error, token-list,
-//               token-row (data-id), token-revoke, token-revoke-confirm-yes, secret-value (the new token)
-//   portal:     portal-create-form, portal-create-access, portal-create-ttl, portal-create-label,
-//               portal-create-submit, portal-create-error, portal-url (secret box: portal-url-value,
-//               portal-url-copy), portal-list, portal-row (data-id), portal-revoke, portal-revoke-confirm-yes
-//   settings:   settings-table, setting-row (data-key)
+// data-testid used by the browser tests (one page shows at a time, so a test id
+// is unique on the page unless it names a row):
+//   shell:     app, nav, nav-apps, nav-tokens, nav-portal-links, nav-settings (operator only),
+//              nav-endpoints, nav-deliveries (inside an app), portal-app (the app's name, portal
+//              sessions) / current-app (operators), session-kind (data-kind), logout, page-title, page-error
+//   login:     login-form, login-token, login-token-error, login-submit, login-reason, login-status
+//   refusal:   refusal (data-code = link_used | link_expired | link_revoked | link_not_found |
+//              session_expired | session_revoked | logged_out | unauthorized), refusal-title, refusal-detail
+//   confirm:   confirm-ok, confirm-cancel (every inline confirmation: delete, revoke)
+//   secrets:   <prefix> (the text), <prefix>-copy, <prefix>-copied, <prefix>-done, <prefix>-box, with
+//              prefix endpoint-secret (create, rotate), token-secret, portal-link-url
+//   endpoints: endpoints-list, endpoint-table, endpoint-row (data-id), endpoint-open, endpoint-state,
+//              endpoint-row-health, endpoint-empty, endpoints-next, endpoint-create-open, endpoint-create-form,
+//              endpoint-create-{url,description,event-types,rate} and each with -error,
+//              endpoint-create-submit, endpoint-create-error, endpoint-created (data-id), endpoint-created-open
+//   endpoint:  endpoint-detail, endpoint-url, endpoint-state, endpoint-state-reason, endpoint-description,
+//              endpoint-event-types, endpoint-rate, endpoint-deliveries-link,
+//              endpoint-pause, endpoint-resume, resume-replay-skipped, resume-confirm, resume-cancel,
+//              endpoint-state-status, endpoint-resumed,
+//              endpoint-test-type, endpoint-send-test, test-event-sent (data-delivery-id, data-event-id),
+//              test-event-delivery, endpoint-replay-failed, endpoint-replay-status, endpoint-replayed,
+//              endpoint-edit-form, endpoint-edit-{url,description,event-types,rate} (+ -error),
+//              endpoint-edit-submit, endpoint-edit-error, endpoint-edit-status,
+//              endpoint-rotate-overlap, endpoint-rotate, endpoint-rotate-status, endpoint-delete
+//   health:    endpoint-health, endpoint-health-chart (the svg), health-stats, health-success-rate,
+//              health-attempts, health-failures, health-dead-letter, health-skipped,
+//              health-bar (one per hour: data-hour, data-attempts, data-successes), health-none
+//   log:       deliveries-filters, deliveries-filter-{status,endpoint,event,since,until},
+//              deliveries-filter-apply, deliveries-filter-reset, deliveries-list, deliveries-table,
+//              delivery-row (data-id, data-status), delivery-open, delivery-status, delivery-empty,
+//              page-next, page-prev, page-first, deliveries-refresh, endpoint-replay-failed (endpoint filter)
+//   delivery:  delivery-detail, delivery-detail-status, delivery-attempt-count, delivery-replay,
+//              delivery-replay-status, delivery-refresh, attempt-row (data-number), attempt-status-code,
+//              attempt-error, attempt-excerpt, attempt-none, payload-type, delivery-payload,
+//              delivery-payload-purged
+//   apps:      app-create-open, app-create-form, app-create-name, app-create-uid (+ -error),
+//              app-create-submit, app-create-error, app-created (data-id), app-table, app-row (data-id,
+//              data-uid), app-open, app-portal-links, app-empty, apps-next, apps-first
+//   tokens:    tokens-list, token-table, token-row (data-id), token-revoke, token-create-form,
+//              token-create-{name,app,access,expires} (+ -error), token-create-submit, token-create-error
+//   portal:    portal-link-create-form, portal-link-create-{app,access,ttl,label}, portal-link-create-submit,
+//              portal-link-create-error, portal-links-list, portal-links-table, portal-link-row (data-id),
+//              portal-link-state, portal-link-revoke
+//   settings:  settings-table, setting-row (data-key)
 
 import { api, setCsrf, onSessionLost, seg } from './api.js';
 import { el, replace, message } from './dom.js';
@@ -174,12 +181,12 @@ async function route() {
     if (parts[0] === 'apps' && parts.length === 1) return await operator.appsPage(ctx);
     if (parts[0] === 'tokens' && parts.length === 1 && operatorSession) return await operator.tokensPage(ctx);
     if (parts[0] === 'settings' && parts.length === 1 && operatorSession) return await operator.settingsPage(ctx);
+    if (parts[0] === 'portal-links' && parts.length === 1 && operatorSession) return await operator.portalLinksPage(ctx);
     if (app && operatorSession && !appNames.has(app)) await loadAppName(app);
     if (app && parts[2] === 'endpoints' && parts.length === 3) return await endpoints.listPage(ctx);
     if (app && parts[2] === 'endpoints' && parts.length === 4) return await endpoints.detailPage(ctx, parts[3]);
     if (app && parts[2] === 'deliveries' && parts.length === 3) return await deliveries.logPage(ctx);
     if (app && parts[2] === 'deliveries' && parts.length === 4) return await deliveries.detailPage(ctx, parts[3]);
-    if (app && parts[2] === 'portal-links' && parts.length === 3 && operatorSession) return await operator.portalLinksPage(ctx);
     if (app && parts.length === 2) {
       history.replaceState(null, '', `#/apps/${seg(app)}/endpoints`);
       return route();
@@ -217,6 +224,7 @@ function header(app, parts) {
   if (session.kind === 'operator') {
     links.push(navLink('Apps', '#/apps', 'nav-apps', parts[0] === 'apps' && !app));
     links.push(navLink('Tokens', '#/tokens', 'nav-tokens', parts[0] === 'tokens'));
+    links.push(navLink('Portal links', '#/portal-links', 'nav-portal-links', parts[0] === 'portal-links'));
     links.push(navLink('Settings', '#/settings', 'nav-settings', parts[0] === 'settings'));
   }
   const appLinks = [];
@@ -224,14 +232,13 @@ function header(app, parts) {
     const base = `#/apps/${seg(app)}`;
     appLinks.push(navLink('Endpoints', `${base}/endpoints`, 'nav-endpoints', parts[2] === 'endpoints'));
     appLinks.push(navLink('Delivery log', `${base}/deliveries`, 'nav-deliveries', parts[2] === 'deliveries'));
-    if (session.kind === 'operator') appLinks.push(navLink('Portal links', `${base}/portal-links`, 'nav-portal-links', parts[2] === 'portal-links'));
   }
   const who = session.kind === 'operator' ? 'Operator' : `${session.access === 'read' ? 'Read-only' : 'Manage'} access`;
   return el('header', { class: 'topbar' },
     el('div', { class: 'brand' }, el('span', { class: 'logo', 'aria-hidden': 'true' }, '◆'), 'Fenix'),
     el('nav', { class: 'nav', 'aria-label': 'Main', testid: 'nav' },
       links,
-      app ? el('span', { class: 'nav-app', testid: 'session-app' }, appNames.get(app) || session.app_name || app) : null,
+      app ? el('span', { class: 'nav-app', testid: session.kind === 'portal' ? 'portal-app' : 'current-app' }, appNames.get(app) || session.app_name || app) : null,
       appLinks),
     el('div', { class: 'who' },
       el('span', { testid: 'session-kind', 'data-kind': session.kind }, who),

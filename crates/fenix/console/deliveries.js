@@ -24,15 +24,15 @@ export async function logPage(ctx) {
 
   const status = field('Status', el('select', {},
     el('option', { value: '' }, 'any'),
-    STATUSES.map((s) => el('option', { value: s, props: { selected: filters.status === s } }, s.replace('_', ' ')))), { testid: 'filter-status' });
+    STATUSES.map((s) => el('option', { value: s, props: { selected: filters.status === s } }, s.replace('_', ' ')))), { testid: 'deliveries-filter-status' });
   const endpoint = field('Endpoint', el('select', {},
     el('option', { value: '' }, 'any'),
-    endpoints.map((e) => el('option', { value: e.id, props: { selected: filters.endpoint_id === e.id } }, e.url))), { testid: 'filter-endpoint' });
-  const event = field('Event id', el('input', { type: 'text', spellcheck: 'false', placeholder: 'evt_…', props: { value: filters.event_id || '' } }), { testid: 'filter-event' });
-  const since = field('Created from', el('input', { type: 'datetime-local', props: { value: isoToLocal(filters.since) } }), { testid: 'filter-since' });
-  const until = field('Created before', el('input', { type: 'datetime-local', props: { value: isoToLocal(filters.until) } }), { testid: 'filter-until' });
+    endpoints.map((e) => el('option', { value: e.id, props: { selected: filters.endpoint_id === e.id } }, e.url))), { testid: 'deliveries-filter-endpoint' });
+  const event = field('Event id', el('input', { type: 'text', spellcheck: 'false', placeholder: 'evt_…', props: { value: filters.event_id || '' } }), { testid: 'deliveries-filter-event' });
+  const since = field('Created from', el('input', { type: 'datetime-local', props: { value: isoToLocal(filters.since) } }), { testid: 'deliveries-filter-since' });
+  const until = field('Created before', el('input', { type: 'datetime-local', props: { value: isoToLocal(filters.until) } }), { testid: 'deliveries-filter-until' });
   const go = (params) => ctx.navigate(`#/apps/${seg(ctx.app)}/deliveries${query(params)}`);
-  const form = el('form', { class: 'card filters', testid: 'delivery-filters', on: { submit: (e) => {
+  const form = el('form', { class: 'card filters', testid: 'deliveries-filters', on: { submit: (e) => {
     e.preventDefault();
     go({
       status: status.input.value,
@@ -44,13 +44,13 @@ export async function logPage(ctx) {
   } } },
   status.wrap, endpoint.wrap, event.wrap, since.wrap, until.wrap,
   el('div', { class: 'row-actions' },
-    button('Apply filters', null, { kind: 'primary', type: 'submit', testid: 'filter-apply' }),
-    button('Clear', () => go({}), { testid: 'filter-reset' })));
+    button('Apply filters', null, { kind: 'primary', type: 'submit', testid: 'deliveries-filter-apply' }),
+    button('Clear', () => go({}), { testid: 'deliveries-filter-reset' })));
   ctx.main.append(form);
 
   if (filters.endpoint_id && ctx.canManage) ctx.main.append(bulkReplay(ctx, filters.endpoint_id));
 
-  const listSlot = el('div', { 'aria-live': 'polite' });
+  const listSlot = el('div', { 'aria-live': 'polite', testid: 'deliveries-list' });
   ctx.main.append(listSlot);
   let page;
   try {
@@ -70,19 +70,19 @@ export async function logPage(ctx) {
     cursor ? button('First page', () => go(filters), { testid: 'page-first' }) : null,
     cursor ? button('Previous page', () => history.back(), { testid: 'page-prev' }) : null,
     page.next_cursor ? button('Next page', () => go({ ...filters, cursor: page.next_cursor }), { testid: 'page-next' }) : null,
-    button('Refresh', () => ctx.refresh(), { testid: 'log-refresh' }));
+    button('Refresh', () => ctx.refresh(), { testid: 'deliveries-refresh' }));
   if (rows.length === 0) {
     replace(listSlot, message(cursor ? 'No more deliveries.' : 'No deliveries match.', 'info', 'delivery-empty'), pager);
     return;
   }
   replace(listSlot, table(headers, rows.map((d) => row(headers, [
-    el('a', { href: `#/apps/${seg(ctx.app)}/deliveries/${seg(d.id)}`, class: 'mono', testid: 'delivery-link' }, d.id),
+    el('a', { href: `#/apps/${seg(ctx.app)}/deliveries/${seg(d.id)}`, class: 'mono', testid: 'delivery-open' }, d.id),
     badge(d.status, 'delivery-status'),
     el('a', { href: `#/apps/${seg(ctx.app)}/endpoints/${seg(d.endpoint_id)}`, class: 'mono' }, urlOf.get(d.endpoint_id) || d.endpoint_id),
     String(d.attempt_count),
     timeEl(d.last_attempt_at),
     timeEl(d.created_at),
-  ], { testid: 'delivery-row', 'data-id': d.id, 'data-status': d.status })), 'delivery-list'), pager);
+  ], { testid: 'delivery-row', 'data-id': d.id, 'data-status': d.status })), 'deliveries-table'), pager);
 }
 
 function bulkReplay(ctx, epId) {
@@ -91,7 +91,7 @@ function bulkReplay(ctx, epId) {
     go.disabled = true;
     try {
       const r = await api('POST', `${appBase(ctx)}/endpoints/${seg(epId)}/replay`, { statuses: ['failed'] });
-      replace(status, message(`${r.replayed} failed ${r.replayed === 1 ? 'delivery' : 'deliveries'} queued again.`, 'ok'),
+      replace(status, message(`${r.replayed} failed ${r.replayed === 1 ? 'delivery' : 'deliveries'} queued again.`, 'ok', 'endpoint-replayed'),
         r.skipped_payload_expired ? message(`${r.skipped_payload_expired} could not be sent again: retention purged their payload.`, 'warn') : null);
     } catch (err) {
       if (err.status !== 401) replace(status, message(err.message, 'error'));
@@ -155,7 +155,7 @@ function renderFacts(ctx, slot, d, path, reload) {
   replace(slot,
     el('dl', { class: 'facts' },
       el('dt', {}, 'Id'), el('dd', { class: 'mono' }, d.id),
-      el('dt', {}, 'Status'), el('dd', {}, badge(d.status, 'delivery-status')),
+      el('dt', {}, 'Status'), el('dd', {}, badge(d.status, 'delivery-detail-status')),
       el('dt', {}, 'Endpoint'), el('dd', {}, el('a', { href: `#/apps/${seg(ctx.app)}/endpoints/${seg(d.endpoint_id)}`, class: 'mono' }, d.endpoint_id)),
       el('dt', {}, 'Event'), el('dd', { class: 'mono' }, d.event_id),
       el('dt', {}, 'Attempts'), el('dd', { testid: 'delivery-attempt-count' }, String(d.attempt_count)),
@@ -195,8 +195,8 @@ async function renderPayload(ctx, slot, eventId) {
   const head = el('p', {}, 'Event type ', el('code', { testid: 'payload-type' }, evt.type), ', sent ', timeEl(evt.created_at), '.');
   if (evt.payload_purged || evt.data === undefined || evt.data === null) {
     replace(slot, el('h2', {}, 'Payload'), head,
-      message('The payload is no longer stored: retention (FENIX_PAYLOAD_RETENTION) purged it. Attempts and times stay in the log.', 'warn', 'payload-purged'));
+      message('The payload is no longer stored: retention (FENIX_PAYLOAD_RETENTION) purged it. Attempts and times stay in the log.', 'warn', 'delivery-payload-purged'));
     return;
   }
-  replace(slot, el('h2', {}, 'Payload'), head, el('pre', { testid: 'payload' }, JSON.stringify(evt.data, null, 2)));
+  replace(slot, el('h2', {}, 'Payload'), head, el('pre', { testid: 'delivery-payload' }, JSON.stringify(evt.data, null, 2)));
 }

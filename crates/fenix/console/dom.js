@@ -102,11 +102,12 @@ export function message(text, kind = 'info', testid) {
 }
 
 /**
- * A secret shown once: a read-only field holding it and a copy button. The
- * browser tests read the value from `${testid}-value`.
+ * A secret shown once: its text, a copy button and a "done" button that
+ * removes it from the page. Test ids: `${testid}` (the text itself),
+ * `${testid}-copy`, `${testid}-copied`, `${testid}-done`, `${testid}-box`.
  */
 export function secretBox(title, secret, testid = 'secret') {
-  const input = el('input', { type: 'text', readonly: true, class: 'secret', testid: `${testid}-value`, 'aria-label': title, props: { value: secret } });
+  const value = el('code', { class: 'secret', testid }, secret);
   const status = el('span', { class: 'copy-status', role: 'status', testid: `${testid}-copied` });
   const copy = button('Copy', async () => {
     let ok = false;
@@ -114,33 +115,41 @@ export function secretBox(title, secret, testid = 'secret') {
       await navigator.clipboard.writeText(secret);
       ok = true;
     } catch {
-      input.select();
+      // Without the clipboard API (an insecure origin): select the text, let the browser copy it.
+      const range = document.createRange();
+      range.selectNodeContents(value);
+      const sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
       try { ok = document.execCommand('copy'); } catch { ok = false; }
     }
-    status.textContent = ok ? 'Copied.' : 'Select the text and copy it by hand.';
+    status.textContent = ok ? 'Copied.' : 'Selected: copy it with your keyboard.';
   }, { testid: `${testid}-copy` });
-  return el('div', { class: 'secret-box', testid },
+  const box = el('div', { class: 'secret-box', testid: `${testid}-box`, role: 'region', 'aria-label': title },
     el('p', { class: 'secret-title' }, title),
-    el('div', { class: 'secret-row' }, input, copy, status),
-    el('p', { class: 'hint' }, 'Shown once: store it now. No later page shows it again.'));
+    el('div', { class: 'secret-row' }, value, copy, status),
+    el('p', { class: 'hint' }, 'Shown once: store it now. No later page shows it again.'),
+    button('Done, I stored it', () => box.remove(), { testid: `${testid}-done` }));
+  return box;
 }
 
 /**
  * An inline confirmation in place of a dialog: replaces `slot`'s content with
- * the question and two buttons, focuses "cancel" and gives the focus back to
- * `opener` when cancelled.
+ * the question (and `extra` options), "confirm-ok" and "confirm-cancel";
+ * focuses cancel (or the first option) and gives the focus back to `opener`
+ * when cancelled.
  */
-export function confirmInline(slot, question, confirmLabel, onConfirm, { opener, testid = 'confirm' } = {}) {
+export function confirmInline(slot, question, confirmLabel, onConfirm, { opener, testid = 'confirm', extra = null } = {}) {
   const cancel = button('Cancel', () => {
     slot.replaceChildren();
     if (opener) opener.focus();
-  }, { testid: `${testid}-cancel` });
+  }, { testid: 'confirm-cancel' });
   const yes = button(confirmLabel, async () => {
     yes.disabled = true;
     try { await onConfirm(); } finally { yes.disabled = false; }
-  }, { kind: 'danger', testid: `${testid}-yes` });
-  replace(slot, el('div', { class: 'confirm', role: 'group', 'aria-label': question, testid }, el('p', {}, question), yes, cancel));
-  cancel.focus();
+  }, { kind: extra ? 'primary' : 'danger', testid: 'confirm-ok' });
+  replace(slot, el('div', { class: 'confirm', role: 'group', 'aria-label': question, testid }, el('p', {}, question), extra, yes, cancel));
+  (extra ? extra.querySelector('input') || yes : cancel).focus();
 }
 
 /** A table from headers and rows of cells (nodes or text). */

@@ -61,7 +61,7 @@ function rateValue(input) {
 /** The app's endpoints and, for managers, the form that adds one. */
 export async function listPage(ctx) {
   ctx.heading('Endpoints');
-  const listSlot = el('div', { testid: 'endpoint-list-slot' });
+  const listSlot = el('div', { testid: 'endpoints-list' });
   const created = el('div', { 'aria-live': 'polite' });
   ctx.main.append(created, listSlot);
   let cursor = null;
@@ -71,7 +71,16 @@ export async function listPage(ctx) {
     renderList(ctx, listSlot, items(page), page.next_cursor, (c) => { cursor = c; load(); });
   };
   await load();
-  if (ctx.canManage) ctx.main.append(createForm(ctx, created, load));
+  if (!ctx.canManage || !ctx.alive()) return;
+  // The form opens on demand, so the list comes first on a small screen.
+  const form = createForm(ctx, created, load);
+  form.hidden = true;
+  const open = button('Add an endpoint', () => {
+    form.hidden = false;
+    open.hidden = true;
+    form.querySelector('input').focus();
+  }, { kind: 'primary', testid: 'endpoint-create-open' });
+  ctx.main.append(el('div', { class: 'row-actions' }, open), form);
 }
 
 function renderList(ctx, slot, eps, next, go) {
@@ -81,17 +90,17 @@ function renderList(ctx, slot, eps, next, go) {
   }
   const headers = ['URL', 'Description', 'Event types', 'State', 'Health (24 h)'];
   const rows = eps.map((ep) => {
-    const health = el('span', { testid: 'endpoint-health', class: 'muted' }, '…');
+    const health = el('span', { testid: 'endpoint-row-health', class: 'muted' }, '…');
     healthSummary(ctx, ep.id).then((text) => { health.textContent = text; }, () => { health.textContent = '—'; });
     return row(headers, [
-      el('a', { href: `#/apps/${seg(ctx.app)}/endpoints/${seg(ep.id)}`, testid: 'endpoint-link', class: 'mono' }, ep.url),
+      el('a', { href: `#/apps/${seg(ctx.app)}/endpoints/${seg(ep.id)}`, testid: 'endpoint-open', class: 'mono' }, ep.url),
       ep.description || el('span', { class: 'muted' }, '—'),
       ep.event_types.length ? ep.event_types.join(', ') : el('span', { class: 'muted' }, 'every type'),
       badge(ep.state, 'endpoint-state'),
       health,
     ], { testid: 'endpoint-row', 'data-id': ep.id });
   });
-  replace(slot, table(headers, rows, 'endpoint-list'),
+  replace(slot, table(headers, rows, 'endpoint-table'),
     next ? el('div', { class: 'pager' }, button('More endpoints', () => go(next), { testid: 'endpoints-next' })) : null);
 }
 
@@ -117,10 +126,10 @@ function createForm(ctx, created, reload) {
       const ep = await api('POST', epBase(ctx), body);
       form.reset();
       replace(created,
-        message(`Endpoint added: ${ep.url}`, 'ok', 'endpoint-create-ok'),
-        secretBox('Signing secret of the new endpoint', ep.secret, 'secret'),
-        el('a', { href: `#/apps/${seg(ctx.app)}/endpoints/${seg(ep.id)}`, testid: 'endpoint-created-link' }, 'Open the endpoint'));
-      created.querySelector('[data-testid=secret-copy]').focus();
+        el('p', { class: 'msg msg-ok', role: 'status', testid: 'endpoint-created', 'data-id': ep.id }, `Endpoint added: ${ep.url}`),
+        secretBox('Signing secret of the new endpoint', ep.secret, 'endpoint-secret'),
+        el('a', { href: `#/apps/${seg(ctx.app)}/endpoints/${seg(ep.id)}`, testid: 'endpoint-created-open' }, 'Open the endpoint'));
+      created.querySelector('[data-testid=endpoint-secret-copy]').focus();
       await reload();
     } catch (err) {
       if (err.status !== 401) showError(f, formError, err);
@@ -140,7 +149,7 @@ export async function detailPage(ctx, epId) {
   ctx.heading('Endpoint');
   const facts = el('div', { class: 'card', testid: 'endpoint-detail' });
   const stateSlot = el('div');
-  const healthSlot = el('section', { class: 'card', 'aria-labelledby': 'health-h' });
+  const healthSlot = el('section', { class: 'card', 'aria-labelledby': 'health-h', testid: 'endpoint-health' });
   ctx.main.append(facts, stateSlot, healthSlot);
 
   const refresh = async () => {
@@ -193,24 +202,33 @@ function renderState(ctx, slot, ep, path, refresh) {
     }, { testid: 'endpoint-pause' });
     controls = [el('p', {}, 'Pausing stops deliveries to this endpoint; they are marked skipped and can be replayed when you resume.'), pause];
   } else {
-    const replay = el('input', { type: 'checkbox', id: 'resume-replay', testid: 'endpoint-resume-replay', props: { checked: true } });
-    const resume = button('Resume', async () => {
-      resume.disabled = true;
-      try {
-        const r = await api('POST', `${path}/resume`, { replay_skipped: replay.checked });
-        await refresh();
-        const text = replay.checked ? `Resumed; ${r.replayed} skipped ${r.replayed === 1 ? 'delivery' : 'deliveries'} sent again.` : 'Resumed.';
-        slot.querySelector('[data-testid=endpoint-state-status]').append(message(text, 'ok', 'endpoint-resumed'));
-        slot.querySelector('[data-testid=endpoint-pause]')?.focus();
-      } catch (err) {
-        if (err.status !== 401) replace(status, message(err.message, 'error'));
-        resume.disabled = false;
-      }
+    // Resume asks first whether to replay what was skipped: the choice is the point of resuming.
+    const panel = el('div');
+    const resume = button('Resume…', () => {
+      const replay = el('input', { type: 'checkbox', id: 'resume-replay', testid: 'resume-replay-skipped', props: { checked: true } });
+      const confirm = button('Resume', async () => {
+        confirm.disabled = true;
+        try {
+          const r = await api('POST', `${path}/resume`, { replay_skipped: replay.checked });
+          await refresh();
+          const text = replay.checked ? `Resumed; ${r.replayed} skipped ${r.replayed === 1 ? 'delivery' : 'deliveries'} sent again.` : 'Resumed.';
+          slot.querySelector('[data-testid=endpoint-state-status]').append(message(text, 'ok', 'endpoint-resumed'));
+          slot.querySelector('[data-testid=endpoint-pause]')?.focus();
+        } catch (err) {
+          if (err.status !== 401) replace(status, message(err.message, 'error'));
+          confirm.disabled = false;
+        }
+      }, { kind: 'primary', testid: 'resume-confirm' });
+      const cancel = button('Cancel', () => { panel.replaceChildren(); resume.focus(); }, { testid: 'resume-cancel' });
+      replace(panel, el('div', { class: 'confirm', role: 'group', 'aria-label': 'Resume this endpoint' },
+        el('label', { for: 'resume-replay', class: 'check' }, replay, 'Replay what was skipped while it was not active'),
+        confirm, cancel));
+      replay.focus();
     }, { kind: 'primary', testid: 'endpoint-resume' });
     controls = [
       el('p', {}, ep.state === 'disabled' ? 'This endpoint was disabled. Resuming makes it active again.' : 'This endpoint is paused.'),
-      el('div', { class: 'check' }, el('label', { for: 'resume-replay', class: 'check' }, replay, 'Replay what was skipped while it was not active')),
       resume,
+      panel,
     ];
   }
   replace(slot, el('section', { class: 'card' }, el('h2', {}, ep.state === 'active' ? 'Pause' : 'Resume'), controls, status));
@@ -219,7 +237,7 @@ function renderState(ctx, slot, ep, path, refresh) {
 function testSection(ctx, path) {
   const type = field('Event type', el('input', { type: 'text', spellcheck: 'false', props: { value: 'fenix.test' } }), { testid: 'endpoint-test-type' });
   const status = el('div', { testid: 'endpoint-test-status', 'aria-live': 'polite' });
-  const send = button('Send a test event', null, { type: 'submit', testid: 'endpoint-test-send' });
+  const send = button('Send a test event', null, { type: 'submit', testid: 'endpoint-send-test' });
   return el('form', { class: 'card', novalidate: true, on: { submit: async (e) => {
     e.preventDefault();
     send.disabled = true;
@@ -229,8 +247,10 @@ function testSection(ctx, path) {
       const body = type.input.value.trim() ? { event_type: type.input.value.trim() } : {};
       const r = await api('POST', `${path}/test`, body);
       const deliveryId = r.delivery_id || (r.delivery && r.delivery.id);
-      replace(status, message('Test event sent to this endpoint only.', 'ok'),
-        deliveryId ? el('a', { href: `#/apps/${seg(ctx.app)}/deliveries/${seg(deliveryId)}`, testid: 'endpoint-test-delivery' }, 'Follow its delivery') : null);
+      replace(status,
+        el('p', { class: 'msg msg-ok', role: 'status', testid: 'test-event-sent', 'data-delivery-id': deliveryId || '', 'data-event-id': r.event_id || r.id || '' },
+          'Test event sent to this endpoint only. ',
+          deliveryId ? el('a', { href: `#/apps/${seg(ctx.app)}/deliveries/${seg(deliveryId)}`, testid: 'test-event-delivery' }, 'Follow its delivery') : null));
     } catch (err) {
       if (err.code === 'invalid_event_type') setFieldError(type, err.message);
       else if (err.status !== 401) replace(status, message(err.message, 'error'));
@@ -247,7 +267,7 @@ function replaySection(path) {
     replace(status);
     try {
       const r = await api('POST', `${path}/replay`, { statuses: ['failed'] });
-      replace(status, message(`${r.replayed} failed ${r.replayed === 1 ? 'delivery' : 'deliveries'} queued again.`, 'ok'),
+      replace(status, message(`${r.replayed} failed ${r.replayed === 1 ? 'delivery' : 'deliveries'} queued again.`, 'ok', 'endpoint-replayed'),
         r.skipped_payload_expired ? message(`${r.skipped_payload_expired} could not be sent again: retention purged their payload.`, 'warn') : null);
     } catch (err) {
       if (err.status !== 401) replace(status, message(err.message, 'error'));
@@ -320,9 +340,9 @@ function rotateSection(path) {
     replace(status);
     try {
       const r = await api('POST', `${path}/secret/rotate`, { overlap_seconds: Number(select.value) });
-      replace(status, secretBox(`New signing secret (version ${r.version})`, r.secret, 'secret'),
+      replace(status, secretBox(`New signing secret (version ${r.version})`, r.secret, 'endpoint-secret'),
         el('p', { class: 'hint' }, 'The previous secret signs too until ', el('time', { datetime: r.previous_expires_at }, new Date(r.previous_expires_at).toLocaleString()), '.'));
-      status.querySelector('[data-testid=secret-copy]').focus();
+      status.querySelector('[data-testid=endpoint-secret-copy]').focus();
     } catch (err) {
       if (err.status !== 401) replace(status, message(err.message, 'error'));
     } finally {

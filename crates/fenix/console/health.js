@@ -43,7 +43,7 @@ export async function renderHealth(ctx, slot, epId) {
   const stat = (label, value, testid) => el('div', { class: 'stat' }, el('strong', { testid }, String(value)), label);
   replace(slot,
     el('h2', { id: 'health-h' }, 'Health, last 24 hours'),
-    el('div', { class: 'stats', testid: 'health' },
+    el('div', { class: 'stats', testid: 'health-stats' },
       stat('success rate', pct(day.success_rate), 'health-success-rate'),
       stat('attempts', day.attempts, 'health-attempts'),
       stat('failed attempts', day.failures, 'health-failures'),
@@ -90,7 +90,7 @@ function chart(buckets) {
     const [cx, cy] = points[0].split(',');
     parts.push(svg('circle', { class: 'rate', cx, cy, r: 3 }));
   }
-  return svg('svg', { class: 'chart', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': 'Attempts per hour and success rate, last 24 hours', 'data-testid': 'health-chart' }, ...parts);
+  return svg('svg', { class: 'chart', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': 'Attempts per hour and success rate, last 24 hours', 'data-testid': 'endpoint-health-chart' }, ...parts);
 }
 
 /** The same numbers as a table, for screen readers and exact values (hours with attempts only). */
