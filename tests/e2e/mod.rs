@@ -6,6 +6,7 @@ mod api;
 mod batch;
 mod cli;
 mod common;
+mod console_pages;
 mod crash;
 mod delivery;
 mod formats;
