@@ -218,7 +218,7 @@ mod tests {
                 METHODS.into_iter().filter(|m| item.get(*m).is_some()).map(move |m| format!("{m} {path}"))
             })
             .collect();
-        assert_eq!(operations.len(), 31, "{operations:#?}");
+        assert_eq!(operations.len(), 35, "{operations:#?}");
         for op in [
             "get /openapi.json",
             "get /healthz",
