@@ -14,4 +14,5 @@ mod inputs;
 mod quickstart;
 mod retries;
 mod strict;
+mod test_events;
 mod tls;

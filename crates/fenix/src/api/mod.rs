@@ -14,6 +14,7 @@
 //! | `error.rs` | [`ApiError`] and the error body |
 //! | `lookup.rs` | `{app}`, `{ep}` → rows, or 404 |
 //! | `apps.rs`, `endpoints.rs`, `events.rs`, `deliveries.rs`, `replay.rs`, `stats.rs` | one resource each |
+//! | `test_events.rs` | a test event to one endpoint |
 //! | `service.rs` | `/healthz`, `/readyz`, `/metrics`, `/openapi.json` |
 //! | `openapi.rs` | the document's info, tags and security, common error answers, links |
 //!
@@ -32,6 +33,7 @@ pub mod openapi;
 pub mod replay;
 pub mod service;
 pub mod stats;
+pub mod test_events;
 
 use std::convert::Infallible;
 
@@ -101,6 +103,7 @@ where
         .merge(deliveries::router())
         .merge(replay::router())
         .merge(stats::router())
+        .merge(test_events::router())
         .route_layer(auth.clone());
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .merge(v1)

@@ -121,8 +121,12 @@ pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> sqlx::Resul
             let t = conn.fanout_targets(&ev.app_id).await?;
             targets.insert(ev.app_id.as_str(), t);
         }
-        let chosen: Vec<&Target> =
-            targets[ev.app_id.as_str()].iter().filter(|t| t.filter.matches(&ev.event_type)).collect();
+        let of_app = targets[ev.app_id.as_str()].iter();
+        let chosen: Vec<&Target> = match ev.only_endpoint.as_deref() {
+            // A test event: that endpoint (if it still exists), whatever its filter.
+            Some(only) => of_app.filter(|t| t.id == only).collect(),
+            None => of_app.filter(|t| t.filter.matches(&ev.event_type)).collect(),
+        };
         if chosen.len() > ev.max_fanout {
             plan.answers.push(Ingested::refused(ev, chosen.len()));
             continue;
