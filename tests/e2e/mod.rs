@@ -12,6 +12,7 @@ mod hostile;
 mod ingestion;
 mod inputs;
 mod quickstart;
+mod receiver_reports;
 mod retries;
 mod strict;
 mod test_events;

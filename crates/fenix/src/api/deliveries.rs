@@ -31,6 +31,8 @@ pub struct DeliveryOut {
     pub id: String,
     pub app_id: String,
     pub event_id: String,
+    /// The event's type.
+    pub event_type: String,
     pub endpoint_id: String,
     pub status: DeliveryStatus,
     pub attempt_count: i64,
@@ -47,6 +49,7 @@ impl From<DeliveryRow> for DeliveryOut {
             id: r.id,
             app_id: r.app_id,
             event_id: r.event_id,
+            event_type: r.event_type,
             endpoint_id: r.endpoint_id,
             status: r.status,
             attempt_count: r.attempt_count,
@@ -103,6 +106,10 @@ struct ListQuery {
     cursor: Option<String>,
     endpoint_id: Option<String>,
     event_id: Option<String>,
+    /// The event's type, exactly (`type` is the same filter).
+    event_type: Option<String>,
+    #[serde(rename = "type")]
+    type_alias: Option<String>,
     status: Option<String>,
     #[param(format = DateTime)]
     since: Option<String>,
@@ -112,14 +119,20 @@ struct ListQuery {
 
 /// Delivery log routes.
 pub fn router() -> OpenApiRouter<SharedState> {
-    OpenApiRouter::new().routes(routes!(list)).routes(routes!(read)).routes(routes!(attempts)).routes(routes!(replay))
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(read))
+        .routes(routes!(attempts))
+        .routes(routes!(replay))
+        .routes(routes!(read_attempt))
 }
 
 #[utoipa::path(
     get, path = "/v1/apps/{app}/deliveries", tag = "deliveries", operation_id = "list_deliveries",
     summary = "List an app's deliveries",
     description = "Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`, \
-        `status` (pending, in_flight, succeeded, failed, skipped) and creation time (`since`, `until`: RFC 3339).",
+        `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped) and creation time \
+        (`since`, `until`: RFC 3339).",
     params(AppPath, ListQuery),
     responses(
         (status = 200, description = "A page of deliveries", body = Page<DeliveryOut>),
@@ -140,6 +153,7 @@ async fn list(
     })?;
     let (since, until) = parse_window(q.since.as_deref(), q.until.as_deref())?;
     let (since_ms, until_ms) = (since.map(|t| t.to_string()), until.map(|t| t.to_string()));
+    let event_type = q.event_type.or(q.type_alias);
     let list = ListScope::new(
         "dlv",
         &[
@@ -149,12 +163,14 @@ async fn list(
             status.map(|s| s.as_str()),
             since_ms.as_deref(),
             until_ms.as_deref(),
+            event_type.as_deref(),
         ],
     );
     let cursor = decode_cursor(&list, q.cursor.as_deref())?;
     let filter = DeliveryFilter {
         endpoint_id: q.endpoint_id,
         event_id: q.event_id,
+        event_type,
         status,
         since,
         until,
@@ -246,4 +262,49 @@ async fn replay(
             "the event's payload was purged by retention (FENIX_PAYLOAD_RETENTION); it cannot be sent again",
         )),
     }
+}
+
+/// `{app}/attempts/{att}`.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Path)]
+struct AttemptPath {
+    /// The app's id (`app_…`) or its uid.
+    app: String,
+    /// The attempt's id (`att_…`): the `X-Fenix-Delivery-Id` header the receiver got.
+    att: String,
+}
+
+/// An attempt with the delivery it belongs to.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = AttemptWithDelivery)]
+pub struct AttemptWithDelivery {
+    #[serde(flatten)]
+    pub attempt: AttemptOut,
+    pub delivery: DeliveryOut,
+}
+
+#[utoipa::path(
+    get, path = "/v1/apps/{app}/attempts/{att}", tag = "deliveries", operation_id = "get_attempt",
+    summary = "Read an attempt and its delivery",
+    description = "`att` is the `X-Fenix-Delivery-Id` a receiver logged (each attempt sends its own); the answer \
+        is that attempt with its `delivery`, whose `event_id` is the `X-Fenix-Event-Id` it got.",
+    params(AttemptPath),
+    responses(
+        (status = 200, description = "The attempt with its delivery", body = AttemptWithDelivery),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `attempt_not_found`", body = ErrorBody),
+    ),
+    security(("bearer" = ["app:read"]))
+)]
+async fn read_attempt(
+    State(s): State<SharedState>,
+    _: NoQuery,
+    ApiPath(AttemptPath { app, att }): ApiPath<AttemptPath>,
+) -> Result<Json<AttemptWithDelivery>, ApiError> {
+    let app = lookup::app(&s.store, &app).await?;
+    let missing = || ApiError::new(StatusCode::NOT_FOUND, "attempt_not_found", "no such attempt");
+    let attempt = s.store.get_attempt(&app.id, &att).await?.ok_or_else(missing)?;
+    // Deleted between the two reads (retention, or its endpoint deleted): gone all the same.
+    let delivery = s.store.get_delivery(&app.id, &attempt.delivery_id).await?.ok_or_else(missing)?;
+    Ok(Json(AttemptWithDelivery { attempt: attempt.into(), delivery: delivery.into() }))
 }

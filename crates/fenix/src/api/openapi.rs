@@ -203,7 +203,7 @@ mod tests {
                 METHODS.into_iter().filter(|m| item.get(*m).is_some()).map(move |m| format!("{m} {path}"))
             })
             .collect();
-        assert_eq!(operations.len(), 28, "{operations:#?}");
+        assert_eq!(operations.len(), 29, "{operations:#?}");
         for op in [
             "get /openapi.json",
             "get /healthz",
@@ -213,6 +213,7 @@ mod tests {
             "get /v1/apps/{app}/endpoints/{ep}/stats",
             "post /v1/apps/{app}/deliveries/{dlv}/replay",
             "post /v1/apps/{app}/endpoints/{ep}/test",
+            "get /v1/apps/{app}/attempts/{att}",
         ] {
             assert!(operations.contains(op), "{op} is not documented");
         }
