@@ -116,7 +116,19 @@ impl Store {
         on_read!(self, |pool| {
             let mut qb = QueryBuilder::new(format!("SELECT {} FROM deliveries WHERE app_id = ", delivery_columns()));
             qb.push_bind(app_id);
-            qb.push(" AND id < ").push_bind(f.cursor.clone().unwrap_or_else(|| CURSOR_END.into()));
+            // A delivery's id starts with its creation time (`ids::new_id_at`), so
+            // the time window is also a range of the primary key, and every index
+            // below ends with `id`: a window far in the past is a seek, not a walk
+            // through every newer row. One upper bound (the cursor or the window's
+            // end, whichever is lower): SQLite's range scan uses only one.
+            let mut upper = f.cursor.clone().unwrap_or_else(|| CURSOR_END.into());
+            if let Some(u) = f.until {
+                upper = upper.min(ids::id_floor("dlv", u));
+            }
+            qb.push(" AND id < ").push_bind(upper);
+            if let Some(s) = f.since {
+                qb.push(" AND id >= ").push_bind(ids::id_floor("dlv", s));
+            }
             if let Some(v) = &f.endpoint_id {
                 qb.push(" AND endpoint_id = ").push_bind(v.clone());
             }
@@ -132,17 +144,11 @@ impl Store {
                     None => qb.push(" AND status = ").push_bind(status),
                 };
             }
-            // A delivery's id starts with its creation time (`ids::new_id_at`), so
-            // the window is also a range of the primary key: every index above ends
-            // with `id`, and a window far in the past is a seek, not a walk
-            // through every newer row.
             if let Some(s) = f.since {
                 qb.push(" AND created_at >= ").push_bind(s);
-                qb.push(" AND id >= ").push_bind(ids::id_floor("dlv", s));
             }
             if let Some(u) = f.until {
                 qb.push(" AND created_at < ").push_bind(u);
-                qb.push(" AND id < ").push_bind(ids::id_floor("dlv", u));
             }
             qb.push(" ORDER BY id DESC LIMIT ").push_bind(f.limit);
             qb.build_query_as::<DeliveryRow>().fetch_all(pool).await
