@@ -225,10 +225,7 @@ impl Sink {
                 for e in evs {
                     // The envelope as bytea hex, inside a quoted CSV field (it holds commas and quotes).
                     let hex: String = e.envelope.iter().map(|b| format!("{b:02x}")).collect();
-                    csv.push_str(&format!(
-                        "{},{app},{},\\x{hex},-,{ENDPOINTS},{}\n",
-                        e.id, e.event_type, e.created_at
-                    ));
+                    csv.push_str(&format!("{},{app},{},\\x{hex},-,{ENDPOINTS},{}\n", e.id, e.event_type, e.created_at));
                 }
                 let mut copy = c
                     .copy_in_raw(

@@ -1,7 +1,8 @@
 //! `fenix-bench`: runs the real `fenix` binary against a verifying receiver on
 //! loopback and measures, in one run, the figures of issue 7 — the HTTP
 //! ceiling of the machine, delivery throughput and its ratio to the ceiling,
-//! ingestion, latency at a fixed offered load, backlog scaling and peak RSS.
+//! ingestion, latency at a fixed offered load, backlog scaling and peak RSS,
+//! and (issue 15) the time of a page of the delivery log on 1 M deliveries.
 //! See `docs/benchmarks.md`.
 
 use std::path::{Path, PathBuf};

@@ -1,4 +1,5 @@
-//! The phases: ceiling, delivery, ingestion, latency, backlog scaling. Each
+//! The phases: ceiling, delivery, ingestion, latency, backlog scaling, and the
+//! delivery log on a large database (`log`, with its fill in `log.rs`). Each
 //! phase starts its own fenix process(es) on a fresh database, so peak RSS is
 //! per phase.
 
