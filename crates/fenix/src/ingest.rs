@@ -53,6 +53,7 @@ pub fn new_event(
         envelope,
         created_at,
         max_fanout,
+        only_endpoint: None,
     }
 }
 
