@@ -118,6 +118,9 @@ export async function run(body) {
         ...opts,
       });
       contexts.push(context);
+      // Pages of a local server answer in milliseconds: a selector that is not
+      // there after 10 s will not come.
+      context.setDefaultTimeout(10_000);
       // Only ever 127.0.0.1: anything else is refused and reported.
       await context.route(
         (url) => !(url.protocol === 'data:' || url.protocol === 'blob:' || url.hostname === '127.0.0.1'),
@@ -161,8 +164,10 @@ export async function run(body) {
     result.ok = true;
     result.step = 'done';
   } catch (e) {
-    result.error = `${e && e.message ? e.message : e}`;
-    result.stack = e && e.stack ? `${e.stack}`.split('\n').slice(0, 8).join('\n') : undefined;
+    // eslint-disable-next-line no-control-regex
+    const plain = (v) => `${v}`.replace(/\u001b\[[0-9;]*m/g, '');
+    result.error = plain(e && e.message ? e.message : e);
+    result.stack = e && e.stack ? plain(e.stack).split('\n').slice(0, 8).join('\n') : undefined;
     try {
       const pages = contexts.flatMap((c) => c.pages());
       const last = pages[pages.length - 1];

@@ -1,0 +1,103 @@
+//! The operator's console: log in, create an app and an endpoint, copy the
+//! secret, send a test event and see it succeed; the operator-only pages.
+
+use serde_json::json;
+
+use super::{
+    browser::{self, Script},
+    common::{app_with_endpoint, wait_for_delivery},
+};
+use crate::support::{signed_v1_by, Backend, Fenix, Plan, Receiver, TestDb};
+
+async fn an_operator_logs_in_creates_an_endpoint_copies_its_secret_and_sees_a_test_event_succeed(backend: Backend) {
+    if !browser::available() {
+        return;
+    }
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let receiver = Receiver::http(|_| Plan::ok()).await;
+
+    let out = Script::start(
+        "operator_flow",
+        &[("FENIX_URL", &fenix.base), ("FENIX_ADMIN_TOKEN", &fenix.token), ("RECEIVER_URL", &receiver.url)],
+    )
+    .await
+    .finish()
+    .await;
+
+    // What the page showed.
+    assert!(!out.text("wrong_token_error").is_empty(), "a wrong token is refused in words");
+    assert!(!out.text("url_error").is_empty(), "a refused URL is explained next to the field");
+    assert_eq!(out.fact("csrf_status"), 403, "a cookie without the CSRF header changes nothing");
+    assert_eq!(out.fact("csrf_code"), "csrf_failed");
+    let secret = out.text("secret");
+    assert!(secret.starts_with("whsec_"), "the page shows the secret: {secret}");
+    assert_eq!(out.text("clipboard"), secret, "the copy button puts the secret on the clipboard");
+    let chart = out.text("chart_tag");
+    assert!(chart == "svg" || chart == "canvas", "the health chart is drawn by the page: {chart}");
+    assert_eq!(out.fact("after_logout_status"), 401, "logout ends the session");
+
+    // What the server holds.
+    let app_id = out.text("app_id");
+    let (status, app) = fenix.call("GET", "/v1/apps/acme", None).await;
+    assert_eq!(status, 200, "{app}");
+    assert_eq!(app["id"], app_id.as_str());
+    assert_eq!(app["name"], "Acme Travel");
+    let (_, apps) = fenix.call("GET", "/v1/apps", None).await;
+    assert_eq!(apps["data"].as_array().map(Vec::len), Some(1), "the forged request created nothing: {apps}");
+    let ep_id = out.text("endpoint_id");
+    let (status, ep) = fenix.call("GET", &format!("/v1/apps/acme/endpoints/{ep_id}"), None).await;
+    assert_eq!(status, 200, "{ep}");
+    assert_eq!(ep["url"], receiver.url.as_str());
+    assert_eq!(ep["description"], "Booking service");
+    let dlv = wait_for_delivery(&fenix, &app_id, &out.text("delivery_id"), "succeeded").await;
+    assert_eq!(dlv["endpoint_id"], ep_id.as_str());
+
+    // What the receiver got: one request, signed with the secret the page showed.
+    let got = receiver.received();
+    assert_eq!(got.len(), 1, "one test event delivered");
+    assert!(signed_v1_by(&secret, &got[0]), "the copied secret verifies the signature");
+    let attempts = out.fact("attempts").as_array().cloned().unwrap_or_default();
+    assert_eq!(attempts.len(), 1, "the delivery page lists its one attempt: {attempts:?}");
+    assert!(attempts[0].as_str().unwrap_or("").contains("200"), "the attempt shows its status code: {attempts:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_operator_pages_create_and_revoke_tokens_mint_portal_links_and_show_settings_redacted() {
+    if !browser::available() {
+        return;
+    }
+    let db = TestDb::new(Backend::Sqlite).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let receiver = Receiver::http(|_| Plan::ok()).await;
+    let (app_id, _) = app_with_endpoint(&fenix, "acme", "Acme Travel", json!({"url": receiver.url})).await;
+    let master_key = "q83vEjRWeJCrze8SNFZ4kKvN7xI0VniQq83vEjRWeJA=";
+    let secrets = json!([master_key, fenix.token, db.url]).to_string();
+
+    let out = Script::start(
+        "operator_pages",
+        &[
+            ("FENIX_URL", &fenix.base),
+            ("FENIX_ADMIN_TOKEN", &fenix.token),
+            ("APP_NAME", "Acme Travel"),
+            ("SECRETS", &secrets),
+        ],
+    )
+    .await
+    .finish()
+    .await;
+
+    let token = out.text("token");
+    assert!(token.starts_with("fxk_"), "an app token is shown once: {token}");
+    let (status, body) = fenix.call_as(Some(&token), "GET", "/v1/apps", None).await;
+    assert_eq!(status, 401, "the revoked token no longer works: {body}");
+    let link = out.text("portal_link");
+    assert!(link.starts_with(&format!("{}/console/portal#fxp_", fenix.base)), "a portal link: {link}");
+    let (status, links) = fenix.call("GET", &format!("/v1/apps/{app_id}/portal-sessions"), None).await;
+    assert_eq!(status, 200, "{links}");
+    assert_eq!(links["data"].as_array().map(Vec::len), Some(1), "the page minted one link: {links}");
+    assert_eq!(out.fact("settings_text_has_secret"), &json!([]), "the settings page shows no secret");
+    assert!(out.fact("settings_rows").as_u64().unwrap_or(0) > 5, "the settings in force are listed");
+}
+
+crate::on_both_backends!(an_operator_logs_in_creates_an_endpoint_copies_its_secret_and_sees_a_test_event_succeed);
