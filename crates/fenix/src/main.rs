@@ -7,7 +7,13 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use tokio_util::sync::CancellationToken;
 
-use fenix::{secrets::MasterKey, settings::Settings, startup, store::Store};
+use fenix::{
+    access::{Access, Principal},
+    secrets::MasterKey,
+    settings::Settings,
+    startup,
+    store::Store,
+};
 
 #[derive(Parser)]
 #[command(
@@ -65,7 +71,7 @@ enum Command {
         #[command(flatten)]
         config: ConfigFile,
     },
-    /// Admin tokens (of an existing database).
+    /// API tokens, admin or app-scoped (of an existing database).
     Token {
         #[command(flatten)]
         config: ConfigFile,
@@ -100,14 +106,23 @@ enum Command {
 
 #[derive(Subcommand)]
 enum TokenCommand {
-    /// Create an admin token and print it (once).
+    /// Create a token and print it (once): an admin token, or with --app and --access an app token (`fxk_…`).
     Create {
         #[arg(long, default_value = "admin")]
         name: String,
+        /// Confine the token to one app (its id or uid): it reaches nothing else.
+        #[arg(long, requires = "access", value_name = "APP")]
+        app: Option<String>,
+        /// What the app token may do in its app: `read` (change nothing) or `manage`.
+        #[arg(long, requires = "app", value_parser = ["read", "manage"])]
+        access: Option<String>,
+        /// Let the token expire after this long (e.g. 30d, 12h, 90m); without it, it never expires.
+        #[arg(long, value_name = "DURATION", value_parser = parse_expires_in)]
+        expires_in: Option<std::time::Duration>,
     },
-    /// List admin tokens (ids and names; tokens themselves are not stored).
+    /// List tokens (id, name, scope, expiry; tokens themselves are not stored).
     List,
-    /// Revoke an admin token by id (running instances stop accepting it within 10 s).
+    /// Revoke a token by id (running instances stop accepting it within 10 s).
     Revoke {
         /// The token's id, as `fenix token list` shows it (`tok_…`).
         id: String,
@@ -218,29 +233,56 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 /// `fenix token …` on a database that exists (see [`startup::connect_existing`]).
 async fn token(store: &Store, command: TokenCommand) -> anyhow::Result<()> {
     match command {
-        TokenCommand::Create { name } => {
-            let token = fenix::secrets::generate_admin_token();
-            let hash = fenix::secrets::hash_admin_token(&token);
-            store.insert_admin_token(&fenix::ids::new_id("tok"), &name, &hash, fenix::time::now_ms()).await?;
+        TokenCommand::Create { name, app, access, expires_in } => {
+            let principal = match (app, access.as_deref().and_then(Access::parse)) {
+                (Some(app), Some(access)) => {
+                    let Some(row) = store.find_app(&app).await? else {
+                        anyhow::bail!("no app with id or uid {app:?}");
+                    };
+                    Principal::App { app_id: row.id, access }
+                }
+                _ => Principal::Admin,
+            };
+            let expires_at = expires_in.map(|d| fenix::time::add(fenix::time::now_ms(), d));
+            let (_, token) = fenix::secrets::issue_token(store, &name, principal, expires_at).await?;
             println!("{token}");
         }
         TokenCommand::List => {
-            let tokens = store.list_admin_tokens().await?;
+            let tokens = store.list_tokens(None, i64::MAX).await?;
             if tokens.is_empty() {
-                eprintln!("fenix: no admin tokens (make one with `fenix token create`)");
+                eprintln!("fenix: no tokens (make one with `fenix token create`)");
             }
-            for (id, name, created_at) in tokens {
-                println!("{id}  {name}  created {}", fenix::time::rfc3339(created_at));
+            let now = fenix::time::now_ms();
+            for t in tokens {
+                let scope = match &t.principal {
+                    Principal::Admin => "admin".to_string(),
+                    Principal::App { app_id, access } => format!("{} {app_id}", access.as_str()),
+                };
+                let expiry = match t.expires_at {
+                    None => "never expires".to_string(),
+                    Some(at) if at <= now => format!("expired {}", fenix::time::rfc3339(at)),
+                    Some(at) => format!("expires {}", fenix::time::rfc3339(at)),
+                };
+                println!("{}  {}  {scope}  {expiry}  created {}", t.id, t.name, fenix::time::rfc3339(t.created_at));
             }
         }
         TokenCommand::Revoke { id } => {
-            if !store.delete_admin_token(&id).await? {
-                anyhow::bail!("no admin token with id {id} (see `fenix token list`)");
+            if !store.delete_token(&id).await? {
+                anyhow::bail!("no token with id {id} (see `fenix token list`)");
             }
             println!("revoked {id}");
         }
     }
     Ok(())
+}
+
+/// `--expires-in`: a duration such as `30d`, `12h` or `90m`, more than zero.
+fn parse_expires_in(text: &str) -> Result<std::time::Duration, String> {
+    match humantime::parse_duration(text) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        Ok(_) => Err("must be more than zero".into()),
+        Err(e) => Err(format!("{e} (e.g. 30d, 12h, 90m)")),
+    }
 }
 
 async fn stop_on_signal(shutdown: CancellationToken) {

@@ -270,21 +270,72 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::write(path, bytes)
 }
 
-/// SHA-256 of an admin token, hex: what the database keeps instead of the token.
+/// SHA-256 of an API token (admin or app), hex: what the database keeps instead of the token.
 pub fn hash_admin_token(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
 /// A new random admin token (`fxa_` + 32 bytes hex).
 pub fn generate_admin_token() -> String {
+    random_token("fxa_")
+}
+
+/// A new random app-scoped token (`fxk_` + 32 bytes hex). Its own prefix, so a
+/// token found in a log or a repository says at once how much it reaches.
+pub fn generate_app_token() -> String {
+    random_token("fxk_")
+}
+
+/// Makes a token for `principal` and stores its hash: `fxa_…` for an admin,
+/// `fxk_…` for an app. Answers the stored row and the token, which exists
+/// nowhere else: show it once. Shared by `POST /v1/tokens` and `fenix token create`.
+pub async fn issue_token(
+    store: &crate::store::Store,
+    name: &str,
+    principal: crate::access::Principal,
+    expires_at: Option<crate::time::Millis>,
+) -> sqlx::Result<(crate::store::tokens::TokenRow, String)> {
+    let token = match principal {
+        crate::access::Principal::Admin => generate_admin_token(),
+        crate::access::Principal::App { .. } => generate_app_token(),
+    };
+    let row = crate::store::tokens::NewToken {
+        id: crate::ids::new_id("tok"),
+        name: name.to_string(),
+        sha256: hash_admin_token(&token),
+        principal,
+        expires_at,
+        created_at: crate::time::now_ms(),
+    };
+    store.insert_token(&row).await?;
+    let stored = crate::store::tokens::TokenRow {
+        id: row.id,
+        name: row.name,
+        principal: row.principal,
+        expires_at: row.expires_at,
+        created_at: row.created_at,
+    };
+    Ok((stored, token))
+}
+
+fn random_token(prefix: &str) -> String {
     let mut bytes = [0u8; 32];
     rand::rngs::OsRng.fill_bytes(&mut bytes);
-    format!("fxa_{}", hex::encode(bytes))
+    format!("{prefix}{}", hex::encode(bytes))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn admin_and_app_tokens_say_their_kind_and_carry_32_random_bytes() {
+        for (token, prefix) in [(generate_admin_token(), "fxa_"), (generate_app_token(), "fxk_")] {
+            let body = token.strip_prefix(prefix).unwrap_or_else(|| panic!("{token} lacks {prefix}"));
+            assert_eq!(hex::decode(body).unwrap().len(), 32);
+        }
+        assert_ne!(generate_app_token(), generate_app_token());
+    }
 
     #[test]
     fn generated_secrets_are_whsec_and_32_bytes() {

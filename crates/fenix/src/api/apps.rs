@@ -1,6 +1,6 @@
 //! Apps: the producer's customers (tenants), addressed by id or by `uid`.
 
-use axum::{extract::State, http::StatusCode, Json};
+use axum::{extract::State, http::StatusCode, Extension, Json};
 use serde::{Deserialize, Serialize};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -12,6 +12,7 @@ use super::{
     lookup,
 };
 use crate::{
+    access::Principal,
     ids,
     state::SharedState,
     store::{apps::AppRow, is_unique_violation},
@@ -116,6 +117,7 @@ pub fn router() -> OpenApiRouter<SharedState> {
 #[utoipa::path(
     post, path = "/v1/apps", tag = "apps", operation_id = "create_app",
     summary = "Create an app",
+    security(("bearer" = ["admin"])),
     request_body = CreateApp,
     responses(
         (status = 201, description = "The app", body = AppOut),
@@ -152,22 +154,40 @@ fn uid_conflict(e: sqlx::Error) -> ApiError {
 #[utoipa::path(
     get, path = "/v1/apps", tag = "apps", operation_id = "list_apps",
     summary = "List apps",
+    security(("bearer" = ["app:read"])),
+    description = "An app token lists its own app only.",
     params(PageQuery),
     responses(
         (status = 200, description = "A page of apps", body = Page<AppOut>),
         (status = 400, description = "`invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody),
     )
 )]
-async fn list(State(s): State<SharedState>, ApiQuery(q): ApiQuery<PageQuery>) -> Result<Json<Page<AppOut>>, ApiError> {
+async fn list(
+    State(s): State<SharedState>,
+    Extension(caller): Extension<Principal>,
+    ApiQuery(q): ApiQuery<PageQuery>,
+) -> Result<Json<Page<AppOut>>, ApiError> {
     let limit = q.limit()?;
-    let list = ListScope::new("app", &[]);
-    let rows = s.store.list_apps(q.cursor(&list)?.as_deref(), limit + 1).await?;
+    let Some(own) = caller.app_id() else {
+        let list = ListScope::new("app", &[]);
+        let rows = s.store.list_apps(q.cursor(&list)?.as_deref(), limit + 1).await?;
+        return Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), AppOut::from)));
+    };
+    // An app-scoped caller sees its own app only: a list of one, on one page
+    // (a cursor, which could only come from an admin's list, is refused).
+    let list = ListScope::new("app", &[Some(own)]);
+    let after = q.cursor(&list)?;
+    let rows: Vec<AppRow> = match s.store.find_app(own).await? {
+        Some(app) if after.as_deref().is_none_or(|c| app.id.as_str() < c) => vec![app],
+        _ => vec![],
+    };
     Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), AppOut::from)))
 }
 
 #[utoipa::path(
     get, path = "/v1/apps/{app}", tag = "apps", operation_id = "get_app",
     summary = "Read an app",
+    security(("bearer" = ["app:read"])),
     params(AppPath),
     responses(
         (status = 200, description = "The app", body = AppOut),
@@ -186,6 +206,7 @@ async fn read(
 #[utoipa::path(
     patch, path = "/v1/apps/{app}", tag = "apps", operation_id = "update_app",
     summary = "Rename an app or change its uid",
+    security(("bearer" = ["admin"])),
     params(AppPath),
     request_body = PatchApp,
     responses(
@@ -221,6 +242,7 @@ async fn update(
 #[utoipa::path(
     delete, path = "/v1/apps/{app}", tag = "apps", operation_id = "delete_app",
     summary = "Delete an app with its endpoints, events and deliveries",
+    security(("bearer" = ["admin"])),
     params(AppPath),
     responses(
         (status = 204, description = "Deleted"),

@@ -1,31 +1,68 @@
-//! Bearer-token authentication of the admin API: every `/v1` call and
-//! `/metrics` need `Authorization: Bearer <token>`, checked against the
-//! token hashes in the database, with a short-lived cache of verified tokens.
+//! Authentication and scopes of the admin API: every `/v1` call and
+//! `/metrics` need a caller ([`Principal`]), and each route may be used only
+//! by the callers its declared scope admits.
+//!
+//! - Who: [`principal_from_headers`], the one function that turns a request's
+//!   headers into a caller (today `Authorization: Bearer <token>`, checked
+//!   against the token hashes in the database through a short-lived cache).
+//! - What: each route declares its scope in its `#[utoipa::path]` as
+//!   `security(("bearer" = ["admin" | "app:read" | "app:manage"]))`; the
+//!   middleware enforces what the OpenAPI document says ([`ScopeTable`], built
+//!   once from [`super::document`], looked up by the matched route template
+//!   and method), so the document and the server cannot disagree. A route
+//!   without a declared scope is admin-only.
+//! - Where: an app-scoped caller reaches only its app. A path naming another
+//!   app (by id or uid) answers the very 404 an unknown app answers, so app
+//!   ids do not leak; a missing scope answers 403 `forbidden`.
+//!
+//! The caller goes into the request's extensions, for handlers that filter
+//! by it (`Extension<Principal>`, as `GET /v1/apps` does).
 
 use std::{
     collections::HashMap,
-    sync::{Arc, RwLock},
+    sync::{Arc, LazyLock, RwLock},
     time::{Duration, Instant},
 };
 
 use axum::{
-    extract::{Request, State},
-    http::header::AUTHORIZATION,
+    extract::{MatchedPath, RawPathParams, Request, State},
+    http::{header::AUTHORIZATION, HeaderMap, Method, StatusCode},
     middleware::Next,
     response::Response,
+    RequestExt,
 };
 
 use super::error::ApiError;
-use crate::{secrets::hash_admin_token, store::Store};
+use crate::{
+    access::{Principal, Scope},
+    secrets::hash_admin_token,
+    store::Store,
+    time::{self, Millis},
+};
 
-/// How long a verified token is trusted without asking the database again.
-const TOKEN_CACHE_TTL: Duration = Duration::from_secs(10);
+/// How long a verified token is trusted without asking the database again:
+/// a token revoked by another instance or the CLI, or whose app was deleted,
+/// stops working within this time (at once when revoked through this
+/// instance's API). Expiry is checked on every call, cached or not.
+pub const TOKEN_CACHE_TTL: Duration = Duration::from_secs(10);
 
-/// What the middleware checks tokens with: the store and the tokens it verified lately.
+/// The scope names of the document's `security(("bearer" = [...]))`.
+pub const SCOPE_ADMIN: &str = "admin";
+pub const SCOPE_APP_READ: &str = "app:read";
+pub const SCOPE_APP_MANAGE: &str = "app:manage";
+
+/// A token verified lately.
+struct Verified {
+    principal: Principal,
+    expires_at: Option<Millis>,
+    at: Instant,
+}
+
+/// What the middleware checks callers with: the store and the tokens it verified lately.
 pub struct Auth {
     store: Store,
-    /// Hash of a verified token → when it was verified.
-    verified: RwLock<HashMap<String, Instant>>,
+    /// Hash of a verified token → what it is.
+    verified: RwLock<HashMap<String, Verified>>,
 }
 
 impl Auth {
@@ -34,37 +71,96 @@ impl Auth {
         Arc::new(Auth { store, verified: RwLock::new(HashMap::new()) })
     }
 
-    async fn token_is_valid(&self, token: &str) -> Result<bool, ApiError> {
+    /// The store callers are checked against (for the console-session path too).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Drops every cached token, so a token revoked through this instance stops at once.
+    pub fn forget_tokens(&self) {
+        self.verified.write().expect("token cache lock").clear();
+    }
+
+    /// The caller a bearer token stands for, through the cache.
+    async fn principal_for_token(&self, token: &str) -> Result<Option<Principal>, ApiError> {
         let hash = hash_admin_token(token);
-        if let Some(seen) = self.verified.read().expect("token cache lock").get(&hash) {
-            if seen.elapsed() < TOKEN_CACHE_TTL {
-                return Ok(true);
+        let now = time::now_ms();
+        if let Some(v) = self.verified.read().expect("token cache lock").get(&hash) {
+            if v.at.elapsed() < TOKEN_CACHE_TTL && v.expires_at.is_none_or(|at| now < at) {
+                return Ok(Some(v.principal.clone()));
             }
         }
-        let ok = self.store.admin_token_exists(&hash).await?;
-        if ok {
-            let mut cache = self.verified.write().expect("token cache lock");
-            if cache.len() > 1024 {
-                cache.clear();
-            }
-            cache.insert(hash, Instant::now());
+        let Some(row) = self.store.find_live_token(&hash, now).await? else {
+            self.verified.write().expect("token cache lock").remove(&hash);
+            return Ok(None);
+        };
+        let mut cache = self.verified.write().expect("token cache lock");
+        if cache.len() > 1024 {
+            cache.clear();
         }
-        Ok(ok)
+        let principal = row.principal.clone();
+        cache.insert(hash, Verified { principal: row.principal, expires_at: row.expires_at, at: Instant::now() });
+        Ok(Some(principal))
     }
 }
 
-/// Middleware: the call needs `Authorization: Bearer <token>` of a stored admin token.
-pub async fn require_token(State(auth): State<Arc<Auth>>, req: Request, next: Next) -> Result<Response, ApiError> {
-    let token = req
-        .headers()
-        .get(AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(bearer_token)
-        .ok_or_else(ApiError::unauthorized)?;
-    if !auth.token_is_valid(token).await? {
-        return Err(ApiError::unauthorized());
+/// The caller a bearer token stands for, straight from the database (no
+/// cache): `None` for an unknown, revoked or expired token. For the console's
+/// login, which turns a token into a session.
+pub async fn principal_for_bearer(store: &Store, token: &str) -> Result<Option<Principal>, sqlx::Error> {
+    Ok(store.find_live_token(&hash_admin_token(token), time::now_ms()).await?.map(|row| row.principal))
+}
+
+/// The one place a request's headers become its caller: `Authorization:
+/// Bearer <token>`, or 401. (The console's session cookie is the other way
+/// in; `method` is for its CSRF rule.)
+pub async fn principal_from_headers(auth: &Auth, headers: &HeaderMap, method: &Method) -> Result<Principal, ApiError> {
+    let _ = method;
+    if let Some(token) = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(bearer_token) {
+        return auth.principal_for_token(token).await?.ok_or_else(ApiError::unauthorized);
     }
+    Err(ApiError::unauthorized())
+}
+
+/// Middleware of every authenticated route: who calls, whether the route's
+/// scope admits them, and whether the app in the path is theirs.
+pub async fn require_token(State(auth): State<Arc<Auth>>, mut req: Request, next: Next) -> Result<Response, ApiError> {
+    let principal = principal_from_headers(&auth, req.headers(), req.method()).await?;
+    if let Principal::App { app_id, .. } = &principal {
+        let scope =
+            req.extensions().get::<MatchedPath>().map_or(Scope::Admin, |p| scopes().of(req.method(), p.as_str()));
+        if scope == Scope::Admin {
+            return Err(forbidden("this call needs an admin token"));
+        }
+        // The app in the path must be the caller's, else the answer is an unknown app's.
+        let params = req.extract_parts::<RawPathParams>().await.map_err(|_| ApiError::not_found("app"))?;
+        if let Some((_, named)) = params.iter().find(|(name, _)| *name == "app") {
+            if !names_app(&auth.store, named, app_id).await? {
+                return Err(ApiError::not_found("app"));
+            }
+        }
+        if !principal.allows(scope) {
+            return Err(forbidden("this token has read access only: the call needs app:manage"));
+        }
+    }
+    req.extensions_mut().insert(principal);
     Ok(next.run(req).await)
+}
+
+/// Whether the path's `{app}` (an id or a uid) is the app `app_id`.
+async fn names_app(store: &Store, named: &str, app_id: &str) -> Result<bool, ApiError> {
+    if named == app_id {
+        return Ok(true);
+    }
+    // What no app can be named (PostgreSQL would refuse to compare a NUL).
+    if named.chars().any(char::is_control) {
+        return Ok(false);
+    }
+    Ok(store.find_app(named).await?.is_some_and(|app| app.id == app_id))
+}
+
+fn forbidden(message: &str) -> ApiError {
+    ApiError::new(StatusCode::FORBIDDEN, "forbidden", message)
 }
 
 /// The token of an `Authorization: Bearer <token>` value. The scheme name is
@@ -75,8 +171,59 @@ fn bearer_token(value: &str) -> Option<&str> {
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
+/// The scope of every operation of the OpenAPI document: (method, route
+/// template as axum matches it) → scope.
+pub struct ScopeTable(HashMap<(Method, String), Scope>);
+
+/// Built once, from the document the server serves.
+pub fn scopes() -> &'static ScopeTable {
+    static TABLE: LazyLock<ScopeTable> = LazyLock::new(|| ScopeTable::from_document(&super::document()));
+    &TABLE
+}
+
+impl ScopeTable {
+    /// Reads each operation's `security` requirement of the `bearer` scheme.
+    /// An operation that declares no scope, or one this table does not know,
+    /// is admin-only.
+    pub fn from_document(doc: &serde_json::Value) -> ScopeTable {
+        let mut table = HashMap::new();
+        for (path, item) in doc["paths"].as_object().into_iter().flatten() {
+            for (method, op) in item.as_object().into_iter().flatten() {
+                let Ok(method) = Method::from_bytes(method.to_ascii_uppercase().as_bytes()) else { continue };
+                table.insert((method, path.clone()), declared_scope(op));
+            }
+        }
+        ScopeTable(table)
+    }
+
+    /// The scope of a route; HEAD is its GET.
+    pub fn of(&self, method: &Method, template: &str) -> Scope {
+        let method = if method == Method::HEAD { &Method::GET } else { method };
+        self.0.get(&(method.clone(), template.to_string())).copied().unwrap_or(Scope::Admin)
+    }
+}
+
+/// The scope an operation declares; admin when it declares none or several.
+pub fn declared_scope(op: &serde_json::Value) -> Scope {
+    let declared: Vec<&str> = op["security"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|req| req["bearer"].as_array())
+        .flatten()
+        .filter_map(|s| s.as_str())
+        .collect();
+    match declared.as_slice() {
+        [SCOPE_APP_READ] => Scope::AppRead,
+        [SCOPE_APP_MANAGE] => Scope::AppManage,
+        _ => Scope::Admin,
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
@@ -87,5 +234,61 @@ mod tests {
         for value in ["Basic fxa_1", "Bearer", "Bearer   ", "Bearerfxa_1", "fxa_1", ""] {
             assert_eq!(bearer_token(value), None, "{value:?}");
         }
+    }
+
+    #[test]
+    fn an_operation_without_a_known_single_scope_is_admin_only() {
+        assert_eq!(declared_scope(&json!({"security": [{"bearer": ["app:read"]}]})), Scope::AppRead);
+        assert_eq!(declared_scope(&json!({"security": [{"bearer": ["app:manage"]}]})), Scope::AppManage);
+        assert_eq!(declared_scope(&json!({"security": [{"bearer": ["admin"]}]})), Scope::Admin);
+        for op in [
+            json!({}),
+            json!({"security": [{"bearer": []}]}),
+            json!({"security": [{"bearer": ["app:write"]}]}),
+            json!({"security": [{"bearer": ["app:read", "app:manage"]}]}),
+            json!({"security": [{"other": ["app:read"]}]}),
+        ] {
+            assert_eq!(declared_scope(&op), Scope::Admin, "{op}");
+        }
+    }
+
+    #[test]
+    fn the_table_follows_the_served_document() {
+        let table = scopes();
+        assert_eq!(table.of(&Method::GET, "/v1/apps"), Scope::AppRead);
+        assert_eq!(table.of(&Method::HEAD, "/v1/apps/{app}"), Scope::AppRead);
+        assert_eq!(table.of(&Method::POST, "/v1/apps"), Scope::Admin);
+        assert_eq!(table.of(&Method::POST, "/v1/apps/{app}/events"), Scope::AppManage);
+        assert_eq!(table.of(&Method::GET, "/metrics"), Scope::Admin);
+        assert_eq!(table.of(&Method::GET, "/v1/no-such-route"), Scope::Admin);
+    }
+
+    /// Every authenticated operation declares exactly one known scope, and
+    /// every app-scoped one names the app in its path (the only exception is
+    /// the app list, which its handler filters): a route added without a
+    /// scope fails here instead of silently becoming admin-only, and an
+    /// app-scoped route the middleware could not confine cannot be added.
+    #[test]
+    fn every_authenticated_operation_declares_its_scope_and_app_scoped_ones_name_their_app() {
+        let doc = super::super::document();
+        let mut checked = 0;
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                if op["security"] == json!([]) {
+                    continue;
+                }
+                let declared = &op["security"];
+                let known = [SCOPE_ADMIN, SCOPE_APP_READ, SCOPE_APP_MANAGE].map(|s| json!([{ "bearer": [s] }]));
+                assert!(known.contains(declared), "{method} {path} declares {declared}");
+                if declared_scope(op) != Scope::Admin {
+                    assert!(
+                        path.starts_with("/v1/apps/{app}") || (method == "get" && path == "/v1/apps"),
+                        "{method} {path} is app-scoped but names no app"
+                    );
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked >= 24, "only {checked} authenticated operations");
     }
 }

@@ -118,6 +118,7 @@ pub fn router() -> OpenApiRouter<SharedState> {
 #[utoipa::path(
     get, path = "/v1/apps/{app}/deliveries", tag = "deliveries", operation_id = "list_deliveries",
     summary = "List an app's deliveries",
+    security(("bearer" = ["app:read"])),
     description = "Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`, \
         `status` (pending, in_flight, succeeded, failed, skipped) and creation time (`since`, `until`: RFC 3339).",
     params(AppPath, ListQuery),
@@ -173,6 +174,7 @@ async fn find(s: &SharedState, app: &str, dlv: &str) -> Result<DeliveryRow, ApiE
 #[utoipa::path(
     get, path = "/v1/apps/{app}/deliveries/{dlv}", tag = "deliveries", operation_id = "get_delivery",
     summary = "Read a delivery",
+    security(("bearer" = ["app:read"])),
     params(DeliveryPath),
     responses(
         (status = 200, description = "The delivery", body = DeliveryOut),
@@ -192,6 +194,7 @@ async fn read(
     get, path = "/v1/apps/{app}/deliveries/{dlv}/attempts", tag = "deliveries",
     operation_id = "list_delivery_attempts",
     summary = "List a delivery's attempts",
+    security(("bearer" = ["app:read"])),
     params(DeliveryPath),
     responses(
         (status = 200, description = "Every attempt, in one page", body = Page<AttemptOut>),
@@ -212,6 +215,7 @@ async fn attempts(
 #[utoipa::path(
     post, path = "/v1/apps/{app}/deliveries/{dlv}/replay", tag = "deliveries", operation_id = "replay_delivery",
     summary = "Send a failed or skipped delivery again",
+    security(("bearer" = ["app:manage"])),
     description = "Same event id and envelope, a fresh attempt budget; earlier attempts stay in the log.",
     params(DeliveryPath),
     request_body(content = Option<NoOptions>, description = "Optional; empty or `{}`"),

@@ -184,6 +184,7 @@ fn invalid_secret(e: crate::secrets::InvalidSecret) -> ApiError {
 #[utoipa::path(
     post, path = "/v1/apps/{app}/endpoints", tag = "endpoints", operation_id = "create_endpoint",
     summary = "Create an endpoint",
+    security(("bearer" = ["app:manage"])),
     description = "The answer carries the signing `secret`; only this call and a rotation ever show it.",
     params(AppPath),
     request_body = CreateEndpoint,
@@ -250,6 +251,7 @@ async fn create(
 #[utoipa::path(
     get, path = "/v1/apps/{app}/endpoints", tag = "endpoints", operation_id = "list_endpoints",
     summary = "List an app's endpoints",
+    security(("bearer" = ["app:read"])),
     params(AppPath, PageQuery),
     responses(
         (status = 200, description = "A page of endpoints", body = Page<EndpointOut>),
@@ -272,6 +274,7 @@ async fn list(
 #[utoipa::path(
     get, path = "/v1/apps/{app}/endpoints/{ep}", tag = "endpoints", operation_id = "get_endpoint",
     summary = "Read an endpoint",
+    security(("bearer" = ["app:read"])),
     params(EndpointPath),
     responses(
         (status = 200, description = "The endpoint", body = EndpointOut),
@@ -290,6 +293,7 @@ async fn read(
 #[utoipa::path(
     patch, path = "/v1/apps/{app}/endpoints/{ep}", tag = "endpoints", operation_id = "update_endpoint",
     summary = "Change an endpoint's URL, description, event types or rate limit",
+    security(("bearer" = ["app:manage"])),
     description = "`rate_limit_per_sec: null` removes the limit; a field left out is unchanged.",
     params(EndpointPath),
     request_body = PatchEndpoint,
@@ -325,6 +329,7 @@ async fn update(
 #[utoipa::path(
     delete, path = "/v1/apps/{app}/endpoints/{ep}", tag = "endpoints", operation_id = "delete_endpoint",
     summary = "Delete an endpoint",
+    security(("bearer" = ["app:manage"])),
     params(EndpointPath),
     responses(
         (status = 204, description = "Deleted"),
@@ -345,6 +350,7 @@ async fn remove(
 #[utoipa::path(
     post, path = "/v1/apps/{app}/endpoints/{ep}/pause", tag = "endpoints", operation_id = "pause_endpoint",
     summary = "Pause an endpoint",
+    security(("bearer" = ["app:manage"])),
     description = "While paused, new deliveries to it are `skipped`; `resume` can replay them.",
     params(EndpointPath),
     request_body(content = Option<NoOptions>, description = "Optional; empty or `{}`"),
@@ -384,6 +390,7 @@ struct Resume {
 #[utoipa::path(
     post, path = "/v1/apps/{app}/endpoints/{ep}/resume", tag = "endpoints", operation_id = "resume_endpoint",
     summary = "Resume a paused or disabled endpoint",
+    security(("bearer" = ["app:manage"])),
     params(EndpointPath),
     request_body(content = Option<Resume>, description = "Optional; an empty body means defaults"),
     responses(
@@ -418,6 +425,7 @@ async fn resume(
     post, path = "/v1/apps/{app}/endpoints/{ep}/secret/rotate", tag = "endpoints",
     operation_id = "rotate_endpoint_secret",
     summary = "Rotate an endpoint's signing secret",
+    security(("bearer" = ["app:manage"])),
     description = "Requests are signed with both the new and the previous secret until `previous_expires_at` \
         (`overlap_seconds`, default 86400, at most 30 days).",
     params(EndpointPath),

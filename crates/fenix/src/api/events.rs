@@ -121,6 +121,7 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
 #[utoipa::path(
     post, path = "/v1/apps/{app}/events", tag = "events", operation_id = "send_event",
     summary = "Send an event",
+    security(("bearer" = ["app:manage"])),
     description = "Stores the event and one delivery per subscribed endpoint in one transaction. With an \
         idempotency key (the `Idempotency-Key` header, else the body's `id`), sending the same key again answers \
         the original event with 200 and `idempotent-replayed: true` and stores nothing.",
@@ -237,6 +238,7 @@ fn include_payload(include: Option<&str>) -> Result<bool, ApiError> {
 #[utoipa::path(
     get, path = "/v1/apps/{app}/events", tag = "events", operation_id = "list_events",
     summary = "List an app's events",
+    security(("bearer" = ["app:read"])),
     description = "Newest first, `limit` (1-250, default 50) per page. Filter by `event_type` (or `type`) and \
         creation time (`since`, `until`: RFC 3339); `include=payload` adds each event's `data`.",
     params(AppPath, ListQuery),
@@ -277,6 +279,7 @@ struct ReadQuery {
 #[utoipa::path(
     get, path = "/v1/apps/{app}/events/{evt}", tag = "events", operation_id = "get_event",
     summary = "Read an event",
+    security(("bearer" = ["app:read"])),
     params(EventPath, ReadQuery),
     responses(
         (status = 200, description = "The event", body = EventOut),

@@ -1,5 +1,5 @@
-//! The admin API over HTTP: `/v1` (apps, endpoints, events, deliveries)
-//! behind the admin token, the probes, `/metrics` and `/openapi.json`.
+//! The admin API over HTTP: `/v1` (apps, endpoints, events, deliveries,
+//! tokens) behind a token and each route's scope, the probes, `/metrics` and `/openapi.json`.
 //!
 //! Each resource file registers its handlers with `utoipa_axum::routes!`,
 //! which takes the route and its OpenAPI description from the handler's
@@ -9,11 +9,11 @@
 //!
 //! | file | holds |
 //! |---|---|
-//! | `auth.rs` | bearer-token check (`require_token`) and its cache |
+//! | `auth.rs` | the caller of a request (`principal_from_headers`), its token cache, each route's scope enforced (`require_token`) |
 //! | `extract.rs` | JSON, query and path extractors in our error shape, path parameters, pagination |
 //! | `error.rs` | [`ApiError`] and the error body |
 //! | `lookup.rs` | `{app}`, `{ep}` → rows, or 404 |
-//! | `apps.rs`, `endpoints.rs`, `events.rs`, `deliveries.rs`, `replay.rs`, `stats.rs` | one resource each |
+//! | `apps.rs`, `endpoints.rs`, `events.rs`, `deliveries.rs`, `replay.rs`, `stats.rs`, `tokens.rs` | one resource each |
 //! | `service.rs` | `/healthz`, `/readyz`, `/metrics`, `/openapi.json` |
 //! | `openapi.rs` | the document's info, tags and security, common error answers, links |
 //!
@@ -32,6 +32,7 @@ pub mod openapi;
 pub mod replay;
 pub mod service;
 pub mod stats;
+pub mod tokens;
 
 use std::convert::Infallible;
 
@@ -53,8 +54,11 @@ use crate::state::SharedState;
 
 /// The whole HTTP surface of an instance that runs the API.
 pub fn router(state: SharedState) -> Router {
-    let auth = axum::middleware::from_fn_with_state(auth::Auth::new(state.store.clone()), auth::require_token);
+    let checker = auth::Auth::new(state.store.clone());
+    let auth = axum::middleware::from_fn_with_state(checker.clone(), auth::require_token);
     let (router, _) = routes(auth).split_for_parts();
+    // The token API reaches the checker's cache, so a revoked token stops at once here.
+    let router = router.layer(axum::Extension(checker));
     router
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route") })
         .method_not_allowed_fallback(|| async {
@@ -101,6 +105,7 @@ where
         .merge(deliveries::router())
         .merge(replay::router())
         .merge(stats::router())
+        .merge(tokens::router())
         .route_layer(auth.clone());
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .merge(v1)

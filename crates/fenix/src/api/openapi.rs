@@ -23,6 +23,7 @@ use utoipa::{
 };
 
 use super::error::ErrorBody;
+use crate::access::Scope;
 
 /// The document's frame: info, tags, the bearer requirement. Its paths come
 /// from the routers ([`super::routes`]).
@@ -32,7 +33,9 @@ use super::error::ErrorBody;
         title = "Fenix admin API",
         version = env!("CARGO_PKG_VERSION"),
         description = "Manage apps, endpoints and events, and read the delivery log of a Fenix webhook server. \
-            Every call except `/healthz` and `/openapi.json` needs `Authorization: Bearer <admin token>`. \
+            Every call except `/healthz`, `/readyz` and `/openapi.json` needs `Authorization: Bearer <token>`: \
+            an admin token, or an app token that reaches one app (each call's `security` names the scope it \
+            needs). \
             Errors answer `{\"error\":{\"code\",\"message\"}}` with a stable machine-readable `code`."
     ),
     components(schemas(ErrorBody)),
@@ -43,6 +46,7 @@ use super::error::ErrorBody;
             replay and health."),
         (name = "events", description = "Ingestion and the event log."),
         (name = "deliveries", description = "The delivery log: a delivery per event and endpoint, with its attempts."),
+        (name = "tokens", description = "API tokens: admin tokens, and app tokens confined to one app (admin only)."),
         (name = "service", description = "Health, metrics and this document."),
     )
 )]
@@ -59,16 +63,22 @@ pub fn finish(mut doc: utoipa::openapi::OpenApi) -> Value {
 /// Name of the bearer security scheme in the document (also in `security(...)` above).
 const BEARER: &str = "bearer";
 
+/// The bearer scheme and its scopes, which each operation's `security` names.
+const SCHEME_DESCRIPTION: &str = "An API token. Admin tokens (`fxa_…`: `fenix token create`, FENIX_ADMIN_TOKEN, or \
+    `POST /v1/tokens`) hold every scope; app tokens (`fxk_…`, `POST /v1/tokens` with an `app`) reach one app \
+    only, where another app's resources answer 404 as if they did not exist. Scopes: `admin` (apps' lifecycle, \
+    tokens, metrics: admin tokens only); `app:read` (read an app's endpoints, events, deliveries and health: \
+    admin tokens, and app tokens with `read` or `manage` access); `app:manage` (change them: endpoints, \
+    events, replays, secret rotation: admin tokens, and app tokens with `manage` access). A call whose scope \
+    the token lacks answers 403 `forbidden`.";
+
 /// Adds the bearer scheme, and the error answers every call can give, so each
 /// handler lists only the errors of its own.
 fn add_common_answers(doc: &mut utoipa::openapi::OpenApi) {
     doc.components.get_or_insert_with(Default::default).add_security_scheme(
         BEARER,
         SecurityScheme::Http(
-            HttpBuilder::new()
-                .scheme(HttpAuthScheme::Bearer)
-                .description(Some("An admin token (`fenix token create`, or FENIX_ADMIN_TOKEN)."))
-                .build(),
+            HttpBuilder::new().scheme(HttpAuthScheme::Bearer).description(Some(SCHEME_DESCRIPTION)).build(),
         ),
     );
     for item in doc.paths.paths.values_mut() {
@@ -144,7 +154,11 @@ fn add_common_errors(op: &mut Operation) {
     let public = op.security.as_ref().is_some_and(Vec::is_empty);
     let mut errors = vec![];
     if !public {
-        errors.push(("401", "`unauthorized`: missing or invalid admin token"));
+        errors.push(("401", "`unauthorized`: missing, unknown, revoked or expired token"));
+        // What an app token may not do: admin calls, and changes with a `read` token.
+        if super::auth::declared_scope(&serde_json::to_value(&op.security).unwrap_or_default()) != Scope::AppRead {
+            errors.push(("403", "`forbidden`: the token's scope does not include this call"));
+        }
         errors.push(("500", "`internal_error`: details are in the server log"));
         errors.push(("503", "`database_unavailable`: nothing was stored, retry later"));
     }
@@ -203,7 +217,7 @@ mod tests {
                 METHODS.into_iter().filter(|m| item.get(*m).is_some()).map(move |m| format!("{m} {path}"))
             })
             .collect();
-        assert_eq!(operations.len(), 27, "{operations:#?}");
+        assert_eq!(operations.len(), 30, "{operations:#?}");
         for op in [
             "get /openapi.json",
             "get /healthz",

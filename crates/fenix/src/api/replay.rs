@@ -69,6 +69,7 @@ pub fn router() -> OpenApiRouter<SharedState> {
 #[utoipa::path(
     post, path = "/v1/apps/{app}/endpoints/{ep}/replay", tag = "endpoints", operation_id = "replay_endpoint",
     summary = "Send an endpoint's failed or skipped deliveries again",
+    security(("bearer" = ["app:manage"])),
     description = "Re-queues deliveries in `statuses` (default both `failed` and `skipped`) created between \
         `since` and `until` (RFC 3339), with their original event id and envelope.",
     params(EndpointPath),

@@ -119,6 +119,7 @@ async fn readyz(State(s): State<SharedState>) -> (StatusCode, Json<Ready>) {
 #[utoipa::path(
     get, path = "/metrics", tag = "service", operation_id = "metrics",
     summary = "Prometheus metrics",
+    security(("bearer" = ["admin"])),
     description = "Prometheus text exposition. Behind the admin token because it names apps.",
     responses((status = 200, description = "Metrics in Prometheus text format", body = String,
         content_type = "text/plain; version=0.0.4"))

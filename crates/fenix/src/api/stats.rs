@@ -82,6 +82,7 @@ fn parse_window(raw: Option<&str>) -> Result<Duration, ApiError> {
 #[utoipa::path(
     get, path = "/v1/apps/{app}/endpoints/{ep}/stats", tag = "endpoints", operation_id = "get_endpoint_stats",
     summary = "An endpoint's health over a window",
+    security(("bearer" = ["app:read"])),
     params(EndpointPath, StatsQuery),
     responses(
         (status = 200, description = "Attempts, success rate and dead letters", body = EndpointStats),
@@ -120,6 +121,7 @@ async fn stats(
     get, path = "/v1/apps/{app}/endpoints/{ep}/state-changes", tag = "endpoints",
     operation_id = "list_endpoint_state_changes",
     summary = "An endpoint's latest state changes (at most 100, newest first)",
+    security(("bearer" = ["app:read"])),
     params(EndpointPath),
     responses(
         (status = 200, description = "State changes, in one page",

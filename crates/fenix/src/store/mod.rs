@@ -20,7 +20,8 @@
 //! | `events.rs` | `NewEvent`, `Ingested`, the event log |
 //! | `deliveries.rs` | the delivery log, attempts, `next_due_at`, `work_due` |
 //! | `replay.rs` | re-queueing failed or skipped deliveries |
-//! | `apps.rs`, `endpoints.rs`, `meta.rs` | apps; endpoints and their sealed secrets; admin tokens and the key check |
+//! | `apps.rs`, `endpoints.rs`, `meta.rs` | apps; endpoints and their sealed secrets; the key check |
+//! | `tokens.rs` | API tokens (admin and app-scoped), by hash, with their expiry |
 //! | `maintenance.rs` | retention purges, auto-disable candidates, stats, queue gauges |
 //! | `sqlite_files.rs` | owner-only permissions of the SQLite files |
 //!
@@ -47,6 +48,7 @@ pub mod outcomes;
 pub mod queue;
 pub mod replay;
 mod sqlite_files;
+pub mod tokens;
 
 pub use deliveries::{AttemptRecord, DeliveryFilter};
 pub use endpoints::{EndpointPatch, NewEndpoint};

@@ -1,0 +1,225 @@
+//! API tokens: admin tokens (every app, every route) and app tokens (one app,
+//! `manage` or `read`), in the table `admin_tokens` (its name kept from when
+//! every token was an admin token). Only a SHA-256 of each token is stored;
+//! an expired token is kept (listed, revocable) but never authenticates.
+
+use super::{on_read, on_write, Backend, BeginWrite, Store};
+use crate::{
+    access::{Access, Principal},
+    time::Millis,
+};
+
+/// A token to store: its hash, never the token.
+#[derive(Debug, Clone)]
+pub struct NewToken {
+    pub id: String,
+    pub name: String,
+    pub sha256: String,
+    /// What the token reaches: [`Principal::Admin`] or one app.
+    pub principal: Principal,
+    /// None: never expires.
+    pub expires_at: Option<Millis>,
+    pub created_at: Millis,
+}
+
+/// A stored token, as listed (no secret: none is stored).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenRow {
+    pub id: String,
+    pub name: String,
+    pub principal: Principal,
+    pub expires_at: Option<Millis>,
+    pub created_at: Millis,
+}
+
+/// What [`Store::delete_token_keeping_an_admin`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenDeletion {
+    Deleted,
+    NotFound,
+    /// Refused: the token is the last admin token that still works.
+    LastAdmin,
+}
+
+/// The row as read: `(id, name, app_id, access, expires_at, created_at)`.
+type RawToken = (String, String, Option<String>, String, Option<Millis>, Millis);
+
+const COLUMNS: &str = "id, name, app_id, access, expires_at, created_at";
+
+/// The stored text of a token's access (the column `access`).
+fn access_text(p: &Principal) -> (&'static str, Option<&str>) {
+    match p {
+        Principal::Admin => ("admin", None),
+        Principal::App { app_id, access } => (access.as_str(), Some(app_id)),
+    }
+}
+
+/// Reads a row; an access the schema's CHECK would refuse is a decoding error.
+fn decode((id, name, app_id, access, expires_at, created_at): RawToken) -> sqlx::Result<TokenRow> {
+    let principal = match (app_id, access.as_str()) {
+        (None, "admin") => Principal::Admin,
+        (Some(app_id), other) => match Access::parse(other) {
+            Some(access) => Principal::App { app_id, access },
+            None => return Err(sqlx::Error::Decode(format!("token {id}: access {other:?} with an app").into())),
+        },
+        (None, other) => {
+            return Err(sqlx::Error::Decode(format!("token {id}: access {other:?} without an app").into()))
+        }
+    };
+    Ok(TokenRow { id, name, principal, expires_at, created_at })
+}
+
+/// Counts the admin tokens, other than `$1`, that work at `$2`.
+const OTHER_LIVE_ADMINS: &str = "SELECT COUNT(*) FROM admin_tokens \
+     WHERE id <> $1 AND app_id IS NULL AND (expires_at IS NULL OR expires_at > $2)";
+/// The token `$1` if it is an admin token that works at `$2`.
+const IS_LIVE_ADMIN: &str = "SELECT COUNT(*) FROM admin_tokens \
+     WHERE id = $1 AND app_id IS NULL AND (expires_at IS NULL OR expires_at > $2)";
+const DELETE: &str = "DELETE FROM admin_tokens WHERE id = $1";
+
+impl Store {
+    /// Stores a token. A hash already stored is left as it is (the bootstrap
+    /// token registered again at each start), so this never fails on it.
+    pub async fn insert_token(&self, t: &NewToken) -> sqlx::Result<()> {
+        let (access, app_id) = access_text(&t.principal);
+        on_write!(self, |pool| sqlx::query(
+            "INSERT INTO admin_tokens (id, name, token_sha256, app_id, access, expires_at, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (token_sha256) DO NOTHING"
+        )
+        .bind(&t.id)
+        .bind(&t.name)
+        .bind(&t.sha256)
+        .bind(app_id)
+        .bind(access)
+        .bind(t.expires_at)
+        .bind(t.created_at)
+        .execute(pool)
+        .await
+        .map(|_| ()))
+    }
+
+    /// Stores an admin token that never expires (the bootstrap token, `fenix token create`).
+    pub async fn insert_admin_token(&self, id: &str, name: &str, sha256: &str, now: Millis) -> sqlx::Result<()> {
+        self.insert_token(&NewToken {
+            id: id.into(),
+            name: name.into(),
+            sha256: sha256.into(),
+            principal: Principal::Admin,
+            expires_at: None,
+            created_at: now,
+        })
+        .await
+    }
+
+    /// The token with this hash, if it works at `now` (an expired one never does).
+    pub async fn find_live_token(&self, sha256: &str, now: Millis) -> sqlx::Result<Option<TokenRow>> {
+        let row = on_read!(self, |pool| sqlx::query_as::<_, RawToken>(&format!(
+            "SELECT {COLUMNS} FROM admin_tokens WHERE token_sha256 = $1 AND (expires_at IS NULL OR expires_at > $2)"
+        ))
+        .bind(sha256)
+        .bind(now)
+        .fetch_optional(pool)
+        .await)?;
+        row.map(decode).transpose()
+    }
+
+    /// One token by id.
+    pub async fn get_token(&self, id: &str) -> sqlx::Result<Option<TokenRow>> {
+        let row = on_read!(self, |pool| sqlx::query_as::<_, RawToken>(&format!(
+            "SELECT {COLUMNS} FROM admin_tokens WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(pool)
+        .await)?;
+        row.map(decode).transpose()
+    }
+
+    /// Tokens newest first, strictly before `cursor` (expired ones included).
+    pub async fn list_tokens(&self, cursor: Option<&str>, limit: i64) -> sqlx::Result<Vec<TokenRow>> {
+        // The writer on SQLite, as the CLI's reads: a token just made is listed.
+        let rows = on_write!(self, |pool| sqlx::query_as::<_, RawToken>(&format!(
+            "SELECT {COLUMNS} FROM admin_tokens WHERE id < $1 ORDER BY id DESC LIMIT $2"
+        ))
+        .bind(cursor.unwrap_or(super::apps::CURSOR_END))
+        .bind(limit)
+        .fetch_all(pool)
+        .await)?;
+        rows.into_iter().map(decode).collect()
+    }
+
+    /// Deletes a token by id, whatever it is (the CLI: whoever runs it can make another);
+    /// answers whether it existed.
+    pub async fn delete_token(&self, id: &str) -> sqlx::Result<bool> {
+        on_write!(self, |pool| sqlx::query(DELETE).bind(id).execute(pool).await.map(|r| r.rows_affected() > 0))
+    }
+
+    /// Deletes a token by id unless it is the last admin token working at
+    /// `now` (the API: an admin must not lock every admin out). Concurrent
+    /// deletes of the last two admin tokens cannot both succeed: SQLite's
+    /// write transaction is exclusive, and PostgreSQL's locks the table
+    /// against other writers (readers, such as token checks, go on).
+    pub async fn delete_token_keeping_an_admin(&self, id: &str, now: Millis) -> sqlx::Result<TokenDeletion> {
+        match &self.backend {
+            Backend::Sqlite { write, .. } => {
+                let mut tx = write.begin_write().await?;
+                let is_admin: i64 = sqlx::query_scalar(IS_LIVE_ADMIN).bind(id).bind(now).fetch_one(&mut *tx).await?;
+                let others: i64 = sqlx::query_scalar(OTHER_LIVE_ADMINS).bind(id).bind(now).fetch_one(&mut *tx).await?;
+                if is_admin > 0 && others == 0 {
+                    return Ok(TokenDeletion::LastAdmin);
+                }
+                let gone = sqlx::query(DELETE).bind(id).execute(&mut *tx).await?.rows_affected() > 0;
+                tx.commit().await?;
+                Ok(if gone { TokenDeletion::Deleted } else { TokenDeletion::NotFound })
+            }
+            Backend::Postgres { pool, .. } => {
+                let mut tx = pool.begin_write().await?;
+                sqlx::query("LOCK TABLE admin_tokens IN SHARE ROW EXCLUSIVE MODE").execute(&mut *tx).await?;
+                let is_admin: i64 = sqlx::query_scalar(IS_LIVE_ADMIN).bind(id).bind(now).fetch_one(&mut *tx).await?;
+                let others: i64 = sqlx::query_scalar(OTHER_LIVE_ADMINS).bind(id).bind(now).fetch_one(&mut *tx).await?;
+                if is_admin > 0 && others == 0 {
+                    return Ok(TokenDeletion::LastAdmin);
+                }
+                let gone = sqlx::query(DELETE).bind(id).execute(&mut *tx).await?.rows_affected() > 0;
+                tx.commit().await?;
+                Ok(if gone { TokenDeletion::Deleted } else { TokenDeletion::NotFound })
+            }
+        }
+    }
+
+    /// Number of admin tokens, expired or not (zero on a fresh database, or
+    /// once every admin token was revoked: start-up then makes one).
+    pub async fn count_admin_tokens(&self) -> sqlx::Result<i64> {
+        on_write!(self, |pool| sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM admin_tokens WHERE app_id IS NULL")
+            .fetch_one(pool)
+            .await)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(app: Option<&str>, access: &str) -> RawToken {
+        ("tok_1".into(), "n".into(), app.map(Into::into), access.into(), None, 0)
+    }
+
+    #[test]
+    fn rows_decode_to_the_principal_they_stand_for_or_fail() {
+        assert_eq!(decode(raw(None, "admin")).unwrap().principal, Principal::Admin);
+        assert_eq!(
+            decode(raw(Some("app_1"), "read")).unwrap().principal,
+            Principal::App { app_id: "app_1".into(), access: Access::Read }
+        );
+        assert_eq!(
+            decode(raw(Some("app_1"), "manage")).unwrap().principal,
+            Principal::App { app_id: "app_1".into(), access: Access::Manage }
+        );
+        for (app, access) in [(None, "read"), (Some("app_1"), "admin"), (None, "root"), (Some("app_1"), "")] {
+            assert!(decode(raw(app, access)).is_err(), "{app:?} {access}");
+        }
+        for p in [Principal::Admin, Principal::App { app_id: "app_1".into(), access: Access::Read }] {
+            let (access, app) = access_text(&p);
+            assert_eq!(decode(raw(app, access)).unwrap().principal, p);
+        }
+    }
+}
