@@ -97,6 +97,14 @@ pub struct Settings {
     /// Destination ranges never contacted although public (e.g. the network's
     /// own NAT64 prefix); wins over `unsafe_allow_cidrs`.
     pub deny_cidrs: Vec<ipnet::IpNet>,
+    /// Where people reach this Fenix (`https://fenix.example.com`), the base
+    /// of portal links; `None` = `http://<Host header>`. An `https://` URL
+    /// also makes the console's cookies `Secure`.
+    pub public_url: Option<String>,
+    /// Longest life of a portal link and of the session made from it.
+    pub portal_max_ttl: Duration,
+    /// Life of an operator's console session.
+    pub console_session_ttl: Duration,
 }
 
 impl Default for Settings {
@@ -139,6 +147,9 @@ impl Default for Settings {
             http_max_connections: 1024,
             http_max_in_flight: 512,
             deny_cidrs: Vec::new(),
+            public_url: None,
+            portal_max_ttl: Duration::from_secs(86_400),
+            console_session_ttl: Duration::from_secs(12 * 3600),
         }
     }
 }
@@ -178,6 +189,9 @@ struct FileSettings {
     http_max_connections: Option<usize>,
     http_max_in_flight: Option<usize>,
     deny_cidrs: Option<String>,
+    public_url: Option<String>,
+    portal_max_ttl: Option<String>,
+    console_session_ttl: Option<String>,
 }
 
 /// A retention (or failing time before disabling) that never runs out:
@@ -272,6 +286,9 @@ impl Settings {
         push("HTTP_MAX_CONNECTIONS", f.http_max_connections.map(|v| v.to_string()));
         push("HTTP_MAX_IN_FLIGHT", f.http_max_in_flight.map(|v| v.to_string()));
         push("DENY_CIDRS", f.deny_cidrs);
+        push("PUBLIC_URL", f.public_url);
+        push("PORTAL_MAX_TTL", f.portal_max_ttl);
+        push("CONSOLE_SESSION_TTL", f.console_session_ttl);
         if let Some(v) = f.database_url {
             vars.push(("DATABASE_URL".into(), v));
         }
@@ -398,6 +415,15 @@ impl Settings {
         if let Some(v) = get("FENIX_DENY_CIDRS") {
             self.deny_cidrs = parse_list(&v, "CIDR range").with_context(ctx("FENIX_DENY_CIDRS"))?;
         }
+        if let Some(v) = get("FENIX_PUBLIC_URL") {
+            self.public_url = Some(v.trim().trim_end_matches('/').to_string()).filter(|v| !v.is_empty());
+        }
+        if let Some(v) = get("FENIX_PORTAL_MAX_TTL") {
+            self.portal_max_ttl = parse_duration(&v).with_context(ctx("FENIX_PORTAL_MAX_TTL"))?;
+        }
+        if let Some(v) = get("FENIX_CONSOLE_SESSION_TTL") {
+            self.console_session_ttl = parse_duration(&v).with_context(ctx("FENIX_CONSOLE_SESSION_TTL"))?;
+        }
         Ok(())
     }
 
@@ -428,7 +454,40 @@ impl Settings {
         if !self.run_api && !self.run_worker {
             bail!("--api-only and --worker-only cannot both be given");
         }
-        self.validate_ranges()
+        self.validate_ranges()?;
+        self.validate_console()
+    }
+
+    /// The console's settings: a public URL that can be the base of a link,
+    /// session lives between a second and 30 days.
+    fn validate_console(&self) -> anyhow::Result<()> {
+        if let Some(u) = &self.public_url {
+            let ok = url::Url::parse(u).is_ok_and(|p| {
+                matches!(p.scheme(), "http" | "https")
+                    && p.host().is_some()
+                    && p.query().is_none()
+                    && p.fragment().is_none()
+                    && p.username().is_empty()
+                    && p.password().is_none()
+            });
+            if !ok {
+                bail!("FENIX_PUBLIC_URL ({u:?}) must be an http:// or https:// URL such as https://fenix.example.com, without query, fragment or credentials");
+            }
+        }
+        for (name, d) in
+            [("FENIX_PORTAL_MAX_TTL", self.portal_max_ttl), ("FENIX_CONSOLE_SESSION_TTL", self.console_session_ttl)]
+        {
+            if d < Duration::from_secs(1) || d > Duration::from_secs(30 * 86_400) {
+                bail!("{name} ({}) must be between 1s and 30d", humantime::format_duration(d));
+            }
+        }
+        Ok(())
+    }
+
+    /// True when people reach Fenix over HTTPS (`FENIX_PUBLIC_URL` is `https://…`):
+    /// the console's cookies are then `Secure`.
+    pub fn served_over_https(&self) -> bool {
+        self.public_url.as_deref().is_some_and(|u| u.get(..8).is_some_and(|p| p.eq_ignore_ascii_case("https://")))
     }
 
     /// Every duration and number within a range that the arithmetic and the

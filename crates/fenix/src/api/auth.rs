@@ -112,14 +112,16 @@ pub async fn principal_for_bearer(store: &Store, token: &str) -> Result<Option<P
 }
 
 /// The one place a request's headers become its caller: `Authorization:
-/// Bearer <token>`, or 401. (The console's session cookie is the other way
-/// in; `method` is for its CSRF rule.)
+/// Bearer <token>`, or else the console's session cookie (`fenix_session`,
+/// with `X-Fenix-CSRF` on state changes: `method` is for that rule), or 401.
 pub async fn principal_from_headers(auth: &Auth, headers: &HeaderMap, method: &Method) -> Result<Principal, ApiError> {
-    let _ = method;
     if let Some(token) = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(bearer_token) {
         return auth.principal_for_token(token).await?.ok_or_else(ApiError::unauthorized);
     }
-    Err(ApiError::unauthorized())
+    if headers.contains_key(AUTHORIZATION) {
+        return Err(ApiError::unauthorized());
+    }
+    super::sessions::principal_from_cookie(&auth.store, headers, method).await?.ok_or_else(ApiError::unauthorized)
 }
 
 /// Middleware of every authenticated route: who calls, whether the route's

@@ -14,6 +14,8 @@
 //! | `error.rs` | [`ApiError`] and the error body |
 //! | `lookup.rs` | `{app}`, `{ep}` → rows, or 404 |
 //! | `apps.rs`, `endpoints.rs`, `events.rs`, `deliveries.rs`, `replay.rs`, `stats.rs`, `tokens.rs` | one resource each |
+//! | `portal_sessions.rs`, `settings.rs` | portal links (admin); the settings in force, secrets redacted |
+//! | `sessions.rs` | console sessions: the `fenix_session` cookie, CSRF, `/console/api/…` (not in the document) |
 //! | `service.rs` | `/healthz`, `/readyz`, `/metrics`, `/openapi.json` |
 //! | `openapi.rs` | the document's info, tags and security, common error answers, links |
 //!
@@ -29,8 +31,11 @@ pub mod events;
 pub mod extract;
 pub mod lookup;
 pub mod openapi;
+pub mod portal_sessions;
 pub mod replay;
 pub mod service;
+pub mod sessions;
+pub mod settings;
 pub mod stats;
 pub mod tokens;
 
@@ -60,6 +65,7 @@ pub fn router(state: SharedState) -> Router {
     // The token API reaches the checker's cache, so a revoked token stops at once here.
     let router = router.layer(axum::Extension(checker));
     router
+        .merge(sessions::console_api())
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(
@@ -106,6 +112,8 @@ where
         .merge(replay::router())
         .merge(stats::router())
         .merge(tokens::router())
+        .merge(portal_sessions::router())
+        .merge(settings::router())
         .route_layer(auth.clone());
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .merge(v1)

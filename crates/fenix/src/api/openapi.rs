@@ -47,7 +47,8 @@ use crate::access::Scope;
         (name = "events", description = "Ingestion and the event log."),
         (name = "deliveries", description = "The delivery log: a delivery per event and endpoint, with its attempts."),
         (name = "tokens", description = "API tokens: admin tokens, and app tokens confined to one app (admin only)."),
-        (name = "service", description = "Health, metrics and this document."),
+        (name = "service", description = "Health, metrics, the settings in force and this document."),
+        (name = "portal", description = "Portal links: the web console for one app, for its customer."),
     )
 )]
 pub struct ApiDoc;
@@ -217,7 +218,7 @@ mod tests {
                 METHODS.into_iter().filter(|m| item.get(*m).is_some()).map(move |m| format!("{m} {path}"))
             })
             .collect();
-        assert_eq!(operations.len(), 30, "{operations:#?}");
+        assert_eq!(operations.len(), 34, "{operations:#?}");
         for op in [
             "get /openapi.json",
             "get /healthz",

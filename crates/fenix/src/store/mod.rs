@@ -22,6 +22,7 @@
 //! | `replay.rs` | re-queueing failed or skipped deliveries |
 //! | `apps.rs`, `endpoints.rs`, `meta.rs` | apps; endpoints and their sealed secrets; the key check |
 //! | `tokens.rs` | API tokens (admin and app-scoped), by hash, with their expiry |
+//! | `sessions.rs` | console sessions: operators' sessions, portal links exchanged once for a session |
 //! | `maintenance.rs` | retention purges, auto-disable candidates, stats, queue gauges |
 //! | `sqlite_files.rs` | owner-only permissions of the SQLite files |
 //!
@@ -47,6 +48,7 @@ mod meta;
 pub mod outcomes;
 pub mod queue;
 pub mod replay;
+pub mod sessions;
 mod sqlite_files;
 pub mod tokens;
 

@@ -1,0 +1,365 @@
+//! Console sessions over HTTP: the cookie that stands for a logged-in
+//! operator or a customer's portal session, its CSRF token, and the console's
+//! own JSON calls (`/console/api/…`, outside `/v1` and outside the OpenAPI
+//! document: they serve the web console, not API clients).
+//!
+//! - `POST /console/api/login` `{"token"}`: an admin token → an operator session.
+//! - `POST /console/api/portal/exchange` `{"link"}`: a portal link's secret
+//!   (read by the page from the URL fragment) → a portal session, once.
+//! - `GET /console/api/session`: who the cookie stands for, and the CSRF token.
+//! - `POST /console/api/logout`: ends the session and clears the cookie.
+//!
+//! The cookie `fenix_session` holds the session secret (`fxs_…`); the database
+//! holds only its SHA-256. It is `HttpOnly` (page scripts cannot read it) and
+//! `SameSite` (Strict for operators; Lax for portal sessions over http, `None;
+//! Secure; Partitioned` over HTTPS so the portal works in a product's iframe).
+//! Because a portal cookie may travel on cross-site requests, every state
+//! change made with the cookie must also carry `X-Fenix-CSRF`, whose value only
+//! a page that could read `GET /console/api/session` knows: an HMAC-SHA-256 of
+//! the session secret, so nothing more is stored and it dies with the session.
+//! [`principal_from_cookie`] is what the authentication middleware calls.
+
+use axum::{
+    extract::State,
+    http::{header, HeaderMap, HeaderValue, Method, StatusCode},
+    response::{IntoResponse, Response},
+    routing::{get, post},
+    Json, Router,
+};
+use cookie::{Cookie, SameSite};
+use hmac::{Hmac, Mac};
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use super::{error::ApiError, extract::ApiJson};
+use crate::{
+    access::{Access, Principal},
+    settings::Settings,
+    state::SharedState,
+    store::{
+        sessions::{Exchange, SessionRow},
+        Store,
+    },
+    time,
+};
+
+/// The cookie that carries a console session's secret.
+pub const SESSION_COOKIE: &str = "fenix_session";
+/// The header every state change made with the cookie must carry.
+pub const CSRF_HEADER: &str = "x-fenix-csrf";
+/// Prefix of a portal link's secret (in the link's URL fragment).
+pub const LINK_PREFIX: &str = "fxp_";
+/// Prefix of a session's secret (in the cookie).
+const SESSION_PREFIX: &str = "fxs_";
+
+/// A new secret: `prefix` + 32 random bytes in hex.
+pub(super) fn new_secret(prefix: &str) -> String {
+    let mut bytes = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    format!("{prefix}{}", hex::encode(bytes))
+}
+
+/// The SHA-256 (hex) a secret is stored as.
+pub(super) fn digest(secret: &str) -> String {
+    hex::encode(Sha256::digest(secret.as_bytes()))
+}
+
+/// The CSRF token of a session: derived from its secret, never stored.
+fn csrf_token(session_secret: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(session_secret.as_bytes()).expect("HMAC takes any key length");
+    mac.update(b"fenix-console-csrf-v1");
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// The session secret of the request's `fenix_session` cookie, if any.
+fn session_secret(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| Cookie::split_parse(v.to_string()))
+        .filter_map(Result::ok)
+        .find(|c| c.name() == SESSION_COOKIE)
+        .map(|c| c.value().to_string())
+}
+
+/// A session that holds, with the secret its cookie carries.
+struct Live {
+    row: SessionRow,
+    secret: String,
+}
+
+/// Why the cookie's session cannot be used: 401 with a code the console can tell apart.
+fn refused(code: &'static str, message: &str) -> ApiError {
+    ApiError::new(StatusCode::UNAUTHORIZED, code, message)
+}
+
+/// The session of the request's cookie: `None` without a cookie; an error
+/// when the cookie's session is unknown, expired or revoked.
+async fn live_session(store: &Store, headers: &HeaderMap) -> Result<Option<Live>, ApiError> {
+    let Some(secret) = session_secret(headers) else { return Ok(None) };
+    let row = match secret.starts_with(SESSION_PREFIX) {
+        true => store.find_console_session(&digest(&secret)).await?,
+        false => None,
+    };
+    let Some(row) = row else {
+        return Err(refused("unauthorized", "no such console session: log in again"));
+    };
+    if row.revoked_at.is_some() || (row.kind == "operator" && row.token_id.is_none()) {
+        return Err(refused("session_revoked", "this console session was ended or revoked"));
+    }
+    if row.expires_at <= time::now_ms() {
+        return Err(refused("session_expired", "this console session has expired"));
+    }
+    Ok(Some(Live { row, secret }))
+}
+
+/// Who a stored session stands for.
+fn principal_of(row: &SessionRow) -> Result<Principal, ApiError> {
+    match (row.kind.as_str(), &row.app_id, Access::parse(&row.access)) {
+        ("operator", None, _) if row.access == "admin" => Ok(Principal::Admin),
+        ("portal", Some(app_id), Some(access)) => Ok(Principal::App { app_id: app_id.clone(), access }),
+        _ => Err(anyhow::anyhow!("console session {} has an unknown kind or access", row.id).into()),
+    }
+}
+
+/// Whether `method` changes nothing (and so needs no CSRF token).
+fn is_safe(method: &Method) -> bool {
+    matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+/// 403 `csrf_failed` unless the request carries the session's CSRF token.
+fn check_csrf(headers: &HeaderMap, secret: &str) -> Result<(), ApiError> {
+    let expected = csrf_token(secret);
+    let given = headers.get(CSRF_HEADER).map(HeaderValue::as_bytes).unwrap_or_default();
+    if bool::from(given.ct_eq(expected.as_bytes())) {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "csrf_failed",
+            "a change made with the console cookie needs the header X-Fenix-CSRF with the session's csrf_token",
+        ))
+    }
+}
+
+/// The caller a request's `fenix_session` cookie stands for: `Ok(None)`
+/// without the cookie; 401 (`unauthorized`, `session_expired`,
+/// `session_revoked`) for a session that does not hold; 403 `csrf_failed` for
+/// any method but GET, HEAD and OPTIONS without the session's `X-Fenix-CSRF`.
+pub async fn principal_from_cookie(
+    store: &Store,
+    headers: &HeaderMap,
+    method: &Method,
+) -> Result<Option<Principal>, ApiError> {
+    let Some(live) = live_session(store, headers).await? else { return Ok(None) };
+    if !is_safe(method) {
+        check_csrf(headers, &live.secret)?;
+    }
+    principal_of(&live.row).map(Some)
+}
+
+/// The console's JSON calls (not in the OpenAPI document).
+pub fn console_api() -> Router<SharedState> {
+    Router::new()
+        .route("/console/api/login", post(login))
+        .route("/console/api/portal/exchange", post(exchange))
+        .route("/console/api/session", get(session))
+        .route("/console/api/logout", post(logout))
+}
+
+/// Which kind of session a cookie is for: its `SameSite` differs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Operator,
+    Portal,
+}
+
+/// The `Set-Cookie` of a session (`max_age_ms` 0 clears it).
+fn set_cookie(settings: &Settings, kind: Kind, value: &str, max_age_ms: i64) -> HeaderValue {
+    let https = settings.served_over_https();
+    let mut c = Cookie::build((SESSION_COOKIE, value.to_string()))
+        .http_only(true)
+        .path("/")
+        .max_age(cookie::time::Duration::seconds((max_age_ms.max(0) + 999) / 1000));
+    c = match (kind, https) {
+        (Kind::Operator, _) => c.same_site(SameSite::Strict).secure(https),
+        (Kind::Portal, false) => c.same_site(SameSite::Lax),
+        // In a product's iframe the portal is a third-party context: only a
+        // `SameSite=None` cookie is sent there, and browsers keep it per top
+        // site (`Partitioned`, CHIPS), so it is no tracking cookie.
+        (Kind::Portal, true) => c.same_site(SameSite::None).secure(true).partitioned(true),
+    };
+    HeaderValue::from_str(&c.build().to_string()).expect("a cookie of hex and fixed attributes is a valid header")
+}
+
+/// 204 with the cookie set.
+fn with_cookie(cookie: HeaderValue) -> Response {
+    let mut resp = StatusCode::NO_CONTENT.into_response();
+    resp.headers_mut().insert(header::SET_COOKIE, cookie);
+    resp.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    resp
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Login {
+    /// An admin token (`fxa_…`).
+    token: String,
+}
+
+/// `POST /console/api/login`: an admin token for an operator session.
+async fn login(State(s): State<SharedState>, ApiJson(body): ApiJson<Login>) -> Result<Response, ApiError> {
+    let token_sha256 = crate::secrets::hash_admin_token(body.token.trim());
+    let principal = super::auth::principal_for_bearer(&s.store, body.token.trim()).await?;
+    if body.token.trim().is_empty() || principal != Some(Principal::Admin) {
+        return Err(ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", "this is not an admin token"));
+    }
+    let secret = new_secret(SESSION_PREFIX);
+    let now = time::now_ms();
+    let ttl = time::millis(s.settings.console_session_ttl);
+    let expires_at = now.saturating_add(ttl);
+    let id = crate::ids::new_id("cs");
+    s.store.insert_operator_session(&id, &digest(&secret), &token_sha256, expires_at, now).await?;
+    tracing::info!(session = %id, "operator logged in to the console");
+    Ok(with_cookie(set_cookie(&s.settings, Kind::Operator, &secret, ttl)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExchangeLink {
+    /// The link's secret (`fxp_…`), from the portal URL's fragment.
+    link: String,
+}
+
+/// `POST /console/api/portal/exchange`: a portal link's secret for a portal session, once.
+async fn exchange(State(s): State<SharedState>, ApiJson(body): ApiJson<ExchangeLink>) -> Result<Response, ApiError> {
+    let link = body.link.trim();
+    let outcome = if link.starts_with(LINK_PREFIX) {
+        let secret = new_secret(SESSION_PREFIX);
+        let now = time::now_ms();
+        match s.store.exchange_portal_link(&digest(link), &digest(&secret), now).await? {
+            Exchange::Made => {
+                let row = s.store.find_console_session(&digest(&secret)).await?;
+                let expires_at = row.map_or(now, |r| r.expires_at);
+                let cookie = set_cookie(&s.settings, Kind::Portal, &secret, expires_at - now);
+                return Ok(with_cookie(cookie));
+            }
+            other => other,
+        }
+    } else {
+        Exchange::NotFound
+    };
+    let gone = |code, message| ApiError::new(StatusCode::GONE, code, message);
+    Err(match outcome {
+        Exchange::Used => gone("link_used", "this portal link was already used: ask for a new one"),
+        Exchange::Expired => gone("link_expired", "this portal link has expired: ask for a new one"),
+        Exchange::Revoked => gone("link_revoked", "this portal link was revoked"),
+        Exchange::NotFound | Exchange::Made => {
+            ApiError::new(StatusCode::NOT_FOUND, "link_not_found", "no such portal link")
+        }
+    })
+}
+
+/// Who the console session stands for, as `GET /console/api/session` answers.
+#[derive(Serialize)]
+struct SessionOut {
+    /// `operator` or `portal`.
+    kind: &'static str,
+    /// The one app of a portal session; `null` for operators.
+    app_id: Option<String>,
+    app_name: Option<String>,
+    /// `admin`, `manage` or `read`.
+    access: String,
+    expires_at: String,
+    /// Send as `X-Fenix-CSRF` with every state change.
+    csrf_token: String,
+}
+
+/// `GET /console/api/session`.
+async fn session(State(s): State<SharedState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    let Some(live) = live_session(&s.store, &headers).await? else {
+        return Err(refused("unauthorized", "no console session: log in"));
+    };
+    let row = live.row;
+    let out = SessionOut {
+        kind: if row.kind == "portal" { "portal" } else { "operator" },
+        app_id: row.app_id,
+        app_name: row.app_name,
+        access: row.access,
+        expires_at: time::rfc3339_ms(row.expires_at),
+        csrf_token: csrf_token(&live.secret),
+    };
+    let mut resp = Json(out).into_response();
+    resp.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(resp)
+}
+
+/// `POST /console/api/logout`: ends a live session (which needs its CSRF
+/// token, like every change made with the cookie) and clears the cookie; a
+/// cookie whose session no longer holds is just cleared.
+async fn logout(State(s): State<SharedState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    let mut kind = Kind::Operator;
+    if let Some(secret) = session_secret(&headers) {
+        let hash = digest(&secret);
+        if let Some(row) = s.store.find_console_session(&hash).await? {
+            if row.kind == "portal" {
+                kind = Kind::Portal;
+            }
+            let live = row.revoked_at.is_none() && row.expires_at > time::now_ms();
+            if live {
+                check_csrf(&headers, &secret)?;
+                s.store.end_console_session(&hash, time::now_ms()).await?;
+            }
+        }
+    }
+    Ok(with_cookie(set_cookie(&s.settings, kind, "", 0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_csrf_token_is_bound_to_the_session_secret() {
+        let (a, b) = (new_secret(SESSION_PREFIX), new_secret(SESSION_PREFIX));
+        assert_eq!(csrf_token(&a), csrf_token(&a));
+        assert_ne!(csrf_token(&a), csrf_token(&b));
+        assert!(!csrf_token(&a).contains(&a[SESSION_PREFIX.len()..]));
+        let mut headers = HeaderMap::new();
+        assert_eq!(check_csrf(&headers, &a).unwrap_err().code, "csrf_failed");
+        headers.insert(CSRF_HEADER, csrf_token(&b).parse().unwrap());
+        assert_eq!(check_csrf(&headers, &a).unwrap_err().code, "csrf_failed");
+        headers.insert(CSRF_HEADER, csrf_token(&a).parse().unwrap());
+        assert!(check_csrf(&headers, &a).is_ok());
+    }
+
+    #[test]
+    fn the_session_cookie_is_read_among_others() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(session_secret(&headers), None);
+        headers.append(header::COOKIE, "theme=dark; fenix_session=fxs_abc; other=1".parse().unwrap());
+        assert_eq!(session_secret(&headers).as_deref(), Some("fxs_abc"));
+        let mut split = HeaderMap::new();
+        split.append(header::COOKIE, "a=1".parse().unwrap());
+        split.append(header::COOKIE, "fenix_session=fxs_x".parse().unwrap());
+        assert_eq!(session_secret(&split).as_deref(), Some("fxs_x"));
+    }
+
+    #[test]
+    fn cookies_carry_the_attributes_of_their_kind_and_scheme() {
+        let http = Settings::default();
+        let https = Settings { public_url: Some("https://fenix.example.com".into()), ..Settings::default() };
+        let text = |s: &Settings, k| set_cookie(s, k, "fxs_1", 3_600_000).to_str().unwrap().to_string();
+        let op = text(&http, Kind::Operator);
+        assert!(op.contains("HttpOnly") && op.contains("SameSite=Strict") && op.contains("Path=/"), "{op}");
+        assert!(!op.contains("Secure"), "{op}");
+        assert!(text(&https, Kind::Operator).contains("Secure"));
+        let portal = text(&http, Kind::Portal);
+        assert!(portal.contains("SameSite=Lax") && !portal.contains("Secure"), "{portal}");
+        let framed = text(&https, Kind::Portal);
+        assert!(framed.contains("SameSite=None") && framed.contains("Secure") && framed.contains("Partitioned"));
+    }
+}

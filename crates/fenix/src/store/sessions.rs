@@ -1,0 +1,223 @@
+//! Console sessions: operators' sessions and portal links with the sessions
+//! made from them (table `console_sessions`, migration 0006).
+//!
+//! Only SHA-256 digests of the link and session secrets reach the database.
+//! The one rule that must hold across instances, "a link is exchanged once",
+//! is a single `UPDATE … WHERE used_at IS NULL`: on PostgreSQL a second
+//! exchange racing the first waits for its row lock, then re-reads the row,
+//! finds `used_at` set and updates nothing; on SQLite the one writer takes
+//! them in turn.
+
+use super::{on_read, on_write, Store};
+use crate::time::Millis;
+
+/// How long rows stay after they expired (listed as expired), before they are purged.
+const KEPT_AFTER_EXPIRY_MS: Millis = 30 * 86_400 * 1000;
+
+/// A new portal link, as stored (its secret only as a digest).
+#[derive(Debug, Clone)]
+pub struct NewPortalLink {
+    pub id: String,
+    pub app_id: String,
+    /// `manage` or `read`.
+    pub access: String,
+    pub link_sha256: String,
+    pub expires_at: Millis,
+    pub created_at: Millis,
+    pub label: Option<String>,
+}
+
+/// A portal link (and the session made from it) as listed: no secret.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PortalLinkRow {
+    pub id: String,
+    pub app_id: String,
+    pub access: String,
+    pub expires_at: Millis,
+    pub used_at: Option<Millis>,
+    pub revoked_at: Option<Millis>,
+    pub created_at: Millis,
+    pub label: Option<String>,
+}
+
+/// A session found by its cookie, with what decides whether it still holds.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct SessionRow {
+    pub id: String,
+    /// `operator` or `portal`.
+    pub kind: String,
+    pub app_id: Option<String>,
+    pub app_name: Option<String>,
+    /// `admin`, `manage` or `read`.
+    pub access: String,
+    pub expires_at: Millis,
+    pub revoked_at: Option<Millis>,
+    /// For an operator session, the id of the admin token it logged in with,
+    /// or `None` once that token was revoked.
+    pub token_id: Option<String>,
+}
+
+/// What an exchange of a link secret came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exchange {
+    /// The link was unused and live: the session is made.
+    Made,
+    NotFound,
+    Used,
+    Expired,
+    Revoked,
+}
+
+impl Store {
+    /// Stores a portal link (and purges rows long expired).
+    pub async fn insert_portal_link(&self, link: &NewPortalLink) -> sqlx::Result<()> {
+        self.purge_expired_console_sessions(link.created_at).await?;
+        on_write!(self, |pool| sqlx::query(
+            "INSERT INTO console_sessions (id, kind, app_id, access, link_sha256, expires_at, created_at, label) \
+             VALUES ($1, 'portal', $2, $3, $4, $5, $6, $7)"
+        )
+        .bind(&link.id)
+        .bind(&link.app_id)
+        .bind(&link.access)
+        .bind(&link.link_sha256)
+        .bind(link.expires_at)
+        .bind(link.created_at)
+        .bind(&link.label)
+        .execute(pool)
+        .await
+        .map(|_| ()))
+    }
+
+    /// Stores an operator's session, bound to the admin token it logged in with.
+    pub async fn insert_operator_session(
+        &self,
+        id: &str,
+        session_sha256: &str,
+        admin_token_sha256: &str,
+        expires_at: Millis,
+        now: Millis,
+    ) -> sqlx::Result<()> {
+        self.purge_expired_console_sessions(now).await?;
+        on_write!(self, |pool| {
+            sqlx::query(
+            "INSERT INTO console_sessions (id, kind, access, session_sha256, admin_token_sha256, expires_at, created_at) \
+             VALUES ($1, 'operator', 'admin', $2, $3, $4, $5)"
+        )
+        .bind(id)
+        .bind(session_sha256)
+        .bind(admin_token_sha256)
+        .bind(expires_at)
+        .bind(now)
+        .execute(pool)
+        .await
+        .map(|_| ())
+        })
+    }
+
+    /// Exchanges a link (by its secret's digest) for a session (by its
+    /// secret's digest), once: of concurrent exchanges of one link exactly one
+    /// answers [`Exchange::Made`]. Otherwise says why not (revoked first, then
+    /// used, then expired).
+    pub async fn exchange_portal_link(
+        &self,
+        link_sha256: &str,
+        session_sha256: &str,
+        now: Millis,
+    ) -> sqlx::Result<Exchange> {
+        let made = on_write!(self, |pool| sqlx::query(
+            "UPDATE console_sessions SET used_at = $2, session_sha256 = $3 \
+             WHERE link_sha256 = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $2"
+        )
+        .bind(link_sha256)
+        .bind(now)
+        .bind(session_sha256)
+        .execute(pool)
+        .await
+        .map(|r| r.rows_affected() > 0))?;
+        if made {
+            return Ok(Exchange::Made);
+        }
+        let row = on_write!(self, |pool| sqlx::query_as::<_, (Option<Millis>, Option<Millis>, Millis)>(
+            "SELECT used_at, revoked_at, expires_at FROM console_sessions WHERE link_sha256 = $1"
+        )
+        .bind(link_sha256)
+        .fetch_optional(pool)
+        .await)?;
+        Ok(match row {
+            None => Exchange::NotFound,
+            Some((_, Some(_), _)) => Exchange::Revoked,
+            Some((Some(_), None, _)) => Exchange::Used,
+            Some((None, None, _)) => Exchange::Expired,
+        })
+    }
+
+    /// The session whose secret has this digest, live or not.
+    pub async fn find_console_session(&self, session_sha256: &str) -> sqlx::Result<Option<SessionRow>> {
+        on_read!(self, |pool| sqlx::query_as::<_, SessionRow>(
+            "SELECT s.id, s.kind, s.app_id, a.name AS app_name, s.access, s.expires_at, s.revoked_at, \
+                    t.id AS token_id \
+             FROM console_sessions s \
+             LEFT JOIN apps a ON a.id = s.app_id \
+             LEFT JOIN admin_tokens t ON t.token_sha256 = s.admin_token_sha256 \
+             WHERE s.session_sha256 = $1"
+        )
+        .bind(session_sha256)
+        .fetch_optional(pool)
+        .await)
+    }
+
+    /// Ends the session whose secret has this digest (logout).
+    pub async fn end_console_session(&self, session_sha256: &str, now: Millis) -> sqlx::Result<()> {
+        on_write!(self, |pool| sqlx::query(
+            "UPDATE console_sessions SET revoked_at = COALESCE(revoked_at, $2) WHERE session_sha256 = $1"
+        )
+        .bind(session_sha256)
+        .bind(now)
+        .execute(pool)
+        .await
+        .map(|_| ()))
+    }
+
+    /// An app's portal links, newest first, strictly before `cursor`.
+    pub async fn list_portal_links(
+        &self,
+        app_id: &str,
+        cursor: Option<&str>,
+        limit: i64,
+    ) -> sqlx::Result<Vec<PortalLinkRow>> {
+        on_read!(self, |pool| sqlx::query_as::<_, PortalLinkRow>(
+            "SELECT id, app_id, access, expires_at, used_at, revoked_at, created_at, label \
+             FROM console_sessions WHERE app_id = $1 AND kind = 'portal' AND id < $2 \
+             ORDER BY id DESC LIMIT $3"
+        )
+        .bind(app_id)
+        .bind(cursor.unwrap_or(super::apps::CURSOR_END))
+        .bind(limit)
+        .fetch_all(pool)
+        .await)
+    }
+
+    /// Revokes an app's portal link and the session made from it; answers
+    /// whether the link exists (revoking twice is not an error).
+    pub async fn revoke_portal_link(&self, app_id: &str, id: &str, now: Millis) -> sqlx::Result<bool> {
+        on_write!(self, |pool| sqlx::query(
+            "UPDATE console_sessions SET revoked_at = COALESCE(revoked_at, $3) \
+             WHERE id = $1 AND app_id = $2 AND kind = 'portal'"
+        )
+        .bind(id)
+        .bind(app_id)
+        .bind(now)
+        .execute(pool)
+        .await
+        .map(|r| r.rows_affected() > 0))
+    }
+
+    /// Deletes rows that expired long ago (kept a while so lists show them as expired).
+    async fn purge_expired_console_sessions(&self, now: Millis) -> sqlx::Result<()> {
+        on_write!(self, |pool| sqlx::query("DELETE FROM console_sessions WHERE expires_at < $1")
+            .bind(now.saturating_sub(KEPT_AFTER_EXPIRY_MS))
+            .execute(pool)
+            .await
+            .map(|_| ()))
+    }
+}
