@@ -5,6 +5,7 @@ mod abuse;
 mod api;
 mod cli;
 mod common;
+mod console_pages;
 mod crash;
 mod delivery;
 mod formats;

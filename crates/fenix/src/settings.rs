@@ -105,6 +105,9 @@ pub struct Settings {
     pub portal_max_ttl: Duration,
     /// Life of an operator's console session.
     pub console_session_ttl: Duration,
+    /// Origins (`scheme://host[:port]`) allowed to frame the console (the
+    /// portal in a product's iframe); empty = no framing at all.
+    pub console_frame_ancestors: Vec<String>,
 }
 
 impl Default for Settings {
@@ -150,6 +153,7 @@ impl Default for Settings {
             public_url: None,
             portal_max_ttl: Duration::from_secs(86_400),
             console_session_ttl: Duration::from_secs(12 * 3600),
+            console_frame_ancestors: Vec::new(),
         }
     }
 }
@@ -192,6 +196,7 @@ struct FileSettings {
     public_url: Option<String>,
     portal_max_ttl: Option<String>,
     console_session_ttl: Option<String>,
+    console_frame_ancestors: Option<String>,
 }
 
 /// A retention (or failing time before disabling) that never runs out:
@@ -229,6 +234,42 @@ where
         .filter(|p| !p.is_empty())
         .map(|p| p.parse::<T>().map_err(|e| anyhow::anyhow!("invalid {what} {p:?}: {e}")))
         .collect()
+}
+
+/// Parses origins separated by spaces or commas, each `scheme://host[:port]`
+/// (http or https, nothing else), into their serialised form: they go into
+/// the console's `Content-Security-Policy` header, so nothing but an origin may
+/// pass (no path, no wildcard, no `;` that would start another directive).
+pub fn parse_origins(s: &str) -> anyhow::Result<Vec<String>> {
+    s.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let bad = || anyhow::anyhow!("invalid origin {p:?} (write scheme://host[:port], e.g. https://app.example.com)");
+            let url = url::Url::parse(p).map_err(|_| bad())?;
+            let bare = matches!(url.scheme(), "http" | "https")
+                && url.host_str().is_some()
+                && url.username().is_empty()
+                && url.password().is_none()
+                && url.query().is_none()
+                && url.fragment().is_none()
+                && url.path() == "/"
+                && !p.trim_end_matches('/').ends_with(':');
+            let origin = url.origin().ascii_serialization();
+            let plain = origin.chars().all(|c| c.is_ascii_alphanumeric() || ".-:/[]".contains(c));
+            // What was written must be the origin itself (an optional final `/` aside).
+            if !bare || !plain || !p.trim_end_matches('/').eq_ignore_ascii_case(&origin) && !same_but_default_port(p, &url) {
+                return Err(bad());
+            }
+            Ok(origin)
+        })
+        .collect()
+}
+
+/// `https://a.example:443` names the same origin as `https://a.example`.
+fn same_but_default_port(raw: &str, url: &url::Url) -> bool {
+    let Some(port) = url.port_or_known_default() else { return false };
+    let with_port = format!("{}://{}:{port}", url.scheme(), url.host_str().unwrap_or_default());
+    raw.trim_end_matches('/').eq_ignore_ascii_case(&with_port)
 }
 
 fn parse_bool(s: &str) -> anyhow::Result<bool> {
@@ -289,6 +330,7 @@ impl Settings {
         push("PUBLIC_URL", f.public_url);
         push("PORTAL_MAX_TTL", f.portal_max_ttl);
         push("CONSOLE_SESSION_TTL", f.console_session_ttl);
+        push("CONSOLE_FRAME_ANCESTORS", f.console_frame_ancestors);
         if let Some(v) = f.database_url {
             vars.push(("DATABASE_URL".into(), v));
         }
@@ -423,6 +465,10 @@ impl Settings {
         }
         if let Some(v) = get("FENIX_CONSOLE_SESSION_TTL") {
             self.console_session_ttl = parse_duration(&v).with_context(ctx("FENIX_CONSOLE_SESSION_TTL"))?;
+        }
+        if let Some(v) = get("FENIX_CONSOLE_FRAME_ANCESTORS") {
+            self.console_frame_ancestors =
+                parse_origins(&v).with_context(ctx("FENIX_CONSOLE_FRAME_ANCESTORS"))?;
         }
         Ok(())
     }
@@ -712,5 +758,35 @@ mod tests {
         let err =
             Settings::default().apply_env(|k| (k == "FENIX_DENY_CIDRS").then(|| "10.0.0.0/33".into())).unwrap_err();
         assert!(format!("{err:#}").contains("FENIX_DENY_CIDRS"), "{err:#}");
+    }
+
+    #[test]
+    fn console_frame_ancestors_take_origins_only() {
+        let mut s = Settings::default();
+        s.apply_env(|k| {
+            (k == "FENIX_CONSOLE_FRAME_ANCESTORS")
+                .then(|| "https://app.example.com, http://localhost:3000 https://b.example:443/".into())
+        })
+        .unwrap();
+        assert_eq!(
+            s.console_frame_ancestors,
+            ["https://app.example.com", "http://localhost:3000", "https://b.example"]
+        );
+        for bad in [
+            "app.example.com",
+            "https://app.example.com/portal",
+            "https://*.example.com",
+            "https://app.example.com; script-src *",
+            "ftp://app.example.com",
+            "https://user@app.example.com",
+            "https://app.example.com?x",
+            "'self'",
+            "https://app.example.com;",
+        ] {
+            let err = Settings::default()
+                .apply_env(|k| (k == "FENIX_CONSOLE_FRAME_ANCESTORS").then(|| bad.into()))
+                .unwrap_err();
+            assert!(format!("{err:#}").contains("FENIX_CONSOLE_FRAME_ANCESTORS"), "{bad}: {err:#}");
+        }
     }
 }

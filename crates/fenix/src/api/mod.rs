@@ -16,6 +16,7 @@
 //! | `apps.rs`, `endpoints.rs`, `events.rs`, `deliveries.rs`, `replay.rs`, `stats.rs`, `tokens.rs` | one resource each |
 //! | `portal_sessions.rs`, `settings.rs` | portal links (admin); the settings in force, secrets redacted |
 //! | `sessions.rs` | console sessions: the `fenix_session` cookie, CSRF, `/console/api/…` (not in the document) |
+//! | `console.rs` | the web console's embedded pages and their security headers (not in the document) |
 //! | `service.rs` | `/healthz`, `/readyz`, `/metrics`, `/openapi.json` |
 //! | `openapi.rs` | the document's info, tags and security, common error answers, links |
 //!
@@ -24,6 +25,7 @@
 
 pub mod apps;
 pub mod auth;
+pub mod console;
 pub mod deliveries;
 pub mod endpoints;
 pub mod error;
@@ -66,6 +68,8 @@ pub fn router(state: SharedState) -> Router {
     let router = router.layer(axum::Extension(checker));
     router
         .merge(sessions::console_api())
+        // The console's pages are not API: outside the OpenAPI document.
+        .merge(console::router(&state.settings.console_frame_ancestors))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(

@@ -1,0 +1,252 @@
+// Fenix console: the shell (session, navigation, hash router). Pages live in
+// endpoints.js, deliveries.js, health.js, operator.js; sessions in login.js.
+// Every text is set with text nodes (dom.js), never parsed as markup.
+//
+// data-testid used by the browser tests (one page shows at a time, so a test id
+// is unique on the page unless it names a row):
+//   shell:     app, nav, nav-apps, nav-tokens, nav-portal-links, nav-settings (operator only),
+//              nav-endpoints, nav-deliveries (inside an app), portal-app (the app's name, portal
+//              sessions) / current-app (operators), session-kind (data-kind), logout, page-title, page-error
+//   login:     login-form, login-token, login-token-error, login-submit, login-reason, login-status
+//   refusal:   refusal (data-code = link_used | link_expired | link_revoked | link_not_found |
+//              session_expired | session_revoked | logged_out | unauthorized), refusal-title, refusal-detail
+//   confirm:   confirm-ok, confirm-cancel (every inline confirmation: delete, revoke)
+//   secrets:   <prefix> (the text), <prefix>-copy, <prefix>-copied, <prefix>-done, <prefix>-box, with
+//              prefix endpoint-secret (create, rotate), token-secret, portal-link-url
+//   endpoints: endpoints-list, endpoint-table, endpoint-row (data-id), endpoint-open, endpoint-state,
+//              endpoint-row-health, endpoint-empty, endpoints-next, endpoint-create-open, endpoint-create-form,
+//              endpoint-create-{url,description,event-types,rate} and each with -error,
+//              endpoint-create-submit, endpoint-create-error, endpoint-created (data-id), endpoint-created-open
+//   endpoint:  endpoint-detail, endpoint-url, endpoint-state, endpoint-state-reason, endpoint-description,
+//              endpoint-event-types, endpoint-rate, endpoint-deliveries-link,
+//              endpoint-pause, endpoint-resume, resume-replay-skipped, resume-confirm, resume-cancel,
+//              endpoint-state-status, endpoint-resumed,
+//              endpoint-test-type, endpoint-send-test, test-event-sent (data-delivery-id, data-event-id),
+//              test-event-delivery, endpoint-replay-failed, endpoint-replay-status, endpoint-replayed,
+//              endpoint-edit-form, endpoint-edit-{url,description,event-types,rate} (+ -error),
+//              endpoint-edit-submit, endpoint-edit-error, endpoint-edit-status,
+//              endpoint-rotate-overlap, endpoint-rotate, endpoint-rotate-status, endpoint-delete
+//   health:    endpoint-health, endpoint-health-chart (the svg), health-stats, health-success-rate,
+//              health-attempts, health-failures, health-dead-letter, health-skipped,
+//              health-bar (one per hour: data-hour, data-attempts, data-successes), health-none
+//   log:       deliveries-filters, deliveries-filter-{status,endpoint,event,since,until},
+//              deliveries-filter-apply, deliveries-filter-reset, deliveries-list, deliveries-table,
+//              delivery-row (data-id, data-status), delivery-open, delivery-status, delivery-empty,
+//              page-next, page-prev, page-first, deliveries-refresh, endpoint-replay-failed (endpoint filter)
+//   delivery:  delivery-detail, delivery-detail-status, delivery-attempt-count, delivery-replay,
+//              delivery-replay-status, delivery-refresh, attempt-row (data-number), attempt-status-code,
+//              attempt-error, attempt-excerpt, attempt-none, payload-type, delivery-payload,
+//              delivery-payload-purged
+//   apps:      app-create-open, app-create-form, app-create-name, app-create-uid (+ -error),
+//              app-create-submit, app-create-error, app-created (data-id), app-table, app-row (data-id,
+//              data-uid), app-open, app-portal-links, app-empty, apps-next, apps-first
+//   tokens:    tokens-list, token-table, token-row (data-id), token-revoke, token-create-form,
+//              token-create-{name,app,access,expires} (+ -error), token-create-submit, token-create-error
+//   portal:    portal-link-create-form, portal-link-create-{app,access,ttl,label}, portal-link-create-submit,
+//              portal-link-create-error, portal-links-list, portal-links-table, portal-link-row (data-id),
+//              portal-link-state, portal-link-revoke
+//   settings:  settings-table, setting-row (data-key)
+
+import { api, setCsrf, onSessionLost, seg } from './api.js';
+import { el, replace, message } from './dom.js';
+import { renderLogin, renderRefusal, exchangePortalLink } from './login.js';
+import * as endpoints from './endpoints.js';
+import * as deliveries from './deliveries.js';
+import * as operator from './operator.js';
+
+const root = document.getElementById('app');
+const isPortalPath = () => location.pathname.replace(/\/+$/, '') === '/console/portal';
+
+let session = null;
+let generation = 0;
+let lostHandled = false;
+const appNames = new Map();
+
+/** Reads the session; without one, shows login, exchanges a portal link, or refuses. */
+async function boot() {
+  generation++;
+  lostHandled = false;
+  const hash = location.hash.slice(1);
+  if (isPortalPath() && hash.startsWith('fxp_')) {
+    try {
+      await exchangePortalLink(hash);
+    } catch (err) {
+      return renderRefusal(root, err);
+    }
+  }
+  try {
+    session = await api('GET', '/console/api/session');
+  } catch (err) {
+    session = null;
+    setCsrf(null);
+    if (err.status !== 401) return renderFatal(err);
+    if (isPortalPath()) return renderRefusal(root, err);
+    return renderLogin(root, err, boot);
+  }
+  setCsrf(session.csrf_token);
+  if (session.kind === 'portal' && !isPortalPath()) {
+    // A portal session lives at /console/portal; the operator address shows it nothing more.
+    history.replaceState(null, '', `/console/portal${location.hash}`);
+  }
+  if (session.app_id && session.app_name) appNames.set(session.app_id, session.app_name);
+  route();
+}
+
+function renderFatal(err) {
+  replace(root, el('main', { class: 'page', id: 'main' },
+    el('div', { class: 'card narrow' }, el('h1', {}, 'The console cannot start'), message(err.message, 'error', 'page-error'),
+      el('button', { type: 'button', class: 'btn', on: { click: () => boot() } }, 'Try again'))));
+}
+
+/** The session ended while the page was open (a /v1 call answered 401). */
+onSessionLost(async () => {
+  if (lostHandled) return;
+  lostHandled = true;
+  generation++;
+  let reason = 'session_expired';
+  try {
+    await api('GET', '/console/api/session');
+  } catch (err) {
+    reason = err;
+  }
+  session = null;
+  setCsrf(null);
+  if (isPortalPath()) renderRefusal(root, reason);
+  else renderLogin(root, reason, boot);
+});
+
+async function logout() {
+  try {
+    await api('POST', '/console/api/logout');
+  } catch {
+    // The session may already be gone; either way it is over for this page.
+  }
+  const wasPortal = session && session.kind === 'portal';
+  session = null;
+  setCsrf(null);
+  generation++;
+  history.replaceState(null, '', location.pathname);
+  if (wasPortal) renderRefusal(root, 'logged_out');
+  else renderLogin(root, 'logged_out', boot);
+}
+
+/** `#/apps/x/deliveries?status=failed` → {parts: ['apps','x','deliveries'], query}. */
+function parseHash() {
+  const raw = location.hash.replace(/^#\/?/, '');
+  const [path, qs = ''] = raw.split('?');
+  const parts = path.split('/').filter(Boolean).map((p) => {
+    try { return decodeURIComponent(p); } catch { return p; }
+  });
+  return { parts, query: new URLSearchParams(qs) };
+}
+
+function defaultHash() {
+  return session.kind === 'portal' ? `#/apps/${seg(session.app_id)}/endpoints` : '#/apps';
+}
+
+/** Renders the page for the current hash inside the shell. */
+async function route() {
+  if (!session) return;
+  const gen = ++generation;
+  const { parts, query } = parseHash();
+  if (parts.length === 0) {
+    history.replaceState(null, '', defaultHash());
+    return route();
+  }
+  const operatorSession = session.kind === 'operator';
+  const app = parts[0] === 'apps' && parts[1] ? parts[1] : null;
+  const main = el('main', { class: 'page', id: 'main' });
+  replace(root, header(app, parts), main);
+  const ctx = {
+    session,
+    app,
+    query,
+    main,
+    operator: operatorSession,
+    canManage: session.access !== 'read',
+    alive: () => gen === generation && session !== null,
+    navigate: (hash) => { location.hash = hash; },
+    refresh: () => route(),
+    heading: (text, extra) => {
+      const h1 = el('h1', { tabindex: '-1', testid: 'page-title' }, text);
+      main.append(el('div', { class: 'page-head' }, h1, extra || null));
+      if (document.activeElement === document.body || !root.contains(document.activeElement)) h1.focus();
+      return h1;
+    },
+    appName: (id) => appNames.get(id) || id,
+  };
+  // A portal session sees its own app only: anything else is "not found", as the API would say.
+  if (!operatorSession && (parts[0] !== 'apps' || app !== session.app_id)) return notFound(ctx);
+  try {
+    if (parts[0] === 'apps' && parts.length === 1) return await operator.appsPage(ctx);
+    if (parts[0] === 'tokens' && parts.length === 1 && operatorSession) return await operator.tokensPage(ctx);
+    if (parts[0] === 'settings' && parts.length === 1 && operatorSession) return await operator.settingsPage(ctx);
+    if (parts[0] === 'portal-links' && parts.length === 1 && operatorSession) return await operator.portalLinksPage(ctx);
+    if (app && operatorSession && !appNames.has(app)) await loadAppName(app);
+    if (app && parts[2] === 'endpoints' && parts.length === 3) return await endpoints.listPage(ctx);
+    if (app && parts[2] === 'endpoints' && parts.length === 4) return await endpoints.detailPage(ctx, parts[3]);
+    if (app && parts[2] === 'deliveries' && parts.length === 3) return await deliveries.logPage(ctx);
+    if (app && parts[2] === 'deliveries' && parts.length === 4) return await deliveries.detailPage(ctx, parts[3]);
+    if (app && parts.length === 2) {
+      history.replaceState(null, '', `#/apps/${seg(app)}/endpoints`);
+      return route();
+    }
+    return notFound(ctx);
+  } catch (err) {
+    if (!ctx.alive()) return;
+    if (err.status === 401) return; // onSessionLost shows the right page.
+    main.append(message(err.status === 404 ? 'Not found: this page shows nothing.' : err.message, 'error', 'page-error'));
+  }
+}
+
+async function loadAppName(app) {
+  try {
+    const a = await api('GET', `/v1/apps/${seg(app)}`);
+    appNames.set(app, a.name);
+    appNames.set(a.id, a.name);
+  } catch {
+    // The page itself reports a missing app.
+  }
+}
+
+function notFound(ctx) {
+  ctx.heading('Not found');
+  ctx.main.append(message('There is nothing to show at this address.', 'error', 'page-error'));
+}
+
+function navLink(label, hash, testid, current) {
+  return el('a', { href: hash, class: current ? 'nav-link current' : 'nav-link', testid, 'aria-current': current ? 'page' : undefined }, label);
+}
+
+/** The top bar: who is logged in, the navigation that session may use, logout. */
+function header(app, parts) {
+  const links = [];
+  if (session.kind === 'operator') {
+    links.push(navLink('Apps', '#/apps', 'nav-apps', parts[0] === 'apps' && !app));
+    links.push(navLink('Tokens', '#/tokens', 'nav-tokens', parts[0] === 'tokens'));
+    links.push(navLink('Portal links', '#/portal-links', 'nav-portal-links', parts[0] === 'portal-links'));
+    links.push(navLink('Settings', '#/settings', 'nav-settings', parts[0] === 'settings'));
+  }
+  const appLinks = [];
+  if (app) {
+    const base = `#/apps/${seg(app)}`;
+    appLinks.push(navLink('Endpoints', `${base}/endpoints`, 'nav-endpoints', parts[2] === 'endpoints'));
+    appLinks.push(navLink('Delivery log', `${base}/deliveries`, 'nav-deliveries', parts[2] === 'deliveries'));
+  }
+  const who = session.kind === 'operator' ? 'Operator' : `${session.access === 'read' ? 'Read-only' : 'Manage'} access`;
+  return el('header', { class: 'topbar' },
+    el('div', { class: 'brand' }, el('span', { class: 'logo', 'aria-hidden': 'true' }, '◆'), 'Fenix'),
+    el('nav', { class: 'nav', 'aria-label': 'Main', testid: 'nav' },
+      links,
+      app ? el('span', { class: 'nav-app', testid: session.kind === 'portal' ? 'portal-app' : 'current-app' }, appNames.get(app) || session.app_name || app) : null,
+      appLinks),
+    el('div', { class: 'who' },
+      el('span', { testid: 'session-kind', 'data-kind': session.kind }, who),
+      el('button', { type: 'button', class: 'btn plain', testid: 'logout', on: { click: logout } }, 'Log out')));
+}
+
+window.addEventListener('hashchange', () => {
+  if (isPortalPath() && location.hash.startsWith('#fxp_')) boot();
+  else route();
+});
+boot();

@@ -1,0 +1,202 @@
+// The delivery log: filters, pages by the API's cursors, one delivery's
+// attempts and payload, replay of one delivery or of an endpoint's failures.
+
+import { api, seg, items, query } from './api.js';
+import { el, replace, field, button, message, badge, table, row, timeEl, localToIso, isoToLocal } from './dom.js';
+
+const STATUSES = ['pending', 'in_flight', 'succeeded', 'failed', 'skipped'];
+const FILTERS = ['status', 'endpoint_id', 'event_id', 'since', 'until'];
+const PAGE = 50;
+
+const appBase = (ctx) => `/v1/apps/${seg(ctx.app)}`;
+
+/** The log with its filters; the filters and the cursor live in the address (#…?status=failed). */
+export async function logPage(ctx) {
+  ctx.heading('Delivery log');
+  const filters = {};
+  for (const k of FILTERS) if (ctx.query.get(k)) filters[k] = ctx.query.get(k);
+  const cursor = ctx.query.get('cursor') || undefined;
+
+  // The endpoint filter offers the app's endpoints by URL.
+  const endpoints = items(await api('GET', `${appBase(ctx)}/endpoints?limit=250`));
+  if (!ctx.alive()) return;
+  const urlOf = new Map(endpoints.map((e) => [e.id, e.url]));
+
+  const status = field('Status', el('select', {},
+    el('option', { value: '' }, 'any'),
+    STATUSES.map((s) => el('option', { value: s, props: { selected: filters.status === s } }, s.replace('_', ' ')))), { testid: 'deliveries-filter-status' });
+  const endpoint = field('Endpoint', el('select', {},
+    el('option', { value: '' }, 'any'),
+    endpoints.map((e) => el('option', { value: e.id, props: { selected: filters.endpoint_id === e.id } }, e.url))), { testid: 'deliveries-filter-endpoint' });
+  const event = field('Event id', el('input', { type: 'text', spellcheck: 'false', placeholder: 'evt_…', props: { value: filters.event_id || '' } }), { testid: 'deliveries-filter-event' });
+  const since = field('Created from', el('input', { type: 'datetime-local', props: { value: isoToLocal(filters.since) } }), { testid: 'deliveries-filter-since' });
+  const until = field('Created before', el('input', { type: 'datetime-local', props: { value: isoToLocal(filters.until) } }), { testid: 'deliveries-filter-until' });
+  const go = (params) => ctx.navigate(`#/apps/${seg(ctx.app)}/deliveries${query(params)}`);
+  const form = el('form', { class: 'card filters', testid: 'deliveries-filters', on: { submit: (e) => {
+    e.preventDefault();
+    go({
+      status: status.input.value,
+      endpoint_id: endpoint.input.value,
+      event_id: event.input.value.trim(),
+      since: localToIso(since.input.value),
+      until: localToIso(until.input.value),
+    });
+  } } },
+  status.wrap, endpoint.wrap, event.wrap, since.wrap, until.wrap,
+  el('div', { class: 'row-actions' },
+    button('Apply filters', null, { kind: 'primary', type: 'submit', testid: 'deliveries-filter-apply' }),
+    button('Clear', () => go({}), { testid: 'deliveries-filter-reset' })));
+  ctx.main.append(form);
+
+  if (filters.endpoint_id && ctx.canManage) ctx.main.append(bulkReplay(ctx, filters.endpoint_id));
+
+  const listSlot = el('div', { 'aria-live': 'polite', testid: 'deliveries-list' });
+  ctx.main.append(listSlot);
+  let page;
+  try {
+    page = await api('GET', `${appBase(ctx)}/deliveries${query({ ...filters, limit: PAGE, cursor })}`);
+  } catch (err) {
+    if (err.status === 400 && ctx.alive()) {
+      // A filter the API refused (a time out of range, a stale cursor): say which, in words.
+      replace(listSlot, message(err.message, 'error', 'page-error'));
+      return;
+    }
+    throw err;
+  }
+  if (!ctx.alive()) return;
+  const rows = items(page);
+  const headers = ['Delivery', 'Status', 'Endpoint', 'Attempts', 'Last attempt', 'Created'];
+  const pager = el('div', { class: 'pager' },
+    cursor ? button('First page', () => go(filters), { testid: 'page-first' }) : null,
+    cursor ? button('Previous page', () => history.back(), { testid: 'page-prev' }) : null,
+    page.next_cursor ? button('Next page', () => go({ ...filters, cursor: page.next_cursor }), { testid: 'page-next' }) : null,
+    button('Refresh', () => ctx.refresh(), { testid: 'deliveries-refresh' }));
+  if (rows.length === 0) {
+    replace(listSlot, message(cursor ? 'No more deliveries.' : 'No deliveries match.', 'info', 'delivery-empty'), pager);
+    return;
+  }
+  replace(listSlot, table(headers, rows.map((d) => row(headers, [
+    el('a', { href: `#/apps/${seg(ctx.app)}/deliveries/${seg(d.id)}`, class: 'mono', testid: 'delivery-open' }, d.id),
+    badge(d.status, 'delivery-status'),
+    el('a', { href: `#/apps/${seg(ctx.app)}/endpoints/${seg(d.endpoint_id)}`, class: 'mono' }, urlOf.get(d.endpoint_id) || d.endpoint_id),
+    String(d.attempt_count),
+    timeEl(d.last_attempt_at),
+    timeEl(d.created_at),
+  ], { testid: 'delivery-row', 'data-id': d.id, 'data-status': d.status })), 'deliveries-table'), pager);
+}
+
+function bulkReplay(ctx, epId) {
+  const status = el('div', { testid: 'endpoint-replay-status', 'aria-live': 'polite' });
+  const go = button('Replay this endpoint\'s failed deliveries', async () => {
+    go.disabled = true;
+    try {
+      const r = await api('POST', `${appBase(ctx)}/endpoints/${seg(epId)}/replay`, { statuses: ['failed'] });
+      replace(status, message(`${r.replayed} failed ${r.replayed === 1 ? 'delivery' : 'deliveries'} queued again.`, 'ok', 'endpoint-replayed'),
+        r.skipped_payload_expired ? message(`${r.skipped_payload_expired} could not be sent again: retention purged their payload.`, 'warn') : null);
+    } catch (err) {
+      if (err.status !== 401) replace(status, message(err.message, 'error'));
+    } finally {
+      go.disabled = false;
+    }
+  }, { testid: 'endpoint-replay-failed' });
+  return el('div', { class: 'row-actions' }, go, status);
+}
+
+/** One delivery: its facts, attempts and payload; replay when it failed or was skipped. */
+export async function detailPage(ctx, dlvId) {
+  const path = `${appBase(ctx)}/deliveries/${seg(dlvId)}`;
+  const [delivery, attempts] = await Promise.all([api('GET', path), api('GET', `${path}/attempts`)]);
+  if (!ctx.alive()) return;
+  ctx.heading('Delivery');
+  const facts = el('div', { class: 'card', testid: 'delivery-detail' });
+  const attemptsSlot = el('section', { class: 'card' });
+  const payloadSlot = el('section', { class: 'card' });
+  ctx.main.append(facts, attemptsSlot, payloadSlot);
+
+  const render = (d, atts) => {
+    renderFacts(ctx, facts, d, path, reload);
+    renderAttempts(attemptsSlot, items(atts));
+  };
+  let timer = null;
+  async function reload() {
+    clearTimeout(timer);
+    const [d, atts] = await Promise.all([api('GET', path), api('GET', `${path}/attempts`)]);
+    if (!ctx.alive()) return;
+    render(d, atts);
+    poll(d);
+  }
+  // While the delivery is on its way, follow it (stops when the page changes).
+  function poll(d) {
+    if (d.status === 'pending' || d.status === 'in_flight') {
+      timer = setTimeout(() => { if (ctx.alive()) reload().catch(() => {}); }, 1500);
+    }
+  }
+  render(delivery, attempts);
+  poll(delivery);
+  await renderPayload(ctx, payloadSlot, delivery.event_id);
+}
+
+function renderFacts(ctx, slot, d, path, reload) {
+  const status = el('div', { testid: 'delivery-replay-status', 'aria-live': 'polite' });
+  const replayable = (d.status === 'failed' || d.status === 'skipped') && ctx.canManage;
+  const replay = replayable ? button('Replay this delivery', async () => {
+    replay.disabled = true;
+    try {
+      await api('POST', `${path}/replay`);
+      await reload();
+      const fresh = slot.querySelector('[data-testid=delivery-replay-status]');
+      if (fresh) fresh.append(message('Queued again with its original event id and payload.', 'ok'));
+      slot.querySelector('[data-testid=delivery-refresh]')?.focus();
+    } catch (err) {
+      if (err.status !== 401) replace(status, message(err.message, 'error'));
+      replay.disabled = false;
+    }
+  }, { kind: 'primary', testid: 'delivery-replay' }) : null;
+  replace(slot,
+    el('dl', { class: 'facts' },
+      el('dt', {}, 'Id'), el('dd', { class: 'mono' }, d.id),
+      el('dt', {}, 'Status'), el('dd', {}, badge(d.status, 'delivery-detail-status')),
+      el('dt', {}, 'Endpoint'), el('dd', {}, el('a', { href: `#/apps/${seg(ctx.app)}/endpoints/${seg(d.endpoint_id)}`, class: 'mono' }, d.endpoint_id)),
+      el('dt', {}, 'Event'), el('dd', { class: 'mono' }, d.event_id),
+      el('dt', {}, 'Attempts'), el('dd', { testid: 'delivery-attempt-count' }, String(d.attempt_count)),
+      d.next_attempt_at ? [el('dt', {}, 'Next attempt'), el('dd', {}, timeEl(d.next_attempt_at))] : null,
+      el('dt', {}, 'Created'), el('dd', {}, timeEl(d.created_at))),
+    el('div', { class: 'row-actions' }, replay, button('Refresh', () => reload(), { testid: 'delivery-refresh' })),
+    status);
+}
+
+function renderAttempts(slot, attempts) {
+  if (attempts.length === 0) {
+    replace(slot, el('h2', {}, 'Attempts'), el('p', { class: 'muted', testid: 'attempt-none' }, 'No attempt yet.'));
+    return;
+  }
+  const headers = ['#', 'Time', 'Status code', 'Duration', 'Error', 'Response excerpt'];
+  replace(slot, el('h2', {}, 'Attempts'), table(headers, attempts.map((a) => row(headers, [
+    String(a.attempt_number),
+    timeEl(a.started_at),
+    el('span', { testid: 'attempt-status-code' }, a.response_status === null ? 'no response' : String(a.response_status)),
+    `${a.duration_ms} ms`,
+    el('span', { testid: 'attempt-error' }, a.error ? [el('code', {}, a.error), a.error_detail ? el('div', { class: 'muted' }, a.error_detail) : null] : '—'),
+    a.response_excerpt ? el('pre', { testid: 'attempt-excerpt' }, a.response_excerpt) : el('span', { class: 'muted' }, '—'),
+  ], { testid: 'attempt-row', 'data-number': String(a.attempt_number) })), 'attempt-list'));
+}
+
+/** The event's payload as text (markup in it stays text), or why it is gone. */
+async function renderPayload(ctx, slot, eventId) {
+  replace(slot, el('h2', {}, 'Payload'), el('p', { class: 'muted' }, 'Loading…'));
+  let evt;
+  try {
+    evt = await api('GET', `${appBase(ctx)}/events/${seg(eventId)}?include=payload`);
+  } catch (err) {
+    if (err.status !== 401 && ctx.alive()) replace(slot, el('h2', {}, 'Payload'), message(err.message, 'error'));
+    return;
+  }
+  if (!ctx.alive()) return;
+  const head = el('p', {}, 'Event type ', el('code', { testid: 'payload-type' }, evt.type), ', sent ', timeEl(evt.created_at), '.');
+  if (evt.payload_purged || evt.data === undefined || evt.data === null) {
+    replace(slot, el('h2', {}, 'Payload'), head,
+      message('The payload is no longer stored: retention (FENIX_PAYLOAD_RETENTION) purged it. Attempts and times stay in the log.', 'warn', 'delivery-payload-purged'));
+    return;
+  }
+  replace(slot, el('h2', {}, 'Payload'), head, el('pre', { testid: 'delivery-payload' }, JSON.stringify(evt.data, null, 2)));
+}
