@@ -15,4 +15,5 @@ mod inputs;
 mod quickstart;
 mod retries;
 mod strict;
+mod test_events;
 mod tls;

@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::common::{
-    attempts, delivery, endpoint, id_of, millis, send_events, signed_by, state_changes, wait_for_count,
-    wait_for_delivery, wait_for_requests, wait_for_state, PATIENCE,
+    attempts, delivery, endpoint, ep_path, id_of, millis, requests_for, send_events, signed_by, state_changes,
+    wait_for_count, wait_for_delivery, wait_for_requests, wait_for_state, PATIENCE,
 };
 use crate::support::{eventually, Backend, Fenix, Plan, Received, Receiver, TestDb};
 
@@ -74,7 +74,8 @@ async fn a_receiver_answering_410_disables_its_endpoint_and_the_operator_hears_o
     assert_eq!(d["attempt_count"], 1, "no retry after 410 Gone");
 
     let later = fenix.send_event(&app, json!({"type": "booking.confirmed", "data": {}})).await;
-    assert_eq!(later["deliveries"], 0, "an event for a disabled endpoint is not fanned out to it: {later}");
+    assert_eq!(later["deliveries"], 1, "an event for a disabled endpoint still gets a delivery for it: {later}");
+    wait_for_delivery(&fenix, &app, &id_of(&later), &ep, "skipped").await;
     assert_eq!(gone.count(), 1, "a disabled endpoint got another request");
 
     let note = operator_event(&operator, "endpoint.disabled", |d| d["endpoint_id"] == ep.as_str()).await;
@@ -234,7 +235,51 @@ async fn an_endpoint_failing_longer_than_the_limit_is_disabled_but_one_that_reco
     assert!(state_changes(&fenix, &app, &healthy_ep).await.is_empty());
 }
 
+/// Issue 16: an event sent while an endpoint is disabled is kept for it as a
+/// `skipped` delivery, so that resuming with replay brings it back.
+async fn events_sent_while_an_endpoint_is_disabled_are_skipped_and_resume_with_replay_delivers_them(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let receiver = Receiver::http(|_| Plan::status(410)).await;
+    let app = fenix.create_app("acme").await;
+    let created = fenix.create_endpoint(&app, json!({"url": receiver.url})).await;
+    let (ep, secret) = (id_of(&created), created["secret"].as_str().unwrap().to_string());
+
+    let first = send_events(&fenix, &app, "booking.confirmed", 1).await.remove(0);
+    wait_for_state(&fenix, &app, &ep, "disabled").await;
+    wait_for_delivery(&fenix, &app, &first, &ep, "failed").await;
+
+    // While disabled: every new event still gets a delivery for the endpoint, kept as `skipped`.
+    let during = send_events(&fenix, &app, "booking.confirmed", 3).await;
+    for event in &during {
+        let d = wait_for_delivery(&fenix, &app, event, &ep, "skipped").await;
+        assert_eq!(d["attempt_count"], 0, "a skipped delivery made no request: {d}");
+    }
+    assert_eq!(receiver.count(), 1, "a disabled endpoint got a request");
+
+    // The receiver is fixed; resume with replay sends each of them once, signed.
+    receiver.set_behaviour(|_| Plan::ok());
+    let (status, resumed) =
+        fenix.call("POST", &ep_path(&app, &ep, "/resume"), Some(json!({"replay_skipped": true}))).await;
+    assert_eq!(status, 200, "{resumed}");
+    assert_eq!(resumed["state"], "active");
+    assert_eq!(resumed["replayed"], 3, "the three skipped deliveries are re-queued: {resumed}");
+    for event in &during {
+        wait_for_delivery(&fenix, &app, event, &ep, "succeeded").await;
+    }
+    let received = wait_for_requests(&receiver, 4).await;
+    for event in &during {
+        let got = requests_for(&received, event);
+        assert_eq!(got.len(), 1, "{event} arrived once after the replay");
+        assert!(signed_by(&secret, got[0]), "the replayed request verifies with the endpoint's secret");
+        assert_eq!(got[0].json()["id"], event.as_str());
+    }
+    // The 410'd event stays a dead letter: replay_skipped does not touch it.
+    assert_eq!(delivery(&fenix, &app, &first, &ep).await["status"], "failed");
+}
+
 crate::on_both_backends!(
+    events_sent_while_an_endpoint_is_disabled_are_skipped_and_resume_with_replay_delivers_them,
     a_receiver_answering_410_disables_its_endpoint_and_the_operator_hears_of_it,
     deliveries_exhausting_their_attempts_raise_signed_dead_letter_events_counting_each_once,
     an_endpoint_below_99_percent_success_over_the_hour_raises_one_success_rate_alert,

@@ -147,6 +147,7 @@ pub fn new_event(app_id: &str, event_type: &str, key: Option<&str>, at: Millis) 
         envelope,
         created_at: at,
         max_fanout: usize::MAX,
+        only_endpoint: None,
     }
 }
 

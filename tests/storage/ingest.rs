@@ -14,7 +14,7 @@ fn all() -> DeliveryFilter {
     DeliveryFilter { limit: 1000, ..Default::default() }
 }
 
-async fn an_event_gets_one_pending_delivery_per_active_or_paused_endpoint_that_wants_its_type(backend: Backend) {
+async fn an_event_gets_one_pending_delivery_per_endpoint_that_wants_its_type_whatever_its_state(backend: Backend) {
     let fx = Fixture::new(backend).await;
     let app = fx.app("acme").await;
     let every = fx.endpoint(&app, &[]).await;
@@ -31,15 +31,16 @@ async fn an_event_gets_one_pending_delivery_per_active_or_paused_endpoint_that_w
     let (ingested, made) = fx.ingest(&ev).await.unwrap();
     assert!(ingested.created);
     assert_eq!(ingested.event.id, ev.id);
-    assert_eq!(ingested.event.delivery_count, 3);
-    assert_eq!(made.len(), 3);
+    assert_eq!(ingested.event.delivery_count, 4);
+    assert_eq!(made.len(), 4);
 
     let deliveries = fx.store.list_deliveries(&app, &all()).await.unwrap();
     let mut endpoints: Vec<&str> = deliveries.iter().map(|d| d.endpoint_id.as_str()).collect();
     endpoints.sort();
-    let mut expected = vec![every.as_str(), booking.as_str(), paused.as_str()];
+    let mut expected = vec![every.as_str(), booking.as_str(), paused.as_str(), disabled.as_str()];
     expected.sort();
-    assert_eq!(endpoints, expected, "active and paused endpoints that want the type; never a disabled one");
+    // A paused or disabled endpoint's delivery is skipped when due, so a resume with replay can send it.
+    assert_eq!(endpoints, expected, "every endpoint that wants the type, paused and disabled ones too");
     for d in &deliveries {
         assert!(made.contains(&d.id));
         assert_eq!((d.event_id.as_str(), d.status.as_str(), d.attempt_count), (ev.id.as_str(), "pending", 0));
@@ -49,7 +50,7 @@ async fn an_event_gets_one_pending_delivery_per_active_or_paused_endpoint_that_w
 
     let stored = fx.store.get_event(&app, &ev.id, true).await.unwrap().expect("event stored");
     assert_eq!(stored.payload.as_deref(), Some(ev.envelope.as_slice()), "the envelope is kept byte for byte");
-    assert_eq!((stored.delivery_count, stored.payload_sha256.as_str()), (3, ev.payload_sha256.as_str()));
+    assert_eq!((stored.delivery_count, stored.payload_sha256.as_str()), (4, ev.payload_sha256.as_str()));
     let without = fx.store.get_event(&app, &ev.id, false).await.unwrap().unwrap();
     assert_eq!(without.payload, None, "the payload is loaded only when asked for");
 }
@@ -282,7 +283,7 @@ async fn the_ingestion_queue_stores_the_other_events_when_one_is_refused_and_ann
 }
 
 crate::on_both_backends!(
-    an_event_gets_one_pending_delivery_per_active_or_paused_endpoint_that_wants_its_type,
+    an_event_gets_one_pending_delivery_per_endpoint_that_wants_its_type_whatever_its_state,
     an_event_nobody_wants_is_stored_without_deliveries,
     a_repeated_idempotency_key_returns_the_original_event_and_creates_no_delivery,
     two_concurrent_ingests_with_one_key_create_one_event_and_one_set_of_deliveries,

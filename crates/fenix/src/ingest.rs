@@ -52,6 +52,7 @@ pub fn new_event(
         envelope,
         created_at,
         max_fanout,
+        only_endpoint: None,
     }
 }
 

@@ -67,7 +67,7 @@ pub struct EventOut {
     /// `0`: says that no endpoint will receive it, so that a typo in `type` or
     /// a missing endpoint does not pass silently.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(example = "no enabled endpoint of this app subscribes to `booking.confirmed`; nothing will be delivered")]
+    #[schema(example = "no endpoint of this app subscribes to `booking.confirmed`; nothing will be delivered")]
     pub warning: Option<String>,
 }
 
@@ -175,8 +175,8 @@ async fn ingest(
     let mut out = EventOut::from_row(ingested.event, false);
     if out.deliveries == 0 {
         out.warning = Some(format!(
-            "no enabled endpoint of this app subscribes to `{}`; nothing will be delivered \
-             (add an endpoint, or check the endpoints' event_types and that they are not disabled)",
+            "no endpoint of this app subscribes to `{}`; nothing will be delivered \
+             (add an endpoint, or check the endpoints' event_types)",
             out.event_type
         ));
     }

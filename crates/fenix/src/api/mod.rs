@@ -17,6 +17,7 @@
 //! | `portal_sessions.rs`, `settings.rs` | portal links (admin); the settings in force, secrets redacted |
 //! | `sessions.rs` | console sessions: the `fenix_session` cookie, CSRF, `/console/api/…` (not in the document) |
 //! | `console.rs` | the web console's embedded pages and their security headers (not in the document) |
+//! | `test_events.rs` | a test event to one endpoint |
 //! | `service.rs` | `/healthz`, `/readyz`, `/metrics`, `/openapi.json` |
 //! | `openapi.rs` | the document's info, tags and security, common error answers, links |
 //!
@@ -40,6 +41,7 @@ pub mod sessions;
 pub mod settings;
 pub mod stats;
 pub mod tokens;
+pub mod test_events;
 
 use std::convert::Infallible;
 
@@ -118,6 +120,7 @@ where
         .merge(tokens::router())
         .merge(portal_sessions::router())
         .merge(settings::router())
+        .merge(test_events::router())
         .route_layer(auth.clone());
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .merge(v1)

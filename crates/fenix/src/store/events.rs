@@ -34,6 +34,10 @@ pub struct NewEvent {
     /// Most deliveries this event may fan out to (`FENIX_MAX_FANOUT_PER_EVENT`);
     /// an event that matches more endpoints is refused whole, nothing stored.
     pub max_fanout: usize,
+    /// A test event (`POST …/endpoints/{ep}/test`): the one endpoint of its app
+    /// it goes to, whatever that endpoint's event-type filter; `None` for every
+    /// other event (each endpoint of the app that wants its type).
+    pub only_endpoint: Option<String>,
 }
 
 /// Result of ingestion: the stored event, and whether this call created it

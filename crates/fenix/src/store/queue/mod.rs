@@ -169,8 +169,9 @@ impl Store {
         })
     }
 
-    /// Ingests `events`, each with one `pending` delivery per active or paused
-    /// endpoint of its app whose filter wants its type, all or nothing: one
+    /// Ingests `events`, each with one `pending` delivery per endpoint of its
+    /// app whose filter wants its type (paused and disabled ones too: those
+    /// are skipped when due, and a resume can replay them), all or nothing: one
     /// transaction on SQLite, one statement on PostgreSQL. An idempotency key
     /// already stored (or repeated within the batch, or stored by another
     /// instance while this batch was written) yields the original event with

@@ -14,11 +14,12 @@ use crate::{
     time::Millis,
 };
 
-/// The endpoints an event of an app may fan out to: active and paused ones (a
-/// paused endpoint's deliveries are skipped when due, so they can be
-/// replayed); disabled endpoints get none.
-const FANOUT_TARGETS: &str =
-    "SELECT id, event_types FROM endpoints WHERE app_id = $1 AND state IN ('active', 'paused') ORDER BY id";
+/// The endpoints an event of an app fans out to: all of them, whatever their
+/// state. A paused or disabled endpoint's delivery is skipped when it comes
+/// due (the worker reads the state then, so a resume racing the ingestion
+/// cannot strand it), which keeps it in the log for a resume with replay;
+/// an endpoint left out here would lose the event for good.
+const FANOUT_TARGETS: &str = "SELECT id, event_types FROM endpoints WHERE app_id = $1 ORDER BY id";
 
 #[derive(sqlx::FromRow)]
 struct TargetRow {
@@ -120,8 +121,12 @@ pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> sqlx::Resul
             let t = conn.fanout_targets(&ev.app_id).await?;
             targets.insert(ev.app_id.as_str(), t);
         }
-        let chosen: Vec<&Target> =
-            targets[ev.app_id.as_str()].iter().filter(|t| t.filter.matches(&ev.event_type)).collect();
+        let of_app = targets[ev.app_id.as_str()].iter();
+        let chosen: Vec<&Target> = match ev.only_endpoint.as_deref() {
+            // A test event: that endpoint (if it still exists), whatever its filter.
+            Some(only) => of_app.filter(|t| t.id == only).collect(),
+            None => of_app.filter(|t| t.filter.matches(&ev.event_type)).collect(),
+        };
         if chosen.len() > ev.max_fanout {
             plan.answers.push(Ingested::refused(ev, chosen.len()));
             continue;
