@@ -166,6 +166,8 @@ impl Script {
     pub fn outcome(&self) -> Outcome {
         let r = self.result.clone().unwrap_or_else(|| panic!("{}: no result yet", self.name));
         let pretty = serde_json::to_string_pretty(&r).unwrap_or_default();
+        // Shown when a later assertion fails (the test's output is kept then).
+        eprintln!("{}: {pretty}", self.name);
         assert_eq!(r["ok"], true, "{}: the scenario failed at step {}: {}\n{pretty}", self.name, r["step"], r["error"]);
         for list in ["csp", "pageErrors", "consoleErrors", "offLoopback"] {
             assert_eq!(r[list].as_array().map(Vec::len), Some(0), "{}: {list} is not empty:\n{pretty}", self.name);

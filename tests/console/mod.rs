@@ -19,3 +19,4 @@ mod markup;
 mod operator;
 mod phone;
 mod portal;
+mod sessions;
