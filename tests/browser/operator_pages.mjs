@@ -2,7 +2,7 @@
 // it), portal links (create, see the link once, revoke), settings in force with
 // secrets redacted.
 // Env: FENIX_URL, FENIX_ADMIN_TOKEN, APP_NAME, SECRETS (JSON list of values that must never show).
-// Facts: token, token_rows_after_revoke, portal_link, settings_text_has_secret, settings_rows.
+// Facts: token, token_rows_after_revoke, portal_link, settings_text_has_secret, settings (key → row text).
 
 import { env, run, tid, until } from './lib.mjs';
 import * as ui from './ui.mjs';
@@ -57,6 +57,7 @@ await run(async (t) => {
   await table.waitFor();
   const text = await page.locator('body').innerText();
   t.fact('settings_text_has_secret', secrets.filter((s) => text.includes(s)));
-  t.fact('settings_rows', await table.locator('tr').count());
+  t.fact('settings', await page.locator(tid('setting-row')).evaluateAll((rows) =>
+    Object.fromEntries(rows.map((r) => [r.dataset.key, r.innerText.replace(/\s+/g, ' ').trim()]))));
   await t.shot(page, 'settings');
 });

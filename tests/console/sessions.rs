@@ -21,9 +21,11 @@ async fn run_until_expired(vars: &[(&str, &str)], expires: SystemTime) -> browse
     let mut script = Script::start("session_expiry", vars).await;
     while let Some(ask) = script.ask().await {
         assert_eq!(ask.what(), "wait-expired", "unexpected request {}", ask.0);
-        eventually("the session's time to run out", Duration::from_secs(30), || async move {
-            SystemTime::now() > expires
-        })
+        eventually(
+            "the session's time to run out",
+            Duration::from_secs(30),
+            || async move { SystemTime::now() > expires },
+        )
         .await;
         script.answer(json!({})).await;
     }
@@ -43,8 +45,8 @@ async fn a_lapsed_portal_session_says_it_expired() {
     let at = link["expires_at"].as_str().unwrap();
     let expires = humantime::parse_rfc3339_weak(at).expect("expires_at");
 
-    let out = run_until_expired(&[("FENIX_URL", &fenix.base), ("PORTAL_LINK", link["url"].as_str().unwrap())], expires)
-        .await;
+    let out =
+        run_until_expired(&[("FENIX_URL", &fenix.base), ("PORTAL_LINK", link["url"].as_str().unwrap())], expires).await;
     assert_eq!(out.fact("open_page_code"), "session_expired", "the open page says the session expired");
     assert_eq!(out.fact("reload_code"), "session_expired", "coming back later says the session expired");
 }
@@ -58,8 +60,7 @@ async fn a_lapsed_operator_session_asks_to_log_in_again_and_says_why() {
     let fenix = Fenix::start(&db, &[("FENIX_CONSOLE_SESSION_TTL", &format!("{TTL_SECONDS}s"))]).await;
     let expires = SystemTime::now() + Duration::from_secs(TTL_SECONDS + 1);
 
-    let out =
-        run_until_expired(&[("FENIX_URL", &fenix.base), ("FENIX_ADMIN_TOKEN", &fenix.token)], expires).await;
+    let out = run_until_expired(&[("FENIX_URL", &fenix.base), ("FENIX_ADMIN_TOKEN", &fenix.token)], expires).await;
     for when in ["open_page_code", "reload_code"] {
         let reason = out.fact(when).as_str().unwrap_or("").to_lowercase();
         assert!(reason.contains("expired"), "{when}: the login form says the session expired: {:?}", out.fact(when));

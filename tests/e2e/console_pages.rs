@@ -103,7 +103,10 @@ async fn framing_is_allowed_only_for_the_configured_origins() {
             format!("{CSP_WITHOUT_ANCESTORS}https://shop.example.com http://localhost:3000 https://b.example"),
             "{path}"
         );
-        assert!(resp.headers().get("x-frame-options").is_none(), "{path}: X-Frame-Options DENY would forbid the iframe");
+        assert!(
+            resp.headers().get("x-frame-options").is_none(),
+            "{path}: X-Frame-Options DENY would forbid the iframe"
+        );
         assert_eq!(header(&resp, "x-content-type-options"), "nosniff", "{path}");
     }
 }
@@ -149,7 +152,8 @@ fn the_console_files_hold_no_inline_script_or_style_and_parse_no_markup() {
                 found.extend(lines_with(text, needle).into_iter().map(|l| format!("{name}: {needle}: {l}")));
             }
             let attrs = lower.split(|c: char| c.is_whitespace()).filter(|w| {
-                w.starts_with("on") && w.split_once('=').is_some_and(|(a, _)| a.chars().all(|c| c.is_ascii_alphabetic()))
+                w.starts_with("on")
+                    && w.split_once('=').is_some_and(|(a, _)| a.chars().all(|c| c.is_ascii_alphabetic()))
             });
             found.extend(attrs.map(|a| format!("{name}: event-handler attribute {a}")));
         }
@@ -212,7 +216,11 @@ fn every_console_script_parses_as_an_es_module() {
         // As `.mjs`, node parses the file as the browser does: an ES module.
         let path = dir.path().join(name.replace(".js", ".mjs"));
         std::fs::write(&path, text).unwrap();
-        let out = Command::new("node").arg("--check").arg(&path).output().expect("node is needed to check the console's scripts");
+        let out = Command::new("node")
+            .arg("--check")
+            .arg(&path)
+            .output()
+            .expect("node is needed to check the console's scripts");
         assert!(out.status.success(), "{name} does not parse:\n{}", String::from_utf8_lossy(&out.stderr));
     }
 }

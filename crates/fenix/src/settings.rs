@@ -244,7 +244,8 @@ pub fn parse_origins(s: &str) -> anyhow::Result<Vec<String>> {
     s.split(|c: char| c == ',' || c.is_whitespace())
         .filter(|p| !p.is_empty())
         .map(|p| {
-            let bad = || anyhow::anyhow!("invalid origin {p:?} (write scheme://host[:port], e.g. https://app.example.com)");
+            let bad =
+                || anyhow::anyhow!("invalid origin {p:?} (write scheme://host[:port], e.g. https://app.example.com)");
             let url = url::Url::parse(p).map_err(|_| bad())?;
             let bare = matches!(url.scheme(), "http" | "https")
                 && url.host_str().is_some()
@@ -257,7 +258,10 @@ pub fn parse_origins(s: &str) -> anyhow::Result<Vec<String>> {
             let origin = url.origin().ascii_serialization();
             let plain = origin.chars().all(|c| c.is_ascii_alphanumeric() || ".-:/[]".contains(c));
             // What was written must be the origin itself (an optional final `/` aside).
-            if !bare || !plain || !p.trim_end_matches('/').eq_ignore_ascii_case(&origin) && !same_but_default_port(p, &url) {
+            if !bare
+                || !plain
+                || !p.trim_end_matches('/').eq_ignore_ascii_case(&origin) && !same_but_default_port(p, &url)
+            {
                 return Err(bad());
             }
             Ok(origin)
@@ -467,8 +471,7 @@ impl Settings {
             self.console_session_ttl = parse_duration(&v).with_context(ctx("FENIX_CONSOLE_SESSION_TTL"))?;
         }
         if let Some(v) = get("FENIX_CONSOLE_FRAME_ANCESTORS") {
-            self.console_frame_ancestors =
-                parse_origins(&v).with_context(ctx("FENIX_CONSOLE_FRAME_ANCESTORS"))?;
+            self.console_frame_ancestors = parse_origins(&v).with_context(ctx("FENIX_CONSOLE_FRAME_ANCESTORS"))?;
         }
         Ok(())
     }

@@ -64,8 +64,8 @@ pub fn router(frame_ancestors: &[String]) -> Router<SharedState> {
             match ASSETS.iter().find(|a| a.name == name) {
                 Some(a) => headers.answer(a.content_type, a.body, false),
                 None => {
-                    let mut resp = ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such console asset")
-                        .into_response();
+                    let mut resp =
+                        ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such console asset").into_response();
                     headers.apply(resp.headers_mut());
                     resp
                 }
