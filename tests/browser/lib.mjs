@@ -102,6 +102,7 @@ export async function run(body) {
     timeout: 60_000,
   });
   const contexts = [];
+  const expected = [];
   const t = {
     browser,
     facts: result.facts,
@@ -110,6 +111,14 @@ export async function run(body) {
     },
     fact(key, value) {
       result.facts[key] = value;
+    },
+    /**
+     * Errors the scenario provokes on purpose (e.g. a frame the CSP refuses):
+     * console errors and CSP reports matching `pattern` are kept apart, in
+     * `expected`, instead of failing the test.
+     */
+    expect(pattern) {
+      expected.push(pattern);
     },
     async context(opts = {}) {
       const context = await browser.newContext({
@@ -185,6 +194,15 @@ export async function run(body) {
     }
   }
   clearTimeout(timer);
+  result.expected = [];
+  for (const list of ['csp', 'consoleErrors']) {
+    result[list] = result[list].filter((v) => {
+      const text = typeof v === 'string' ? v : JSON.stringify(v);
+      if (!expected.some((p) => p.test(text))) return true;
+      result.expected.push(text);
+      return false;
+    });
+  }
   await browser.close().catch(() => {});
   process.stdout.write(`@@result ${JSON.stringify(result)}\n`);
   process.exit(0);

@@ -91,6 +91,8 @@ await run(async (t) => {
   t.fact('chart_tag', await chart.evaluate((n) => n.tagName.toLowerCase()));
   t.fact('health_text', (await page.locator(tid('endpoint-health')).innerText()).replace(/\s+/g, ' ').trim());
   await t.shot(page, 'endpoint');
+  await page.locator(tid('endpoint-health')).scrollIntoViewIfNeeded();
+  await t.shot(page, 'endpoint-health');
 
   t.step('logout ends the session');
   await ui.logout(page);
