@@ -15,6 +15,7 @@
 mod browser;
 mod common;
 mod deliveries;
+mod docs;
 mod embed;
 mod markup;
 mod operator;
