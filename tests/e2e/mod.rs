@@ -14,6 +14,7 @@ mod ingestion;
 mod inputs;
 mod quickstart;
 mod retries;
+mod scopes;
 mod strict;
 mod test_events;
 mod tls;

@@ -14,3 +14,4 @@ mod outcomes;
 mod plans;
 mod replay;
 mod secrets;
+mod tokens;

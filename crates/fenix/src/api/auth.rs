@@ -149,7 +149,10 @@ pub async fn require_token(State(auth): State<Arc<Auth>>, mut req: Request, next
     Ok(next.run(req).await)
 }
 
-/// Whether the path's `{app}` (an id or a uid) is the app `app_id`.
+/// Whether the path's `{app}` (an id or a uid) is the app `app_id`. By id it
+/// is a comparison; by uid, one indexed read. (The handler resolves the uid
+/// again: only an admin moving this very uid to another app between the two
+/// reads, a window of a request's length, could make them differ.)
 async fn names_app(store: &Store, named: &str, app_id: &str) -> Result<bool, ApiError> {
     if named == app_id {
         return Ok(true);

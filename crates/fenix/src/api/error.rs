@@ -61,7 +61,7 @@ impl ApiError {
         ApiError::new(
             StatusCode::UNAUTHORIZED,
             "unauthorized",
-            "missing or invalid admin token: send Authorization: Bearer <token>",
+            "missing, unknown, revoked or expired token: send Authorization: Bearer <token>",
         )
     }
 }

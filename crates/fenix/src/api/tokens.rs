@@ -159,6 +159,7 @@ async fn create(
             return Err(ApiError::invalid("invalid_token_scope", "app is required with access read or manage"))
         }
         (access, Some(app)) => {
+            plain_text("app", "unknown_app", app)?;
             let app = match lookup::app(&s.store, app).await {
                 Ok(app) => app,
                 Err(e) if e.status == StatusCode::NOT_FOUND => {
