@@ -12,6 +12,7 @@ mod formats;
 mod hostile;
 mod ingestion;
 mod inputs;
+mod portal;
 mod quickstart;
 mod retries;
 mod scopes;

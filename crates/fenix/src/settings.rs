@@ -792,4 +792,39 @@ mod tests {
             assert!(format!("{err:#}").contains("FENIX_CONSOLE_FRAME_ANCESTORS"), "{bad}: {err:#}");
         }
     }
+
+    #[test]
+    fn console_settings_are_read_and_checked() {
+        let mut s = Settings::default();
+        assert_eq!(
+            (s.portal_max_ttl, s.console_session_ttl),
+            (Duration::from_secs(86_400), Duration::from_secs(43_200))
+        );
+        assert!(!s.served_over_https());
+        s.apply_env(|k| match k {
+            "FENIX_PUBLIC_URL" => Some(" https://fenix.example.com/hooks/ ".into()),
+            "FENIX_PORTAL_MAX_TTL" => Some("2h".into()),
+            "FENIX_CONSOLE_SESSION_TTL" => Some("30m".into()),
+            _ => None,
+        })
+        .unwrap();
+        s.validate().unwrap();
+        assert_eq!(s.public_url.as_deref(), Some("https://fenix.example.com/hooks"));
+        assert!(s.served_over_https());
+        assert_eq!((s.portal_max_ttl, s.console_session_ttl), (Duration::from_secs(7200), Duration::from_secs(1800)));
+        for (name, value) in [
+            ("FENIX_PUBLIC_URL", "fenix.example.com"),
+            ("FENIX_PUBLIC_URL", "ftp://fenix.example.com"),
+            ("FENIX_PUBLIC_URL", "https://user:pw@fenix.example.com"),
+            ("FENIX_PUBLIC_URL", "https://fenix.example.com/?a=1"),
+            ("FENIX_PORTAL_MAX_TTL", "0s"),
+            ("FENIX_PORTAL_MAX_TTL", "31d"),
+            ("FENIX_CONSOLE_SESSION_TTL", "500ms"),
+        ] {
+            let mut s = Settings::default();
+            s.apply_env(|k| (k == name).then(|| value.into())).unwrap();
+            let err = s.validate().expect_err(&format!("{name}={value} must be refused"));
+            assert!(format!("{err:#}").contains(name), "{name}={value}: {err:#}");
+        }
+    }
 }

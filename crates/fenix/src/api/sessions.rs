@@ -241,9 +241,7 @@ async fn exchange(State(s): State<SharedState>, ApiJson(body): ApiJson<ExchangeL
         let secret = new_secret(SESSION_PREFIX);
         let now = time::now_ms();
         match s.store.exchange_portal_link(&digest(link), &digest(&secret), now).await? {
-            Exchange::Made => {
-                let row = s.store.find_console_session(&digest(&secret)).await?;
-                let expires_at = row.map_or(now, |r| r.expires_at);
+            Exchange::Made { expires_at } => {
                 let cookie = set_cookie(&s.settings, Kind::Portal, &secret, expires_at - now);
                 return Ok(with_cookie(cookie));
             }
@@ -257,7 +255,7 @@ async fn exchange(State(s): State<SharedState>, ApiJson(body): ApiJson<ExchangeL
         Exchange::Used => gone("link_used", "this portal link was already used: ask for a new one"),
         Exchange::Expired => gone("link_expired", "this portal link has expired: ask for a new one"),
         Exchange::Revoked => gone("link_revoked", "this portal link was revoked"),
-        Exchange::NotFound | Exchange::Made => {
+        Exchange::NotFound | Exchange::Made { .. } => {
             ApiError::new(StatusCode::NOT_FOUND, "link_not_found", "no such portal link")
         }
     })

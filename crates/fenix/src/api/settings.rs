@@ -12,7 +12,10 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{error::ApiError, extract::NoQuery};
+use super::{
+    error::{ApiError, ErrorBody},
+    extract::NoQuery,
+};
 use crate::{
     settings::{Redacted, Settings, FOREVER},
     state::SharedState,
@@ -49,7 +52,10 @@ pub fn router() -> OpenApiRouter<SharedState> {
     get, path = "/v1/settings", tag = "service", operation_id = "get_settings",
     summary = "The settings in force, secrets redacted",
     security(("bearer" = ["admin"])),
-    responses((status = 200, description = "Every setting by its variable name", body = SettingsOut))
+    responses(
+        (status = 200, description = "Every setting by its variable name", body = SettingsOut),
+        (status = 400, description = "`invalid_query`: this call takes no query parameter", body = ErrorBody),
+    )
 )]
 async fn read(State(s): State<SharedState>, _: NoQuery) -> Result<Json<SettingsOut>, ApiError> {
     Ok(Json(SettingsOut { data: in_force(&s.settings) }))
@@ -171,7 +177,7 @@ mod tests {
             .lines()
             .filter_map(|l| l.strip_prefix("| `"))
             .filter_map(|l| l.split_once('`').map(|(name, _)| name))
-            .filter(|name| (name.starts_with("FENIX_") || *name == "DATABASE_URL"))
+            .filter(|name| name.starts_with("FENIX_") || *name == "DATABASE_URL")
             .filter(|name| !matches!(*name, "FENIX_LOG" | "FENIX_LOG_FORMAT" | "FENIX_CONFIG"))
             .collect();
         assert!(documented.len() >= 30, "{documented:?}");

@@ -60,8 +60,10 @@ pub struct SessionRow {
 /// What an exchange of a link secret came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exchange {
-    /// The link was unused and live: the session is made.
-    Made,
+    /// The link was unused and live: the session is made, and lives until `expires_at`.
+    Made {
+        expires_at: Millis,
+    },
     NotFound,
     Used,
     Expired,
@@ -116,26 +118,26 @@ impl Store {
 
     /// Exchanges a link (by its secret's digest) for a session (by its
     /// secret's digest), once: of concurrent exchanges of one link exactly one
-    /// answers [`Exchange::Made`]. Otherwise says why not (revoked first, then
-    /// used, then expired).
+    /// answers [`Exchange::Made`] (with the session's expiry). Otherwise says
+    /// why not (revoked first, then used, then expired).
     pub async fn exchange_portal_link(
         &self,
         link_sha256: &str,
         session_sha256: &str,
         now: Millis,
     ) -> sqlx::Result<Exchange> {
-        let made = on_write!(self, |pool| sqlx::query(
+        let made = on_write!(self, |pool| sqlx::query_scalar::<_, Millis>(
             "UPDATE console_sessions SET used_at = $2, session_sha256 = $3 \
-             WHERE link_sha256 = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $2"
+             WHERE link_sha256 = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $2 \
+             RETURNING expires_at"
         )
         .bind(link_sha256)
         .bind(now)
         .bind(session_sha256)
-        .execute(pool)
-        .await
-        .map(|r| r.rows_affected() > 0))?;
-        if made {
-            return Ok(Exchange::Made);
+        .fetch_optional(pool)
+        .await)?;
+        if let Some(expires_at) = made {
+            return Ok(Exchange::Made { expires_at });
         }
         let row = on_write!(self, |pool| sqlx::query_as::<_, (Option<Millis>, Option<Millis>, Millis)>(
             "SELECT used_at, revoked_at, expires_at FROM console_sessions WHERE link_sha256 = $1"

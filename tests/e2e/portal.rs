@@ -1,0 +1,457 @@
+//! Portal links and console sessions as a product and its customers meet
+//! them: a link minted by an admin, exchanged once for a cookie, refused when
+//! used, expired or revoked; operators' sessions that end at logout or when
+//! their admin token is revoked; the cookie's attributes; the CSRF header on
+//! every change made with the cookie; no secret in the server's log or in
+//! `GET /v1/settings`.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::on_both_backends;
+use crate::support::{eventually, Backend, Fenix, TestDb};
+
+fn code(body: &Value) -> &str {
+    body["error"]["code"].as_str().unwrap_or_default()
+}
+
+/// Mints a portal link for `app`; answers its JSON.
+async fn mint(fenix: &Fenix, app: &str, body: Value) -> Value {
+    let (status, out) = fenix.call("POST", &format!("/v1/apps/{app}/portal-sessions"), Some(body)).await;
+    assert_eq!(status, 201, "mint a portal link: {out}");
+    out
+}
+
+/// The link secret of a minted link (its URL's fragment).
+fn secret_of(link: &Value) -> String {
+    let url = link["url"].as_str().expect("url");
+    url.split_once('#').expect("a fragment").1.to_string()
+}
+
+/// An answer of the console API: status, the `Set-Cookie` value (if any), the JSON body.
+struct Answer {
+    status: u16,
+    set_cookie: Option<String>,
+    body: Value,
+}
+
+impl Answer {
+    /// `name=value` of the session cookie set, to send back as `Cookie`.
+    fn cookie(&self) -> String {
+        let set = self.set_cookie.as_deref().expect("a Set-Cookie");
+        set.split(';').next().expect("name=value").trim().to_string()
+    }
+}
+
+async fn answer(resp: reqwest::Response) -> Answer {
+    let status = resp.status().as_u16();
+    let set_cookie = resp.headers().get("set-cookie").map(|v| v.to_str().expect("ascii").to_string());
+    let text = resp.text().await.expect("body");
+    let body = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).expect("JSON") };
+    Answer { status, set_cookie, body }
+}
+
+/// A call with a cookie (and optionally a CSRF header), without a bearer token.
+async fn with_cookie(
+    fenix: &Fenix,
+    method: &str,
+    path: &str,
+    cookie: &str,
+    csrf: Option<&str>,
+    body: Option<Value>,
+) -> Answer {
+    let mut req = reqwest::Client::new()
+        .request(method.parse().expect("method"), format!("{}{path}", fenix.base))
+        .header("cookie", cookie);
+    if let Some(token) = csrf {
+        req = req.header("x-fenix-csrf", token);
+    }
+    if let Some(b) = body {
+        req = req.json(&b);
+    }
+    answer(req.send().await.expect("request")).await
+}
+
+/// `POST /console/api/portal/exchange` of a link secret.
+async fn exchange(fenix: &Fenix, link: &str) -> Answer {
+    let url = format!("{}/console/api/portal/exchange", fenix.base);
+    answer(reqwest::Client::new().post(url).json(&json!({ "link": link })).send().await.expect("exchange")).await
+}
+
+/// `POST /console/api/login` with a token.
+async fn login(fenix: &Fenix, token: &str) -> Answer {
+    let url = format!("{}/console/api/login", fenix.base);
+    answer(reqwest::Client::new().post(url).json(&json!({ "token": token })).send().await.expect("login")).await
+}
+
+/// `GET /console/api/session` with a cookie.
+async fn session(fenix: &Fenix, cookie: &str) -> Answer {
+    with_cookie(fenix, "GET", "/console/api/session", cookie, None, None).await
+}
+
+fn seconds_between(from: &Value, to: &Value) -> i64 {
+    let t = |v: &Value| humantime::parse_rfc3339(v.as_str().expect("a time")).expect("RFC 3339");
+    t(to).duration_since(t(from)).expect("to after from").as_secs() as i64
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_lives_an_hour_by_default_and_at_most_the_configured_maximum() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let app = fenix.create_app("acme").await;
+    let link = mint(&fenix, "acme", json!({"access": "read", "label": "ticket 4711"})).await;
+    assert!(link["id"].as_str().unwrap().starts_with("ps_"), "{link}");
+    assert_eq!((link["app_id"].as_str(), link["access"].as_str()), (Some(app.as_str()), Some("read")));
+    assert_eq!(link["label"], "ticket 4711");
+    assert_eq!(seconds_between(&link["created_at"], &link["expires_at"]), 3600);
+    let url = link["url"].as_str().unwrap();
+    assert!(url.starts_with(&format!("{}/console/portal#fxp_", fenix.base)), "{url}");
+    let longest = mint(&fenix, &app, json!({"access": "manage", "expires_in": 86_400})).await;
+    assert_eq!(seconds_between(&longest["created_at"], &longest["expires_at"]), 86_400);
+
+    let refused = [
+        (json!({"access": "read", "expires_in": 86_401}), 422, "invalid_expires_in"),
+        (json!({"access": "read", "expires_in": 0}), 422, "invalid_expires_in"),
+        (json!({"access": "read", "expires_in": -5}), 422, "invalid_body"),
+        (json!({"access": "read", "expires_in": "1h"}), 422, "invalid_body"),
+        (json!({"access": "admin"}), 422, "invalid_body"),
+        (json!({}), 422, "invalid_body"),
+        (json!({"access": "read", "label": "two\nlines"}), 422, "invalid_label"),
+        (json!({"access": "read", "label": ""}), 422, "invalid_label"),
+        (json!({"access": "read", "secret": "mine"}), 400, "unknown_field"),
+    ];
+    for (body, status, expected) in refused {
+        let (got, out) = fenix.call("POST", &format!("/v1/apps/{app}/portal-sessions"), Some(body.clone())).await;
+        assert_eq!((got, code(&out)), (status, expected), "{body}: {out}");
+    }
+    let (status, out) = fenix.call("POST", "/v1/apps/nobody/portal-sessions", Some(json!({"access": "read"}))).await;
+    assert_eq!((status, code(&out)), (404, "app_not_found"));
+    let (status, _) = fenix.call_as(None, "POST", &format!("/v1/apps/{app}/portal-sessions"), None).await;
+    assert_eq!(status, 401, "minting needs the admin token");
+
+    // A lower maximum caps the default too; a public URL is the links' base.
+    let db = TestDb::new(Backend::Sqlite).await;
+    let short =
+        Fenix::start(&db, &[("FENIX_PORTAL_MAX_TTL", "30m"), ("FENIX_PUBLIC_URL", "https://fenix.example.com/")]).await;
+    let app = short.create_app("acme").await;
+    let link = mint(&short, &app, json!({"access": "read"})).await;
+    assert_eq!(seconds_between(&link["created_at"], &link["expires_at"]), 1800);
+    assert!(link["url"].as_str().unwrap().starts_with("https://fenix.example.com/console/portal#fxp_"), "{link}");
+    let (status, out) = short
+        .call("POST", &format!("/v1/apps/{app}/portal-sessions"), Some(json!({"access": "read", "expires_in": 1801})))
+        .await;
+    assert_eq!((status, code(&out)), (422, "invalid_expires_in"), "{out}");
+    assert!(out["error"]["message"].as_str().unwrap().contains("1800"), "{out}");
+}
+
+async fn a_link_is_exchanged_once_for_a_session_of_its_app(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let app = fenix.create_app("acme").await;
+    let link = mint(&fenix, &app, json!({"access": "manage"})).await;
+    let first = exchange(&fenix, &secret_of(&link)).await;
+    assert_eq!(first.status, 204, "{:?}", first.body);
+    let me = session(&fenix, &first.cookie()).await;
+    assert_eq!(me.status, 200, "{:?}", me.body);
+    assert_eq!(me.body["kind"], "portal");
+    assert_eq!(me.body["app_id"], app.as_str());
+    assert_eq!(me.body["app_name"], "acme");
+    assert_eq!(me.body["access"], "manage");
+    assert_eq!(me.body["expires_at"], link["expires_at"], "the session ends with the link");
+    assert!(me.body["csrf_token"].as_str().is_some_and(|t| t.len() >= 32), "{:?}", me.body);
+
+    let again = exchange(&fenix, &secret_of(&link)).await;
+    assert_eq!((again.status, code(&again.body)), (410, "link_used"));
+    assert!(again.set_cookie.is_none(), "no second session");
+    for unknown in ["fxp_0000000000000000000000000000000000000000000000000000000000000000", "garbage", ""] {
+        let out = exchange(&fenix, unknown).await;
+        assert_eq!((out.status, code(&out.body)), (404, "link_not_found"), "{unknown:?}");
+    }
+    let (status, list) = fenix.call("GET", &format!("/v1/apps/{app}/portal-sessions"), None).await;
+    assert_eq!(status, 200);
+    let listed = &list["data"][0];
+    assert_eq!(listed["id"], link["id"]);
+    assert!(listed["used_at"].is_string() && listed["revoked_at"].is_null(), "{listed}");
+    assert!(listed.get("url").is_none() && !list.to_string().contains(&secret_of(&link)), "no secret in lists");
+}
+
+async fn of_concurrent_exchanges_of_one_link_exactly_one_wins(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let app = fenix.create_app("acme").await;
+    for round in 0..5 {
+        let secret = secret_of(&mint(&fenix, &app, json!({"access": "read"})).await);
+        let tries = (0..8).map(|_| exchange(&fenix, &secret));
+        let answers = futures::future::join_all(tries).await;
+        let won = answers.iter().filter(|a| a.status == 204).count();
+        let used = answers.iter().filter(|a| a.status == 410 && code(&a.body) == "link_used").count();
+        assert_eq!((won, used), (1, 7), "round {round}: {:?}", answers.iter().map(|a| a.status).collect::<Vec<_>>());
+    }
+}
+
+async fn an_expired_link_and_an_expired_session_are_refused(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let app = fenix.create_app("acme").await;
+    // `unused` is minted first, so it expires no later than `used`.
+    let unused = mint(&fenix, &app, json!({"access": "read", "expires_in": 1})).await;
+    let used = mint(&fenix, &app, json!({"access": "read", "expires_in": 1})).await;
+    let made = exchange(&fenix, &secret_of(&used)).await;
+    assert_eq!(made.status, 204);
+    let cookie = made.cookie();
+    eventually("the portal session expires with its link", Duration::from_secs(20), || async {
+        let out = session(&fenix, &cookie).await;
+        assert!(out.status == 200 || out.status == 401, "{}", out.status);
+        out.status == 401 && code(&out.body) == "session_expired"
+    })
+    .await;
+    let out = with_cookie(&fenix, "GET", &format!("/v1/apps/{app}/endpoints"), &cookie, None, None).await;
+    assert_eq!((out.status, code(&out.body)), (401, "session_expired"));
+    let late = exchange(&fenix, &secret_of(&unused)).await;
+    assert_eq!((late.status, code(&late.body)), (410, "link_expired"), "{:?}", late.body);
+}
+
+async fn a_revoked_link_and_the_session_made_from_it_are_refused(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let app = fenix.create_app("acme").await;
+    let other = fenix.create_app("globex").await;
+    let exchanged = mint(&fenix, &app, json!({"access": "manage"})).await;
+    let unused = mint(&fenix, &app, json!({"access": "read"})).await;
+    let cookie = exchange(&fenix, &secret_of(&exchanged)).await.cookie();
+    assert_eq!(session(&fenix, &cookie).await.status, 200);
+
+    let path = |app: &str, link: &Value| format!("/v1/apps/{app}/portal-sessions/{}", link["id"].as_str().unwrap());
+    let (status, out) = fenix.call("DELETE", &path(&other, &exchanged), None).await;
+    assert_eq!((status, code(&out)), (404, "portal_session_not_found"), "not through another app");
+    assert_eq!(session(&fenix, &cookie).await.status, 200);
+
+    assert_eq!(fenix.call("DELETE", &path(&app, &exchanged), None).await.0, 204);
+    let out = session(&fenix, &cookie).await;
+    assert_eq!((out.status, code(&out.body)), (401, "session_revoked"));
+    assert_eq!(fenix.call("DELETE", &path("acme", &unused), None).await.0, 204);
+    let out = exchange(&fenix, &secret_of(&unused)).await;
+    assert_eq!((out.status, code(&out.body)), (410, "link_revoked"));
+    assert_eq!(fenix.call("DELETE", &path(&app, &unused), None).await.0, 204, "revoking again is no error");
+    let (status, out) = fenix.call("DELETE", &format!("/v1/apps/{app}/portal-sessions/ps_nothing"), None).await;
+    assert_eq!((status, code(&out)), (404, "portal_session_not_found"));
+
+    let (_, list) = fenix.call("GET", &format!("/v1/apps/{app}/portal-sessions?limit=1"), None).await;
+    assert_eq!(list["data"].as_array().unwrap().len(), 1);
+    assert!(list["data"][0]["revoked_at"].is_string(), "{list}");
+    let cursor = list["next_cursor"].as_str().expect("a second page");
+    let (_, rest) = fenix.call("GET", &format!("/v1/apps/{app}/portal-sessions?cursor={cursor}"), None).await;
+    // Both links, one a page (two made in one millisecond may list in either order).
+    let mut both = vec![list["data"][0]["id"].clone(), rest["data"][0]["id"].clone()];
+    both.sort_by_key(|v| v.to_string());
+    let mut minted = vec![exchanged["id"].clone(), unused["id"].clone()];
+    minted.sort_by_key(|v| v.to_string());
+    assert_eq!(both, minted);
+    assert!(rest["data"][0]["revoked_at"].is_string() && rest["next_cursor"].is_null(), "{rest}");
+    let (status, _) = fenix.call("GET", &format!("/v1/apps/{other}/portal-sessions?cursor={cursor}"), None).await;
+    assert_eq!(status, 400, "a cursor of another app's list");
+}
+
+/// The attributes of a `Set-Cookie` value, lower-cased, without the `name=value`.
+fn attributes(set_cookie: &str) -> Vec<String> {
+    set_cookie.split(';').skip(1).map(|a| a.trim().to_ascii_lowercase()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cookies_are_http_only_same_site_on_path_root_and_secure_only_over_https() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let app = fenix.create_app("acme").await;
+    let operator = login(&fenix, &fenix.token).await;
+    assert_eq!(operator.status, 204);
+    let set = operator.set_cookie.clone().unwrap();
+    assert!(set.starts_with("fenix_session=fxs_"), "{set}");
+    let attrs = attributes(&set);
+    for wanted in ["httponly", "samesite=strict", "path=/"] {
+        assert!(attrs.contains(&wanted.to_string()), "{wanted} in {set}");
+    }
+    assert!(!attrs.contains(&"secure".to_string()), "no Secure over http: {set}");
+    let portal = exchange(&fenix, &secret_of(&mint(&fenix, &app, json!({"access": "read"})).await)).await;
+    let set = portal.set_cookie.clone().unwrap();
+    let attrs = attributes(&set);
+    for wanted in ["httponly", "samesite=lax", "path=/"] {
+        assert!(attrs.contains(&wanted.to_string()), "{wanted} in {set}");
+    }
+    assert!(!attrs.contains(&"secure".to_string()) && !attrs.contains(&"partitioned".to_string()), "{set}");
+
+    let db = TestDb::new(Backend::Sqlite).await;
+    let https = Fenix::start(&db, &[("FENIX_PUBLIC_URL", "https://fenix.example.com")]).await;
+    let app = https.create_app("acme").await;
+    let set = login(&https, &https.token).await.set_cookie.unwrap();
+    let attrs = attributes(&set);
+    for wanted in ["httponly", "samesite=strict", "path=/", "secure"] {
+        assert!(attrs.contains(&wanted.to_string()), "{wanted} in {set}");
+    }
+    let link = mint(&https, &app, json!({"access": "read"})).await;
+    let set = exchange(&https, &secret_of(&link)).await.set_cookie.unwrap();
+    let attrs = attributes(&set);
+    for wanted in ["httponly", "samesite=none", "path=/", "secure", "partitioned"] {
+        assert!(attrs.contains(&wanted.to_string()), "{wanted} in {set}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_log_line_holds_a_link_or_session_secret() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let fenix = Fenix::start(&db, &[("FENIX_LOG", "trace,sqlx=trace,hyper=trace")]).await;
+    let app = fenix.create_app("acme").await;
+    let link = mint(&fenix, &app, json!({"access": "manage"})).await;
+    let secret = secret_of(&link);
+    let made = exchange(&fenix, &secret).await;
+    assert_eq!(made.status, 204);
+    assert_eq!(exchange(&fenix, &secret).await.status, 410);
+    let cookie = made.cookie();
+    assert_eq!(session(&fenix, &cookie).await.status, 200);
+    let operator = login(&fenix, &fenix.token).await.cookie();
+    assert_eq!(session(&fenix, &operator).await.status, 200);
+    let logs = fenix.logs();
+    assert!(logs.contains("portal link minted"), "the log is the server's: {logs}");
+    let hex = |s: &str| s.split_once('_').map(|(_, h)| h.to_string()).unwrap();
+    for (what, value) in [
+        ("link secret", hex(&secret)),
+        ("portal session secret", hex(&cookie)),
+        ("operator session secret", hex(&operator)),
+        ("admin token", fenix.token.clone()),
+    ] {
+        assert!(!logs.contains(&value), "the {what} is in the server's log");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_made_with_the_cookie_needs_the_csrf_header() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let cookie = login(&fenix, &fenix.token).await.cookie();
+    let me = session(&fenix, &cookie).await;
+    assert_eq!((me.body["kind"].as_str(), me.body["access"].as_str()), (Some("operator"), Some("admin")));
+    assert!(me.body["app_id"].is_null(), "{:?}", me.body);
+    let csrf = me.body["csrf_token"].as_str().unwrap().to_string();
+    let app = json!({"name": "Acme", "uid": "acme"});
+
+    for header in [None, Some("wrong"), Some("")] {
+        let out = with_cookie(&fenix, "POST", "/v1/apps", &cookie, header, Some(app.clone())).await;
+        assert_eq!((out.status, code(&out.body)), (403, "csrf_failed"), "{header:?}");
+    }
+    let list = with_cookie(&fenix, "GET", "/v1/apps", &cookie, None, None).await;
+    assert_eq!(list.status, 200, "reading needs no CSRF header");
+    assert_eq!(list.body["data"], json!([]), "nothing was created");
+
+    let made = with_cookie(&fenix, "POST", "/v1/apps", &cookie, Some(&csrf), Some(app)).await;
+    assert_eq!(made.status, 201, "{:?}", made.body);
+    let out = with_cookie(&fenix, "DELETE", "/v1/apps/acme", &cookie, None, None).await;
+    assert_eq!((out.status, code(&out.body)), (403, "csrf_failed"));
+    let out = with_cookie(&fenix, "PATCH", "/v1/apps/acme", &cookie, Some("x"), Some(json!({"name": "Evil"}))).await;
+    assert_eq!((out.status, code(&out.body)), (403, "csrf_failed"));
+    let (status, still) = fenix.call("GET", "/v1/apps/acme", None).await;
+    assert_eq!((status, still["name"].as_str()), (200, Some("Acme")), "nothing changed");
+
+    // Another session's token does not do.
+    let other = login(&fenix, &fenix.token).await.cookie();
+    let other_csrf = session(&fenix, &other).await.body["csrf_token"].as_str().unwrap().to_string();
+    assert_ne!(other_csrf, csrf);
+    let out = with_cookie(&fenix, "DELETE", "/v1/apps/acme", &cookie, Some(&other_csrf), None).await;
+    assert_eq!((out.status, code(&out.body)), (403, "csrf_failed"));
+    let out = with_cookie(&fenix, "POST", "/console/api/logout", &cookie, None, None).await;
+    assert_eq!((out.status, code(&out.body)), (403, "csrf_failed"), "logout too");
+    assert_eq!(session(&fenix, &cookie).await.status, 200, "still logged in");
+    let out = with_cookie(&fenix, "DELETE", "/v1/apps/acme", &cookie, Some(&csrf), None).await;
+    assert_eq!(out.status, 204);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logout_ends_the_session_and_clears_the_cookie() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let cookie = login(&fenix, &fenix.token).await.cookie();
+    let csrf = session(&fenix, &cookie).await.body["csrf_token"].as_str().unwrap().to_string();
+    let out = with_cookie(&fenix, "POST", "/console/api/logout", &cookie, Some(&csrf), None).await;
+    assert_eq!(out.status, 204);
+    let cleared = out.set_cookie.expect("the cookie is cleared");
+    assert!(cleared.starts_with("fenix_session=;") && attributes(&cleared).contains(&"max-age=0".into()), "{cleared}");
+    let out = session(&fenix, &cookie).await;
+    assert_eq!((out.status, code(&out.body)), (401, "session_revoked"));
+    let out = with_cookie(&fenix, "GET", "/v1/apps", &cookie, None, None).await;
+    assert_eq!((out.status, code(&out.body)), (401, "session_revoked"));
+    let out = with_cookie(&fenix, "POST", "/console/api/logout", &cookie, None, None).await;
+    assert_eq!(out.status, 204, "logging out of an ended session just clears the cookie");
+    let none = answer(reqwest::get(format!("{}/console/api/session", fenix.base)).await.unwrap()).await;
+    assert_eq!((none.status, code(&none.body)), (401, "unauthorized"));
+    let forged = session(&fenix, "fenix_session=fxs_forged").await;
+    assert_eq!((forged.status, code(&forged.body)), (401, "unauthorized"));
+    let wrong_method = answer(reqwest::get(format!("{}/console/api/logout", fenix.base)).await.unwrap()).await;
+    assert_eq!((wrong_method.status, code(&wrong_method.body)), (405, "method_not_allowed"));
+}
+
+/// Runs a `fenix` sub-command against the database; answers stdout.
+fn fenix_cli(db_url: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fenix"))
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("DATABASE_URL", db_url)
+        .env("FENIX_LOG", "warn")
+        .output()
+        .expect("run fenix");
+    assert!(out.status.success(), "fenix {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+async fn revoking_the_admin_token_ends_the_operator_sessions_it_opened(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let token = fenix_cli(&db.url, &["token", "create", "--name", "night-shift"]).trim().to_string();
+    let wrong = login(&fenix, "fxa_not_a_token").await;
+    assert_eq!((wrong.status, code(&wrong.body)), (401, "unauthorized"));
+    assert!(wrong.set_cookie.is_none());
+    let cookie = login(&fenix, &token).await.cookie();
+    let other = login(&fenix, &fenix.token).await.cookie();
+    assert_eq!(with_cookie(&fenix, "GET", "/v1/apps", &cookie, None, None).await.status, 200);
+
+    let list = fenix_cli(&db.url, &["token", "list"]);
+    let id = list.lines().find(|l| l.contains("night-shift")).and_then(|l| l.split_whitespace().next()).unwrap();
+    fenix_cli(&db.url, &["token", "revoke", id]);
+    let out = session(&fenix, &cookie).await;
+    assert_eq!((out.status, code(&out.body)), (401, "session_revoked"));
+    let out = with_cookie(&fenix, "GET", "/v1/apps", &cookie, None, None).await;
+    assert_eq!((out.status, code(&out.body)), (401, "session_revoked"));
+    assert_eq!(login(&fenix, &token).await.status, 401, "the revoked token logs in no more");
+    assert_eq!(session(&fenix, &other).await.status, 200, "sessions of other tokens go on");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_settings_in_force_show_no_secret() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let fenix = Fenix::start(&db, &[("FENIX_PORTAL_MAX_TTL", "2h")]).await;
+    let (status, body) = fenix.call("GET", "/v1/settings", None).await;
+    assert_eq!(status, 200, "{body}");
+    let value = |name: &str| {
+        body["data"].as_array().unwrap().iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("{name}"))["value"]
+            .clone()
+    };
+    assert_eq!(value("FENIX_PORTAL_MAX_TTL"), "2h");
+    assert_eq!(value("FENIX_CONSOLE_SESSION_TTL"), "12h");
+    assert_eq!(value("FENIX_ADMIN_TOKEN"), "[redacted]");
+    assert_eq!(value("FENIX_MASTER_KEY"), "[redacted]");
+    assert!(value("FENIX_PUBLIC_URL").is_null());
+    let text = body.to_string();
+    let master_key = "q83vEjRWeJCrze8SNFZ4kKvN7xI0VniQq83vEjRWeJA=";
+    assert!(!text.contains(&fenix.token) && !text.contains(master_key), "{text}");
+    let (status, _) = fenix.call_as(None, "GET", "/v1/settings", None).await;
+    assert_eq!(status, 401);
+    let (status, _) = fenix.call("GET", "/v1/settings?verbose=1", None).await;
+    assert_eq!(status, 400);
+}
+
+on_both_backends!(
+    a_link_is_exchanged_once_for_a_session_of_its_app,
+    of_concurrent_exchanges_of_one_link_exactly_one_wins,
+    an_expired_link_and_an_expired_session_are_refused,
+    a_revoked_link_and_the_session_made_from_it_are_refused,
+    revoking_the_admin_token_ends_the_operator_sessions_it_opened,
+);
