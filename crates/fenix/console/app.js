@@ -29,7 +29,7 @@
 //   health:    endpoint-health, endpoint-health-chart (the svg), health-stats, health-success-rate,
 //              health-attempts, health-failures, health-dead-letter, health-skipped,
 //              health-bar (one per hour: data-hour, data-attempts, data-successes), health-none
-//   log:       deliveries-filters, deliveries-filter-{status,endpoint,event,since,until},
+//   log:       deliveries-filters, deliveries-filter-{status,endpoint,event-type,event,since,until},
 //              deliveries-filter-apply, deliveries-filter-reset, deliveries-list, deliveries-table,
 //              delivery-row (data-id, data-status), delivery-open, delivery-status, delivery-empty,
 //              page-next, page-prev, page-first, deliveries-refresh, endpoint-replay-failed (endpoint filter)

@@ -5,8 +5,10 @@ import { api, seg, items, query } from './api.js';
 import { el, replace, field, button, message, badge, table, row, timeEl, localToIso, isoToLocal } from './dom.js';
 
 const STATUSES = ['pending', 'in_flight', 'succeeded', 'failed', 'skipped'];
-const FILTERS = ['status', 'endpoint_id', 'event_id', 'since', 'until'];
+const FILTERS = ['status', 'endpoint_id', 'event_type', 'event_id', 'since', 'until'];
 const PAGE = 50;
+/** Events per page when the log is filtered by event type (it then pages by event). */
+const EVENTS_PAGE = 20;
 
 const appBase = (ctx) => `/v1/apps/${seg(ctx.app)}`;
 
@@ -28,6 +30,7 @@ export async function logPage(ctx) {
   const endpoint = field('Endpoint', el('select', {},
     el('option', { value: '' }, 'any'),
     endpoints.map((e) => el('option', { value: e.id, props: { selected: filters.endpoint_id === e.id } }, e.url))), { testid: 'deliveries-filter-endpoint' });
+  const eventType = field('Event type', el('input', { type: 'text', spellcheck: 'false', placeholder: 'invoice.paid', props: { value: filters.event_type || '' } }), { testid: 'deliveries-filter-event-type' });
   const event = field('Event id', el('input', { type: 'text', spellcheck: 'false', placeholder: 'evt_…', props: { value: filters.event_id || '' } }), { testid: 'deliveries-filter-event' });
   const since = field('Created from', el('input', { type: 'datetime-local', props: { value: isoToLocal(filters.since) } }), { testid: 'deliveries-filter-since' });
   const until = field('Created before', el('input', { type: 'datetime-local', props: { value: isoToLocal(filters.until) } }), { testid: 'deliveries-filter-until' });
@@ -37,12 +40,13 @@ export async function logPage(ctx) {
     go({
       status: status.input.value,
       endpoint_id: endpoint.input.value,
+      event_type: eventType.input.value.trim(),
       event_id: event.input.value.trim(),
       since: localToIso(since.input.value),
       until: localToIso(until.input.value),
     });
   } } },
-  status.wrap, endpoint.wrap, event.wrap, since.wrap, until.wrap,
+  status.wrap, endpoint.wrap, eventType.wrap, event.wrap, since.wrap, until.wrap,
   el('div', { class: 'row-actions' },
     button('Apply filters', null, { kind: 'primary', type: 'submit', testid: 'deliveries-filter-apply' }),
     button('Clear', () => go({}), { testid: 'deliveries-filter-reset' })));
@@ -54,7 +58,7 @@ export async function logPage(ctx) {
   ctx.main.append(listSlot);
   let page;
   try {
-    page = await api('GET', `${appBase(ctx)}/deliveries${query({ ...filters, limit: PAGE, cursor })}`);
+    page = filters.event_type ? await byEventType(ctx, filters, cursor) : await api('GET', `${appBase(ctx)}/deliveries${query({ ...filters, limit: PAGE, cursor })}`);
   } catch (err) {
     if (err.status === 400 && ctx.alive()) {
       // A filter the API refused (a time out of range, a stale cursor): say which, in words.
@@ -65,7 +69,8 @@ export async function logPage(ctx) {
   }
   if (!ctx.alive()) return;
   const rows = items(page);
-  const headers = ['Delivery', 'Status', 'Endpoint', 'Attempts', 'Last attempt', 'Created'];
+  const headers = ['Delivery', 'Status', 'Endpoint', 'Event type', 'Attempts', 'Last attempt', 'Created'];
+  if (!filters.event_type) headers.splice(3, 1);
   const pager = el('div', { class: 'pager' },
     cursor ? button('First page', () => go(filters), { testid: 'page-first' }) : null,
     cursor ? button('Previous page', () => history.back(), { testid: 'page-prev' }) : null,
@@ -79,10 +84,26 @@ export async function logPage(ctx) {
     el('a', { href: `#/apps/${seg(ctx.app)}/deliveries/${seg(d.id)}`, class: 'mono', testid: 'delivery-open' }, d.id),
     badge(d.status, 'delivery-status'),
     el('a', { href: `#/apps/${seg(ctx.app)}/endpoints/${seg(d.endpoint_id)}`, class: 'mono' }, urlOf.get(d.endpoint_id) || d.endpoint_id),
+    filters.event_type ? el('code', {}, d.event_type) : null,
     String(d.attempt_count),
     timeEl(d.last_attempt_at),
     timeEl(d.created_at),
-  ], { testid: 'delivery-row', 'data-id': d.id, 'data-status': d.status })), 'deliveries-table'), pager);
+  ].filter((c) => c !== null), { testid: 'delivery-row', 'data-id': d.id, 'data-status': d.status })), 'deliveries-table'),
+  filters.event_type ? el('p', { class: 'hint' }, `Filtered by event type, the log pages by event: ${EVENTS_PAGE} events of that type per page, each with its deliveries.`) : null,
+  pager);
+}
+
+/**
+ * The delivery list has no event-type filter; the event log has one. So with
+ * an event type the log pages through that type's events (their cursor) and
+ * shows each event's deliveries, with the other filters applied to them.
+ */
+async function byEventType(ctx, filters, cursor) {
+  const events = await api('GET', `${appBase(ctx)}/events${query({ event_type: filters.event_type, since: filters.since, until: filters.until, limit: EVENTS_PAGE, cursor })}`);
+  const wanted = items(events).filter((e) => !filters.event_id || e.id === filters.event_id);
+  const lists = await Promise.all(wanted.map((e) => api('GET', `${appBase(ctx)}/deliveries${query({ event_id: e.id, endpoint_id: filters.endpoint_id, status: filters.status, limit: 250 })}`)
+    .then((page) => items(page).map((d) => ({ ...d, event_type: e.type })))));
+  return { data: lists.flat(), next_cursor: events.next_cursor };
 }
 
 function bulkReplay(ctx, epId) {

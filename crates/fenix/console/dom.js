@@ -148,7 +148,8 @@ export function confirmInline(slot, question, confirmLabel, onConfirm, { opener,
     yes.disabled = true;
     try { await onConfirm(); } finally { yes.disabled = false; }
   }, { kind: extra ? 'primary' : 'danger', testid: 'confirm-ok' });
-  replace(slot, el('div', { class: 'confirm', role: 'group', 'aria-label': question, testid }, el('p', {}, question), extra, yes, cancel));
+  const onKey = (e) => { if (e.key === 'Escape') cancel.click(); };
+  replace(slot, el('div', { class: 'confirm', role: 'group', 'aria-label': question, testid, on: { keydown: onKey } }, el('p', {}, question), extra, yes, cancel));
   (extra ? extra.querySelector('input') || yes : cancel).focus();
 }
 

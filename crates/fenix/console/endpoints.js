@@ -220,7 +220,7 @@ function renderState(ctx, slot, ep, path, refresh) {
         }
       }, { kind: 'primary', testid: 'resume-confirm' });
       const cancel = button('Cancel', () => { panel.replaceChildren(); resume.focus(); }, { testid: 'resume-cancel' });
-      replace(panel, el('div', { class: 'confirm', role: 'group', 'aria-label': 'Resume this endpoint' },
+      replace(panel, el('div', { class: 'confirm', role: 'group', 'aria-label': 'Resume this endpoint', on: { keydown: (e) => { if (e.key === 'Escape') cancel.click(); } } },
         el('label', { for: 'resume-replay', class: 'check' }, replay, 'Replay what was skipped while it was not active'),
         confirm, cancel));
       replay.focus();

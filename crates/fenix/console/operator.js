@@ -245,16 +245,24 @@ function linkState(p) {
   return 'open';
 }
 
-/** The settings in force, as the server shows them (secrets already redacted there). */
+/**
+ * The settings in force, as the server shows them: `{data: [{name, value,
+ * secret}]}`, a secret's value already replaced by the server.
+ */
 export async function settingsPage(ctx) {
   ctx.heading('Settings in force');
-  const settings = await api('GET', '/v1/settings');
+  const answer = await api('GET', '/v1/settings');
   if (!ctx.alive()) return;
-  const entries = Object.entries(settings && typeof settings === 'object' ? (settings.settings || settings) : {});
+  // A bare object of name → value is shown too (older servers).
+  const list = Array.isArray(answer && answer.data)
+    ? answer.data
+    : Object.entries(answer || {}).map(([name, value]) => ({ name, value, secret: false }));
   const headers = ['Setting', 'Value'];
   ctx.main.append(el('p', {}, 'Read-only: settings come from the environment or the settings file at start. Secrets are never shown.'),
-    table(headers, entries.map(([k, v]) => row(headers, [
-      el('code', {}, k),
-      el('span', { class: 'mono' }, typeof v === 'string' ? v : JSON.stringify(v)),
-    ], { testid: 'setting-row', 'data-key': k })), 'settings-table'));
+    table(headers, list.map((st) => row(headers, [
+      el('code', {}, st.name),
+      st.value === null || st.value === undefined
+        ? el('span', { class: 'muted' }, st.secret ? 'not set' : 'not set (default)')
+        : el('span', { class: 'mono' }, typeof st.value === 'string' ? st.value : JSON.stringify(st.value)),
+    ], { testid: 'setting-row', 'data-key': st.name, 'data-secret': st.secret ? 'true' : 'false' })), 'settings-table'));
 }
