@@ -14,6 +14,7 @@ mod ingestion;
 mod inputs;
 mod portal;
 mod quickstart;
+mod receiver_reports;
 mod retries;
 mod scopes;
 mod strict;

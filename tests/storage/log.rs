@@ -13,6 +13,7 @@ use crate::support::Backend;
 struct Known {
     id: String,
     event_id: String,
+    event_type: &'static str,
     endpoint_id: String,
     status: &'static str,
     created_at: i64,
@@ -64,7 +65,8 @@ impl Log {
                     "succeeded" => by_status[1].push(id.clone()),
                     _ => {}
                 }
-                deliveries.push(Known { id, event_id: ing.event.id.clone(), endpoint_id, status, created_at: at });
+                let event_id = ing.event.id.clone();
+                deliveries.push(Known { id, event_id, event_type: t, endpoint_id, status, created_at: at });
             }
         }
         let later = T0 + 1_000_000;
@@ -153,6 +155,28 @@ async fn the_delivery_log_filters_by_endpoint_event_status_and_time(backend: Bac
     let window = DeliveryFilter { since: Some(T0 + 10_000), until: Some(T0 + 20_000), ..f.clone() };
     let want = log.expected(|d| d.created_at >= T0 + 10_000 && d.created_at < T0 + 20_000);
     assert_whole(&log.delivery_pages(&window, 7).await, &want, "time window");
+
+    // By the event's type, exactly (issue 16: what a receiver reported is found by type).
+    for t in TYPES {
+        let by_type = DeliveryFilter { event_type: Some(t.into()), ..f.clone() };
+        let want = log.expected(|d| d.event_type == t);
+        assert!(!want.is_empty());
+        assert_whole(&log.delivery_pages(&by_type, 4).await, &want, t);
+        let rows = log.fx.store.list_deliveries(&log.app, &DeliveryFilter { limit: 100, ..by_type }).await.unwrap();
+        assert!(rows.iter().all(|r| r.event_type == t), "each delivery shows its event's type");
+    }
+    let prefix = DeliveryFilter { event_type: Some("booking".into()), ..f.clone() };
+    assert!(log.delivery_pages(&prefix, 7).await.is_empty(), "the type filter is exact, not a prefix");
+    let typed_window = DeliveryFilter {
+        event_type: Some("invoice.paid".into()),
+        endpoint_id: Some(log.every.clone()),
+        until: Some(T0 + 20_000),
+        ..f.clone()
+    };
+    let want =
+        log.expected(|d| d.event_type == "invoice.paid" && d.endpoint_id == log.every && d.created_at < T0 + 20_000);
+    assert!(!want.is_empty());
+    assert_whole(&log.delivery_pages(&typed_window, 2).await, &want, "type, endpoint and time");
 
     let combined = DeliveryFilter {
         endpoint_id: Some(log.every.clone()),

@@ -1,7 +1,7 @@
 //! Migrations: they build the schema on an empty database, are idempotent, and
 //! several instances starting at once do not trip over each other.
 
-use fenix::store::Store;
+use fenix::store::{DeliveryFilter, Store};
 
 use super::fixtures::{Fixture, Raw, T0};
 use crate::support::{Backend, TestDb};
@@ -85,6 +85,11 @@ async fn a_delivery_leased_before_the_lease_upgrade_comes_due_when_its_lease_wou
 
     store.migrate().await.expect("upgrade");
     let row = store.get_delivery("app_1", "dlv_1").await.unwrap().expect("the delivery survives");
+    // 0007: the delivery carries its event's type, filled from the event, and is found by it.
+    assert_eq!(row.event_type, "booking.confirmed");
+    let by_type = DeliveryFilter { event_type: Some("booking.confirmed".into()), limit: 10, ..Default::default() };
+    let found = store.list_deliveries("app_1", &by_type).await.unwrap();
+    assert_eq!(found.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(), ["dlv_1"]);
     assert_eq!((row.status.as_str(), row.next_attempt_at, row.attempt_count), ("pending", Some(lease_end), 1));
     assert!(store.claim_due("new-worker", lease_end - 1, lease_end + 60_000, 10).await.unwrap().is_empty());
     let claimed = store.claim_due("new-worker", lease_end, lease_end + 60_000, 10).await.unwrap();

@@ -235,6 +235,7 @@ struct IdOnly {
 
 #[derive(Deserialize)]
 struct Created {
+    id: String,
     secret: Option<String>,
 }
 
@@ -265,13 +266,27 @@ impl Api {
 
     /// Creates an endpoint and returns its secret (from the creation answer).
     pub async fn create_endpoint(&self, app: &str, url: &str) -> anyhow::Result<String> {
+        Ok(self.create_endpoint_with_id(app, url).await?.1)
+    }
+
+    /// Creates an endpoint and returns its id and secret.
+    pub async fn create_endpoint_with_id(&self, app: &str, url: &str) -> anyhow::Result<(String, String)> {
         let b = self
             .post(&format!("/v1/apps/{app}/endpoints"), serde_json::json!({"url": url, "description": "fenix-bench"}))
             .await?;
-        serde_json::from_slice::<Created>(&b)
-            .context("endpoint creation answer")?
-            .secret
-            .context("the endpoint creation answer carries no secret")
+        let created = serde_json::from_slice::<Created>(&b).context("endpoint creation answer")?;
+        Ok((created.id, created.secret.context("the endpoint creation answer carries no secret")?))
+    }
+
+    /// `GET path` with the admin token; the answer's body, refused unless `200`.
+    pub async fn get(&self, path: &str) -> anyhow::Result<bytes::Bytes> {
+        let r = self.client.get(format!("{}{path}", self.base)).bearer_auth(&self.token).send().await?;
+        let status = r.status();
+        let bytes = r.bytes().await?;
+        if !status.is_success() {
+            bail!("GET {path} answered {status}: {}", String::from_utf8_lossy(&bytes));
+        }
+        Ok(bytes)
     }
 }
 

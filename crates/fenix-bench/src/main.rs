@@ -1,7 +1,8 @@
 //! `fenix-bench`: runs the real `fenix` binary against a verifying receiver on
 //! loopback and measures, in one run, the figures of issue 7 — the HTTP
 //! ceiling of the machine, delivery throughput and its ratio to the ceiling,
-//! ingestion, latency at a fixed offered load, backlog scaling and peak RSS.
+//! ingestion, latency at a fixed offered load, backlog scaling and peak RSS,
+//! and (issue 15) the time of a page of the delivery log on 1 M deliveries.
 //! See `docs/benchmarks.md`.
 
 use std::path::{Path, PathBuf};
@@ -13,6 +14,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod db;
 mod fenix;
+mod log;
 mod phases;
 mod receiver;
 mod report;
@@ -50,6 +52,8 @@ pub enum Phase {
     Ingestion,
     Latency,
     Drain,
+    /// The delivery log of a large database, read as the console reads it.
+    Log,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -106,6 +110,12 @@ pub struct Opts {
     /// Approximate size of each event's `data` object, in bytes.
     #[arg(long, default_value_t = 512)]
     payload_bytes: usize,
+    /// Log: deliveries in the filled database [default: 1000000; quick: 20000].
+    #[arg(long)]
+    log_deliveries: Option<u64>,
+    /// Log: timed requests per query [default: 50; quick: 20].
+    #[arg(long)]
+    log_requests: Option<u64>,
     /// Run only these phases (comma-separated) [default: all].
     #[arg(long, value_enum, value_delimiter = ',')]
     phases: Vec<Phase>,
@@ -130,6 +140,8 @@ pub struct Sizes {
     pub drain_large: u64,
     pub drain_endpoints: u64,
     pub payload_bytes: usize,
+    pub log_deliveries: u64,
+    pub log_requests: u64,
 }
 
 impl Sizes {
@@ -152,6 +164,8 @@ impl Sizes {
             drain_large: pick(o.drain_large, 1_000_000, 20_000),
             drain_endpoints: o.drain_endpoints,
             payload_bytes: o.payload_bytes,
+            log_deliveries: pick(o.log_deliveries, 1_000_000, 20_000),
+            log_requests: pick(o.log_requests, 50, 20),
         };
         if s.ceiling_requests == 0
             || s.concurrency == 0
@@ -164,6 +178,8 @@ impl Sizes {
             || s.drain_endpoints == 0
             || s.drain_small < s.drain_endpoints
             || s.drain_large < s.drain_endpoints
+            || s.log_deliveries < log::ENDPOINTS
+            || s.log_requests == 0
         {
             bail!("every size must be at least 1 (and each drain at least --drain-endpoints deliveries)");
         }
@@ -221,7 +237,7 @@ async fn run(opts: Opts) -> anyhow::Result<()> {
         Backend::Postgres => db::Databases::postgres(opts.postgres_url.clone()).await?,
     };
     let phases: Vec<Phase> = if opts.phases.is_empty() {
-        vec![Phase::Ceiling, Phase::Delivery, Phase::Ingestion, Phase::Latency, Phase::Drain]
+        vec![Phase::Ceiling, Phase::Delivery, Phase::Ingestion, Phase::Latency, Phase::Drain, Phase::Log]
     } else {
         opts.phases.clone()
     };

@@ -1,4 +1,5 @@
-//! The phases: ceiling, delivery, ingestion, latency, backlog scaling. Each
+//! The phases: ceiling, delivery, ingestion, latency, backlog scaling, and the
+//! delivery log on a large database (`log`, with its fill in `log.rs`). Each
 //! phase starts its own fenix process(es) on a fresh database, so peak RSS is
 //! per phase.
 
@@ -109,6 +110,29 @@ pub struct Latency {
     pub procs: Vec<ProcUsage>,
 }
 
+/// One query of the log phase, timed.
+#[derive(Debug, Clone)]
+pub struct LogQuery {
+    pub name: &'static str,
+    /// The query string after `/v1/apps/{app}/deliveries?` (cursor shortened).
+    pub shown: String,
+    /// Deliveries on the page.
+    pub rows: usize,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+}
+
+#[derive(Debug, Clone)]
+pub struct LogPages {
+    pub deliveries: u64,
+    pub events: u64,
+    pub fill_secs: f64,
+    pub requests: u64,
+    pub queries: Vec<LogQuery>,
+    pub procs: Vec<ProcUsage>,
+}
+
 #[derive(Debug, Default)]
 pub struct Results {
     pub ceiling: Option<Ceiling>,
@@ -117,6 +141,7 @@ pub struct Results {
     pub latency: Option<Latency>,
     pub drain_small: Option<Drain>,
     pub drain_large: Option<Drain>,
+    pub log: Option<LogPages>,
 }
 
 pub async fn run_all(ctx: &mut Ctx, dbs: &mut Databases, phases: &[Phase]) -> anyhow::Result<Results> {
@@ -138,6 +163,9 @@ pub async fn run_all(ctx: &mut Ctx, dbs: &mut Databases, phases: &[Phase]) -> an
         let e = s.drain_endpoints;
         r.drain_small = Some(backlog(ctx, dbs, "drain-small", s.drain_small / e, e).await.context("small drain")?);
         r.drain_large = Some(backlog(ctx, dbs, "drain-large", s.drain_large / e, e).await.context("large drain")?);
+    }
+    if phases.contains(&Phase::Log) {
+        r.log = Some(log_pages(ctx, dbs).await.context("log phase")?);
     }
     Ok(r)
 }
@@ -521,4 +549,87 @@ async fn latency(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Latency> 
     };
     progress(&format!("{label}: p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms", l.p50_ms, l.p90_ms, l.p99_ms));
     Ok(l)
+}
+
+/// The delivery log of a large database as the console reads it: a page of
+/// 50, first and deep, and each filter, every query timed `--log-requests`
+/// times (after two untimed ones) from one keep-alive client, one at a time.
+async fn log_pages(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<LogPages> {
+    use crate::log;
+    let label = "log";
+    let url = dbs.fresh(label).await?;
+    // Fenix makes the schema (its migrations), the app and the endpoints.
+    let setup = Fenix::start(&ctx.launch, Role::ApiOnly, &url, label).await?;
+    let api = Api::new(&setup, &ctx.launch)?;
+    let app = api.create_app("bench log").await?;
+    let mut endpoints = Vec::new();
+    for i in 0..log::ENDPOINTS {
+        endpoints.push(api.create_endpoint_with_id(&app, &format!("{}/log/{i}", ctx.receiver.base)).await?.0);
+    }
+    setup.stop().await?;
+    let n = ctx.sizes.log_deliveries;
+    progress(&format!("{label}: filling the log with {n} deliveries by direct SQL"));
+    let filled = log::fill(&url, &app, &endpoints, n).await?;
+    progress(&format!(
+        "{label}: {} deliveries of {} events written in {:.1} s; timing the delivery log with fenix serve --api-only",
+        filled.deliveries, filled.events, filled.secs
+    ));
+    let proc = Fenix::start(&ctx.launch, Role::ApiOnly, &url, label).await?;
+    let api = Api::new(&proc, &ctx.launch)?;
+    let day = 86_400_000;
+    let t = |ms: i64| ::fenix::time::rfc3339_ms(ms);
+    let mid = filled.newest_ms - 15 * day;
+    let cursor = ::fenix::api::deliveries::unfiltered_cursor_after(&app, &filled.deep_id);
+    let queries: Vec<(&'static str, String)> = vec![
+        ("first page", "limit=50".into()),
+        ("deep page (cursor 90 % down the log)", format!("limit=50&cursor={cursor}")),
+        ("status=failed (4 %)", "limit=50&status=failed".into()),
+        ("status=pending (1 %)", "limit=50&status=pending".into()),
+        ("endpoint_id (10 %)", format!("limit=50&endpoint_id={}", endpoints[3])),
+        ("event_type (1 in 8)", "limit=50&event_type=bench.t3".into()),
+        ("event_type (1 in 1,000)", format!("limit=50&event_type={}", log::RARE_TYPE)),
+        ("time window (one day, 15 days back)", format!("limit=50&since={}&until={}", t(mid), t(mid + day))),
+        (
+            "endpoint + status=failed + 7 days",
+            format!("limit=50&endpoint_id={}&status=failed&since={}", endpoints[5], t(filled.newest_ms - 7 * day)),
+        ),
+        ("event_id", format!("limit=50&event_id={}", filled.middle_event)),
+    ];
+    let mut timed = Vec::new();
+    for (name, query) in queries {
+        let path = format!("/v1/apps/{app}/deliveries?{query}");
+        let first = api.get(&path).await?;
+        let page: serde_json::Value = serde_json::from_slice(&first).context("a page of the delivery log")?;
+        let rows = page["data"].as_array().map_or(0, Vec::len);
+        if rows == 0 {
+            bail!("{label}: {name} answered an empty page ({path})");
+        }
+        api.get(&path).await?;
+        let mut ms = Vec::with_capacity(ctx.sizes.log_requests as usize);
+        for _ in 0..ctx.sizes.log_requests {
+            let start = Instant::now();
+            api.get(&path).await?;
+            ms.push(start.elapsed().as_secs_f64() * 1000.0);
+        }
+        ms.sort_by(f64::total_cmp);
+        let q = LogQuery {
+            name,
+            shown: query.replace(&cursor, "…"),
+            rows,
+            p50_ms: percentile(&ms, 0.50),
+            p99_ms: percentile(&ms, 0.99),
+            max_ms: ms.last().copied().unwrap_or(0.0),
+        };
+        progress(&format!("{label}: {name}: {} rows, median {:.2} ms, p99 {:.2} ms", q.rows, q.p50_ms, q.p99_ms));
+        timed.push(q);
+    }
+    let usage = proc.stop().await?;
+    Ok(LogPages {
+        deliveries: filled.deliveries,
+        events: filled.events,
+        fill_secs: filled.secs,
+        requests: ctx.sizes.log_requests,
+        queries: timed,
+        procs: vec![ProcUsage { role: "api", usage }],
+    })
 }

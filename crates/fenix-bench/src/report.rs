@@ -160,6 +160,26 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
         };
         out.push(drain_row(&format!("drain {}", size(d.deliveries)), d, &extra));
     }
+    if let Some(l) = &r.log {
+        let worst = l.queries.iter().max_by(|a, b| a.p99_ms.total_cmp(&b.p99_ms));
+        let first = l.queries.first();
+        out.push(format!(
+            "| log {} | ms for a page of 50 deliveries, first page median / worst p99 of {} queries | {:.2} / {:.2} | {} | {} | \
+             {} deliveries of {} events written by direct SQL in {:.1} s; {} timed requests per query, one at a time; \
+             worst: {}; per query below |",
+            size(l.deliveries),
+            l.queries.len(),
+            first.map_or(0.0, |q| q.p50_ms),
+            worst.map_or(0.0, |q| q.p99_ms),
+            rss(&l.procs),
+            cpu(&l.procs),
+            thousands(l.deliveries as f64),
+            thousands(l.events as f64),
+            l.fill_secs,
+            l.requests,
+            worst.map_or("", |q| q.name),
+        ));
+    }
     let failures: u64 = r.ceiling.iter().map(|c| c.failures).sum::<u64>()
         + [&r.delivery, &r.drain_small, &r.drain_large]
             .iter()
@@ -187,9 +207,29 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
     if let Some(l) = &r.latency {
         all_procs.extend(&l.procs);
     }
+    if let Some(l) = &r.log {
+        all_procs.extend(&l.procs);
+    }
     let peak_rss =
         all_procs.iter().map(|p| p.usage.peak_rss_mb).fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
     out.push(String::new());
+    if let Some(l) = &r.log {
+        out.push(format!(
+            "Delivery log, {} deliveries: `GET /v1/apps/{{app}}/deliveries?…`, {} requests each",
+            thousands(l.deliveries as f64),
+            l.requests
+        ));
+        out.push(String::new());
+        out.push("| query | parameters | rows | median ms | p99 ms | max ms |".into());
+        out.push("|---|---|---:|---:|---:|---:|".into());
+        for q in &l.queries {
+            out.push(format!(
+                "| {} | `{}` | {} | {:.2} | {:.2} | {:.2} |",
+                q.name, q.shown, q.rows, q.p50_ms, q.p99_ms, q.max_ms
+            ));
+        }
+        out.push(String::new());
+    }
     for line in out {
         println!("{line}");
     }
@@ -198,7 +238,9 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
     let int = |v: Option<f64>| v.map_or(serde_json::Value::Null, |x| serde_json::Value::from(x.round() as u64));
     let float =
         |v: Option<f64>, places: i32| v.map_or(serde_json::Value::Null, |x| serde_json::Value::from(round(x, places)));
-    let fields: [(&str, serde_json::Value); 11] = [
+    let log_first = r.log.as_ref().and_then(|l| l.queries.first()).map(|q| q.p50_ms);
+    let log_worst = r.log.as_ref().and_then(|l| l.queries.iter().map(|q| q.p99_ms).max_by(f64::total_cmp));
+    let fields: [(&str, serde_json::Value); 13] = [
         ("backend", serde_json::Value::from(backend)),
         ("ceiling_rps", int(r.ceiling.as_ref().map(|c| c.rps))),
         ("delivery_per_s", int(r.delivery.as_ref().map(|d| d.per_s))),
@@ -210,6 +252,8 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
         ("drain_10k_per_s", int(r.drain_small.as_ref().map(|d| d.per_s))),
         ("drain_1m_per_s", int(r.drain_large.as_ref().map(|d| d.per_s))),
         ("peak_rss_mb", float(peak_rss, 1)),
+        ("log_page_p50_ms", float(log_first, 2)),
+        ("log_page_worst_p99_ms", float(log_worst, 2)),
     ];
     let body: Vec<String> = fields.iter().map(|(k, v)| format!("{}:{v}", serde_json::Value::from(*k))).collect();
     println!("{{{}}}", body.join(","));

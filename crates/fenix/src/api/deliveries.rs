@@ -31,6 +31,8 @@ pub struct DeliveryOut {
     pub id: String,
     pub app_id: String,
     pub event_id: String,
+    /// The event's type.
+    pub event_type: String,
     pub endpoint_id: String,
     pub status: DeliveryStatus,
     pub attempt_count: i64,
@@ -47,6 +49,7 @@ impl From<DeliveryRow> for DeliveryOut {
             id: r.id,
             app_id: r.app_id,
             event_id: r.event_id,
+            event_type: r.event_type,
             endpoint_id: r.endpoint_id,
             status: r.status,
             attempt_count: r.attempt_count,
@@ -103,6 +106,10 @@ struct ListQuery {
     cursor: Option<String>,
     endpoint_id: Option<String>,
     event_id: Option<String>,
+    /// The event's type, exactly (`type` is the same filter).
+    event_type: Option<String>,
+    #[serde(rename = "type")]
+    type_alias: Option<String>,
     status: Option<String>,
     #[param(format = DateTime)]
     since: Option<String>,
@@ -112,7 +119,12 @@ struct ListQuery {
 
 /// Delivery log routes.
 pub fn router() -> OpenApiRouter<SharedState> {
-    OpenApiRouter::new().routes(routes!(list)).routes(routes!(read)).routes(routes!(attempts)).routes(routes!(replay))
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(read))
+        .routes(routes!(attempts))
+        .routes(routes!(replay))
+        .routes(routes!(read_attempt))
 }
 
 #[utoipa::path(
@@ -120,7 +132,8 @@ pub fn router() -> OpenApiRouter<SharedState> {
     summary = "List an app's deliveries",
     security(("bearer" = ["app:read"])),
     description = "Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`, \
-        `status` (pending, in_flight, succeeded, failed, skipped) and creation time (`since`, `until`: RFC 3339).",
+        `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped) and creation time \
+        (`since`, `until`: RFC 3339).",
     params(AppPath, ListQuery),
     responses(
         (status = 200, description = "A page of deliveries", body = Page<DeliveryOut>),
@@ -141,21 +154,23 @@ async fn list(
     })?;
     let (since, until) = parse_window(q.since.as_deref(), q.until.as_deref())?;
     let (since_ms, until_ms) = (since.map(|t| t.to_string()), until.map(|t| t.to_string()));
-    let list = ListScope::new(
-        "dlv",
+    let event_type = q.event_type.or(q.type_alias);
+    let list = list_scope(
+        &app.id,
         &[
-            Some(&app.id),
             q.endpoint_id.as_deref(),
             q.event_id.as_deref(),
             status.map(|s| s.as_str()),
             since_ms.as_deref(),
             until_ms.as_deref(),
+            event_type.as_deref(),
         ],
     );
     let cursor = decode_cursor(&list, q.cursor.as_deref())?;
     let filter = DeliveryFilter {
         endpoint_id: q.endpoint_id,
         event_id: q.event_id,
+        event_type,
         status,
         since,
         until,
@@ -164,6 +179,23 @@ async fn list(
     };
     let rows = s.store.list_deliveries(&app.id, &filter).await?;
     Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), DeliveryOut::from)))
+}
+
+/// The list an app's delivery log cursor belongs to: the app, then each
+/// filter in a fixed order (`endpoint_id`, `event_id`, `status`, `since`,
+/// `until` in ms, `event_type`).
+fn list_scope(app_id: &str, filters: &[Option<&str>; 6]) -> ListScope {
+    let mut parts = vec![Some(app_id)];
+    parts.extend_from_slice(filters);
+    ListScope::new("dlv", &parts)
+}
+
+/// The `next_cursor` the unfiltered delivery log of `app_id` answers for a
+/// page that ends with `last_id`: what a client holds after paging that deep.
+/// The benchmark uses it to time a page deep in a large log without walking
+/// there page by page.
+pub fn unfiltered_cursor_after(app_id: &str, last_id: &str) -> String {
+    list_scope(app_id, &[None; 6]).encode(last_id)
 }
 
 async fn find(s: &SharedState, app: &str, dlv: &str) -> Result<DeliveryRow, ApiError> {
@@ -250,4 +282,49 @@ async fn replay(
             "the event's payload was purged by retention (FENIX_PAYLOAD_RETENTION); it cannot be sent again",
         )),
     }
+}
+
+/// `{app}/attempts/{att}`.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Path)]
+struct AttemptPath {
+    /// The app's id (`app_…`) or its uid.
+    app: String,
+    /// The attempt's id (`att_…`): the `X-Fenix-Delivery-Id` header the receiver got.
+    att: String,
+}
+
+/// An attempt with the delivery it belongs to.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = AttemptWithDelivery)]
+pub struct AttemptWithDelivery {
+    #[serde(flatten)]
+    pub attempt: AttemptOut,
+    pub delivery: DeliveryOut,
+}
+
+#[utoipa::path(
+    get, path = "/v1/apps/{app}/attempts/{att}", tag = "deliveries", operation_id = "get_attempt",
+    summary = "Read an attempt and its delivery",
+    description = "`att` is the `X-Fenix-Delivery-Id` a receiver logged (each attempt sends its own); the answer \
+        is that attempt with its `delivery`, whose `event_id` is the `X-Fenix-Event-Id` it got.",
+    params(AttemptPath),
+    responses(
+        (status = 200, description = "The attempt with its delivery", body = AttemptWithDelivery),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `attempt_not_found`", body = ErrorBody),
+    ),
+    security(("bearer" = ["app:read"]))
+)]
+async fn read_attempt(
+    State(s): State<SharedState>,
+    _: NoQuery,
+    ApiPath(AttemptPath { app, att }): ApiPath<AttemptPath>,
+) -> Result<Json<AttemptWithDelivery>, ApiError> {
+    let app = lookup::app(&s.store, &app).await?;
+    let missing = || ApiError::new(StatusCode::NOT_FOUND, "attempt_not_found", "no such attempt");
+    let attempt = s.store.get_attempt(&app.id, &att).await?.ok_or_else(missing)?;
+    // Deleted between the two reads (retention, or its endpoint deleted): gone all the same.
+    let delivery = s.store.get_delivery(&app.id, &attempt.delivery_id).await?.ok_or_else(missing)?;
+    Ok(Json(AttemptWithDelivery { attempt: attempt.into(), delivery: delivery.into() }))
 }

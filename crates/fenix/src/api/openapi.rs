@@ -218,7 +218,7 @@ mod tests {
                 METHODS.into_iter().filter(|m| item.get(*m).is_some()).map(move |m| format!("{m} {path}"))
             })
             .collect();
-        assert_eq!(operations.len(), 35, "{operations:#?}");
+        assert_eq!(operations.len(), 36, "{operations:#?}");
         for op in [
             "get /openapi.json",
             "get /healthz",
@@ -228,6 +228,7 @@ mod tests {
             "get /v1/apps/{app}/endpoints/{ep}/stats",
             "post /v1/apps/{app}/deliveries/{dlv}/replay",
             "post /v1/apps/{app}/endpoints/{ep}/test",
+            "get /v1/apps/{app}/attempts/{att}",
         ] {
             assert!(operations.contains(op), "{op} is not documented");
         }

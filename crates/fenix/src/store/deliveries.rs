@@ -9,6 +9,7 @@ use sqlx::QueryBuilder;
 pub use super::queue::{BatchContext, ClaimedDelivery, EndpointTarget, Outcome};
 use super::{apps::CURSOR_END, on_read, on_write, Store};
 use crate::{
+    ids,
     lifecycle::{DeliveryStatus, SHOWN_STATUS_SQL},
     time::Millis,
 };
@@ -19,6 +20,8 @@ pub struct DeliveryRow {
     pub id: String,
     pub app_id: String,
     pub event_id: String,
+    /// The event's type, kept on the delivery for the log's filter.
+    pub event_type: String,
     pub endpoint_id: String,
     /// As shown ([`SHOWN_STATUS_SQL`]): `in_flight` while leased.
     pub status: DeliveryStatus,
@@ -34,7 +37,7 @@ pub struct DeliveryRow {
 pub fn delivery_columns() -> &'static str {
     static COLUMNS: LazyLock<String> = LazyLock::new(|| {
         format!(
-            "id, app_id, event_id, endpoint_id, {SHOWN_STATUS_SQL} AS status, attempt_count, \
+            "id, app_id, event_id, event_type, endpoint_id, {SHOWN_STATUS_SQL} AS status, attempt_count, \
              COALESCE(lease_until, next_attempt_at) AS next_attempt_at, last_attempt_at, created_at, updated_at"
         )
     });
@@ -63,6 +66,7 @@ pub struct AttemptRecord {
 pub struct DeliveryFilter {
     pub endpoint_id: Option<String>,
     pub event_id: Option<String>,
+    pub event_type: Option<String>,
     /// As shown: `in_flight` finds the leased `pending` rows.
     pub status: Option<DeliveryStatus>,
     pub since: Option<Millis>,
@@ -112,12 +116,27 @@ impl Store {
         on_read!(self, |pool| {
             let mut qb = QueryBuilder::new(format!("SELECT {} FROM deliveries WHERE app_id = ", delivery_columns()));
             qb.push_bind(app_id);
-            qb.push(" AND id < ").push_bind(f.cursor.clone().unwrap_or_else(|| CURSOR_END.into()));
+            // A delivery's id starts with its creation time (`ids::new_id_at`), so
+            // the time window is also a range of the primary key, and every index
+            // below ends with `id`: a window far in the past is a seek, not a walk
+            // through every newer row. One upper bound (the cursor or the window's
+            // end, whichever is lower): SQLite's range scan uses only one.
+            let mut upper = f.cursor.clone().unwrap_or_else(|| CURSOR_END.into());
+            if let Some(u) = f.until {
+                upper = upper.min(ids::id_floor("dlv", u));
+            }
+            qb.push(" AND id < ").push_bind(upper);
+            if let Some(s) = f.since {
+                qb.push(" AND id >= ").push_bind(ids::id_floor("dlv", s));
+            }
             if let Some(v) = &f.endpoint_id {
                 qb.push(" AND endpoint_id = ").push_bind(v.clone());
             }
             if let Some(v) = &f.event_id {
                 qb.push(" AND event_id = ").push_bind(v.clone());
+            }
+            if let Some(v) = &f.event_type {
+                qb.push(" AND event_type = ").push_bind(v.clone());
             }
             if let Some(status) = f.status {
                 match status.shown_condition() {
@@ -134,6 +153,20 @@ impl Store {
             qb.push(" ORDER BY id DESC LIMIT ").push_bind(f.limit);
             qb.build_query_as::<DeliveryRow>().fetch_all(pool).await
         })
+    }
+
+    /// One attempt of one app (an attempt id is the `X-Fenix-Delivery-Id` a
+    /// receiver logged), found through its delivery, which holds the app.
+    pub async fn get_attempt(&self, app_id: &str, id: &str) -> sqlx::Result<Option<AttemptRecord>> {
+        on_read!(self, |pool| sqlx::query_as::<_, AttemptRecord>(
+            "SELECT a.id, a.delivery_id, a.endpoint_id, a.attempt_number, a.started_at, a.duration_ms, \
+             a.response_status, a.response_excerpt, a.error, a.error_detail, a.signed_with \
+             FROM attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE a.id = $1 AND d.app_id = $2"
+        )
+        .bind(id)
+        .bind(app_id)
+        .fetch_optional(pool)
+        .await)
     }
 
     /// A delivery's attempts, oldest first.

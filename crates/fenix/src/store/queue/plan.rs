@@ -38,6 +38,8 @@ pub struct NewDelivery<'a> {
     pub id: String,
     pub app_id: &'a str,
     pub event_id: &'a str,
+    /// The event's type, kept on the delivery for the log's `event_type` filter.
+    pub event_type: &'a str,
     pub endpoint_id: String,
     pub at: Millis,
 }
@@ -138,6 +140,7 @@ pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> sqlx::Resul
                 id: ids::new_id_at("dlv", ev.created_at),
                 app_id: &ev.app_id,
                 event_id: &ev.id,
+                event_type: &ev.event_type,
                 endpoint_id: t.id.clone(),
                 at: ev.created_at,
             });

@@ -32,7 +32,7 @@ pub const CLAIM_POSTGRES: &str = "UPDATE deliveries SET lease_until = $1, lease_
 /// and with it that event's deliveries; the answer counts the events written.
 /// The deliveries' foreign key to their event is checked at the end of the
 /// statement, when the events are in. The `NOTIFY` (only when a delivery was
-/// written and $15) is delivered at commit.
+/// written and $16) is delivered at commit.
 const INGEST_BATCH: &str = "\
     WITH e AS ( \
         INSERT INTO events (id, app_id, event_type, idempotency_key, payload, payload_sha256, delivery_count, \
@@ -42,16 +42,16 @@ const INGEST_BATCH: &str = "\
         ON CONFLICT (app_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING \
         RETURNING id), \
     d AS ( \
-        INSERT INTO deliveries (id, app_id, event_id, endpoint_id, status, attempt_count, next_attempt_at, \
-                                created_at, updated_at) \
-        SELECT u.id, u.app_id, u.event_id, u.endpoint_id, 'pending', 0, u.at, u.at, u.at \
-        FROM UNNEST($9::text[], $10::text[], $11::text[], $12::text[], $13::int8[]) \
-             AS u(id, app_id, event_id, endpoint_id, at) \
+        INSERT INTO deliveries (id, app_id, event_id, event_type, endpoint_id, status, attempt_count, \
+                                next_attempt_at, created_at, updated_at) \
+        SELECT u.id, u.app_id, u.event_id, u.event_type, u.endpoint_id, 'pending', 0, u.at, u.at, u.at \
+        FROM UNNEST($9::text[], $10::text[], $11::text[], $12::text[], $13::int8[], $14::text[]) \
+             AS u(id, app_id, event_id, endpoint_id, at, event_type) \
         WHERE u.event_id IN (SELECT id FROM e) \
         RETURNING 1) \
     SELECT (SELECT COUNT(*) FROM e) AS written, \
-           (SELECT COUNT(*) FROM (SELECT pg_notify($14, '') FROM (SELECT 1 FROM d LIMIT 1) AS any_delivery \
-                                  WHERE $15) AS notified) AS notified";
+           (SELECT COUNT(*) FROM (SELECT pg_notify($15, '') FROM (SELECT 1 FROM d LIMIT 1) AS any_delivery \
+                                  WHERE $16) AS notified) AS notified";
 
 /// A batch of outcomes in one statement: the attempts (any whose delivery was
 /// deleted meanwhile is skipped), the delivery rows whose lease token still
@@ -117,6 +117,7 @@ pub(super) async fn ingest_batch(
         .bind(ds.iter().map(|d| d.event_id).collect::<Vec<_>>())
         .bind(ds.iter().map(|d| d.endpoint_id.as_str()).collect::<Vec<_>>())
         .bind(ds.iter().map(|d| d.at).collect::<Vec<_>>())
+        .bind(ds.iter().map(|d| d.event_type).collect::<Vec<_>>())
         .bind(WAKE_CHANNEL)
         .bind(plan.makes_deliveries())
         .fetch_one(&mut **writer)

@@ -67,16 +67,17 @@ pub(super) async fn ingest_batch(
         });
         qb.build().execute(&mut *tx).await?;
     }
-    // 7 parameters a row.
+    // 8 parameters a row.
     for chunk in plan.deliveries.chunks(1000) {
         let mut qb = QueryBuilder::new(
-            "INSERT INTO deliveries (id, app_id, event_id, endpoint_id, status, attempt_count, \
+            "INSERT INTO deliveries (id, app_id, event_id, event_type, endpoint_id, status, attempt_count, \
              next_attempt_at, created_at, updated_at) ",
         );
         qb.push_values(chunk, |mut b, d| {
             b.push_bind(d.id.as_str())
                 .push_bind(d.app_id)
                 .push_bind(d.event_id)
+                .push_bind(d.event_type)
                 .push_bind(d.endpoint_id.as_str())
                 .push("'pending'")
                 .push("0")
