@@ -131,6 +131,7 @@ fn in_force(s: &Settings) -> Vec<SettingOut> {
         plain("FENIX_PUBLIC_URL", s.public_url.clone()),
         plain("FENIX_PORTAL_MAX_TTL", dur(s.portal_max_ttl)),
         plain("FENIX_CONSOLE_SESSION_TTL", dur(s.console_session_ttl)),
+        plain("FENIX_CONSOLE_FRAME_ANCESTORS", list(&s.console_frame_ancestors)),
     ]
 }
 
