@@ -164,7 +164,9 @@ export async function run(body) {
     async shot(page, name) {
       if (!shots) return;
       const path = join(shots, `${name}.png`);
-      await page.screenshot({ path, fullPage: false });
+      // At most 1280×800, so the copies in docs/console/ stay small.
+      const { width, height } = page.viewportSize();
+      await page.screenshot({ path, clip: { x: 0, y: 0, width: Math.min(width, 1280), height: Math.min(height, 800) } });
       result.screenshots.push(path);
     },
   };
