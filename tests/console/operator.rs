@@ -108,6 +108,27 @@ async fn the_operator_pages_create_and_revoke_tokens_mint_portal_links_and_show_
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_top_bar_names_the_app_an_operator_opens() {
+    if !browser::available() {
+        return;
+    }
+    let db = TestDb::new(Backend::Sqlite).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let receiver = Receiver::http(|_| Plan::ok()).await;
+    app_with_endpoint(&fenix, "acme", "Acme Travel", json!({"url": receiver.url})).await;
+
+    let out = Script::start(
+        "app_header",
+        &[("FENIX_URL", &fenix.base), ("FENIX_ADMIN_TOKEN", &fenix.token), ("APP_NAME", "Acme Travel")],
+    )
+    .await
+    .finish()
+    .await;
+    assert_eq!(out.fact("second_visit"), "Acme Travel");
+    assert_eq!(out.fact("first_visit"), "Acme Travel", "the first visit shows the app's id instead of its name");
+}
+
 crate::on_both_backends!(
     an_operator_logs_in_creates_an_endpoint_copies_its_secret_and_sees_a_test_event_succeed,
     the_operator_pages_create_and_revoke_tokens_mint_portal_links_and_show_settings_redacted,
