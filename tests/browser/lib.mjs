@@ -128,8 +128,8 @@ export async function run(body) {
       });
       contexts.push(context);
       // Pages of a local server answer in milliseconds: a selector that is not
-      // there after 10 s will not come.
-      context.setDefaultTimeout(10_000);
+      // there after 20 s (on a busy CI machine) will not come.
+      context.setDefaultTimeout(20_000);
       // Only ever 127.0.0.1: anything else is refused and reported.
       await context.route(
         (url) => !(url.protocol === 'data:' || url.protocol === 'blob:' || url.hostname === '127.0.0.1'),
