@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::{
     browser::{self, Script},
-    common::{app_with_endpoint, wait_for_delivery},
+    common::{app_with_endpoint, send_one, wait_for_delivery},
 };
 use crate::support::{signed_v1_by, Backend, Fenix, Plan, Receiver, TestDb};
 
@@ -127,6 +127,62 @@ async fn the_top_bar_names_the_app_an_operator_opens() {
     .await;
     assert_eq!(out.fact("second_visit"), "Acme Travel");
     assert_eq!(out.fact("first_visit"), "Acme Travel", "the first visit shows the app's id instead of its name");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endpoint_is_edited_rotated_with_an_overlap_and_deleted_after_a_confirmation() {
+    if !browser::available() {
+        return;
+    }
+    let db = TestDb::new(Backend::Sqlite).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let receiver = Receiver::http(|_| Plan::ok()).await;
+    let (app, ep) = app_with_endpoint(&fenix, "acme", "Acme Travel", json!({"url": receiver.url})).await;
+    let ep_id = ep["id"].as_str().unwrap().to_string();
+    let old_secret = ep["secret"].as_str().unwrap().to_string();
+    let path = format!("/v1/apps/{app}/endpoints/{ep_id}");
+
+    let mut script = Script::start(
+        "endpoint_manage",
+        &[
+            ("FENIX_URL", &fenix.base),
+            ("FENIX_ADMIN_TOKEN", &fenix.token),
+            ("APP_NAME", "Acme Travel"),
+            ("ENDPOINT_ID", &ep_id),
+        ],
+    )
+    .await;
+    let mut delivered = None;
+    while let Some(ask) = script.ask().await {
+        match ask.what() {
+            "check-edit" => {
+                let (_, now) = fenix.call("GET", &path, None).await;
+                assert_eq!(now["url"], receiver.url.as_str(), "the refused URL was not saved");
+                assert_eq!(now["description"], "Bookings, <b>v2</b>");
+                assert_eq!(now["event_types"], json!(["booking.*", "invoice.paid"]));
+                script.answer(json!({})).await;
+            }
+            "deliver" => {
+                let id = send_one(&fenix, &app, json!({"type": "booking.confirmed", "data": {"n": 1}})).await;
+                wait_for_delivery(&fenix, &app, &id, "succeeded").await;
+                delivered = receiver.received().pop();
+                script.answer(json!({})).await;
+            }
+            other => panic!("unexpected request {other}"),
+        }
+    }
+    let out = script.outcome();
+
+    assert!(!out.text("edit_url_error").is_empty(), "a refused URL is explained next to the field");
+    let new_secret = out.text("rotated_secret");
+    assert!(new_secret.starts_with("whsec_") && new_secret != old_secret, "the new secret is shown: {new_secret}");
+    let got = delivered.expect("a delivery after the rotation");
+    assert!(signed_v1_by(&new_secret, &got), "signed with the new secret shown on the page");
+    assert!(signed_v1_by(&old_secret, &got), "and, during the chosen overlap, with the old one");
+    assert_eq!(out.fact("rows_after_cancel"), 1, "cancelling the confirmation deletes nothing");
+    assert_eq!(out.fact("rows_after_delete"), 0);
+    let (status, _) = fenix.call("GET", &path, None).await;
+    assert_eq!(status, 404, "the endpoint is gone");
 }
 
 crate::on_both_backends!(
