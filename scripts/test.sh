@@ -3,7 +3,9 @@
 #
 # It starts a throwaway PostgreSQL (as a non-root user: PostgreSQL refuses to
 # run as root), installs the receiver-side Python packages the docs' snippets
-# use, runs every test (unit, storage on both backends, end-to-end), then a
+# use and the headless browser the console tests drive (Debian's chromium,
+# playwright-core), runs every test (unit, storage on both backends,
+# end-to-end, the console in the browser), then a
 # bounded schemathesis run against the debug binary on SQLite and PostgreSQL (scripts/schemathesis.sh,
 # which installs schemathesis into a virtualenv under target/), and stops
 # PostgreSQL again, whatever happens.
@@ -47,6 +49,23 @@ python3 -c 'import standardwebhooks' 2>/dev/null || python3 -m pip install --qui
   || echo "warning: could not install the standardwebhooks Python package"
 if [ ! -d tests/receivers/node_modules/standardwebhooks ] && [ -f tests/receivers/package.json ]; then
   (cd tests/receivers && npm install --silent --no-audit --no-fund) || echo "warning: npm install failed"
+fi
+
+echo "==> a headless browser for the console tests (tests/console/, tests/browser/)"
+# Debian's chromium, driven by playwright-core (which downloads no browser of
+# its own): the console suite fails under CI when either is missing.
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \
+      || { echo "error: could not install Debian's chromium (apt-get install chromium)" >&2; exit 1; }
+  else
+    echo "error: /usr/bin/chromium is missing; install Debian's chromium package (as root: apt-get install chromium)" >&2
+    exit 1
+  fi
+fi
+if [ ! -d tests/browser/node_modules/playwright-core ]; then
+  (cd tests/browser && { npm ci --silent --no-audit --no-fund || npm install --silent --no-audit --no-fund; }) \
+    || { echo "error: npm could not install playwright-core into tests/browser" >&2; exit 1; }
 fi
 
 echo "==> tests"

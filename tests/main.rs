@@ -13,6 +13,7 @@
 
 mod support;
 
+mod console;
 mod destination;
 mod e2e;
 mod operations;

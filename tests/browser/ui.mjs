@@ -1,0 +1,175 @@
+// What a person does in the console, as functions the scenarios call. Every
+// selector of the console's pages lives here (data-testid values listed at the
+// top of crates/fenix/console/app.js), so a change of the pages is a change of
+// this file only.
+
+import { tid, until } from './lib.mjs';
+
+/** The console's URL for a route inside the single page app. */
+export function consoleUrl(base, route = '', portal = false) {
+  return `${base}/console${portal ? '/portal' : ''}${route ? `#${route}` : ''}`;
+}
+
+/** Logs the operator in with an admin token, with the mouse. */
+export async function login(page, base, token) {
+  await page.goto(consoleUrl(base));
+  await page.locator(tid('login-token')).fill(token);
+  await page.locator(tid('login-submit')).click();
+  await page.locator(tid('nav-apps')).waitFor();
+}
+
+/** Logs out with the page's button. */
+export async function logout(page) {
+  await page.locator(tid('logout')).click();
+  await page.locator(tid('login-form')).or(page.locator(tid('refusal'))).first().waitFor();
+}
+
+/** Creates an app on the apps page; answers its id. */
+export async function createApp(page, { name, uid }) {
+  await page.locator(tid('nav-apps')).click();
+  await page.locator(tid('app-create-open')).click();
+  await page.locator(tid('app-create-name')).fill(name);
+  if (uid) await page.locator(tid('app-create-uid')).fill(uid);
+  await page.locator(tid('app-create-submit')).click();
+  const row = page.locator(tid('app-row')).filter({ hasText: name }).first();
+  await row.waitFor();
+  return row.getAttribute('data-id');
+}
+
+/** Opens an app from the apps page. */
+export async function openApp(page, name) {
+  await page.locator(tid('nav-apps')).click();
+  await page.locator(tid('app-row')).filter({ hasText: name }).first().locator(tid('app-open')).click();
+  await page.locator(tid('endpoints-list')).waitFor();
+}
+
+/**
+ * Fills the create-endpoint form and submits it. Answers `{error}` (the words
+ * shown next to the URL field) when the console refuses the URL, else
+ * `{id, secret}` with the secret read from the page.
+ */
+export async function createEndpoint(page, { url, description = '' }) {
+  if (!(await page.locator(tid('endpoint-create-url')).isVisible())) {
+    await page.locator(tid('endpoint-create-open')).click();
+  }
+  await page.locator(tid('endpoint-create-url')).fill(url);
+  if (description) await page.locator(tid('endpoint-create-description')).fill(description);
+  await page.locator(tid('endpoint-create-submit')).click();
+  const secret = page.locator(tid('endpoint-secret'));
+  const error = page.locator(tid('endpoint-create-url-error'));
+  await until('the new secret or an error next to the URL', async () =>
+    (await secret.isVisible()) || ((await error.isVisible()) && (await error.innerText()).trim() !== ''),
+  );
+  if (!(await secret.isVisible())) return { error: (await error.innerText()).trim() };
+  const shown = (await secret.innerText()).trim();
+  const id = await page.locator(tid('endpoint-created')).getAttribute('data-id');
+  return { id, secret: shown };
+}
+
+/** Opens an endpoint (by its id) from the app's endpoints list. */
+export async function openEndpoint(page, id) {
+  const row = page.locator(`${tid('endpoint-row')}[data-id="${id}"]`);
+  if (!(await row.isVisible())) await page.locator(tid('nav-endpoints')).click();
+  await row.locator(tid('endpoint-open')).click();
+  await page.locator(tid('endpoint-detail')).waitFor();
+}
+
+/** On an endpoint's page: sends a test event; answers the delivery id the page shows. */
+export async function sendTestEvent(page) {
+  await page.locator(tid('endpoint-send-test')).click();
+  const sent = page.locator(tid('test-event-sent'));
+  await sent.waitFor();
+  return sent.getAttribute('data-delivery-id');
+}
+
+/** The state badge of the open endpoint. */
+export async function endpointState(page) {
+  return (await page.locator(tid('endpoint-state')).innerText()).trim();
+}
+
+/** On an endpoint's page: pauses it (confirming). */
+export async function pauseEndpoint(page) {
+  await page.locator(tid('endpoint-pause')).click();
+  await confirmIfAsked(page);
+  await until('the endpoint shows paused', async () => (await endpointState(page)) === 'paused');
+}
+
+/** On an endpoint's page: resumes it, replaying what was skipped when `replay`. */
+export async function resumeEndpoint(page, { replay }) {
+  await page.locator(tid('endpoint-resume')).click();
+  const box = page.locator(tid('resume-replay-skipped'));
+  if (replay) await box.check();
+  else if (await box.isVisible()) await box.uncheck();
+  await page.locator(tid('resume-confirm')).click();
+  await until('the endpoint shows active', async () => (await endpointState(page)) === 'active');
+}
+
+/** Clicks the confirm button of a dialog, when the page asks. */
+export async function confirmIfAsked(page) {
+  const ok = page.locator(tid('confirm-ok'));
+  try {
+    await ok.waitFor({ timeout: 1500 });
+    await ok.click();
+  } catch {
+    // no confirmation asked
+  }
+}
+
+/** Opens the delivery log of the current app. */
+export async function openDeliveries(page) {
+  await page.locator(tid('nav-deliveries')).click();
+  await page.locator(tid('deliveries-list')).waitFor();
+}
+
+/** The delivery log's row for a delivery. */
+export function deliveryRow(page, id) {
+  return page.locator(`${tid('delivery-row')}[data-id="${id}"]`);
+}
+
+/**
+ * Waits until the delivery log shows `id` with `status`, pressing the log's
+ * refresh button between looks (the page does not poll by itself).
+ */
+export async function waitForDeliveryInLog(page, id, status) {
+  await until(`delivery ${id} shown as ${status} in the log`, async () => {
+    const row = deliveryRow(page, id);
+    if ((await row.count()) > 0) {
+      const shown = (await row.locator(tid('delivery-status')).innerText()).trim();
+      if (shown === status) return true;
+    }
+    await page.locator(tid('deliveries-refresh')).click();
+    await page.waitForTimeout(150);
+    return false;
+  }, 20000);
+}
+
+/** Opens a delivery from the log. */
+export async function openDelivery(page, id) {
+  await deliveryRow(page, id).locator(tid('delivery-open')).click();
+  await page.locator(tid('delivery-detail')).waitFor();
+}
+
+/** On a delivery's page: its status. */
+export async function deliveryStatus(page) {
+  return (await page.locator(tid('delivery-detail-status')).innerText()).trim();
+}
+
+/** On a delivery's page: waits for `status`, pressing refresh between looks. */
+export async function waitForDeliveryStatus(page, status) {
+  await until(`the delivery page shows ${status}`, async () => {
+    if ((await deliveryStatus(page)) === status) return true;
+    await page.locator(tid('delivery-refresh')).click();
+    await page.waitForTimeout(150);
+    return false;
+  }, 20000);
+}
+
+/** On a delivery's page: the attempts as shown (status code and error of each row). */
+export async function attemptsShown(page) {
+  const rows = page.locator(tid('attempt-row'));
+  const out = [];
+  for (let i = 0; i < (await rows.count()); i++) {
+    out.push((await rows.nth(i).innerText()).replace(/\s+/g, ' ').trim());
+  }
+  return out;
+}
