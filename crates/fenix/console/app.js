@@ -155,6 +155,9 @@ async function route() {
   }
   const operatorSession = session.kind === 'operator';
   const app = parts[0] === 'apps' && parts[1] ? parts[1] : null;
+  // The top bar names the app: know its name before drawing it.
+  if (app && operatorSession && !appNames.has(app)) await loadAppName(app);
+  if (gen !== generation || !session) return;
   const main = el('main', { class: 'page', id: 'main' });
   replace(root, header(app, parts), main);
   const ctx = {
@@ -182,7 +185,6 @@ async function route() {
     if (parts[0] === 'tokens' && parts.length === 1 && operatorSession) return await operator.tokensPage(ctx);
     if (parts[0] === 'settings' && parts.length === 1 && operatorSession) return await operator.settingsPage(ctx);
     if (parts[0] === 'portal-links' && parts.length === 1 && operatorSession) return await operator.portalLinksPage(ctx);
-    if (app && operatorSession && !appNames.has(app)) await loadAppName(app);
     if (app && parts[2] === 'endpoints' && parts.length === 3) return await endpoints.listPage(ctx);
     if (app && parts[2] === 'endpoints' && parts.length === 4) return await endpoints.detailPage(ctx, parts[3]);
     if (app && parts[2] === 'deliveries' && parts.length === 3) return await deliveries.logPage(ctx);

@@ -178,12 +178,19 @@ enum Kind {
 }
 
 /// The `Set-Cookie` of a session (`max_age_ms` 0 clears it).
+/// How much longer than its session a session cookie is kept by the browser.
+const COOKIE_OUTLIVES_SESSION_MS: i64 = 86_400_000;
+
 fn set_cookie(settings: &Settings, kind: Kind, value: &str, max_age_ms: i64) -> HeaderValue {
     let https = settings.served_over_https();
+    // The cookie outlives its session by a day: a browser that kept it can be
+    // told that the session expired (and the page can say so), instead of
+    // arriving with no cookie at all. The server decides when a session ends.
+    let keep_ms = if max_age_ms > 0 { max_age_ms + COOKIE_OUTLIVES_SESSION_MS } else { 0 };
     let mut c = Cookie::build((SESSION_COOKIE, value.to_string()))
         .http_only(true)
         .path("/")
-        .max_age(cookie::time::Duration::seconds((max_age_ms.max(0) + 999) / 1000));
+        .max_age(cookie::time::Duration::seconds((keep_ms + 999) / 1000));
     c = match (kind, https) {
         (Kind::Operator, _) => c.same_site(SameSite::Strict).secure(https),
         (Kind::Portal, false) => c.same_site(SameSite::Lax),

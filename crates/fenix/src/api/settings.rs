@@ -76,11 +76,12 @@ fn secret(v: Option<&Redacted>) -> Option<String> {
 /// A URL with its password (and, with `query_too`, its query) redacted; not a URL: redacted whole.
 fn url_redacted(u: &str, query_too: bool) -> String {
     let Ok(mut parsed) = url::Url::parse(u) else { return REDACTED.into() };
+    // Inside a URL the brackets of `[redacted]` would be percent-encoded: the bare word reads better.
     if parsed.password().is_some() {
-        let _ = parsed.set_password(Some(REDACTED));
+        let _ = parsed.set_password(Some("redacted"));
     }
     if query_too && parsed.query().is_some() {
-        parsed.set_query(Some(REDACTED));
+        parsed.set_query(Some("redacted"));
     }
     parsed.to_string()
 }
