@@ -6,7 +6,7 @@
 // (both failed before the script starts). Asks: "fix-receiver".
 // Facts: failed_rows, attempts_before, attempts_after.
 
-import { env, run, tid, ask } from './lib.mjs';
+import { env, run, tid, ask, until } from './lib.mjs';
 import * as ui from './ui.mjs';
 
 const base = env('FENIX_URL');
@@ -43,6 +43,13 @@ await run(async (t) => {
   await page.locator(tid('delivery-replay')).click();
   await ui.confirmIfAsked(page);
   await ui.waitForDeliveryStatus(page, 'succeeded');
+  // The status and the attempts are drawn from two answers: wait for the list too.
+  await until('the replay\'s attempt to be listed', async () => {
+    if ((await ui.attemptsShown(page)).length >= 3) return true;
+    await page.locator(tid('delivery-refresh')).click();
+    await page.waitForTimeout(150);
+    return false;
+  }, 20000);
   t.fact('attempts_after', await ui.attemptsShown(page));
 
   t.step("replay the endpoint's failed deliveries in bulk");
