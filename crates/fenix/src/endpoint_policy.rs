@@ -197,7 +197,10 @@ pub fn parse_headers(
     endpoint_id: &str,
 ) -> Result<StoredHeaders, InvalidPolicy> {
     if given.len() > MAX_HEADERS {
-        return Err(invalid("too_many_headers", format!("headers has {} entries; at most {MAX_HEADERS} are allowed", given.len())));
+        return Err(invalid(
+            "too_many_headers",
+            format!("headers has {} entries; at most {MAX_HEADERS} are allowed", given.len()),
+        ));
     }
     for s in sensitive {
         if !given.keys().any(|n| n.eq_ignore_ascii_case(s)) {
@@ -212,12 +215,17 @@ pub fn parse_headers(
     for (name, value) in given {
         check_name(name)?;
         if out.iter().any(|h| h.name.eq_ignore_ascii_case(name)) {
-            return Err(invalid("duplicate_header", format!("header {name} is given twice (names are case-insensitive)")));
+            return Err(invalid(
+                "duplicate_header",
+                format!("header {name} is given twice (names are case-insensitive)"),
+            ));
         }
         if HeaderValue::from_str(value).is_err() {
             return Err(invalid(
                 "invalid_header_value",
-                format!("the value of header {name} must be printable ASCII (no CR, LF, NUL or other control characters)"),
+                format!(
+                    "the value of header {name} must be printable ASCII (no CR, LF, NUL or other control characters)"
+                ),
             ));
         }
         bytes += name.len() + value.len();
@@ -360,10 +368,19 @@ mod tests {
         assert_eq!(code(&[("X-A", "a\0b")]), "invalid_header_value");
         assert_eq!(code(&[("X A", "a")]), "invalid_header_name");
         assert_eq!(code(&[("", "a")]), "invalid_header_name");
-        for hop in ["Connection", "keep-alive", "Proxy-Authorization", "TE", "Trailer", "Transfer-Encoding", "Upgrade"] {
+        for hop in ["Connection", "keep-alive", "Proxy-Authorization", "TE", "Trailer", "Transfer-Encoding", "Upgrade"]
+        {
             assert_eq!(code(&[(hop, "x")]), "hop_by_hop_header", "{hop}");
         }
-        for own in ["Host", "Content-Length", "content-type", "User-Agent", "Idempotency-Key", "X-Fenix-Signature", "webhook-id"] {
+        for own in [
+            "Host",
+            "Content-Length",
+            "content-type",
+            "User-Agent",
+            "Idempotency-Key",
+            "X-Fenix-Signature",
+            "webhook-id",
+        ] {
             assert_eq!(code(&[(own, "x")]), "reserved_header", "{own}");
         }
         assert_eq!(code(&[("X-A", "1"), ("x-a", "2")]), "duplicate_header");
@@ -382,8 +399,7 @@ mod tests {
     fn credential_and_marked_values_are_sealed_and_redacted() {
         let key = MasterKey::generate();
         let given = headers(&[("Authorization", "Bearer s3cret"), ("X-Api-Key", "k3y"), ("X-Tenant", "acme")]);
-        let stored =
-            parse_headers(&given, &["x-api-key".into()], &StoredHeaders::default(), &key, "ep_1").unwrap();
+        let stored = parse_headers(&given, &["x-api-key".into()], &StoredHeaders::default(), &key, "ep_1").unwrap();
         let json = stored.to_json();
         assert!(!json.contains("s3cret") && !json.contains("k3y") && json.contains("acme"), "{json}");
         let (shown, marked) = StoredHeaders::from_json(&json).redacted();
@@ -415,7 +431,10 @@ mod tests {
 
     #[test]
     fn retry_policy_bounds() {
-        assert_eq!(parse_schedule(&["30s".into(), "5m".into()]).unwrap(), vec![Duration::from_secs(30), Duration::from_secs(300)]);
+        assert_eq!(
+            parse_schedule(&["30s".into(), "5m".into()]).unwrap(),
+            vec![Duration::from_secs(30), Duration::from_secs(300)]
+        );
         assert_eq!(parse_schedule(&["soon".into()]).unwrap_err().code, "invalid_retry_schedule");
         assert_eq!(parse_schedule(&vec!["1s".to_string(); 21]).unwrap_err().code, "invalid_retry_schedule");
         assert_eq!(parse_final_codes(&[404, 400, 404]).unwrap(), vec![400, 404]);

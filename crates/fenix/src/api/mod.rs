@@ -40,8 +40,8 @@ pub mod service;
 pub mod sessions;
 pub mod settings;
 pub mod stats;
-pub mod tokens;
 pub mod test_events;
+pub mod tokens;
 
 use std::convert::Infallible;
 

@@ -163,12 +163,11 @@ pub(super) async fn batch_context(
             .bind(event_ids)
             .fetch_all(pool)
             .await?;
-    let endpoints = sqlx::query_as::<_, EndpointTarget>(&format!(
-        "SELECT {TARGET_COLUMNS} FROM endpoints WHERE id = ANY($1)"
-    ))
-    .bind(endpoint_ids)
-    .fetch_all(pool)
-    .await?;
+    let endpoints =
+        sqlx::query_as::<_, EndpointTarget>(&format!("SELECT {TARGET_COLUMNS} FROM endpoints WHERE id = ANY($1)"))
+            .bind(endpoint_ids)
+            .fetch_all(pool)
+            .await?;
     let secrets = sqlx::query_as::<_, SecretRow>(
         "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets \
          WHERE (expires_at IS NULL OR expires_at > $1) AND endpoint_id = ANY($2) \
