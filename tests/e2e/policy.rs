@@ -104,6 +104,16 @@ async fn custom_headers_reach_every_attempt_and_credentials_are_sealed_and_redac
     assert_eq!(last.header("authorization"), BEARER);
     assert_eq!(last.header("x-api-key"), API_KEY);
 
+    // Un-marking a sensitive header takes its value again; "[redacted]" is not one.
+    let (status, out) = fenix
+        .call(
+            "PATCH",
+            &format!("/v1/apps/{app}/endpoints/{ep_id}"),
+            Some(json!({"headers": {"X-Api-Key": "[redacted]"}, "sensitive_headers": []})),
+        )
+        .await;
+    assert_eq!((status, out["error"]["code"].as_str()), (422, Some("invalid_header_value")), "{out}");
+
     // `{}` removes every custom header.
     let (status, cleared) =
         fenix.call("PATCH", &format!("/v1/apps/{app}/endpoints/{ep_id}"), Some(json!({"headers": {}}))).await;

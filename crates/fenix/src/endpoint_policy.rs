@@ -230,7 +230,15 @@ pub fn parse_headers(
         }
         bytes += name.len() + value.len();
         let secret = is_credential(name) || sensitive.iter().any(|s| s.eq_ignore_ascii_case(name));
-        let stored = if !secret {
+        let was_sealed = || previous.0.iter().any(|h| h.name.eq_ignore_ascii_case(name) && h.sealed.is_some());
+        let stored = if !secret && value == REDACTED && was_sealed() {
+            // Un-marking a sensitive header takes its value again: its stored
+            // one is never turned into plain text, and "[redacted]" is not it.
+            return Err(invalid(
+                "invalid_header_value",
+                format!("header {name} is no longer sensitive: give its value, not {REDACTED:?}"),
+            ));
+        } else if !secret {
             StoredHeader { name: name.clone(), value: Some(value.clone()), sealed: None }
         } else if value == REDACTED {
             let kept = previous.0.iter().find(|h| h.name.eq_ignore_ascii_case(name)).and_then(|h| h.sealed.clone());
@@ -422,6 +430,13 @@ mod tests {
         assert_eq!(kept, first);
         let err = parse_headers(&headers(&[("Authorization", REDACTED)]), &[], &first, &key, "ep").unwrap_err();
         assert_eq!(err.code, "invalid_header_value");
+        let marked =
+            parse_headers(&headers(&[("X-Key", "k")]), &["X-Key".into()], &StoredHeaders::default(), &key, "ep")
+                .unwrap();
+        let unmarked = parse_headers(&headers(&[("X-Key", REDACTED)]), &[], &marked, &key, "ep").unwrap_err();
+        assert_eq!(unmarked.code, "invalid_header_value", "a sensitive value is never stored as the text [redacted]");
+        let plain = parse_headers(&headers(&[("X-Key", "now-public")]), &[], &marked, &key, "ep").unwrap();
+        assert_eq!(plain.redacted().0["X-Key"], "now-public");
     }
 
     #[test]
