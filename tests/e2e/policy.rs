@@ -29,6 +29,22 @@ async fn raw_headers_column(db: &TestDb, endpoint_id: &str) -> String {
     }
 }
 
+/// Overwrites an endpoint's `headers` column (as someone with write access to the database could).
+async fn set_headers_column(db: &TestDb, endpoint_id: &str, column: &str) {
+    use sqlx::Connection;
+    let query = "UPDATE endpoints SET headers = $2 WHERE id = $1";
+    match db.backend {
+        Backend::Sqlite => {
+            let mut conn = sqlx::SqliteConnection::connect(&db.url).await.expect("open SQLite");
+            sqlx::query(query).bind(endpoint_id).bind(column).execute(&mut conn).await.expect("update");
+        }
+        Backend::Postgres => {
+            let mut conn = sqlx::PgConnection::connect(&db.url).await.expect("connect");
+            sqlx::query(query).bind(endpoint_id).bind(column).execute(&mut conn).await.expect("update");
+        }
+    }
+}
+
 fn assert_redacted(what: &str, ep: &Value) {
     assert_eq!(ep["headers"]["X-Tenant"], "acme", "{what}: {ep}");
     assert_eq!(ep["headers"]["Authorization"], "[redacted]", "{what}: {ep}");
@@ -302,10 +318,46 @@ async fn an_endpoints_own_attempt_timeout_cuts_a_slow_answer(backend: Backend) {
     wait_for_status(&fenix, &app, evt["id"].as_str().unwrap(), "succeeded", Duration::from_secs(15)).await;
 }
 
+async fn a_sealed_header_that_does_not_open_stops_the_attempt_instead_of_sending_without_it(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let first = Receiver::http(|_| Plan::ok()).await;
+    let second = Receiver::http(|_| Plan::ok()).await;
+    let app = fenix.create_app("acme").await;
+    let body = |url: &str, token: &str| json!({"url": url, "headers": {"Authorization": token}, "retry_schedule": []});
+    let ep1 = fenix.create_endpoint(&app, body(&first.url, "Bearer first-s3cret")).await;
+    let ep2 = fenix.create_endpoint(&app, body(&second.url, "Bearer second-s3cret")).await;
+    let (ep1_id, ep2_id) = (ep1["id"].as_str().unwrap(), ep2["id"].as_str().unwrap());
+    // The second endpoint's sealed value copied onto the first: bound to its
+    // endpoint, it does not open there.
+    set_headers_column(&db, ep1_id, &raw_headers_column(&db, ep2_id).await).await;
+    let evt = fenix.send_event(&app, json!({"type": "booking.confirmed", "data": {"n": 1}})).await;
+    let evt_id = evt["id"].as_str().unwrap();
+
+    let query = format!("event_id={evt_id}&endpoint_id={ep1_id}&status=failed");
+    crate::support::eventually("the first endpoint's delivery failed", Duration::from_secs(15), || async {
+        !fenix.deliveries(&app, &query).await.is_empty()
+    })
+    .await;
+    let d = fenix.deliveries(&app, &query).await.remove(0);
+    let logged = attempts(&fenix, &app, d["id"].as_str().unwrap()).await;
+    assert_eq!(logged[0]["error"], "sealed_header", "{logged:?}");
+    assert_eq!(first.count(), 0, "nothing was sent without its credential");
+    // The second endpoint is untouched.
+    let query = format!("event_id={evt_id}&endpoint_id={ep2_id}&status=succeeded");
+    crate::support::eventually("the second endpoint's delivery succeeded", Duration::from_secs(15), || async {
+        !fenix.deliveries(&app, &query).await.is_empty()
+    })
+    .await;
+    assert_eq!(second.received()[0].header("authorization"), "Bearer second-s3cret");
+    assert!(!fenix.logs().contains("s3cret"), "a credential in the log");
+}
+
 crate::on_both_backends!(
     custom_headers_reach_every_attempt_and_credentials_are_sealed_and_redacted,
     refused_headers_answer_422_with_a_code_naming_the_header,
     a_final_status_code_fails_the_delivery_at_once,
     an_endpoints_own_schedule_replaces_the_global_one,
     an_endpoints_own_attempt_timeout_cuts_a_slow_answer,
+    a_sealed_header_that_does_not_open_stops_the_attempt_instead_of_sending_without_it,
 );
