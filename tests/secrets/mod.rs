@@ -6,6 +6,7 @@ use crate::support;
 
 mod common;
 mod file_modes;
+mod header_rekey;
 mod master_key;
 mod queued;
 mod receivers;

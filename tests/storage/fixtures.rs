@@ -311,5 +311,9 @@ pub fn endpoint_row(app_id: &str, event_types: &[&str]) -> EndpointRow {
         signature_scheme: "fenix-v1".into(),
         created_at: T0,
         updated_at: T0,
+        headers: "[]".into(),
+        retry_schedule: None,
+        final_status_codes: "[]".into(),
+        attempt_timeout_ms: None,
     }
 }

@@ -221,7 +221,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             startup::check_master_key(&store, &keyring).await?;
             let n = fenix::secrets::rekey(&store, &keyring).await?;
             store.close().await;
-            println!("re-encrypted {n} secret(s) under the current master key");
+            println!(
+                "re-encrypted {} secret(s) and the custom headers of {} endpoint(s) under the current master key",
+                n.secrets, n.header_sets
+            );
             Ok(())
         }
         Command::Listen { port, host, secrets, show_payload } => {

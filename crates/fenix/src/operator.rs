@@ -82,6 +82,10 @@ pub async fn provision(
                 signature_scheme: "fenix-v1".into(),
                 created_at: now,
                 updated_at: now,
+                headers: "[]".into(),
+                retry_schedule: None,
+                final_status_codes: "[]".into(),
+                attempt_timeout_ms: None,
             };
             let sealed_secret = keyring.current.seal(secret.expose().as_bytes(), OPERATOR_ENDPOINT_ID);
             match store.insert_endpoint(&NewEndpoint { row, sealed_secret }).await {

@@ -1,6 +1,10 @@
 //! Endpoints: an app's destinations, their event-type filter, state, and
 //! signing secrets. The URL goes through the destination policy on create and
-//! update; the secret is answered only by create and rotate.
+//! update; the secret is answered only by create and rotate. The endpoint's
+//! own policy (custom headers, retry rules) is checked by `endpoint_policy`;
+//! sensitive header values are sealed there and never answered.
+
+use std::collections::BTreeMap;
 
 use axum::{extract::State, http::StatusCode, Json};
 use serde::{Deserialize, Serialize};
@@ -15,6 +19,7 @@ use super::{
     lookup,
 };
 use crate::{
+    endpoint_policy::{self, InvalidPolicy, StoredHeaders},
     event_types::EventTypeFilter,
     ids,
     lifecycle::{DeliveryStatus, EndpointState},
@@ -43,6 +48,22 @@ pub struct EndpointOut {
     pub state_changed_at: Option<String>,
     pub rate_limit_per_sec: Option<i64>,
     pub signature_scheme: String,
+    /// Custom request headers sent with every attempt. The values of
+    /// sensitive headers (`Authorization`, `Cookie`, and `sensitive_headers`)
+    /// always read `"[redacted]"`.
+    #[schema(example = json!({"X-Tenant": "acme", "Authorization": "[redacted]"}))]
+    pub headers: BTreeMap<String, String>,
+    /// Header names marked sensitive besides `Authorization` and `Cookie`,
+    /// which always are.
+    pub sensitive_headers: Vec<String>,
+    /// The endpoint's own waits between attempts; `null`: `FENIX_RETRY_SCHEDULE`.
+    #[schema(example = json!(["30s", "5m", "1h"]))]
+    pub retry_schedule: Option<Vec<String>>,
+    /// Answers that fail a delivery at once, without retry (`[]`: none).
+    pub final_status_codes: Vec<u16>,
+    /// The endpoint's own attempt timeout; `null`: `FENIX_ATTEMPT_TIMEOUT`.
+    #[schema(example = "5s")]
+    pub attempt_timeout: Option<String>,
     pub created_at: String,
     pub updated_at: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -51,7 +72,20 @@ pub struct EndpointOut {
 
 impl From<EndpointRow> for EndpointOut {
     fn from(r: EndpointRow) -> Self {
+        let (headers, sensitive_headers) = StoredHeaders::from_json(&r.headers).redacted();
         EndpointOut {
+            headers,
+            sensitive_headers,
+            retry_schedule: r
+                .retry_schedule
+                .as_deref()
+                .and_then(endpoint_policy::schedule_from_json)
+                .map(|s| s.into_iter().map(endpoint_policy::show_duration).collect()),
+            final_status_codes: endpoint_policy::final_codes_from_json(&r.final_status_codes),
+            attempt_timeout: r
+                .attempt_timeout_ms
+                .and_then(|ms| u64::try_from(ms).ok())
+                .map(|ms| endpoint_policy::show_duration(std::time::Duration::from_millis(ms))),
             event_types: EventTypeFilter::from_json(&r.event_types).patterns().to_vec(),
             id: r.id,
             app_id: r.app_id,
@@ -82,6 +116,23 @@ struct CreateEndpoint {
     signature_scheme: Option<String>,
     /// Owner-supplied secret (migrating from another platform).
     secret: Option<String>,
+    /// Custom request headers sent with every attempt (at most 20, 8 KiB in all).
+    #[schema(example = json!({"X-Tenant": "acme", "Authorization": "Bearer abc"}))]
+    headers: Option<BTreeMap<String, String>>,
+    /// Names in `headers` whose values are sealed and redacted like
+    /// `Authorization` and `Cookie` (which always are).
+    #[schema(example = json!(["X-Api-Key"]))]
+    sensitive_headers: Option<Vec<String>>,
+    /// Own waits between attempts (at most 20, each at most 30d); absent or
+    /// null: `FENIX_RETRY_SCHEDULE`.
+    #[schema(example = json!(["30s", "5m", "1h"]))]
+    retry_schedule: Option<Vec<String>>,
+    /// 4xx answers (not 408, 410 or 429) that fail a delivery at once.
+    #[schema(example = json!([400, 401, 404]))]
+    final_status_codes: Option<Vec<i64>>,
+    /// Own attempt timeout, at most `FENIX_ATTEMPT_TIMEOUT`; absent or null: that one.
+    #[schema(example = "5s")]
+    attempt_timeout: Option<String>,
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -102,13 +153,34 @@ struct PatchEndpoint {
     #[serde(default, with = "double_option")]
     #[schema(value_type = Option<i64>, minimum = 1, maximum = 100000)]
     rate_limit_per_sec: Option<Option<i64>>,
+    /// Left out: unchanged; cannot be null (`{}` removes them all). Replaces
+    /// the whole set; a sensitive header given as `"[redacted]"` keeps its stored value.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = BTreeMap<String, String>, required = false)]
+    headers: Option<BTreeMap<String, String>>,
+    /// Only together with `headers`; left out, the names sensitive so far stay sensitive.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = Vec<String>, required = false)]
+    sensitive_headers: Option<Vec<String>>,
+    /// Left out: unchanged; null: back to `FENIX_RETRY_SCHEDULE`.
+    #[serde(default, with = "double_option")]
+    #[schema(value_type = Option<Vec<String>>)]
+    retry_schedule: Option<Option<Vec<String>>>,
+    /// Left out: unchanged; cannot be null (`[]`: none).
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = Vec<i64>, required = false)]
+    final_status_codes: Option<Vec<i64>>,
+    /// Left out: unchanged; null: back to `FENIX_ATTEMPT_TIMEOUT`.
+    #[serde(default, with = "double_option")]
+    #[schema(value_type = Option<String>)]
+    attempt_timeout: Option<Option<String>>,
 }
 
 /// Distinguishes a field left out (`None`) from an explicit `null` (`Some(None)`).
 mod double_option {
     use serde::{Deserialize, Deserializer};
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<i64>>, D::Error> {
-        Option::<i64>::deserialize(d).map(Some)
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
+        Option::<T>::deserialize(d).map(Some)
     }
 }
 
@@ -181,6 +253,34 @@ fn invalid_secret(e: crate::secrets::InvalidSecret) -> ApiError {
     ApiError::invalid("invalid_secret", e.to_string())
 }
 
+fn invalid_policy(e: InvalidPolicy) -> ApiError {
+    ApiError::invalid(e.code, e.message)
+}
+
+/// The 422 codes of the endpoint's own policy, for the document.
+macro_rules! policy_codes {
+    () => {
+        "`invalid_header_name`, `invalid_header_value`, `hop_by_hop_header`, `reserved_header`, \
+         `duplicate_header`, `too_many_headers`, `headers_too_large`, `invalid_sensitive_headers`, \
+         `invalid_retry_schedule`, `invalid_final_status_codes`, `invalid_attempt_timeout`"
+    };
+}
+
+/// The retry policy fields of a create or patch, checked and in stored form.
+fn retry_schedule_column(waits: &[String]) -> Result<String, ApiError> {
+    endpoint_policy::parse_schedule(waits).map(|s| endpoint_policy::schedule_to_json(&s)).map_err(invalid_policy)
+}
+
+fn final_codes_column(codes: &[i64]) -> Result<String, ApiError> {
+    let codes = endpoint_policy::parse_final_codes(codes).map_err(invalid_policy)?;
+    Ok(serde_json::to_string(&codes).expect("numbers serialize"))
+}
+
+fn attempt_timeout_column(s: &SharedState, raw: &str) -> Result<i64, ApiError> {
+    let t = endpoint_policy::parse_attempt_timeout(raw, s.settings.attempt_timeout).map_err(invalid_policy)?;
+    Ok(i64::try_from(t.as_millis()).unwrap_or(i64::MAX))
+}
+
 #[utoipa::path(
     post, path = "/v1/apps/{app}/endpoints", tag = "endpoints", operation_id = "create_endpoint",
     summary = "Create an endpoint",
@@ -192,9 +292,9 @@ fn invalid_secret(e: crate::secrets::InvalidSecret) -> ApiError {
         (status = 201, description = "The endpoint, with its `secret`", body = EndpointOut),
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`", body = ErrorBody),
-        (status = 422, description = "`invalid_event_types`, `invalid_signature_scheme`, `invalid_secret`, \
-            `invalid_rate_limit`, `invalid_description`, `endpoint_limit_reached`, `url_*`, `destination_*`",
-            body = ErrorBody),
+        (status = 422, description = concat!("`invalid_event_types`, `invalid_signature_scheme`, `invalid_secret`, \
+            `invalid_rate_limit`, `invalid_description`, `endpoint_limit_reached`, `url_*`, `destination_*`, ",
+            policy_codes!()), body = ErrorBody),
     )
 )]
 async fn create(
@@ -218,10 +318,28 @@ async fn create(
         Some(v) => SigningSecret::parse(v).map_err(invalid_secret)?,
         None => SigningSecret::generate(),
     };
+    let id = ids::new_id("ep");
+    let headers = match &body.headers {
+        Some(given) => endpoint_policy::parse_headers(
+            given,
+            body.sensitive_headers.as_deref().unwrap_or_default(),
+            &StoredHeaders::default(),
+            &s.keyring.current,
+            &id,
+        )
+        .map_err(invalid_policy)?,
+        None if body.sensitive_headers.as_ref().is_some_and(|v| !v.is_empty()) => {
+            return Err(ApiError::invalid("invalid_sensitive_headers", "sensitive_headers needs headers to name"));
+        }
+        None => StoredHeaders::default(),
+    };
+    let retry_schedule = body.retry_schedule.as_deref().map(retry_schedule_column).transpose()?;
+    let final_status_codes = final_codes_column(body.final_status_codes.as_deref().unwrap_or_default())?;
+    let attempt_timeout_ms = body.attempt_timeout.as_deref().map(|t| attempt_timeout_column(&s, t)).transpose()?;
     let url = check_url(&s, &body.url).await?;
     let now = time::now_ms();
     let row = EndpointRow {
-        id: ids::new_id("ep"),
+        id,
         app_id: app.id,
         url,
         description: check_description(body.description.as_deref().unwrap_or(""))?,
@@ -233,6 +351,10 @@ async fn create(
         signature_scheme: scheme.as_str().into(),
         created_at: now,
         updated_at: now,
+        headers: headers.to_json(),
+        retry_schedule,
+        final_status_codes,
+        attempt_timeout_ms,
     };
     let sealed_secret = s.keyring.current.seal(secret.expose().as_bytes(), &row.id);
     let max = s.settings.max_endpoints_per_app;
@@ -292,17 +414,18 @@ async fn read(
 
 #[utoipa::path(
     patch, path = "/v1/apps/{app}/endpoints/{ep}", tag = "endpoints", operation_id = "update_endpoint",
-    summary = "Change an endpoint's URL, description, event types or rate limit",
+    summary = "Change an endpoint's URL, description, event types, rate limit, headers or retry policy",
     security(("bearer" = ["app:manage"])),
-    description = "`rate_limit_per_sec: null` removes the limit; a field left out is unchanged.",
+    description = "`rate_limit_per_sec: null` removes the limit; `retry_schedule: null` and `attempt_timeout: null` \
+        go back to the global settings; a field left out is unchanged. `headers` replaces the whole set.",
     params(EndpointPath),
     request_body = PatchEndpoint,
     responses(
         (status = 200, description = "The endpoint", body = EndpointOut),
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
-        (status = 422, description = "`invalid_event_types`, `invalid_rate_limit`, `invalid_description`, `url_*`, \
-            `destination_*`", body = ErrorBody),
+        (status = 422, description = concat!("`invalid_event_types`, `invalid_rate_limit`, `invalid_description`, \
+            `url_*`, `destination_*`, ", policy_codes!()), body = ErrorBody),
     )
 )]
 async fn update(
@@ -316,11 +439,45 @@ async fn update(
         Some(u) => Some(check_url(&s, u).await?),
         None => None,
     };
+    let previous = StoredHeaders::from_json(&row.headers);
+    let headers = match (&body.headers, &body.sensitive_headers) {
+        (Some(given), sensitive) => {
+            // Left out: what was sensitive stays so, for the names still given.
+            let sensitive = sensitive.clone().unwrap_or_else(|| {
+                let kept = endpoint_policy::still_sensitive(&previous).into_iter();
+                kept.filter(|n| given.keys().any(|g| g.eq_ignore_ascii_case(n))).collect()
+            });
+            Some(
+                endpoint_policy::parse_headers(given, &sensitive, &previous, &s.keyring.current, &row.id)
+                    .map_err(invalid_policy)?
+                    .to_json(),
+            )
+        }
+        (None, Some(_)) => {
+            return Err(ApiError::invalid(
+                "invalid_sensitive_headers",
+                "sensitive_headers can only be changed together with headers",
+            ))
+        }
+        (None, None) => None,
+    };
     let patch = EndpointPatch {
         url,
         description: body.description.as_deref().map(check_description).transpose()?,
         event_types: body.event_types.as_deref().map(EventTypeFilter::parse).transpose()?.map(|f| f.to_json()),
         rate_limit_per_sec: body.rate_limit_per_sec.map(check_rate).transpose()?,
+        headers,
+        retry_schedule: body
+            .retry_schedule
+            .as_ref()
+            .map(|v| v.as_deref().map(retry_schedule_column).transpose())
+            .transpose()?,
+        final_status_codes: body.final_status_codes.as_deref().map(final_codes_column).transpose()?,
+        attempt_timeout_ms: body
+            .attempt_timeout
+            .as_ref()
+            .map(|v| v.as_deref().map(|t| attempt_timeout_column(&s, t)).transpose())
+            .transpose()?,
     };
     s.store.update_endpoint(&row.app_id, &row.id, &patch, time::now_ms()).await?;
     read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await

@@ -18,10 +18,19 @@ pub struct EndpointRow {
     pub signature_scheme: String,
     pub created_at: Millis,
     pub updated_at: Millis,
+    /// Custom request headers, sensitive values sealed (`endpoint_policy::StoredHeaders`).
+    pub headers: String,
+    /// Own retry schedule in milliseconds (JSON array); `None` = the global one.
+    pub retry_schedule: Option<String>,
+    /// 4xx statuses that fail a delivery at once (JSON array).
+    pub final_status_codes: String,
+    /// Own attempt timeout; `None` = the global one.
+    pub attempt_timeout_ms: Option<i64>,
 }
 
 const ENDPOINT_COLUMNS: &str = "id, app_id, url, description, event_types, state, state_reason, state_changed_at, \
-     rate_limit_per_sec, signature_scheme, created_at, updated_at";
+     rate_limit_per_sec, signature_scheme, created_at, updated_at, \
+     headers, retry_schedule, final_status_codes, attempt_timeout_ms";
 
 /// A new endpoint with its first secret, already sealed.
 #[derive(Debug)]
@@ -37,6 +46,10 @@ pub struct EndpointPatch {
     pub description: Option<String>,
     pub event_types: Option<String>,
     pub rate_limit_per_sec: Option<Option<i64>>,
+    pub headers: Option<String>,
+    pub retry_schedule: Option<Option<String>>,
+    pub final_status_codes: Option<String>,
+    pub attempt_timeout_ms: Option<Option<i64>>,
 }
 
 /// One sealed secret version.
@@ -79,7 +92,7 @@ impl Store {
                 return Ok(false);
             }
             sqlx::query(&format!(
-                "INSERT INTO endpoints ({ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+                "INSERT INTO endpoints ({ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
             ))
             .bind(&r.id)
             .bind(&r.app_id)
@@ -93,6 +106,10 @@ impl Store {
             .bind(&r.signature_scheme)
             .bind(r.created_at)
             .bind(r.updated_at)
+            .bind(&r.headers)
+            .bind(&r.retry_schedule)
+            .bind(&r.final_status_codes)
+            .bind(r.attempt_timeout_ms)
             .execute(&mut *tx)
             .await?;
             sqlx::query(
@@ -141,10 +158,22 @@ impl Store {
             Some(v) => (1_i64, v),
             None => (0, None),
         };
+        let (set_schedule, schedule) = match &p.retry_schedule {
+            Some(v) => (1_i64, v.clone()),
+            None => (0, None),
+        };
+        let (set_timeout, timeout) = match p.attempt_timeout_ms {
+            Some(v) => (1_i64, v),
+            None => (0, None),
+        };
         on_write!(self, |pool| sqlx::query(
             "UPDATE endpoints SET url = COALESCE($3, url), description = COALESCE($4, description), \
              event_types = COALESCE($5, event_types), \
-             rate_limit_per_sec = CASE WHEN $6 = 1 THEN $7 ELSE rate_limit_per_sec END, updated_at = $8 \
+             rate_limit_per_sec = CASE WHEN $6 = 1 THEN $7 ELSE rate_limit_per_sec END, updated_at = $8, \
+             headers = COALESCE($9, headers), \
+             retry_schedule = CASE WHEN $10 = 1 THEN $11 ELSE retry_schedule END, \
+             final_status_codes = COALESCE($12, final_status_codes), \
+             attempt_timeout_ms = CASE WHEN $13 = 1 THEN $14 ELSE attempt_timeout_ms END \
              WHERE id = $1 AND app_id = $2"
         )
         .bind(id)
@@ -155,6 +184,12 @@ impl Store {
         .bind(set_rate)
         .bind(rate)
         .bind(now)
+        .bind(&p.headers)
+        .bind(set_schedule)
+        .bind(&schedule)
+        .bind(&p.final_status_codes)
+        .bind(set_timeout)
+        .bind(timeout)
         .execute(pool)
         .await
         .map(|r| r.rows_affected() > 0))
@@ -309,5 +344,29 @@ impl Store {
             tx.commit().await?;
             Ok(version)
         })
+    }
+}
+
+impl Store {
+    /// Every endpoint's stored custom headers, for those that have any (for `fenix rekey`).
+    pub async fn all_endpoint_headers(&self) -> sqlx::Result<Vec<(String, String)>> {
+        on_write!(self, |pool| sqlx::query_as::<_, (String, String)>(
+            "SELECT id, headers FROM endpoints WHERE headers <> '[]' ORDER BY id"
+        )
+        .fetch_all(pool)
+        .await)
+    }
+
+    /// Replaces an endpoint's stored headers if they are still `old` (a change
+    /// made meanwhile through the API wins: its values are sealed under the
+    /// current key already). Answers whether the row was changed.
+    pub async fn reseal_endpoint_headers(&self, endpoint_id: &str, old: &str, new: &str) -> sqlx::Result<bool> {
+        on_write!(self, |pool| sqlx::query("UPDATE endpoints SET headers = $3 WHERE id = $1 AND headers = $2")
+            .bind(endpoint_id)
+            .bind(old)
+            .bind(new)
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected() > 0))
     }
 }

@@ -27,7 +27,9 @@ pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys:
     let attempt_id = ids::new_id("att");
     let started_at = time::now_ms();
     let started = std::time::Instant::now();
-    let timeout = state.settings.attempt_timeout;
+    // The endpoint's own timeout, never beyond the global one the lease is sized for.
+    let timeout =
+        job.policy.attempt_timeout.map_or(state.settings.attempt_timeout, |t| t.min(state.settings.attempt_timeout));
     // One time limit over the whole attempt: the destination re-check (a
     // fresh DNS resolution, which a hostile name server can hold), signing,
     // the request and the excerpt. The duration counts all of it.
@@ -38,7 +40,9 @@ pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys:
     result.duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
     let finished = time::now_ms();
     let n_in_budget = u32::try_from(c.attempt_count - c.budget_start + 1).unwrap_or(u32::MAX);
-    let next = schedule::next_step(&result.facts, n_in_budget, &state.settings.retry_schedule, finished);
+    let retry_schedule = job.policy.retry_schedule.as_deref().unwrap_or(&state.settings.retry_schedule);
+    let next =
+        schedule::next_step_for(&result.facts, n_in_budget, retry_schedule, &job.policy.final_status_codes, finished);
     let notes = Notes {
         error: result.error,
         first_success_ms: (next == Next::Succeeded && c.budget_start == 0).then(|| finished - job.event_created_at),
@@ -100,7 +104,10 @@ async fn check_sign_send(
         Err(e) => return refused("signing", e.to_string()),
     };
     *versions = live.iter().map(|s| s.version).collect();
-    let headers = WireHeaders {
+    let Some(custom) = &job.policy.headers else {
+        return refused("sealed_header", "a sensitive custom header of the endpoint could not be opened".into());
+    };
+    let mut headers = WireHeaders {
         event_id: &c.event_id,
         event_type: &job.event_type,
         attempt_id,
@@ -109,6 +116,13 @@ async fn check_sign_send(
         signature: &signature,
     }
     .to_map();
+    // The endpoint's own headers: checked when set never to collide with the
+    // wire contract's; if one ever did, Fenix's own value stays.
+    for (name, value) in custom {
+        if !headers.contains_key(name) {
+            headers.insert(name.clone(), value.clone());
+        }
+    }
     send(client, Request { url: url.clone(), headers, body: job.envelope.clone() }).await
 }
 

@@ -2,18 +2,20 @@
 //! turns a claimed batch into jobs (or into outcomes at once, for deliveries
 //! that must not be sent).
 
-use std::{collections::HashMap, sync::Arc};
+use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use bytes::Bytes;
+use reqwest::header::HeaderMap;
 
 use super::{
     gate::Gated,
     signing_keys::{self, Secrets},
 };
 use crate::{
+    endpoint_policy::{self, StoredHeaders},
     lifecycle::DeliveryStatus,
     secrets::Keyring,
-    store::deliveries::{BatchContext, ClaimedDelivery, Outcome},
+    store::deliveries::{BatchContext, ClaimedDelivery, EndpointTarget, Outcome},
     time::Millis,
 };
 
@@ -39,6 +41,39 @@ pub(super) struct Job {
     /// reloaded before signing when older than [`signing_keys::SECRETS_FRESH_MS`].
     pub(super) secrets: Secrets,
     pub(super) loaded_at: Millis,
+    /// The endpoint's own headers and retry rules (made once per endpoint and batch).
+    pub(super) policy: Arc<SendPolicy>,
+}
+
+/// An endpoint's policy as an attempt needs it.
+pub(super) struct SendPolicy {
+    /// Custom headers, sensitive values opened; `None` when a sealed value
+    /// does not open (the attempt is refused rather than sent without it).
+    pub(super) headers: Option<HeaderMap>,
+    /// `None`: `FENIX_RETRY_SCHEDULE`.
+    pub(super) retry_schedule: Option<Vec<Duration>>,
+    pub(super) final_status_codes: Vec<u16>,
+    /// `None`: `FENIX_ATTEMPT_TIMEOUT`.
+    pub(super) attempt_timeout: Option<Duration>,
+}
+
+impl SendPolicy {
+    fn of(target: &EndpointTarget, keyring: &Keyring) -> SendPolicy {
+        let headers = match StoredHeaders::from_json(&target.headers).open(keyring, &target.id) {
+            Ok(map) => Some(map),
+            Err(e) => {
+                // The error names no value (a key, a name, an encoding).
+                tracing::warn!(endpoint_id = %target.id, error = %e, "an endpoint's custom headers cannot be opened");
+                None
+            }
+        };
+        SendPolicy {
+            headers,
+            retry_schedule: target.retry_schedule.as_deref().and_then(endpoint_policy::schedule_from_json),
+            final_status_codes: endpoint_policy::final_codes_from_json(&target.final_status_codes),
+            attempt_timeout: target.attempt_timeout_ms.and_then(|ms| u64::try_from(ms).ok()).map(Duration::from_millis),
+        }
+    }
 }
 
 impl Gated for Job {
@@ -74,6 +109,7 @@ pub(super) fn prepare(
     let mut secrets: HashMap<String, Secrets> = HashMap::new();
     let mut urls: HashMap<String, CheckedUrl> = HashMap::new();
     let mut hosts: HashMap<String, Option<Arc<str>>> = HashMap::new();
+    let mut policies: HashMap<String, Arc<SendPolicy>> = HashMap::new();
     let BatchContext { mut events, endpoints, secrets: sealed } = ctx;
     claimed
         .into_iter()
@@ -107,6 +143,10 @@ pub(super) fn prepare(
                     url.as_ref().as_ref().ok().and_then(|u| u.host_str()).map(|h| Arc::from(h.to_ascii_lowercase()))
                 })
                 .clone();
+            let policy = policies
+                .entry(c.endpoint_id.clone())
+                .or_insert_with(|| Arc::new(SendPolicy::of(target, keyring)))
+                .clone();
             Ok(Job {
                 host,
                 url,
@@ -117,6 +157,7 @@ pub(super) fn prepare(
                 event_type,
                 event_created_at,
                 envelope,
+                policy,
                 claimed: c,
             })
         })

@@ -69,6 +69,21 @@ pub fn next_step(facts: &AttemptFacts, n: u32, schedule: &[Duration], now: Milli
     Next::RetryAt(time::add(now, wait))
 }
 
+/// [`next_step`] under an endpoint's own policy: an answer whose status is
+/// one of its `final_status_codes` fails the delivery at once, without retry.
+pub fn next_step_for(
+    facts: &AttemptFacts,
+    n: u32,
+    schedule: &[Duration],
+    final_status_codes: &[u16],
+    now: Millis,
+) -> Next {
+    match facts.status {
+        Some(s) if final_status_codes.contains(&s) => Next::Failed,
+        _ => next_step(facts, n, schedule, now),
+    }
+}
+
 /// Parses `Retry-After` as delta-seconds or an HTTP date.
 pub fn parse_retry_after(v: &str, now: std::time::SystemTime) -> Option<Duration> {
     let v = v.trim();
@@ -166,5 +181,14 @@ mod tests {
         assert_eq!(parse_retry_after("120", now), Some(Duration::from_secs(120)));
         assert_eq!(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", now), Some(Duration::from_secs(60)));
         assert_eq!(parse_retry_after("soon", now), None);
+    }
+
+    #[test]
+    fn an_endpoints_final_status_fails_at_once_and_others_retry() {
+        let finals = [400, 404];
+        assert_eq!(next_step_for(&status(404), 1, &schedule(), &finals, 0), Next::Failed);
+        assert_eq!(next_step_for(&status(401), 1, &schedule(), &finals, 0), Next::RetryAt(60_000));
+        assert_eq!(next_step_for(&status(500), 1, &schedule(), &finals, 0), Next::RetryAt(60_000));
+        assert_eq!(next_step_for(&status(200), 1, &schedule(), &finals, 0), Next::Succeeded);
     }
 }

@@ -59,6 +59,10 @@ async fn setup(tweak: impl FnOnce(&mut Settings)) -> Setup {
         signature_scheme: "fenix-v1".into(),
         created_at: now,
         updated_at: now,
+        headers: "[]".into(),
+        retry_schedule: None,
+        final_status_codes: "[]".into(),
+        attempt_timeout_ms: None,
     };
     let sealed_secret = state.keyring.current.seal(b"whsec-test", &endpoint.id);
     state.store.insert_endpoint(&NewEndpoint { row: endpoint, sealed_secret }).await.expect("insert endpoint");

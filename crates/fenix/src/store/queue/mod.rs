@@ -94,7 +94,17 @@ pub struct EndpointTarget {
     pub state: EndpointState,
     pub signature_scheme: String,
     pub rate_limit_per_sec: Option<i64>,
+    /// The endpoint's policy columns (`endpoint_policy`): custom headers
+    /// (sensitive values sealed), own schedule, final codes, own timeout.
+    pub headers: String,
+    pub retry_schedule: Option<String>,
+    pub final_status_codes: String,
+    pub attempt_timeout_ms: Option<i64>,
 }
+
+/// The columns of [`EndpointTarget`], for both backends' batch context reads.
+pub(super) const TARGET_COLUMNS: &str = "id, url, state, signature_scheme, rate_limit_per_sec, \
+     headers, retry_schedule, final_status_codes, attempt_timeout_ms";
 
 /// The result of working on one claimed delivery.
 #[derive(Debug, Clone)]

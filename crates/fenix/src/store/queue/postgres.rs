@@ -11,7 +11,7 @@ use sqlx::{pool::PoolConnection, PgPool, Postgres};
 
 use super::{
     plan::{self, Conn, Whole},
-    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome,
+    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome, TARGET_COLUMNS,
 };
 use crate::{
     store::{deliveries::AttemptRecord, endpoints::SecretRow, events::Ingested, events::NewEvent, WAKE_CHANNEL},
@@ -163,12 +163,11 @@ pub(super) async fn batch_context(
             .bind(event_ids)
             .fetch_all(pool)
             .await?;
-    let endpoints = sqlx::query_as::<_, EndpointTarget>(
-        "SELECT id, url, state, signature_scheme, rate_limit_per_sec FROM endpoints WHERE id = ANY($1)",
-    )
-    .bind(endpoint_ids)
-    .fetch_all(pool)
-    .await?;
+    let endpoints =
+        sqlx::query_as::<_, EndpointTarget>(&format!("SELECT {TARGET_COLUMNS} FROM endpoints WHERE id = ANY($1)"))
+            .bind(endpoint_ids)
+            .fetch_all(pool)
+            .await?;
     let secrets = sqlx::query_as::<_, SecretRow>(
         "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets \
          WHERE (expires_at IS NULL OR expires_at > $1) AND endpoint_id = ANY($2) \

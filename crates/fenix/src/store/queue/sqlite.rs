@@ -10,7 +10,7 @@ use sqlx::{pool::PoolConnection, Connection, QueryBuilder, Sqlite, SqliteConnect
 
 use super::{
     plan::{self, Conn, Whole},
-    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome,
+    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome, TARGET_COLUMNS,
 };
 use crate::{
     store::{deliveries::AttemptRecord, endpoints::SecretRow, events::Ingested, events::NewEvent},
@@ -121,8 +121,7 @@ pub(super) async fn batch_context(
         ids.push_bind(*id);
     }
     events.push(")");
-    let mut endpoints =
-        QueryBuilder::new("SELECT id, url, state, signature_scheme, rate_limit_per_sec FROM endpoints WHERE id IN (");
+    let mut endpoints = QueryBuilder::new(format!("SELECT {TARGET_COLUMNS} FROM endpoints WHERE id IN ("));
     let mut ids = endpoints.separated(", ");
     for id in endpoint_ids {
         ids.push_bind(*id);
