@@ -335,6 +335,76 @@ mod tests {
         }
     }
 
+    async fn store_with(types: &[(&str, Option<Value>)]) -> (Store, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::connect(&format!("sqlite://{}/t.db", dir.path().display()), 2).await.unwrap();
+        store.migrate().await.unwrap();
+        for (name, schema) in types {
+            store.insert_event_type(&row(name, schema.clone(), 1)).await.unwrap();
+        }
+        (store, dir)
+    }
+
+    fn row(name: &str, schema: Option<Value>, revision: i64) -> crate::store::event_types::EventTypeRow {
+        crate::store::event_types::EventTypeRow {
+            id: crate::ids::new_id("etype"),
+            name: name.into(),
+            description: String::new(),
+            schema: schema.map(|s| s.to_string()),
+            example: None,
+            deprecated: false,
+            revision,
+            created_at: 0,
+            updated_at: 0,
+        }
+    }
+
+    fn integer_amount() -> Value {
+        json!({"type": "object", "properties": {"amount": {"type": "integer"}}})
+    }
+
+    #[tokio::test]
+    async fn the_cache_keeps_compiled_schemas_until_invalidated_and_recompiles_only_what_changed() {
+        let (store, _dir) = store_with(&[("order.paid", Some(integer_amount())), ("order.note", None)]).await;
+        let cache = Catalogue::with_ttl(Duration::from_secs(3600));
+        let first = cache.current(&store).await.unwrap();
+        let text = raw(json!({"amount": "ten"}));
+        assert!(first.get("order.paid").unwrap().check(&text, "/data").is_err());
+        assert!(first.get("order.note").unwrap().check(&text, "/data").is_ok());
+        assert!(first.get("order.other").is_none());
+
+        // Changed behind the cache's back (as by another instance): not seen within the TTL ...
+        let mut paid = store.find_event_type("order.paid").await.unwrap().unwrap();
+        paid.schema = Some(json!({"type": "object", "properties": {"amount": {"type": "string"}}}).to_string());
+        assert!(store.update_event_type(&paid).await.unwrap());
+        store.insert_event_type(&row("order.shipped", None, 1)).await.unwrap();
+        let same = cache.current(&store).await.unwrap();
+        assert!(Arc::ptr_eq(&first, &same), "a fresh cache reads nothing");
+        // ... and at once after `invalidate` (a change through this instance).
+        cache.invalidate();
+        let second = cache.current(&store).await.unwrap();
+        assert!(second.get("order.paid").unwrap().check(&text, "/data").is_ok(), "the new schema is in force");
+        assert!(second.get("order.shipped").is_some());
+        assert!(
+            Arc::ptr_eq(&first.types["order.note"], &second.types["order.note"]),
+            "an unchanged type is not compiled again"
+        );
+        assert!(!Arc::ptr_eq(&first.types["order.paid"], &second.types["order.paid"]));
+    }
+
+    #[tokio::test]
+    async fn past_its_ttl_the_cache_sees_changes_made_elsewhere_and_deletions() {
+        let (store, _dir) = store_with(&[("order.paid", Some(integer_amount()))]).await;
+        let cache = Catalogue::with_ttl(Duration::ZERO);
+        assert!(cache.current(&store).await.unwrap().get("order.paid").is_some());
+        assert!(store.delete_event_type("order.paid").await.unwrap());
+        assert!(cache.current(&store).await.unwrap().get("order.paid").is_none());
+        // With nothing changed, a refresh keeps the very same map.
+        let a = cache.current(&store).await.unwrap();
+        let b = cache.current(&store).await.unwrap();
+        assert!(Arc::ptr_eq(&a.types, &b.types));
+    }
+
     #[test]
     fn filters_are_known_when_each_pattern_names_a_catalogued_type() {
         let mut types = HashMap::new();
