@@ -185,7 +185,8 @@ async fn create(
     _: NoQuery,
     ApiJson(body): ApiJson<CreateEventType>,
 ) -> Result<(StatusCode, Json<EventTypeOut>), ApiError> {
-    let name = EventType::parse(&body.name).map_err(|e| ApiError::invalid(e.code, e.message.replacen("type", "name", 1)))?;
+    let name =
+        EventType::parse(&body.name).map_err(|e| ApiError::invalid(e.code, e.message.replacen("type", "name", 1)))?;
     let description = check_description(&body.description)?;
     let (schema, example) = check_schema_and_example(body.schema.as_deref(), body.example.as_deref())?;
     let now = time::now_ms();

@@ -98,7 +98,8 @@ pub struct ErrorDetail {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = Json(ErrorBody { error: ErrorDetail { code: self.code, message: self.message, details: self.details } });
+        let body =
+            Json(ErrorBody { error: ErrorDetail { code: self.code, message: self.message, details: self.details } });
         let mut resp = (self.status, body).into_response();
         if self.status == StatusCode::UNAUTHORIZED {
             resp.headers_mut().insert("www-authenticate", axum::http::HeaderValue::from_static("Bearer"));

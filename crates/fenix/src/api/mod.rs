@@ -42,8 +42,8 @@ pub mod service;
 pub mod sessions;
 pub mod settings;
 pub mod stats;
-pub mod tokens;
 pub mod test_events;
+pub mod tokens;
 
 use std::convert::Infallible;
 

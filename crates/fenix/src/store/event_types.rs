@@ -72,11 +72,9 @@ impl Store {
 
     /// Every type's name and revision: what a cache refresh reads first.
     pub async fn event_type_revisions(&self) -> sqlx::Result<Vec<EventTypeRevision>> {
-        on_read!(self, |pool| sqlx::query_as::<_, EventTypeRevision>(
-            "SELECT name, revision FROM event_type_catalogue"
-        )
-        .fetch_all(pool)
-        .await)
+        on_read!(self, |pool| sqlx::query_as::<_, EventTypeRevision>("SELECT name, revision FROM event_type_catalogue")
+            .fetch_all(pool)
+            .await)
     }
 
     /// Every type in full: read by a cache refresh only when something changed.
