@@ -178,12 +178,30 @@ impl Catalogue {
         fresh.then(|| snapshot.clone())
     }
 
+    /// The last catalogue read, unless a change through this instance made it stale.
+    fn previous_unless_stale(&self) -> Option<Arc<Snapshot>> {
+        let (snapshot, at) = &*self.current.read().expect("catalogue lock");
+        (at.is_some() && !self.stale.load(Ordering::SeqCst)).then(|| snapshot.clone())
+    }
+
     /// The catalogue, refreshed first if it is stale or older than the TTL.
     pub async fn current(&self, store: &Store) -> sqlx::Result<Arc<Snapshot>> {
         if let Some(s) = self.fresh() {
             return Ok(s);
         }
-        let _one = self.refreshing.lock().await;
+        let _one = match self.refreshing.try_lock() {
+            Ok(one) => one,
+            Err(_) => {
+                // Another request is refreshing. If the cache is only past its
+                // TTL (nothing changed through this instance), the previous
+                // catalogue serves meanwhile: a refresh costs one request its
+                // read, not every concurrent one. After a change here, wait.
+                if let Some(previous) = self.previous_unless_stale() {
+                    return Ok(previous);
+                }
+                self.refreshing.lock().await
+            }
+        };
         if let Some(s) = self.fresh() {
             return Ok(s);
         }
@@ -403,6 +421,24 @@ mod tests {
         let a = cache.current(&store).await.unwrap();
         let b = cache.current(&store).await.unwrap();
         assert!(Arc::ptr_eq(&a.types, &b.types));
+    }
+
+    #[tokio::test]
+    async fn during_a_refresh_others_get_the_previous_catalogue_unless_it_changed_here() {
+        use futures::FutureExt;
+        let (store, _dir) = store_with(&[("order.paid", None)]).await;
+        let cache = Catalogue::with_ttl(Duration::ZERO);
+        let first = cache.current(&store).await.unwrap();
+        let refreshing = cache.refreshing.lock().await;
+        // Past its TTL only: answered at once with what was read before.
+        let meanwhile = cache.current(&store).now_or_never().expect("not waiting").unwrap();
+        assert!(Arc::ptr_eq(&first, &meanwhile));
+        // After a change through this instance, the next use waits for a fresh read.
+        cache.invalidate();
+        assert!(cache.current(&store).now_or_never().is_none(), "a stale catalogue is not served");
+        drop(refreshing);
+        store.delete_event_type("order.paid").await.unwrap();
+        assert!(cache.current(&store).await.unwrap().get("order.paid").is_none());
     }
 
     #[test]
