@@ -11,7 +11,7 @@ const pretty = (value) => JSON.stringify(value, null, 2);
 
 /** One catalogued type as a card. */
 function typeCard(t) {
-  return el('section', { class: 'card', testid: 'event-type', 'data-name': t.name },
+  return el('section', { class: 'card event-type', testid: 'event-type', 'data-name': t.name },
     el('h2', {}, el('code', { testid: 'event-type-name' }, t.name), ' ',
       t.deprecated ? badge('deprecated', 'event-type-deprecated') : null),
     t.description
