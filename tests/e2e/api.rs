@@ -381,7 +381,8 @@ async fn every_documented_operation_is_routed_and_guarded_as_documented(backend:
             .replace("{dlv}", "dlv_01JZZZZZZZZZZZZZZZZZZZZZZZ")
             .replace("{tok}", "tok_01JZZZZZZZZZZZZZZZZZZZZZZZ")
             .replace("{ps}", "ps_01JZZZZZZZZZZZZZZZZZZZZZZZ")
-            .replace("{att}", "att_01JZZZZZZZZZZZZZZZZZZZZZZZ");
+            .replace("{att}", "att_01JZZZZZZZZZZZZZZZZZZZZZZZ")
+            .replace("{name}", "no.such.type");
         assert!(!path.contains('{'), "a path parameter this test does not know: {template}");
         for (method, op) in item.as_object().expect("path item") {
             operations += 1;

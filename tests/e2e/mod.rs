@@ -4,6 +4,7 @@
 mod abuse;
 mod api;
 mod batch;
+mod catalogue;
 mod cli;
 mod common;
 mod console_pages;

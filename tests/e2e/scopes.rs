@@ -21,6 +21,9 @@ fn unknown_app() -> Value {
     json!({"error": {"code": "app_not_found", "message": "no such app"}})
 }
 
+/// The event type the walk puts in the catalogue, so `/v1/event-types/{name}` resolves.
+const CATALOGUED: &str = "order.paid";
+
 /// One app's resources, made for real so every path of the document resolves.
 struct AppFixture {
     id: String,
@@ -57,6 +60,8 @@ fn contract_scope(method: &str, path: &str) -> &'static str {
     match (method, path) {
         _ if admin_only => "admin",
         ("get", "/v1/apps" | "/v1/apps/{app}") => "app:read",
+        // The event-type catalogue belongs to no app: every caller reads it, admins write it.
+        ("get", p) if p.starts_with("/v1/event-types") => "app:read",
         (_, "/v1/apps" | "/v1/apps/{app}") => "admin",
         ("get", p) if p.starts_with("/v1/apps/{app}/") => "app:read",
         (_, p) if p.starts_with("/v1/apps/{app}/") => "app:manage",
@@ -103,7 +108,9 @@ fn valid_body(operation: &str, receiver: &Receiver) -> Option<Value> {
         "update_endpoint" => json!({"description": "changed"}),
         "send_event" => json!({"type": "order.paid", "data": {"n": 2}}),
         "create_token" => json!({"name": "walked", "access": "admin"}),
-        "delete_app" | "delete_endpoint" | "delete_token" => return None,
+        "create_event_type" => json!({"name": "walked.type"}),
+        "update_event_type" => json!({"description": "changed"}),
+        "delete_app" | "delete_endpoint" | "delete_token" | "delete_event_type" => return None,
         _ if operation.starts_with("get_") || operation.starts_with("list_") || operation == "metrics" => return None,
         _ => json!({}),
     })
@@ -123,6 +130,7 @@ fn fill(template: &str, app_ref: &str, app: &AppFixture, tok: &str) -> (String, 
             "{evt}" => &app.evt,
             "{dlv}" => &app.dlv,
             "{tok}" => tok,
+            "{name}" => CATALOGUED,
             s if s.starts_with('{') => {
                 made_up = true;
                 "x_01JZZZZZZZZZZZZZZZZZZZZZZZ"
@@ -136,7 +144,8 @@ fn fill(template: &str, app_ref: &str, app: &AppFixture, tok: &str) -> (String, 
 /// What admins see of both apps: a wrongful change by another caller shows here.
 async fn snapshot(fenix: &Fenix, apps: &[&AppFixture]) -> Value {
     let mut out = json!({"apps": fenix.call("GET", "/v1/apps?limit=250", None).await.1,
-        "tokens": fenix.call("GET", "/v1/tokens?limit=250", None).await.1});
+        "tokens": fenix.call("GET", "/v1/tokens?limit=250", None).await.1,
+        "event_types": fenix.call("GET", "/v1/event-types?limit=250", None).await.1});
     for app in apps {
         let id = &app.id;
         out[id] = json!({
@@ -157,6 +166,8 @@ async fn every_operation_answers_each_caller_as_its_declared_scope_says(backend:
     let (_, manage) = make_token(&fenix, "a-manage", Some(&a.id), "manage").await;
     let (_, read) = make_token(&fenix, "a-read", Some("acme"), "read").await;
     let (target_tok, _) = make_token(&fenix, "walk-target", Some(&b.id), "read").await;
+    let (status, body) = fenix.call("POST", "/v1/event-types", Some(json!({"name": CATALOGUED}))).await;
+    assert_eq!(status, 201, "{body}");
     let token_of = |c: Caller| match c {
         Caller::Admin => Some(fenix.token.clone()),
         Caller::Manage => Some(manage.clone()),

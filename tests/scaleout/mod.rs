@@ -5,6 +5,7 @@
 //! duplicated events printed by every scenario.
 
 mod burst;
+mod catalogue;
 mod common;
 mod crash;
 mod drain;

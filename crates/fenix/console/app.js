@@ -1,5 +1,5 @@
 // Fenix console: the shell (session, navigation, hash router). Pages live in
-// endpoints.js, deliveries.js, health.js, operator.js; sessions in login.js.
+// endpoints.js, deliveries.js, health.js, operator.js, event_types.js; sessions in login.js.
 // Every text is set with text nodes (dom.js), never parsed as markup.
 //
 // data-testid used by the browser tests (one page shows at a time, so a test id
@@ -46,6 +46,9 @@
 //              portal-link-create-error, portal-links-list, portal-links-table, portal-link-row (data-id),
 //              portal-link-state, portal-link-revoke
 //   settings:  settings-table, setting-row (data-key)
+//   catalogue: nav-event-types (every session), event-types-list, event-type (data-name), event-type-name,
+//              event-type-deprecated, event-type-description, event-type-schema, event-type-example,
+//              event-types-empty, event-types-next
 
 import { api, setCsrf, onSessionLost, seg } from './api.js';
 import { el, replace, message } from './dom.js';
@@ -53,6 +56,7 @@ import { renderLogin, renderRefusal, exchangePortalLink } from './login.js';
 import * as endpoints from './endpoints.js';
 import * as deliveries from './deliveries.js';
 import * as operator from './operator.js';
+import * as eventTypes from './event_types.js';
 
 const root = document.getElementById('app');
 const isPortalPath = () => location.pathname.replace(/\/+$/, '') === '/console/portal';
@@ -178,9 +182,12 @@ async function route() {
     },
     appName: (id) => appNames.get(id) || id,
   };
-  // A portal session sees its own app only: anything else is "not found", as the API would say.
-  if (!operatorSession && (parts[0] !== 'apps' || app !== session.app_id)) return notFound(ctx);
+  // A portal session sees its own app only (and the catalogue, which belongs to no app):
+  // anything else is "not found", as the API would say.
+  const catalogue = parts[0] === 'event-types' && parts.length === 1;
+  if (!operatorSession && !catalogue && (parts[0] !== 'apps' || app !== session.app_id)) return notFound(ctx);
   try {
+    if (catalogue) return await eventTypes.catalogPage(ctx);
     if (parts[0] === 'apps' && parts.length === 1) return await operator.appsPage(ctx);
     if (parts[0] === 'tokens' && parts.length === 1 && operatorSession) return await operator.tokensPage(ctx);
     if (parts[0] === 'settings' && parts.length === 1 && operatorSession) return await operator.settingsPage(ctx);
@@ -230,17 +237,20 @@ function header(app, parts) {
     links.push(navLink('Settings', '#/settings', 'nav-settings', parts[0] === 'settings'));
   }
   const appLinks = [];
-  if (app) {
-    const base = `#/apps/${seg(app)}`;
+  // A portal session keeps its app's links on the catalogue page too.
+  const navApp = app || (session.kind === 'portal' ? session.app_id : null);
+  if (navApp) {
+    const base = `#/apps/${seg(navApp)}`;
     appLinks.push(navLink('Endpoints', `${base}/endpoints`, 'nav-endpoints', parts[2] === 'endpoints'));
     appLinks.push(navLink('Delivery log', `${base}/deliveries`, 'nav-deliveries', parts[2] === 'deliveries'));
   }
+  appLinks.push(navLink('Event types', '#/event-types', 'nav-event-types', parts[0] === 'event-types'));
   const who = session.kind === 'operator' ? 'Operator' : `${session.access === 'read' ? 'Read-only' : 'Manage'} access`;
   return el('header', { class: 'topbar' },
     el('div', { class: 'brand' }, el('span', { class: 'logo', 'aria-hidden': 'true' }, '◆'), 'Fenix'),
     el('nav', { class: 'nav', 'aria-label': 'Main', testid: 'nav' },
       links,
-      app ? el('span', { class: 'nav-app', testid: session.kind === 'portal' ? 'portal-app' : 'current-app' }, appNames.get(app) || session.app_name || app) : null,
+      navApp ? el('span', { class: 'nav-app', testid: session.kind === 'portal' ? 'portal-app' : 'current-app' }, appNames.get(navApp) || session.app_name || navApp) : null,
       appLinks),
     el('div', { class: 'who' },
       el('span', { testid: 'session-kind', 'data-kind': session.kind }, who),

@@ -8,6 +8,7 @@
 pub mod access;
 pub mod alerts;
 pub mod api;
+pub mod catalogue;
 pub mod endpoint_policy;
 pub mod envelope;
 pub mod event_types;

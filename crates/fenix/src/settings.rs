@@ -112,6 +112,9 @@ pub struct Settings {
     /// Origins (`scheme://host[:port]`) allowed to frame the console (the
     /// portal in a product's iframe); empty = no framing at all.
     pub console_frame_ancestors: Vec<String>,
+    /// Strict event types: an event whose type is not in the catalogue, or an
+    /// endpoint filter naming none of its types, is refused (422).
+    pub event_types_strict: bool,
 }
 
 impl Default for Settings {
@@ -160,6 +163,7 @@ impl Default for Settings {
             portal_max_ttl: Duration::from_secs(86_400),
             console_session_ttl: Duration::from_secs(12 * 3600),
             console_frame_ancestors: Vec::new(),
+            event_types_strict: false,
         }
     }
 }
@@ -205,6 +209,7 @@ struct FileSettings {
     portal_max_ttl: Option<String>,
     console_session_ttl: Option<String>,
     console_frame_ancestors: Option<String>,
+    event_types_strict: Option<bool>,
 }
 
 /// A retention (or failing time before disabling) that never runs out:
@@ -345,6 +350,7 @@ impl Settings {
         push("PORTAL_MAX_TTL", f.portal_max_ttl);
         push("CONSOLE_SESSION_TTL", f.console_session_ttl);
         push("CONSOLE_FRAME_ANCESTORS", f.console_frame_ancestors);
+        push("EVENT_TYPES_STRICT", f.event_types_strict.map(|b| b.to_string()));
         if let Some(v) = f.database_url {
             vars.push(("DATABASE_URL".into(), v));
         }
@@ -488,6 +494,9 @@ impl Settings {
         }
         if let Some(v) = get("FENIX_CONSOLE_FRAME_ANCESTORS") {
             self.console_frame_ancestors = parse_origins(&v).with_context(ctx("FENIX_CONSOLE_FRAME_ANCESTORS"))?;
+        }
+        if let Some(v) = get("FENIX_EVENT_TYPES_STRICT") {
+            self.event_types_strict = parse_bool(&v).with_context(ctx("FENIX_EVENT_TYPES_STRICT"))?;
         }
         Ok(())
     }

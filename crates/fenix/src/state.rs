@@ -33,6 +33,8 @@ pub struct AppState {
     pub operator_app_id: Option<String>,
     /// Woken after an ingestion commits, so fresh events are sent at once.
     pub wake: crate::wake::Wake,
+    /// The event-type catalogue's compiled schemas, for ingestion's checks.
+    pub catalogue: crate::catalogue::Catalogue,
     /// Recently resolved apps (id or uid → app), for the ingestion hot path.
     app_cache: RwLock<HashMap<String, (AppRow, Instant)>>,
 }
@@ -64,6 +66,7 @@ impl AppState {
             alerts: Default::default(),
             operator_app_id: None,
             wake,
+            catalogue: Default::default(),
             app_cache: RwLock::new(HashMap::new()),
         }
     }

@@ -14,6 +14,12 @@
 //! - Where: an app-scoped caller reaches only its app. A path naming another
 //!   app (by id or uid) answers the very 404 an unknown app answers, so app
 //!   ids do not leak; a missing scope answers 403 `forbidden`.
+//! - What belongs to no app: a `GET` route declared `app:read` whose path
+//!   names no `{app}` is readable by every authenticated caller (the
+//!   event-type catalogue, `/v1/event-types`). Only reads may be declared so
+//!   (`every_authenticated_operation_declares_its_scope_…` below holds every
+//!   route to it); the one such list that does hold apps, `GET /v1/apps`,
+//!   filters by the caller in its handler.
 //!
 //! The caller goes into the request's extensions, for handlers that filter
 //! by it (`Extension<Principal>`, as `GET /v1/apps` does).
@@ -265,14 +271,19 @@ mod tests {
         assert_eq!(table.of(&Method::POST, "/v1/apps"), Scope::Admin);
         assert_eq!(table.of(&Method::POST, "/v1/apps/{app}/events"), Scope::AppManage);
         assert_eq!(table.of(&Method::GET, "/metrics"), Scope::Admin);
+        assert_eq!(table.of(&Method::GET, "/v1/event-types"), Scope::AppRead);
+        assert_eq!(table.of(&Method::GET, "/v1/event-types/{name}"), Scope::AppRead);
+        assert_eq!(table.of(&Method::POST, "/v1/event-types"), Scope::Admin);
+        assert_eq!(table.of(&Method::PATCH, "/v1/event-types/{name}"), Scope::Admin);
         assert_eq!(table.of(&Method::GET, "/v1/no-such-route"), Scope::Admin);
     }
 
     /// Every authenticated operation declares exactly one known scope, and
-    /// every app-scoped one names the app in its path (the only exception is
-    /// the app list, which its handler filters): a route added without a
-    /// scope fails here instead of silently becoming admin-only, and an
-    /// app-scoped route the middleware could not confine cannot be added.
+    /// every app-scoped one names the app in its path, except reads of what
+    /// belongs to no app (`GET` without `{app}`: the catalogue, and the app
+    /// list, which its handler filters): a route added without a scope fails
+    /// here instead of silently becoming admin-only, and an app-scoped change
+    /// the middleware could not confine cannot be added.
     #[test]
     fn every_authenticated_operation_declares_its_scope_and_app_scoped_ones_name_their_app() {
         let doc = super::super::document();
@@ -285,11 +296,15 @@ mod tests {
                 let declared = &op["security"];
                 let known = [SCOPE_ADMIN, SCOPE_APP_READ, SCOPE_APP_MANAGE].map(|s| json!([{ "bearer": [s] }]));
                 assert!(known.contains(declared), "{method} {path} declares {declared}");
-                if declared_scope(op) != Scope::Admin {
-                    assert!(
-                        path.starts_with("/v1/apps/{app}") || (method == "get" && path == "/v1/apps"),
-                        "{method} {path} is app-scoped but names no app"
-                    );
+                match declared_scope(op) {
+                    Scope::Admin => {}
+                    Scope::AppRead if method == "get" && !path.contains("{app}") => {
+                        assert!(
+                            path == "/v1/apps" || path.starts_with("/v1/event-types"),
+                            "{method} {path}: readable by every app token; add it here only if it holds no app's data"
+                        );
+                    }
+                    _ => assert!(path.starts_with("/v1/apps/{app}"), "{method} {path} is app-scoped but names no app"),
                 }
                 checked += 1;
             }

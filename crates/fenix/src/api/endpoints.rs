@@ -292,7 +292,7 @@ fn attempt_timeout_column(s: &SharedState, raw: &str) -> Result<i64, ApiError> {
         (status = 201, description = "The endpoint, with its `secret`", body = EndpointOut),
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`", body = ErrorBody),
-        (status = 422, description = concat!("`invalid_event_types`, `invalid_signature_scheme`, `invalid_secret`, \
+        (status = 422, description = concat!("`invalid_event_types`, `unknown_event_type` (strict mode), `invalid_signature_scheme`, `invalid_secret`, \
             `invalid_rate_limit`, `invalid_description`, `endpoint_limit_reached`, `url_*`, `destination_*`, ",
             policy_codes!()), body = ErrorBody),
     )
@@ -305,6 +305,7 @@ async fn create(
 ) -> Result<(StatusCode, Json<EndpointOut>), ApiError> {
     let app = lookup::app(&s.store, &app).await?;
     let filter = EventTypeFilter::parse(&body.event_types)?;
+    catalogued(&s, &filter).await?;
     let scheme = match body.signature_scheme.as_deref() {
         None => fenix_signing::Scheme::FenixV1,
         Some(v) => fenix_signing::Scheme::parse(v).ok_or_else(|| {
@@ -424,7 +425,7 @@ async fn read(
         (status = 200, description = "The endpoint", body = EndpointOut),
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
-        (status = 422, description = concat!("`invalid_event_types`, `invalid_rate_limit`, `invalid_description`, \
+        (status = 422, description = concat!("`invalid_event_types`, `unknown_event_type` (strict mode), `invalid_rate_limit`, `invalid_description`, \
             `url_*`, `destination_*`, ", policy_codes!()), body = ErrorBody),
     )
 )]
@@ -461,10 +462,14 @@ async fn update(
         }
         (None, None) => None,
     };
+    let event_types = body.event_types.as_deref().map(EventTypeFilter::parse).transpose()?;
+    if let Some(filter) = &event_types {
+        catalogued(&s, filter).await?;
+    }
     let patch = EndpointPatch {
         url,
         description: body.description.as_deref().map(check_description).transpose()?,
-        event_types: body.event_types.as_deref().map(EventTypeFilter::parse).transpose()?.map(|f| f.to_json()),
+        event_types: event_types.map(|f| f.to_json()),
         rate_limit_per_sec: body.rate_limit_per_sec.map(check_rate).transpose()?,
         headers,
         retry_schedule: body
@@ -622,4 +627,13 @@ async fn rotate(
     )?;
     tracing::info!(endpoint_id = %row.id, version, overlap_seconds = overlap, "endpoint secret rotated");
     Ok(Json(Rotated { version, secret: secret.expose().to_string(), previous_expires_at: time::rfc3339_ms(expires) }))
+}
+
+/// In strict mode (`FENIX_EVENT_TYPES_STRICT`), every pattern of an endpoint's
+/// filter must name a catalogued type: 422 `unknown_event_type` otherwise.
+async fn catalogued(s: &SharedState, filter: &EventTypeFilter) -> Result<(), ApiError> {
+    match s.catalogue.unknown_in_filter(&s.store, s.settings.event_types_strict, filter).await? {
+        Some(refusal) => Err(refusal.into()),
+        None => Ok(()),
+    }
 }

@@ -15,18 +15,27 @@ use axum::{
 use serde::Serialize;
 use utoipa::ToSchema;
 
-/// An error answered as `{"error":{"code":…,"message":…}}`.
+use crate::catalogue::SchemaViolation;
+
+/// An error answered as `{"error":{"code":…,"message":…}}`, with `details`
+/// when one value broke several rules (today: `schema_mismatch`).
 #[derive(Debug)]
 pub struct ApiError {
     pub status: StatusCode,
     pub code: &'static str,
     pub message: String,
+    pub details: Option<Vec<SchemaViolation>>,
 }
 
 impl ApiError {
     /// Any client error with its status, code and message.
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, code, message: message.into() }
+        ApiError { status, code, message: message.into(), details: None }
+    }
+
+    /// The same error with the list of what failed where (`details` of the body).
+    pub fn with_details(self, details: Vec<SchemaViolation>) -> ApiError {
+        ApiError { details: Some(details), ..self }
     }
 
     /// 400 for a request that cannot be understood.
@@ -81,11 +90,16 @@ pub struct ErrorDetail {
     /// For people: says what to change.
     #[schema(example = "no such app")]
     pub message: String,
+    /// Only with `schema_mismatch` (and an example that fails its schema):
+    /// each place the value breaks the schema, at most 10.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<Vec<SchemaViolation>>,
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = Json(ErrorBody { error: ErrorDetail { code: self.code, message: self.message } });
+        let body =
+            Json(ErrorBody { error: ErrorDetail { code: self.code, message: self.message, details: self.details } });
         let mut resp = (self.status, body).into_response();
         if self.status == StatusCode::UNAUTHORIZED {
             resp.headers_mut().insert("www-authenticate", axum::http::HeaderValue::from_static("Bearer"));

@@ -20,6 +20,7 @@ use super::{
     lookup,
 };
 use crate::{
+    catalogue::{unknown_type, Snapshot},
     envelope::envelope_data,
     event_types::EventType,
     state::SharedState,
@@ -69,8 +70,9 @@ pub struct EventOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub payload_purged: Option<bool>,
     /// Only in the answer to sending an event, and only when `deliveries` is
-    /// `0`: says that no endpoint will receive it, so that a typo in `type` or
-    /// a missing endpoint does not pass silently.
+    /// `0` (no endpoint will receive it, so that a typo in `type` or a
+    /// missing endpoint does not pass silently) or the type is deprecated in
+    /// the event-type catalogue; both joined by `; `.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(example = "no endpoint of this app subscribes to `booking.confirmed`; nothing will be delivered")]
     pub warning: Option<String>,
@@ -144,7 +146,9 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`", body = ErrorBody),
         (status = 422, description = "`invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, \
-            `fanout_limit_reached`",
+            `fanout_limit_reached`, `schema_mismatch` (the event-type catalogue's schema; each mismatch in \
+            `error.details`, its `path` a JSON Pointer into the body such as `/data/amount`), \
+            `unknown_event_type` (only with `FENIX_EVENT_TYPES_STRICT`)",
             body = ErrorBody),
     )
 )]
@@ -157,7 +161,9 @@ async fn ingest(
 ) -> Result<Response, ApiError> {
     let app = lookup::app_cached(&s, &app).await?;
     let key = idempotency_key(&headers, body.id.clone())?;
-    let new = checked_event(&s, app.id, body, key)?;
+    let catalogue = s.catalogue.current(&s.store).await?;
+    let deprecated = catalogue.get(&body.event_type).is_some_and(|t| t.deprecated);
+    let new = checked_event(&s, &catalogue, app.id, body, key, "/data")?;
     let ingested = s.ingestor.ingest(new).await.map_err(|e| match &e {
         sqlx::Error::Database(d) if d.is_foreign_key_violation() => ApiError::not_found("app"),
         _ => ApiError::from(e),
@@ -169,13 +175,18 @@ async fn ingest(
         s.metrics.ingested(ingested.event.delivery_count);
     }
     let mut out = EventOut::from_row(ingested.event, false);
+    let mut warnings = vec![];
+    if deprecated {
+        warnings.push(format!("event type `{}` is deprecated in the event-type catalogue", out.event_type));
+    }
     if out.deliveries == 0 {
-        out.warning = Some(format!(
+        warnings.push(format!(
             "no endpoint of this app subscribes to `{}`; nothing will be delivered \
              (add an endpoint, or check the endpoints' event_types)",
             out.event_type
         ));
     }
+    out.warning = (!warnings.is_empty()).then(|| warnings.join("; "));
     let out = Json(out);
     if ingested.created {
         Ok((StatusCode::ACCEPTED, out).into_response())
@@ -184,11 +195,39 @@ async fn ingest(
     }
 }
 
-/// A producer's event checked and built: its type, an object as `data`, and its key.
-fn checked_event(s: &SharedState, app_id: String, body: IngestBody, key: Option<String>) -> Result<NewEvent, ApiError> {
+/// A producer's event checked and built: its type, an object as `data`
+/// (matching its type's schema, if the catalogue has one; `data_path` is
+/// where `data` sits in the request, for the errors' paths), and its key.
+/// A type the catalogue lacks passes unless `FENIX_EVENT_TYPES_STRICT` is on.
+fn checked_event(
+    s: &SharedState,
+    catalogue: &Snapshot,
+    app_id: String,
+    body: IngestBody,
+    key: Option<String>,
+    data_path: &str,
+) -> Result<NewEvent, ApiError> {
     let event_type = EventType::parse(&body.event_type)?;
     if !body.data.get().trim_start().starts_with('{') {
         return Err(ApiError::invalid("invalid_data", "data must be a JSON object"));
+    }
+    match catalogue.get(event_type.as_str()) {
+        // Without a schema, `check` parses nothing: no cost for uncatalogued or schema-less types.
+        Some(known) => known.check(&body.data, data_path).map_err(|details| {
+            ApiError::invalid(
+                "schema_mismatch",
+                format!(
+                    "data does not match the schema of event type `{}` in the event-type catalogue \
+                     ({} mismatch{} in details)",
+                    event_type.as_str(),
+                    details.len(),
+                    if details.len() == 1 { "" } else { "es" }
+                ),
+            )
+            .with_details(details)
+        })?,
+        None if s.settings.event_types_strict => return Err(unknown_type(event_type.as_str()).into()),
+        None => {}
     }
     Ok(crate::ingest::new_event(app_id, &event_type, &body.data, key, s.settings.max_fanout_per_event))
 }
@@ -279,7 +318,9 @@ impl<T: serde::de::DeserializeOwned> FromRequest<SharedState> for BatchJson<T> {
         (status = 404, description = "`app_not_found`", body = ErrorBody),
         (status = 413, description = "`payload_too_large`: the body is larger than `FENIX_MAX_BATCH_BYTES`", body = ErrorBody),
         (status = 422, description = "`empty_batch`, `batch_too_large`, and for one event (its index in the \
-            message) `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `fanout_limit_reached`",
+            message) `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `fanout_limit_reached`, \
+            `schema_mismatch` (with `error.details`, paths such as `/events/3/data/amount`), `unknown_event_type` \
+            (strict mode)",
             body = ErrorBody),
     )
 )]
@@ -302,10 +343,12 @@ async fn ingest_batch(
         _ => {}
     }
     let at = |i: usize, e: ApiError| ApiError { message: format!("events[{i}]: {}", e.message), ..e };
+    let catalogue = s.catalogue.current(&s.store).await?;
     let mut events = Vec::with_capacity(body.events.len());
     for (i, ev) in body.events.into_iter().enumerate() {
         let key = idempotency_key(&HeaderMap::new(), ev.id.clone()).map_err(|e| at(i, e))?;
-        events.push(checked_event(&s, app.id.clone(), ev, key).map_err(|e| at(i, e))?);
+        let data_path = format!("/events/{i}/data");
+        events.push(checked_event(&s, &catalogue, app.id.clone(), ev, key, &data_path).map_err(|e| at(i, e))?);
     }
     let ingested = {
         let mut writer = s.store.hold_writer().await?;

@@ -18,6 +18,7 @@
 //! | `sessions.rs` | console sessions: the `fenix_session` cookie, CSRF, `/console/api/…` (not in the document) |
 //! | `console.rs` | the web console's embedded pages and their security headers (not in the document) |
 //! | `test_events.rs` | a test event to one endpoint |
+//! | `catalogue.rs` | the event-type catalogue (`/v1/event-types`): admins write, every caller reads |
 //! | `service.rs` | `/healthz`, `/readyz`, `/metrics`, `/openapi.json` |
 //! | `openapi.rs` | the document's info, tags and security, common error answers, links |
 //!
@@ -26,6 +27,7 @@
 
 pub mod apps;
 pub mod auth;
+pub mod catalogue;
 pub mod console;
 pub mod deliveries;
 pub mod endpoints;
@@ -121,6 +123,7 @@ where
         .merge(portal_sessions::router())
         .merge(settings::router())
         .merge(test_events::router())
+        .merge(catalogue::router())
         .route_layer(auth.clone());
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .merge(v1)

@@ -45,6 +45,8 @@ use crate::access::Scope;
         (name = "endpoints", description = "An app's destinations: URL, event-type filter, state, signing secret, \
             replay and health."),
         (name = "events", description = "Ingestion and the event log."),
+        (name = "event-types", description = "The event-type catalogue: each type's description, JSON Schema \
+            (checked at ingestion), example and deprecated flag. Admins write it; every caller reads it."),
         (name = "deliveries", description = "The delivery log: a delivery per event and endpoint, with its attempts."),
         (name = "tokens", description = "API tokens: admin tokens, and app tokens confined to one app (admin only)."),
         (name = "portal", description = "Portal links: the web console for one app, for its customer."),
@@ -218,7 +220,8 @@ mod tests {
                 METHODS.into_iter().filter(|m| item.get(*m).is_some()).map(move |m| format!("{m} {path}"))
             })
             .collect();
-        assert_eq!(operations.len(), 37, "{operations:#?}");
+        // 37, and the event-type catalogue's 5.
+        assert_eq!(operations.len(), 42, "{operations:#?}");
         for op in [
             "get /openapi.json",
             "get /healthz",
@@ -230,6 +233,11 @@ mod tests {
             "post /v1/apps/{app}/deliveries/{dlv}/replay",
             "post /v1/apps/{app}/endpoints/{ep}/test",
             "get /v1/apps/{app}/attempts/{att}",
+            "post /v1/event-types",
+            "get /v1/event-types",
+            "get /v1/event-types/{name}",
+            "patch /v1/event-types/{name}",
+            "delete /v1/event-types/{name}",
         ] {
             assert!(operations.contains(op), "{op} is not documented");
         }

@@ -68,6 +68,7 @@ async fn healthz(State(s): State<SharedState>) -> (StatusCode, Json<Health>) {
                 error: Some(ErrorDetail {
                     code: "database_unavailable",
                     message: "the database is unavailable".into(),
+                    details: None,
                 }),
                 status: "unavailable",
             }),
@@ -94,7 +95,7 @@ async fn readyz(State(s): State<SharedState>) -> (StatusCode, Json<Ready>) {
     let unready = |code: &'static str, message: String| {
         (
             StatusCode::SERVICE_UNAVAILABLE,
-            Json(Ready { error: Some(ErrorDetail { code, message }), status: "unavailable" }),
+            Json(Ready { error: Some(ErrorDetail { code, message, details: None }), status: "unavailable" }),
         )
     };
     let now = time::now_ms();

@@ -135,6 +135,7 @@ fn in_force(s: &Settings) -> Vec<SettingOut> {
         plain("FENIX_PORTAL_MAX_TTL", dur(s.portal_max_ttl)),
         plain("FENIX_CONSOLE_SESSION_TTL", dur(s.console_session_ttl)),
         plain("FENIX_CONSOLE_FRAME_ANCESTORS", list(&s.console_frame_ancestors)),
+        plain("FENIX_EVENT_TYPES_STRICT", Some(s.event_types_strict.to_string())),
     ]
 }
 

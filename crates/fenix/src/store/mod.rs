@@ -18,6 +18,7 @@
 //! | `queue/postgres.rs` | the queue on PostgreSQL: one statement over arrays per write, `FOR UPDATE SKIP LOCKED`, `ON CONFLICT` for keys raced by other instances |
 //! | `outcomes.rs` | recording a batch of outcomes so that one refused outcome cannot stall the rest |
 //! | `events.rs` | `NewEvent`, `Ingested`, the event log |
+//! | `event_types.rs` | the event-type catalogue (names, schemas, examples), with a revision per change for the instances' caches |
 //! | `deliveries.rs` | the delivery log, attempts, `next_due_at`, `work_due` |
 //! | `replay.rs` | re-queueing failed or skipped deliveries |
 //! | `apps.rs`, `endpoints.rs`, `meta.rs` | apps; endpoints and their sealed secrets; the key check |
@@ -42,6 +43,7 @@ use sqlx::{
 pub mod apps;
 pub mod deliveries;
 pub mod endpoints;
+pub mod event_types;
 pub mod events;
 pub mod maintenance;
 mod meta;

@@ -1,0 +1,303 @@
+//! The event-type catalogue (`/v1/event-types`) as an admin, a producer and a
+//! customer meet it: admins write it with checked input, every caller reads
+//! it, a type's schema refuses events whose `data` breaks it (naming each
+//! place), a change is in force for the very next event, and strict mode
+//! refuses types and endpoint filters the catalogue does not know.
+
+use serde_json::{json, Value};
+
+use crate::support::{Backend, Fenix, Receiver, TestDb};
+
+fn code(body: &Value) -> &str {
+    body["error"]["code"].as_str().unwrap_or_default()
+}
+
+fn paths(body: &Value) -> Vec<&str> {
+    body["error"]["details"].as_array().into_iter().flatten().filter_map(|d| d["path"].as_str()).collect()
+}
+
+/// A schema that wants an integer `amount` and a `currency` of three letters.
+fn payment_schema() -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "required": ["amount", "currency"],
+        "properties": {"amount": {"type": "integer", "minimum": 0}, "currency": {"type": "string", "pattern": "^[A-Z]{3}$"}}
+    })
+}
+
+async fn add_type(fenix: &Fenix, body: Value) -> Value {
+    let (status, out) = fenix.call("POST", "/v1/event-types", Some(body)).await;
+    assert_eq!(status, 201, "{out}");
+    out
+}
+
+async fn event_count(fenix: &Fenix, app: &str) -> usize {
+    let (_, page) = fenix.call("GET", &format!("/v1/apps/{app}/events?limit=250"), None).await;
+    page["data"].as_array().unwrap().len()
+}
+
+async fn admins_write_the_catalogue_and_every_field_is_checked(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let made = add_type(
+        &fenix,
+        json!({"name": "order.paid", "description": "An order was paid.\nOnce per order.",
+               "schema": payment_schema(), "example": {"amount": 1200, "currency": "EUR"}}),
+    )
+    .await;
+    assert_eq!(made["name"], "order.paid");
+    assert_eq!(made["deprecated"], false);
+    assert_eq!(made["schema"], payment_schema());
+    assert_eq!(made["example"], json!({"amount": 1200, "currency": "EUR"}));
+    assert_eq!(made["description"], "An order was paid.\nOnce per order.");
+    let (status, read) = fenix.call("GET", "/v1/event-types/order.paid", None).await;
+    assert_eq!((status, &read), (200, &made));
+    let (status, body) = fenix.call("POST", "/v1/event-types", Some(json!({"name": "order.paid"}))).await;
+    assert_eq!((status, code(&body)), (409, "event_type_exists"), "{body}");
+
+    // Input errors, each named.
+    for (body, status, want) in [
+        (json!({"name": "bad name"}), 422, "invalid_event_type"),
+        (json!({"name": ".x"}), 422, "invalid_event_type"),
+        (json!({"name": "a.b", "colour": "red"}), 400, "unknown_field"),
+        (json!({"name": "a.b", "schema": {"type": "no-such-type"}}), 422, "invalid_schema"),
+        (
+            json!({"name": "a.b", "schema": {"$schema": "http://json-schema.org/draft-07/schema#"}}),
+            422,
+            "invalid_schema",
+        ),
+        (json!({"name": "a.b", "schema": {"$ref": "https://example.com/s.json"}}), 422, "invalid_schema"),
+        (json!({"name": "a.b", "schema": "object"}), 422, "invalid_schema"),
+        (json!({"name": "a.b", "example": [1, 2]}), 422, "invalid_example"),
+        (json!({"name": "a.b", "description": "bell\u{7}"}), 422, "invalid_description"),
+        (json!({"name": "a.b", "description": "x".repeat(2001)}), 422, "invalid_description"),
+        (json!({"name": "a.b", "deprecated": "yes"}), 422, "invalid_body"),
+    ] {
+        let (got, answer) = fenix.call("POST", "/v1/event-types", Some(body.clone())).await;
+        assert_eq!((got, code(&answer)), (status, want), "{body}: {answer}");
+    }
+    // An example must match its schema; the answer says where it does not.
+    let body = json!({"name": "a.b", "schema": payment_schema(), "example": {"amount": -1}});
+    let (status, answer) = fenix.call("POST", "/v1/event-types", Some(body)).await;
+    assert_eq!((status, code(&answer)), (422, "example_mismatch"), "{answer}");
+    assert!(paths(&answer).contains(&"/example/amount") && paths(&answer).contains(&"/example"), "{answer}");
+    let (status, _) = fenix.call("GET", "/v1/event-types/a.b", None).await;
+    assert_eq!(status, 404, "nothing refused was stored");
+
+    // PATCH: each field, the example still checked against the schema in force.
+    let (status, body) =
+        fenix.call("PATCH", "/v1/event-types/order.paid", Some(json!({"example": {"amount": "1"}}))).await;
+    assert_eq!((status, code(&body)), (422, "example_mismatch"), "{body}");
+    let (status, body) =
+        fenix.call("PATCH", "/v1/event-types/order.paid", Some(json!({"schema": null, "deprecated": true}))).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        (&body["schema"], &body["deprecated"], &body["example"]),
+        (&Value::Null, &json!(true), &made["example"])
+    );
+    for (patch, status, want) in [
+        (json!({"name": "order.renamed"}), 400, "unknown_field"),
+        (json!({"description": null}), 422, "invalid_body"),
+        (json!({"deprecated": null}), 422, "invalid_body"),
+        (json!({"schema": {"minimum": "five"}}), 422, "invalid_schema"),
+    ] {
+        let (got, answer) = fenix.call("PATCH", "/v1/event-types/order.paid", Some(patch.clone())).await;
+        assert_eq!((got, code(&answer)), (status, want), "{patch}: {answer}");
+    }
+    let (status, body) = fenix.call("PATCH", "/v1/event-types/nope", Some(json!({}))).await;
+    assert_eq!((status, code(&body)), (404, "event_type_not_found"));
+
+    // The list pages (newest first by id; types made in one millisecond in no set order) with cursors of its own.
+    for n in 0..3 {
+        add_type(&fenix, json!({"name": format!("user.n{n}")})).await;
+    }
+    let names = |page: &Value| -> Vec<String> {
+        page["data"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_string()).collect()
+    };
+    let (status, page) = fenix.call("GET", "/v1/event-types?limit=2", None).await;
+    assert_eq!((status, names(&page).len()), (200, 2), "{page}");
+    let cursor = page["next_cursor"].as_str().unwrap();
+    let (_, rest) = fenix.call("GET", &format!("/v1/event-types?limit=2&cursor={cursor}"), None).await;
+    assert_eq!(rest["next_cursor"], Value::Null, "{rest}");
+    let mut all = [names(&page), names(&rest)].concat();
+    all.sort();
+    assert_eq!(all, ["order.paid", "user.n0", "user.n1", "user.n2"], "every type once over the pages");
+    let (status, body) = fenix.call("GET", "/v1/event-types?cursor=garbage", None).await;
+    assert_eq!((status, code(&body)), (400, "invalid_cursor"));
+    let (status, body) = fenix.call("GET", "/v1/event-types?name=x", None).await;
+    assert_eq!((status, code(&body)), (400, "invalid_query"));
+
+    assert_eq!(fenix.call("DELETE", "/v1/event-types/order.paid", None).await.0, 204);
+    let (status, body) = fenix.call("DELETE", "/v1/event-types/order.paid", None).await;
+    assert_eq!((status, code(&body)), (404, "event_type_not_found"));
+}
+
+async fn an_event_that_breaks_its_schema_is_refused_naming_each_place(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let app = fenix.create_app("acme").await;
+    add_type(&fenix, json!({"name": "order.paid", "schema": payment_schema()})).await;
+
+    let bad = json!({"type": "order.paid", "data": {"amount": "s3cr3t-value", "currency": "euro"}});
+    let (status, body) = fenix.call("POST", &format!("/v1/apps/{app}/events"), Some(bad)).await;
+    assert_eq!((status, code(&body)), (422, "schema_mismatch"), "{body}");
+    let mut got = paths(&body);
+    got.sort();
+    assert_eq!(got, ["/data/amount", "/data/currency"], "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().contains("order.paid"), "{body}");
+    assert!(body["error"]["details"][0]["message"].is_string(), "{body}");
+    assert!(!body.to_string().contains("s3cr3t"), "the payload is not echoed: {body}");
+    let (status, body) =
+        fenix.call("POST", &format!("/v1/apps/{app}/events"), Some(json!({"type": "order.paid", "data": {}}))).await;
+    assert_eq!((status, paths(&body)), (422, vec!["/data", "/data"]), "missing properties are named at their object");
+    assert!(body["error"]["details"][1]["message"].as_str().unwrap().contains("\"currency\" is a required"), "{body}");
+    assert_eq!(event_count(&fenix, &app).await, 0, "nothing refused was stored");
+
+    let good = json!({"type": "order.paid", "data": {"amount": 5, "currency": "EUR"}});
+    let (status, body) = fenix.call("POST", &format!("/v1/apps/{app}/events"), Some(good)).await;
+    assert_eq!(status, 202, "{body}");
+    // A type the catalogue does not know is accepted (strict mode is off).
+    let (status, body) = fenix
+        .call("POST", &format!("/v1/apps/{app}/events"), Some(json!({"type": "user.created", "data": {"x": 1}})))
+        .await;
+    assert_eq!(status, 202, "{body}");
+    // A deprecated type is accepted, with a warning.
+    add_type(&fenix, json!({"name": "order.legacy", "deprecated": true})).await;
+    let (status, body) =
+        fenix.call("POST", &format!("/v1/apps/{app}/events"), Some(json!({"type": "order.legacy", "data": {}}))).await;
+    assert_eq!(status, 202, "{body}");
+    assert!(body["warning"].as_str().unwrap().contains("`order.legacy` is deprecated"), "{body}");
+    assert_eq!(event_count(&fenix, &app).await, 3);
+}
+
+async fn a_batch_with_one_bad_payload_is_refused_by_its_index(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let app = fenix.create_app("acme").await;
+    add_type(&fenix, json!({"name": "order.paid", "schema": payment_schema()})).await;
+    let events = json!({"events": [
+        {"type": "order.paid", "data": {"amount": 1, "currency": "EUR"}},
+        {"type": "user.created", "data": {}},
+        {"type": "order.paid", "data": {"amount": 1.5, "currency": "EUR"}},
+    ]});
+    let (status, body) = fenix.call("POST", &format!("/v1/apps/{app}/events/batch"), Some(events)).await;
+    assert_eq!((status, code(&body)), (422, "schema_mismatch"), "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().starts_with("events[2]: "), "{body}");
+    assert_eq!(paths(&body), ["/events/2/data/amount"], "{body}");
+    assert_eq!(event_count(&fenix, &app).await, 0, "the whole batch was refused");
+}
+
+async fn a_changed_schema_is_in_force_for_the_next_event(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let app = fenix.create_app("acme").await;
+    let send = |amount: Value| {
+        let body = json!({"type": "order.paid", "data": {"amount": amount}});
+        let path = format!("/v1/apps/{app}/events");
+        let fenix = &fenix;
+        async move { fenix.call("POST", &path, Some(body)).await.0 }
+    };
+    let integer = json!({"type": "object", "properties": {"amount": {"type": "integer"}}});
+    let text = json!({"type": "object", "properties": {"amount": {"type": "string"}}});
+    // Used once before the catalogue has the type, so the instance's cache is warm.
+    assert_eq!(send(json!("ten")).await, 202);
+    add_type(&fenix, json!({"name": "order.paid", "schema": integer})).await;
+    assert_eq!(send(json!("ten")).await, 422, "a new type's schema holds at once");
+    assert_eq!(send(json!(10)).await, 202);
+    let (status, _) = fenix.call("PATCH", "/v1/event-types/order.paid", Some(json!({"schema": text}))).await;
+    assert_eq!(status, 200);
+    assert_eq!(send(json!(10)).await, 422, "the changed schema holds at once");
+    assert_eq!(send(json!("ten")).await, 202);
+    assert_eq!(fenix.call("DELETE", "/v1/event-types/order.paid", None).await.0, 204);
+    assert_eq!(send(json!(10)).await, 202, "a removed type's schema no longer applies");
+}
+
+async fn strict_mode_refuses_unknown_types_and_filters(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[("FENIX_EVENT_TYPES_STRICT", "true")]).await;
+    let receiver = Receiver::http(|_| crate::support::Plan::ok()).await;
+    let app = fenix.create_app("acme").await;
+    let (_, settings) = fenix.call("GET", "/v1/settings", None).await;
+    let strict = settings["data"].as_array().into_iter().flatten().find(|s| s["name"] == "FENIX_EVENT_TYPES_STRICT");
+    assert_eq!(strict.map(|s| &s["value"]), Some(&json!("true")), "{settings}");
+
+    let event = json!({"type": "order.paid", "data": {}});
+    let (status, body) = fenix.call("POST", &format!("/v1/apps/{app}/events"), Some(event.clone())).await;
+    assert_eq!((status, code(&body)), (422, "unknown_event_type"), "{body}");
+    let endpoints = format!("/v1/apps/{app}/endpoints");
+    for filter in [json!(["order.paid"]), json!(["order.*"])] {
+        let (status, body) =
+            fenix.call("POST", &endpoints, Some(json!({"url": receiver.url, "event_types": filter}))).await;
+        assert_eq!((status, code(&body)), (422, "unknown_event_type"), "{filter}: {body}");
+        assert!(body["error"]["message"].as_str().unwrap().starts_with("event_types: "), "{body}");
+    }
+
+    add_type(&fenix, json!({"name": "order.paid"})).await;
+    let (status, body) = fenix.call("POST", &format!("/v1/apps/{app}/events"), Some(event)).await;
+    assert_eq!(status, 202, "a catalogued type is accepted at once: {body}");
+    let batch = json!({"events": [{"type": "order.paid", "data": {}}, {"type": "order.refunded", "data": {}}]});
+    let (status, body) = fenix.call("POST", &format!("/v1/apps/{app}/events/batch"), Some(batch)).await;
+    assert_eq!((status, code(&body)), (422, "unknown_event_type"), "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().starts_with("events[1]: "), "{body}");
+
+    let ep = fenix.create_endpoint(&app, json!({"url": receiver.url, "event_types": ["order.paid", "order.*"]})).await;
+    let ep_path = format!("{endpoints}/{}", ep["id"].as_str().unwrap());
+    for filter in [json!(["order.shipped"]), json!(["order.paid.*"]), json!(["order.paid", "user.*"])] {
+        let (status, body) = fenix.call("PATCH", &ep_path, Some(json!({"event_types": filter}))).await;
+        assert_eq!((status, code(&body)), (422, "unknown_event_type"), "{filter}: {body}");
+    }
+    let (_, read) = fenix.call("GET", &ep_path, None).await;
+    let mut kept: Vec<&str> = read["event_types"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    kept.sort();
+    assert_eq!(kept, ["order.*", "order.paid"], "a refused PATCH changed nothing");
+    // An empty filter (every type) needs no catalogue entry.
+    let (status, body) = fenix.call("PATCH", &ep_path, Some(json!({"event_types": []}))).await;
+    assert_eq!(status, 200, "{body}");
+}
+
+async fn app_tokens_and_portal_sessions_read_the_catalogue_but_cannot_change_it(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let app = fenix.create_app("acme").await;
+    add_type(&fenix, json!({"name": "order.paid", "schema": payment_schema()})).await;
+    let (_, token) =
+        fenix.call("POST", "/v1/tokens", Some(json!({"name": "read", "app": app, "access": "read"}))).await;
+    let token = token["token"].as_str().unwrap();
+    let (status, list) = fenix.call_as(Some(token), "GET", "/v1/event-types", None).await;
+    assert_eq!((status, &list["data"][0]["schema"]), (200, &payment_schema()), "{list}");
+    assert_eq!(fenix.call_as(Some(token), "GET", "/v1/event-types/order.paid", None).await.0, 200);
+    let (status, body) = fenix.call_as(Some(token), "POST", "/v1/event-types", Some(json!({"name": "x.y"}))).await;
+    assert_eq!((status, code(&body)), (403, "forbidden"), "{body}");
+    let (status, _) = fenix.call_as(Some(token), "DELETE", "/v1/event-types/order.paid", None).await;
+    assert_eq!(status, 403);
+
+    // A customer's portal session (the console) reads it too.
+    let (status, link) =
+        fenix.call("POST", &format!("/v1/apps/{app}/portal-sessions"), Some(json!({"access": "read"}))).await;
+    assert_eq!(status, 201, "{link}");
+    let secret = link["url"].as_str().unwrap().split_once('#').unwrap().1;
+    let client = reqwest::Client::new();
+    let resp = client
+        .post(format!("{}/console/api/portal/exchange", fenix.base))
+        .json(&json!({ "link": secret }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 204);
+    let cookie = resp.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
+    let resp =
+        client.get(format!("{}/v1/event-types/order.paid", fenix.base)).header("cookie", &cookie).send().await.unwrap();
+    assert_eq!(resp.status(), 200);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["name"], "order.paid");
+}
+
+crate::on_both_backends!(
+    admins_write_the_catalogue_and_every_field_is_checked,
+    an_event_that_breaks_its_schema_is_refused_naming_each_place,
+    a_batch_with_one_bad_payload_is_refused_by_its_index,
+    a_changed_schema_is_in_force_for_the_next_event,
+    strict_mode_refuses_unknown_types_and_filters,
+    app_tokens_and_portal_sessions_read_the_catalogue_but_cannot_change_it,
+);
