@@ -13,6 +13,7 @@ mod formats;
 mod hostile;
 mod ingestion;
 mod inputs;
+mod ordering;
 mod portal;
 mod quickstart;
 mod receiver_reports;

@@ -151,6 +151,7 @@ pub fn new_event(app_id: &str, event_type: &str, key: Option<&str>, at: Millis) 
         created_at: at,
         max_fanout: usize::MAX,
         only_endpoint: None,
+        ordering_key: None,
     }
 }
 
@@ -311,5 +312,7 @@ pub fn endpoint_row(app_id: &str, event_types: &[&str]) -> EndpointRow {
         signature_scheme: "fenix-v1".into(),
         created_at: T0,
         updated_at: T0,
+        ordered: false,
+        on_dead_letter: Default::default(),
     }
 }

@@ -82,6 +82,8 @@ pub async fn provision(
                 signature_scheme: "fenix-v1".into(),
                 created_at: now,
                 updated_at: now,
+                ordered: false,
+                on_dead_letter: Default::default(),
             };
             let sealed_secret = keyring.current.seal(secret.expose().as_bytes(), OPERATOR_ENDPOINT_ID);
             match store.insert_endpoint(&NewEndpoint { row, sealed_secret }).await {

@@ -40,6 +40,11 @@ pub struct DeliveryOut {
     pub last_attempt_at: Option<String>,
     pub created_at: String,
     pub updated_at: String,
+    /// Its lane on an ordered endpoint (`""` is the keyless lane); null for an unordered endpoint.
+    pub ordering_key: Option<String>,
+    /// Why a `pending` delivery of an ordered endpoint waits: the id of the delivery of its lane it
+    /// waits for (the head of the lane, a dead letter that blocks it, or one being sent); else null.
+    pub blocked_by: Option<String>,
 }
 
 impl From<DeliveryRow> for DeliveryOut {
@@ -57,6 +62,8 @@ impl From<DeliveryRow> for DeliveryOut {
             last_attempt_at: r.last_attempt_at.map(time::rfc3339_ms),
             created_at: time::rfc3339_ms(r.created_at),
             updated_at: time::rfc3339_ms(r.updated_at),
+            ordering_key: r.ordering_key,
+            blocked_by: r.blocked_by,
         }
     }
 }

@@ -17,7 +17,7 @@ use super::{
 use crate::{
     event_types::EventTypeFilter,
     ids,
-    lifecycle::{DeliveryStatus, EndpointState},
+    lifecycle::{DeliveryStatus, EndpointState, OnDeadLetter},
     secrets::SigningSecret,
     state::SharedState,
     store::endpoints::{EndpointPatch, EndpointRow, NewEndpoint},
@@ -45,6 +45,10 @@ pub struct EndpointOut {
     pub signature_scheme: String,
     pub created_at: String,
     pub updated_at: String,
+    /// Ordered delivery: one delivery at a time per lane (`ordering_key`), in event order.
+    pub ordered: bool,
+    /// After a dead letter in an ordered lane: `continue` past it, or `block` until it is replayed.
+    pub on_dead_letter: OnDeadLetter,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<String>,
 }
@@ -64,6 +68,8 @@ impl From<EndpointRow> for EndpointOut {
             signature_scheme: r.signature_scheme,
             created_at: time::rfc3339_ms(r.created_at),
             updated_at: time::rfc3339_ms(r.updated_at),
+            ordered: r.ordered,
+            on_dead_letter: r.on_dead_letter,
             secret: None,
         }
     }
@@ -82,6 +88,12 @@ struct CreateEndpoint {
     signature_scheme: Option<String>,
     /// Owner-supplied secret (migrating from another platform).
     secret: Option<String>,
+    /// Ordered delivery (default `false`): one delivery at a time per lane, in event order.
+    #[serde(default)]
+    ordered: bool,
+    /// After a dead letter in an ordered lane (default `continue`).
+    #[serde(default)]
+    on_dead_letter: OnDeadLetter,
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -102,6 +114,14 @@ struct PatchEndpoint {
     #[serde(default, with = "double_option")]
     #[schema(value_type = Option<i64>, minimum = 1, maximum = 100000)]
     rate_limit_per_sec: Option<Option<i64>>,
+    /// Left out: unchanged; cannot be null. Applies to deliveries created from then on.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = bool, required = false)]
+    ordered: Option<bool>,
+    /// Left out: unchanged; cannot be null.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = OnDeadLetter, required = false)]
+    on_dead_letter: Option<OnDeadLetter>,
 }
 
 /// Distinguishes a field left out (`None`) from an explicit `null` (`Some(None)`).
@@ -233,6 +253,8 @@ async fn create(
         signature_scheme: scheme.as_str().into(),
         created_at: now,
         updated_at: now,
+        ordered: body.ordered,
+        on_dead_letter: body.on_dead_letter,
     };
     let sealed_secret = s.keyring.current.seal(secret.expose().as_bytes(), &row.id);
     let max = s.settings.max_endpoints_per_app;
@@ -321,6 +343,8 @@ async fn update(
         description: body.description.as_deref().map(check_description).transpose()?,
         event_types: body.event_types.as_deref().map(EventTypeFilter::parse).transpose()?.map(|f| f.to_json()),
         rate_limit_per_sec: body.rate_limit_per_sec.map(check_rate).transpose()?,
+        ordered: body.ordered,
+        on_dead_letter: body.on_dead_letter,
     };
     s.store.update_endpoint(&row.app_id, &row.id, &patch, time::now_ms()).await?;
     read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await

@@ -49,6 +49,12 @@ struct IngestBody {
     /// The producer's idempotency key (the `Idempotency-Key` header wins).
     #[schema(min_length = 1, max_length = 256)]
     id: Option<String>,
+    /// On an ordered endpoint, events with the same key are delivered one at a
+    /// time in the order they were accepted; different keys go in parallel.
+    /// Without a key, the event is in the endpoint's one keyless lane.
+    /// Ignored by unordered endpoints.
+    #[schema(min_length = 1, max_length = 256)]
+    ordering_key: Option<String>,
 }
 
 /// An event as the API shows it; `data` only with `?include=payload`.
@@ -144,7 +150,7 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`", body = ErrorBody),
         (status = 422, description = "`invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, \
-            `fanout_limit_reached`",
+            `invalid_ordering_key`, `fanout_limit_reached`",
             body = ErrorBody),
     )
 )]
@@ -190,7 +196,20 @@ fn checked_event(s: &SharedState, app_id: String, body: IngestBody, key: Option<
     if !body.data.get().trim_start().starts_with('{') {
         return Err(ApiError::invalid("invalid_data", "data must be a JSON object"));
     }
-    Ok(crate::ingest::new_event(app_id, &event_type, &body.data, key, s.settings.max_fanout_per_event))
+    let ordering_key = checked_ordering_key(body.ordering_key)?;
+    let mut new = crate::ingest::new_event(app_id, &event_type, &body.data, key, s.settings.max_fanout_per_event);
+    new.ordering_key = ordering_key;
+    Ok(new)
+}
+
+/// An event's `ordering_key`: 1-256 characters of plain text, like an idempotency key.
+fn checked_ordering_key(key: Option<String>) -> Result<Option<String>, ApiError> {
+    let Some(k) = key else { return Ok(None) };
+    if k.is_empty() || k.chars().count() > MAX_KEY_LEN {
+        return Err(ApiError::invalid("invalid_ordering_key", "ordering_key must be 1-256 characters"));
+    }
+    plain_text("ordering_key", "invalid_ordering_key", &k)?;
+    Ok(Some(k))
 }
 
 fn fanout_refused(what: &str, matched: i64, s: &SharedState) -> ApiError {
@@ -279,7 +298,8 @@ impl<T: serde::de::DeserializeOwned> FromRequest<SharedState> for BatchJson<T> {
         (status = 404, description = "`app_not_found`", body = ErrorBody),
         (status = 413, description = "`payload_too_large`: the body is larger than `FENIX_MAX_BATCH_BYTES`", body = ErrorBody),
         (status = 422, description = "`empty_batch`, `batch_too_large`, and for one event (its index in the \
-            message) `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `fanout_limit_reached`",
+            message) `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `invalid_ordering_key`, \
+            `fanout_limit_reached`",
             body = ErrorBody),
     )
 )]

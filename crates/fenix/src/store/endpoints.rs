@@ -1,7 +1,10 @@
 //! Endpoints and their sealed signing secrets.
 
 use super::{apps::CURSOR_END, on_read, on_write, BeginWrite, Store};
-use crate::{lifecycle::EndpointState, time::Millis};
+use crate::{
+    lifecycle::{EndpointState, OnDeadLetter},
+    time::Millis,
+};
 
 /// An endpoint as stored (`event_types` is a JSON array).
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -18,10 +21,14 @@ pub struct EndpointRow {
     pub signature_scheme: String,
     pub created_at: Millis,
     pub updated_at: Millis,
+    /// Ordered delivery: one delivery at a time per lane, in event order.
+    pub ordered: bool,
+    /// What an ordered lane does after a dead letter.
+    pub on_dead_letter: OnDeadLetter,
 }
 
 const ENDPOINT_COLUMNS: &str = "id, app_id, url, description, event_types, state, state_reason, state_changed_at, \
-     rate_limit_per_sec, signature_scheme, created_at, updated_at";
+     rate_limit_per_sec, signature_scheme, created_at, updated_at, ordered, on_dead_letter";
 
 /// A new endpoint with its first secret, already sealed.
 #[derive(Debug)]
@@ -37,6 +44,8 @@ pub struct EndpointPatch {
     pub description: Option<String>,
     pub event_types: Option<String>,
     pub rate_limit_per_sec: Option<Option<i64>>,
+    pub ordered: Option<bool>,
+    pub on_dead_letter: Option<OnDeadLetter>,
 }
 
 /// One sealed secret version.
@@ -79,7 +88,7 @@ impl Store {
                 return Ok(false);
             }
             sqlx::query(&format!(
-                "INSERT INTO endpoints ({ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+                "INSERT INTO endpoints ({ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
             ))
             .bind(&r.id)
             .bind(&r.app_id)
@@ -93,6 +102,8 @@ impl Store {
             .bind(&r.signature_scheme)
             .bind(r.created_at)
             .bind(r.updated_at)
+            .bind(r.ordered)
+            .bind(r.on_dead_letter)
             .execute(&mut *tx)
             .await?;
             sqlx::query(
@@ -144,7 +155,8 @@ impl Store {
         on_write!(self, |pool| sqlx::query(
             "UPDATE endpoints SET url = COALESCE($3, url), description = COALESCE($4, description), \
              event_types = COALESCE($5, event_types), \
-             rate_limit_per_sec = CASE WHEN $6 = 1 THEN $7 ELSE rate_limit_per_sec END, updated_at = $8 \
+             rate_limit_per_sec = CASE WHEN $6 = 1 THEN $7 ELSE rate_limit_per_sec END, updated_at = $8, \
+             ordered = COALESCE($9, ordered), on_dead_letter = COALESCE($10, on_dead_letter) \
              WHERE id = $1 AND app_id = $2"
         )
         .bind(id)
@@ -155,6 +167,8 @@ impl Store {
         .bind(set_rate)
         .bind(rate)
         .bind(now)
+        .bind(p.ordered)
+        .bind(p.on_dead_letter)
         .execute(pool)
         .await
         .map(|r| r.rows_affected() > 0))

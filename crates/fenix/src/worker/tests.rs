@@ -59,6 +59,8 @@ async fn setup(tweak: impl FnOnce(&mut Settings)) -> Setup {
         signature_scheme: "fenix-v1".into(),
         created_at: now,
         updated_at: now,
+        ordered: false,
+        on_dead_letter: Default::default(),
     };
     let sealed_secret = state.keyring.current.seal(b"whsec-test", &endpoint.id);
     state.store.insert_endpoint(&NewEndpoint { row: endpoint, sealed_secret }).await.expect("insert endpoint");

@@ -48,6 +48,8 @@ pub struct ClaimedDelivery {
     pub attempt_count: i64,
     pub budget_start: i64,
     pub lease_token: i64,
+    /// Its place in its lane on an ordered endpoint; `None` when unordered.
+    pub lane_seq: Option<i64>,
 }
 
 impl ClaimedDelivery {
@@ -71,6 +73,7 @@ impl ClaimedDelivery {
             attempt,
             status,
             next_attempt_at,
+            in_lane: self.lane_seq.is_some(),
         }
     }
 }
@@ -111,6 +114,9 @@ pub struct Outcome {
     pub attempt_count: i64,
     pub next_attempt_at: Option<Millis>,
     pub last_attempt_at: Option<Millis>,
+    /// A delivery of an ordered endpoint: once it is final, the next one of
+    /// its lane may go (the worker is woken for it).
+    pub in_lane: bool,
 }
 
 /// An event's envelope as a claim's context loads it.
