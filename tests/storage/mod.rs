@@ -7,6 +7,7 @@ mod apps;
 mod claims;
 mod ingest;
 mod isolation;
+mod lanes;
 mod limits;
 mod log;
 mod migrations;

@@ -214,6 +214,19 @@ impl Store {
         }
     }
 
+    /// Of deliveries claimed (and committed) by one claim, gives back those of
+    /// ordered endpoints that are not the head of their lane after all and
+    /// answers the rest: on PostgreSQL, [`Store::claim_due`] does this itself
+    /// (see [`postgres::CLAIM_POSTGRES`] for when a claim can take a row
+    /// behind another); on SQLite, where claims run one at a time, it answers
+    /// `claimed` as it is.
+    pub async fn keep_lane_heads(&self, claimed: Vec<ClaimedDelivery>, now: Millis) -> sqlx::Result<Vec<ClaimedDelivery>> {
+        match &self.backend {
+            Backend::Sqlite { .. } => Ok(claimed),
+            Backend::Postgres { worker, .. } => postgres::keep_lane_heads(worker, claimed, now).await,
+        }
+    }
+
     /// Loads envelopes, endpoints and live secrets for a claimed batch, one query each.
     pub async fn batch_context(&self, claimed: &[ClaimedDelivery], now: Millis) -> sqlx::Result<BatchContext> {
         let mut ctx = BatchContext::default();

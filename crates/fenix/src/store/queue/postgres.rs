@@ -229,13 +229,23 @@ pub(super) async fn claim_due(
     lease_until: Millis,
     limit: i64,
 ) -> sqlx::Result<Vec<ClaimedDelivery>> {
-    let mut claimed: Vec<ClaimedDelivery> =
+    let claimed: Vec<ClaimedDelivery> =
         sqlx::query_as(CLAIM_POSTGRES).bind(lease_until).bind(owner).bind(now).bind(limit).fetch_all(worker).await?;
+    keep_lane_heads(worker, claimed, now).await
+}
+
+/// Of a committed claim, gives back every ordered row that is not the head
+/// of its lane after all ([`CLAIM_POSTGRES`] says why this can happen) and
+/// answers the rest. Costs nothing for a claim without ordered rows.
+pub(super) async fn keep_lane_heads(
+    worker: &PgPool,
+    mut claimed: Vec<ClaimedDelivery>,
+    now: Millis,
+) -> sqlx::Result<Vec<ClaimedDelivery>> {
     let ordered: Vec<&str> = claimed.iter().filter(|c| c.lane_seq.is_some()).map(|c| c.id.as_str()).collect();
     if ordered.is_empty() {
         return Ok(claimed);
     }
-    // The claim has committed: read the lane condition again (see CLAIM_POSTGRES).
     let behind: Vec<String> = sqlx::query_scalar(LANE_RECHECK).bind(&ordered).bind(now).fetch_all(worker).await?;
     if behind.is_empty() {
         return Ok(claimed);
