@@ -8,6 +8,7 @@ mod burst;
 mod common;
 mod crash;
 mod drain;
+mod ordered;
 mod outage;
 mod roles;
 mod sqlite_faults;
