@@ -62,7 +62,8 @@ async fn events_arrive_in_order_even_when_attempts_fail(backend: Backend) {
     }
     // A batch keeps its request order, after the events accepted before it.
     let batch: Vec<Value> = (6..12).map(|n| json!({"type": "booking.confirmed", "data": {"n": n}})).collect();
-    let (status, out) = fenix.call("POST", &format!("/v1/apps/{app}/events/batch"), Some(json!({"events": batch}))).await;
+    let (status, out) =
+        fenix.call("POST", &format!("/v1/apps/{app}/events/batch"), Some(json!({"events": batch}))).await;
     assert_eq!(status, 202, "{out}");
 
     eventually("all 12 events delivered", Duration::from_secs(30), || async {
@@ -90,7 +91,8 @@ async fn each_key_is_in_order_and_different_keys_go_in_parallel(backend: Backend
             batch.push(json!({"type": "booking.confirmed", "ordering_key": key, "data": {"n": n, "key": key}}));
         }
     }
-    let (status, out) = fenix.call("POST", &format!("/v1/apps/{app}/events/batch"), Some(json!({"events": batch}))).await;
+    let (status, out) =
+        fenix.call("POST", &format!("/v1/apps/{app}/events/batch"), Some(json!({"events": batch}))).await;
     assert_eq!(status, 202, "{out}");
 
     eventually("all 8 events delivered", Duration::from_secs(30), || async {
@@ -130,7 +132,8 @@ async fn a_waiting_delivery_shows_what_it_waits_for(backend: Backend) {
         assert_eq!(d["status"], "pending", "{d}");
         assert_eq!(d["attempt_count"], 0, "not attempted while the head retries: {d}");
         assert_eq!(d["blocked_by"], head["id"], "{d}");
-        let (status, one) = fenix.call("GET", &format!("/v1/apps/{app}/deliveries/{}", d["id"].as_str().unwrap()), None).await;
+        let (status, one) =
+            fenix.call("GET", &format!("/v1/apps/{app}/deliveries/{}", d["id"].as_str().unwrap()), None).await;
         assert_eq!(status, 200);
         assert_eq!(one["blocked_by"], head["id"], "GET one delivery: {one}");
     }
@@ -208,7 +211,8 @@ async fn ordering_fields_are_checked_and_patched(backend: Backend) {
         let (status, out) = fenix.call("POST", &events, Some(body)).await;
         assert_eq!((status, out["error"]["code"].as_str()), (422, Some("invalid_ordering_key")), "{out}");
     }
-    let body = json!({"events": [{"type": "booking.confirmed", "data": {}}, {"type": "a.b", "ordering_key": "", "data": {}}]});
+    let body =
+        json!({"events": [{"type": "booking.confirmed", "data": {}}, {"type": "a.b", "ordering_key": "", "data": {}}]});
     let (status, out) = fenix.call("POST", &format!("{events}/batch"), Some(body)).await;
     assert_eq!((status, out["error"]["code"].as_str()), (422, Some("invalid_ordering_key")), "{out}");
     assert!(out["error"]["message"].as_str().unwrap().starts_with("events[1]"), "{out}");

@@ -19,7 +19,7 @@ const KEYS: i64 = 4;
 async fn order_holds_per_key_across_two_instances_and_a_sigkill() {
     let Some((_pg, db)) = private_db().await else { return };
     let receiver = Receiver::http(|_| Plan::ok().after(Duration::from_millis(40))).await;
-    let mut fenixes = vec![Fenix::start(&db, &FAST_LEASES).await, Fenix::start(&db, &FAST_LEASES).await];
+    let mut fenixes = [Fenix::start(&db, &FAST_LEASES).await, Fenix::start(&db, &FAST_LEASES).await];
     let app = fenixes[0].create_app("acme").await;
     fenixes[0].create_endpoint(&app, json!({"url": receiver.url, "ordered": true})).await;
 
@@ -40,7 +40,10 @@ async fn order_holds_per_key_across_two_instances_and_a_sigkill() {
     let mut per_key: BTreeMap<String, Vec<i64>> = BTreeMap::new();
     for r in receiver.received() {
         let v = r.json();
-        per_key.entry(v["data"]["key"].as_str().unwrap().to_string()).or_default().push(v["data"]["n"].as_i64().unwrap());
+        per_key
+            .entry(v["data"]["key"].as_str().unwrap().to_string())
+            .or_default()
+            .push(v["data"]["n"].as_i64().unwrap());
     }
     let mut duplicates = 0;
     for (key, got) in &per_key {

@@ -266,7 +266,16 @@ async fn run(opts: Opts) -> anyhow::Result<()> {
         Backend::Postgres => db::Databases::postgres(opts.postgres_url.clone()).await?,
     };
     let phases: Vec<Phase> = if opts.phases.is_empty() {
-        vec![Phase::Ceiling, Phase::Delivery, Phase::Ingestion, Phase::Batch, Phase::Latency, Phase::Drain, Phase::Log, Phase::Ordered]
+        vec![
+            Phase::Ceiling,
+            Phase::Delivery,
+            Phase::Ingestion,
+            Phase::Batch,
+            Phase::Latency,
+            Phase::Drain,
+            Phase::Log,
+            Phase::Ordered,
+        ]
     } else {
         opts.phases.clone()
     };

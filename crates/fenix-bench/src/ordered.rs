@@ -73,11 +73,19 @@ pub async fn ordered(ctx: &mut Ctx, dbs: &mut Databases, events: u64, keys: u64)
         if stats.received != last_count {
             (last_count, last_change) = (stats.received, Instant::now());
         } else if last_change.elapsed() > Duration::from_secs(60) {
-            bail!("{label}: no progress for 60 s ({}/{events}); fenix log:\n{}", stats.received, fenix::tail(&worker.log_path));
+            bail!(
+                "{label}: no progress for 60 s ({}/{events}); fenix log:\n{}",
+                stats.received,
+                fenix::tail(&worker.log_path)
+            );
         }
         if last_report.elapsed() > Duration::from_secs(5) {
             last_report = Instant::now();
-            progress(&format!("{label}: {}/{events} received after {:.1} s", stats.received, start.elapsed().as_secs_f64()));
+            progress(&format!(
+                "{label}: {}/{events} received after {:.1} s",
+                stats.received,
+                start.elapsed().as_secs_f64()
+            ));
         }
         if stats.received >= events && log.unfinished().await? == 0 {
             break start.elapsed().as_secs_f64();

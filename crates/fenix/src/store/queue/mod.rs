@@ -220,7 +220,11 @@ impl Store {
     /// (see [`postgres::CLAIM_POSTGRES`] for when a claim can take a row
     /// behind another); on SQLite, where claims run one at a time, it answers
     /// `claimed` as it is.
-    pub async fn keep_lane_heads(&self, claimed: Vec<ClaimedDelivery>, now: Millis) -> sqlx::Result<Vec<ClaimedDelivery>> {
+    pub async fn keep_lane_heads(
+        &self,
+        claimed: Vec<ClaimedDelivery>,
+        now: Millis,
+    ) -> sqlx::Result<Vec<ClaimedDelivery>> {
         match &self.backend {
             Backend::Sqlite { .. } => Ok(claimed),
             Backend::Postgres { worker, .. } => postgres::keep_lane_heads(worker, claimed, now).await,
