@@ -16,3 +16,9 @@ ALTER TABLE deliveries ADD COLUMN lane_seq BIGINT;
 -- it up (`pending`, and `failed` for lanes that block on a dead letter).
 CREATE INDEX deliveries_lane ON deliveries(endpoint_id, ordering_key, lane_seq)
     WHERE lane_seq IS NOT NULL AND status IN ('pending', 'failed');
+-- The deliveries of a lane that are not parked (`next_attempt_at` below the
+-- largest 64-bit integer: `store::queue::PARKED`): the head, a retry, a
+-- replayed delivery, whatever is being sent. "Is another delivery of my lane
+-- being sent?" reads these few rows, not the lane's whole backlog.
+CREATE INDEX deliveries_lane_live ON deliveries(endpoint_id, ordering_key)
+    WHERE lane_seq IS NOT NULL AND status = 'pending' AND next_attempt_at < 9223372036854775807;

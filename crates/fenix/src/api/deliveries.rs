@@ -58,7 +58,11 @@ impl From<DeliveryRow> for DeliveryOut {
             endpoint_id: r.endpoint_id,
             status: r.status,
             attempt_count: r.attempt_count,
-            next_attempt_at: r.next_attempt_at.filter(|_| scheduled).map(time::rfc3339_ms),
+            // A delivery parked in its ordered lane has no time yet: `blocked_by` says what it waits for.
+            next_attempt_at: r
+                .next_attempt_at
+                .filter(|at| scheduled && *at < crate::store::queue::PARKED)
+                .map(time::rfc3339_ms),
             last_attempt_at: r.last_attempt_at.map(time::rfc3339_ms),
             created_at: time::rfc3339_ms(r.created_at),
             updated_at: time::rfc3339_ms(r.updated_at),

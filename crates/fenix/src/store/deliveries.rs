@@ -56,13 +56,15 @@ pub fn delivery_columns() -> &'static str {
 /// letter counts where the endpoint blocks on one), else a row of its lane
 /// being sent (a replayed delivery waits for it).
 const BLOCKED_BY_SQL: &str = "CASE WHEN deliveries.lane_seq IS NOT NULL AND deliveries.status = 'pending' \
-     AND deliveries.lease_until IS NULL THEN (SELECT o.id FROM deliveries o \
+     AND deliveries.lease_until IS NULL THEN COALESCE((SELECT o.id FROM deliveries o \
      WHERE o.endpoint_id = deliveries.endpoint_id AND o.ordering_key = deliveries.ordering_key \
-     AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.id <> deliveries.id \
-     AND ((o.lane_seq < deliveries.lane_seq AND (o.status = 'pending' OR (SELECT e.on_dead_letter \
-           FROM endpoints e WHERE e.id = deliveries.endpoint_id) = 'block')) \
-          OR (o.status = 'pending' AND o.lease_until IS NOT NULL)) \
-     ORDER BY o.lane_seq LIMIT 1) END";
+     AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < deliveries.lane_seq \
+     AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e WHERE e.id = deliveries.endpoint_id) \
+          = 'block') ORDER BY o.lane_seq LIMIT 1), \
+     (SELECT l.id FROM deliveries l WHERE l.endpoint_id = deliveries.endpoint_id \
+      AND l.ordering_key = deliveries.ordering_key AND l.lane_seq IS NOT NULL AND l.status = 'pending' \
+      AND l.next_attempt_at < 9223372036854775807 AND l.id <> deliveries.id AND l.lease_until IS NOT NULL \
+      LIMIT 1)) END";
 
 /// An attempt as stored; `id` is the `X-Fenix-Delivery-Id` that was sent.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -98,17 +100,20 @@ pub struct DeliveryFilter {
 impl Store {
     /// When the next unleased delivery comes due, if any. A lease held by a
     /// worker that vanished is noticed by the idle poll when it runs out.
-    /// A delivery waiting behind another in its ordered lane is not counted:
-    /// the worker is woken when the one ahead of it finishes.
+    /// A delivery waiting behind another in its ordered lane is not counted
+    /// (parked ones are not even read): the worker is woken when the one
+    /// ahead of it finishes.
     pub async fn next_due_at(&self) -> sqlx::Result<Option<Millis>> {
         on_write!(self, |pool| sqlx::query_scalar::<_, Option<i64>>(
             "SELECT MIN(d.next_attempt_at) FROM deliveries d WHERE d.status = 'pending' AND d.lease_until IS NULL \
+             AND d.next_attempt_at < $1 \
              AND (d.lane_seq IS NULL OR NOT EXISTS (SELECT 1 FROM deliveries o \
                   WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key \
                   AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < d.lane_seq \
                   AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e \
                        WHERE e.id = d.endpoint_id) = 'block')))"
         )
+        .bind(super::queue::PARKED)
         .fetch_one(pool)
         .await)
     }
@@ -120,12 +125,15 @@ impl Store {
         on_read!(self, |pool| sqlx::query_scalar::<_, i64>(
             "SELECT COUNT(*) FROM (SELECT 1 FROM deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= $1 \
              AND (d.lease_until IS NULL OR d.lease_until <= $1) \
-             AND (d.lane_seq IS NULL OR NOT EXISTS (SELECT 1 FROM deliveries o \
+             AND (d.lane_seq IS NULL OR (NOT EXISTS (SELECT 1 FROM deliveries o \
                   WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key \
-                  AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.id <> d.id \
-                  AND ((o.lane_seq < d.lane_seq AND (o.status = 'pending' OR (SELECT e.on_dead_letter \
-                        FROM endpoints e WHERE e.id = d.endpoint_id) = 'block')) \
-                       OR (o.status = 'pending' AND o.lease_until > $1)))) LIMIT 1) AS due"
+                  AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < d.lane_seq \
+                  AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e \
+                       WHERE e.id = d.endpoint_id) = 'block')) \
+                  AND NOT EXISTS (SELECT 1 FROM deliveries l \
+                  WHERE l.endpoint_id = d.endpoint_id AND l.ordering_key = d.ordering_key AND l.lane_seq IS NOT NULL \
+                  AND l.status = 'pending' AND l.next_attempt_at < 9223372036854775807 AND l.id <> d.id \
+                  AND l.lease_until > $1))) LIMIT 1) AS due"
         )
         .bind(now)
         .fetch_one(pool)

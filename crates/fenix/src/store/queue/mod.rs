@@ -35,6 +35,30 @@ use crate::{
 
 mod plan;
 pub use plan::Whole;
+
+/// `next_attempt_at` of a delivery *parked* in its ordered lane: it waits
+/// behind another delivery of the lane and is not due until that one is
+/// final (the write of that outcome makes the lane's next delivery due now).
+/// Parked rows sit past every real due time, so a claim, which walks the due
+/// index up to now, never steps over the waiting rows of a lane: it meets
+/// only lane heads. The API shows no `next_attempt_at` for them.
+pub const PARKED: Millis = i64::MAX;
+
+/// Whether a lane (endpoint $1, ordering key $2) has a delivery that new
+/// ones must wait behind: a `pending` one, or a dead letter of an endpoint
+/// that blocks on them.
+pub(super) const LANE_BUSY: &str = "SELECT COUNT(*) FROM (SELECT 1 FROM deliveries o WHERE o.endpoint_id = $1 \
+     AND o.ordering_key = $2 AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') \
+     AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e WHERE e.id = $1) = 'block') \
+     LIMIT 1) AS busy";
+
+/// After the delivery $1 of an ordered lane became final: the lane's first
+/// `pending` delivery, if parked, is due at $2.
+pub(super) const PROMOTE_NEXT: &str = "UPDATE deliveries SET next_attempt_at = $2 WHERE id = \
+     (SELECT n.id FROM deliveries n JOIN deliveries h ON n.endpoint_id = h.endpoint_id \
+      AND n.ordering_key = h.ordering_key WHERE h.id = $1 AND n.lane_seq IS NOT NULL \
+      AND n.status IN ('pending', 'failed') AND n.status = 'pending' \
+      ORDER BY n.lane_seq LIMIT 1) AND next_attempt_at = $3";
 pub mod postgres;
 pub mod sqlite;
 

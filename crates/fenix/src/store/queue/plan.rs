@@ -44,6 +44,9 @@ pub struct NewDelivery<'a> {
     pub event_type: &'a str,
     pub endpoint_id: String,
     pub at: Millis,
+    /// When it is first due: `at`, or [`super::PARKED`] for a delivery of an
+    /// ordered lane that waits behind another (made due when that one is final).
+    pub due: Millis,
     /// The delivery's lane on an ordered endpoint (`""`: the keyless lane);
     /// `None` for an unordered endpoint.
     pub ordering_key: Option<&'a str>,
@@ -83,6 +86,25 @@ impl Plan<'_> {
         for d in self.deliveries.iter_mut() {
             if let (Some(rank), Some(b)) = (d.lane_seq, base.get(&d.endpoint_id)) {
                 d.lane_seq = Some(b + rank);
+            }
+        }
+    }
+
+    /// The lanes (endpoint, ordering key) this batch adds deliveries to.
+    pub fn lanes(&self) -> std::collections::BTreeSet<(String, String)> {
+        self.deliveries.iter().filter_map(|d| Some((d.endpoint_id.clone(), d.ordering_key?.to_string()))).collect()
+    }
+
+    /// Parks every ordered delivery that will wait behind another: all of a
+    /// lane in `busy` (it has an unfinished delivery already), and all but the
+    /// first of the batch's deliveries in any other lane.
+    pub fn park(&mut self, busy: &std::collections::BTreeSet<(String, String)>) {
+        let mut headed: std::collections::BTreeSet<(String, String)> = std::collections::BTreeSet::new();
+        for d in self.deliveries.iter_mut() {
+            let Some(key) = d.ordering_key else { continue };
+            let lane = (d.endpoint_id.clone(), key.to_string());
+            if busy.contains(&lane) || !headed.insert(lane) {
+                d.due = super::PARKED;
             }
         }
     }
@@ -201,6 +223,7 @@ pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> sqlx::Resul
                 event_type: &ev.event_type,
                 endpoint_id: t.id.clone(),
                 at: ev.created_at,
+                due: ev.created_at,
             });
         }
         let row = ev.stored_row(count);

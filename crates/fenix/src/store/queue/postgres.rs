@@ -11,7 +11,8 @@ use sqlx::{pool::PoolConnection, PgPool, Postgres};
 
 use super::{
     plan::{self, Conn, Whole},
-    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome,
+    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome, LANE_BUSY, PARKED,
+    PROMOTE_NEXT,
 };
 use crate::{
     store::{deliveries::AttemptRecord, endpoints::SecretRow, events::Ingested, events::NewEvent, WAKE_CHANNEL},
@@ -42,12 +43,14 @@ pub const CLAIM_POSTGRES: &str = "UPDATE deliveries SET lease_until = $1, lease_
      lease_token = lease_token + 1, updated_at = $3 \
      WHERE id IN (SELECT d.id FROM deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= $3 \
                   AND (d.lease_until IS NULL OR d.lease_until <= $3) \
-                  AND (d.lane_seq IS NULL OR NOT EXISTS (SELECT 1 FROM deliveries o \
+                  AND (d.lane_seq IS NULL OR (NOT EXISTS (SELECT 1 FROM deliveries o \
                        WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key \
-                       AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.id <> d.id \
-                       AND ((o.lane_seq < d.lane_seq AND (o.status = 'pending' OR (SELECT e.on_dead_letter \
-                             FROM endpoints e WHERE e.id = d.endpoint_id) = 'block')) \
-                            OR (o.status = 'pending' AND o.lease_until > $3)))) \
+                       AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < d.lane_seq \
+                       AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e WHERE e.id = d.endpoint_id) = 'block')) \
+                       AND NOT EXISTS (SELECT 1 FROM deliveries l \
+                       WHERE l.endpoint_id = d.endpoint_id AND l.ordering_key = d.ordering_key AND l.lane_seq IS NOT NULL \
+                       AND l.status = 'pending' AND l.next_attempt_at < 9223372036854775807 AND l.id <> d.id \
+                       AND l.lease_until > $3))) \
                   ORDER BY d.next_attempt_at LIMIT $4 \
                   FOR UPDATE OF d SKIP LOCKED) \
      RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token, lane_seq";
@@ -55,12 +58,15 @@ pub const CLAIM_POSTGRES: &str = "UPDATE deliveries SET lease_until = $1, lease_
 /// Of the ordered rows just claimed ($1), those that are not the head of
 /// their lane after all ([`CLAIM_POSTGRES`] says when): the same condition,
 /// read after the claim committed.
-const LANE_RECHECK: &str = "SELECT d.id FROM deliveries d WHERE d.id = ANY($1) AND EXISTS (SELECT 1 FROM deliveries o \
+const LANE_RECHECK: &str =
+    "SELECT d.id FROM deliveries d WHERE d.id = ANY($1) AND NOT (NOT EXISTS (SELECT 1 FROM deliveries o \
      WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key \
-     AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.id <> d.id \
-     AND ((o.lane_seq < d.lane_seq AND (o.status = 'pending' OR (SELECT e.on_dead_letter \
-           FROM endpoints e WHERE e.id = d.endpoint_id) = 'block')) \
-          OR (o.status = 'pending' AND o.lease_until > $2)))";
+     AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < d.lane_seq \
+     AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e WHERE e.id = d.endpoint_id) = 'block')) \
+     AND NOT EXISTS (SELECT 1 FROM deliveries l \
+     WHERE l.endpoint_id = d.endpoint_id AND l.ordering_key = d.ordering_key AND l.lane_seq IS NOT NULL \
+     AND l.status = 'pending' AND l.next_attempt_at < 9223372036854775807 AND l.id <> d.id \
+     AND l.lease_until > $2))";
 
 /// Takes lane numbers for ordered endpoints ($1, in id order, $2 each) and
 /// locks their rows until the ingestion commits: a later batch to the same
@@ -87,11 +93,11 @@ const INGEST_BATCH: &str = "\
     d AS ( \
         INSERT INTO deliveries (id, app_id, event_id, event_type, endpoint_id, status, attempt_count, \
                                 next_attempt_at, created_at, updated_at, ordering_key, lane_seq) \
-        SELECT u.id, u.app_id, u.event_id, u.event_type, u.endpoint_id, 'pending', 0, u.at, u.at, u.at, \
+        SELECT u.id, u.app_id, u.event_id, u.event_type, u.endpoint_id, 'pending', 0, u.due, u.at, u.at, \
                u.ordering_key, u.lane_seq \
         FROM UNNEST($9::text[], $10::text[], $11::text[], $12::text[], $13::int8[], $14::text[], $17::text[], \
-                    $18::int8[]) \
-             AS u(id, app_id, event_id, endpoint_id, at, event_type, ordering_key, lane_seq) \
+                    $18::int8[], $19::int8[]) \
+             AS u(id, app_id, event_id, endpoint_id, at, event_type, ordering_key, lane_seq, due) \
         WHERE u.event_id IN (SELECT id FROM e) \
         RETURNING 1) \
     SELECT (SELECT COUNT(*) FROM e) AS written, \
@@ -162,6 +168,16 @@ pub(super) async fn ingest_batch(
             base.insert(endpoint_id, before.unwrap_or(0));
         }
         plan.take_lane_numbers(&base);
+        // Read after the endpoints' locks: an outcome of their lanes written
+        // before is seen here (its write takes the same locks).
+        let mut busy = std::collections::BTreeSet::new();
+        for (endpoint_id, key) in plan.lanes() {
+            let n: i64 = sqlx::query_scalar(LANE_BUSY).bind(&endpoint_id).bind(&key).fetch_one(&mut **writer).await?;
+            if n > 0 {
+                busy.insert((endpoint_id, key));
+            }
+        }
+        plan.park(&busy);
     }
     let in_transaction = plan.deliveries.iter().any(|d| d.lane_seq.is_some());
     let written = insert_batch(writer, &plan).await;
@@ -194,6 +210,7 @@ async fn insert_batch(writer: &mut PoolConnection<Postgres>, plan: &plan::Plan<'
         .bind(plan.makes_deliveries())
         .bind(ds.iter().map(|d| d.ordering_key).collect::<Vec<_>>())
         .bind(ds.iter().map(|d| d.lane_seq).collect::<Vec<_>>())
+        .bind(ds.iter().map(|d| d.due).collect::<Vec<_>>())
         .fetch_one(&mut **writer)
         .await?;
     Ok(written)
@@ -302,7 +319,8 @@ pub(super) async fn record_outcomes(
     let column = |f: fn(&AttemptRecord) -> &str| attempts.iter().map(|a| f(a)).collect::<Vec<_>>();
     let optional = |f: fn(&AttemptRecord) -> Option<&str>| attempts.iter().map(|a| f(a)).collect::<Vec<_>>();
     let number = |f: fn(&AttemptRecord) -> i64| attempts.iter().map(|a| f(a)).collect::<Vec<_>>();
-    let ids: Vec<String> = sqlx::query_scalar(RECORD_OUTCOMES)
+    let lanes_move = outcomes.iter().any(|o| o.in_lane && o.status.is_final());
+    let query = sqlx::query_scalar(RECORD_OUTCOMES)
         .bind(column(|a| &a.id))
         .bind(column(|a| &a.delivery_id))
         .bind(column(|a| &a.endpoint_id))
@@ -322,10 +340,31 @@ pub(super) async fn record_outcomes(
         .bind(outcomes.iter().map(|o| o.last_attempt_at).collect::<Vec<_>>())
         .bind(now)
         .bind(&health.healthy)
-        .bind(&health.failing)
-        .fetch_all(worker)
+        .bind(&health.failing);
+    if !lanes_move {
+        let ids: Vec<String> = query.fetch_all(worker).await?;
+        return Ok(ids.into_iter().collect());
+    }
+    // A lane's head is final: its next delivery is made due in the same
+    // transaction, under the locks of the batch's endpoints (taken first, in
+    // id order). Ingestion takes the same lock before it decides whether a
+    // new delivery is parked, so one of the two always sees the other: a
+    // delivery is never left parked behind a head that is already final.
+    let mut endpoints: Vec<&str> = outcomes.iter().map(|o| o.endpoint_id.as_str()).collect();
+    endpoints.sort_unstable();
+    endpoints.dedup();
+    let mut tx = worker.begin().await?;
+    sqlx::query("SELECT id FROM endpoints WHERE id = ANY($1) ORDER BY id FOR UPDATE")
+        .bind(&endpoints)
+        .execute(&mut *tx)
         .await?;
-    Ok(ids.into_iter().collect())
+    let ids: Vec<String> = query.fetch_all(&mut *tx).await?;
+    let applied: HashSet<String> = ids.into_iter().collect();
+    for o in outcomes.iter().filter(|o| o.in_lane && o.status.is_final() && applied.contains(&o.delivery_id)) {
+        sqlx::query(PROMOTE_NEXT).bind(&o.delivery_id).bind(now).bind(PARKED).execute(&mut *tx).await?;
+    }
+    tx.commit().await?;
+    Ok(applied)
 }
 
 /// Updates the leased rows whose token still matches in one statement, rows in id order.

@@ -10,7 +10,8 @@ use sqlx::{pool::PoolConnection, Connection, QueryBuilder, Sqlite, SqliteConnect
 
 use super::{
     plan::{self, Conn, Whole},
-    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome,
+    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome, LANE_BUSY, PARKED,
+    PROMOTE_NEXT,
 };
 use crate::{
     store::{deliveries::AttemptRecord, endpoints::SecretRow, events::Ingested, events::NewEvent},
@@ -30,12 +31,14 @@ pub const CLAIM_SQLITE: &str = "UPDATE deliveries SET lease_until = $1, lease_ow
      lease_token = lease_token + 1, updated_at = $3 \
      WHERE id IN (SELECT d.id FROM deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= $3 \
                   AND (d.lease_until IS NULL OR d.lease_until <= $3) \
-                  AND (d.lane_seq IS NULL OR NOT EXISTS (SELECT 1 FROM deliveries o \
+                  AND (d.lane_seq IS NULL OR (NOT EXISTS (SELECT 1 FROM deliveries o \
                        WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key \
-                       AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.id <> d.id \
-                       AND ((o.lane_seq < d.lane_seq AND (o.status = 'pending' OR (SELECT e.on_dead_letter \
-                             FROM endpoints e WHERE e.id = d.endpoint_id) = 'block')) \
-                            OR (o.status = 'pending' AND o.lease_until > $3)))) \
+                       AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < d.lane_seq \
+                       AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e WHERE e.id = d.endpoint_id) = 'block')) \
+                       AND NOT EXISTS (SELECT 1 FROM deliveries l \
+                       WHERE l.endpoint_id = d.endpoint_id AND l.ordering_key = d.ordering_key AND l.lane_seq IS NOT NULL \
+                       AND l.status = 'pending' AND l.next_attempt_at < 9223372036854775807 AND l.id <> d.id \
+                       AND l.lease_until > $3))) \
                   ORDER BY d.next_attempt_at LIMIT $4) \
      RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token, lane_seq";
 
@@ -80,6 +83,15 @@ pub(super) async fn ingest_batch(
         base.insert(endpoint_id, before);
     }
     plan.take_lane_numbers(&base);
+    // A delivery that will wait behind another of its lane is parked.
+    let mut busy = std::collections::BTreeSet::new();
+    for (endpoint_id, key) in plan.lanes() {
+        let n: i64 = sqlx::query_scalar(LANE_BUSY).bind(&endpoint_id).bind(&key).fetch_one(&mut *tx).await?;
+        if n > 0 {
+            busy.insert((endpoint_id, key));
+        }
+    }
+    plan.park(&busy);
     // 8 parameters a row.
     for chunk in plan.events.chunks(500) {
         let mut qb = QueryBuilder::new(
@@ -112,7 +124,7 @@ pub(super) async fn ingest_batch(
                 .push_bind(d.endpoint_id.as_str())
                 .push("'pending'")
                 .push("0")
-                .push_bind(d.at)
+                .push_bind(d.due)
                 .push_bind(d.at)
                 .push_bind(d.at)
                 .push_bind(d.ordering_key)
@@ -225,6 +237,10 @@ pub(super) async fn record_outcomes(
         applied.extend(rows.into_iter().filter(|(id, t)| tokens.get(id.as_str()) == Some(t)).map(|(id, _)| id));
     }
     update_health(&mut tx, health, now).await?;
+    // The head of an ordered lane is final: the lane's next delivery is due.
+    for o in outcomes.iter().filter(|o| o.in_lane && o.status.is_final() && applied.contains(&o.delivery_id)) {
+        sqlx::query(PROMOTE_NEXT).bind(&o.delivery_id).bind(now).bind(PARKED).execute(&mut *tx).await?;
+    }
     tx.commit().await?;
     Ok(applied)
 }
