@@ -132,6 +132,7 @@ async fn a_waiting_delivery_shows_what_it_waits_for(backend: Backend) {
         assert_eq!(d["status"], "pending", "{d}");
         assert_eq!(d["attempt_count"], 0, "not attempted while the head retries: {d}");
         assert_eq!(d["blocked_by"], head["id"], "{d}");
+        assert!(d["next_attempt_at"].is_null(), "parked behind the head, no time of its own: {d}");
         let (status, one) =
             fenix.call("GET", &format!("/v1/apps/{app}/deliveries/{}", d["id"].as_str().unwrap()), None).await;
         assert_eq!(status, 200);
