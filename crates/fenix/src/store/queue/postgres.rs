@@ -158,12 +158,16 @@ pub(super) async fn ingest_batch(
     // transaction that keeps the endpoints' rows locked until the events are
     // in (batches to unordered endpoints only stay one statement).
     let lanes = plan.lane_counts();
-    if !lanes.is_empty() {
-        sqlx::query("BEGIN").execute(&mut **writer).await?;
+    let written = if lanes.is_empty() {
+        insert_batch(writer, &plan).await?
+    } else {
+        // sqlx's transaction: rolled back if dropped on an error, so the held
+        // writer never goes back to its pool inside a transaction.
+        let mut tx = sqlx::Connection::begin(&mut **writer).await?;
         let mut base = HashMap::new();
         for (endpoint_id, n) in lanes {
             let before: Option<i64> =
-                sqlx::query_scalar(TAKE_LANE_NUMBERS).bind(&endpoint_id).bind(n).fetch_optional(&mut **writer).await?;
+                sqlx::query_scalar(TAKE_LANE_NUMBERS).bind(&endpoint_id).bind(n).fetch_optional(&mut *tx).await?;
             // An endpoint deleted since the plan read it: its deliveries fail the foreign key below.
             base.insert(endpoint_id, before.unwrap_or(0));
         }
@@ -172,24 +176,21 @@ pub(super) async fn ingest_batch(
         // before is seen here (its write takes the same locks).
         let mut busy = std::collections::BTreeSet::new();
         for (endpoint_id, key) in plan.lanes() {
-            let n: i64 = sqlx::query_scalar(LANE_BUSY).bind(&endpoint_id).bind(&key).fetch_one(&mut **writer).await?;
+            let n: i64 = sqlx::query_scalar(LANE_BUSY).bind(&endpoint_id).bind(&key).fetch_one(&mut *tx).await?;
             if n > 0 {
                 busy.insert((endpoint_id, key));
             }
         }
         plan.park(&busy);
-    }
-    let in_transaction = plan.deliveries.iter().any(|d| d.lane_seq.is_some());
-    let written = insert_batch(writer, &plan).await;
-    if in_transaction {
-        let end = if written.is_ok() { "COMMIT" } else { "ROLLBACK" };
-        sqlx::query(end).execute(&mut **writer).await?;
-    }
-    after_insert(writer, plan, written?).await
+        let written = insert_batch(&mut tx, &plan).await?;
+        tx.commit().await?;
+        written
+    };
+    after_insert(writer, plan, written).await
 }
 
 /// [`INGEST_BATCH`] for a plan; answers how many events were written.
-async fn insert_batch(writer: &mut PoolConnection<Postgres>, plan: &plan::Plan<'_>) -> sqlx::Result<i64> {
+async fn insert_batch(writer: &mut sqlx::PgConnection, plan: &plan::Plan<'_>) -> sqlx::Result<i64> {
     let (evs, ds) = (&plan.events, &plan.deliveries);
     let (written, _notified): (i64, i64) = sqlx::query_as(INGEST_BATCH)
         .bind(evs.iter().map(|(e, _)| e.id.as_str()).collect::<Vec<_>>())
@@ -211,7 +212,7 @@ async fn insert_batch(writer: &mut PoolConnection<Postgres>, plan: &plan::Plan<'
         .bind(ds.iter().map(|d| d.ordering_key).collect::<Vec<_>>())
         .bind(ds.iter().map(|d| d.lane_seq).collect::<Vec<_>>())
         .bind(ds.iter().map(|d| d.due).collect::<Vec<_>>())
-        .fetch_one(&mut **writer)
+        .fetch_one(&mut *writer)
         .await?;
     Ok(written)
 }
