@@ -15,6 +15,7 @@ mod hostile;
 mod ingestion;
 mod inputs;
 mod policy;
+mod ordering;
 mod portal;
 mod quickstart;
 mod receiver_reports;

@@ -9,6 +9,7 @@ mod catalogue;
 mod common;
 mod crash;
 mod drain;
+mod ordered;
 mod outage;
 mod roles;
 mod sqlite_faults;

@@ -151,6 +151,7 @@ pub fn new_event(app_id: &str, event_type: &str, key: Option<&str>, at: Millis) 
         created_at: at,
         max_fanout: usize::MAX,
         only_endpoint: None,
+        ordering_key: None,
     }
 }
 
@@ -315,5 +316,7 @@ pub fn endpoint_row(app_id: &str, event_types: &[&str]) -> EndpointRow {
         retry_schedule: None,
         final_status_codes: "[]".into(),
         attempt_timeout_ms: None,
+        ordered: false,
+        on_dead_letter: Default::default(),
     }
 }

@@ -8,6 +8,7 @@ mod claims;
 mod event_types;
 mod ingest;
 mod isolation;
+mod lanes;
 mod limits;
 mod log;
 mod migrations;

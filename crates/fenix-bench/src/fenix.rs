@@ -278,6 +278,14 @@ impl Api {
         Ok((created.id, created.secret.context("the endpoint creation answer carries no secret")?))
     }
 
+    /// Creates an ordered endpoint (no `ordering_key`: one lane) and returns its secret.
+    pub async fn create_ordered_endpoint(&self, app: &str, url: &str) -> anyhow::Result<String> {
+        let body = serde_json::json!({"url": url, "description": "fenix-bench", "ordered": true});
+        let b = self.post(&format!("/v1/apps/{app}/endpoints"), body).await?;
+        let created = serde_json::from_slice::<Created>(&b).context("endpoint creation answer")?;
+        created.secret.context("the endpoint creation answer carries no secret")
+    }
+
     /// `GET path` with the admin token; the answer's body, refused unless `200`.
     pub async fn get(&self, path: &str) -> anyhow::Result<bytes::Bytes> {
         let r = self.client.get(format!("{}{path}", self.base)).bearer_auth(&self.token).send().await?;

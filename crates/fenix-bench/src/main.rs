@@ -15,6 +15,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 mod db;
 mod fenix;
 mod log;
+mod ordered;
 mod phases;
 mod receiver;
 mod report;
@@ -56,6 +57,8 @@ pub enum Phase {
     Drain,
     /// The delivery log of a large database, read as the console reads it.
     Log,
+    /// One ordered endpoint's backlog drained, without keys and with `--ordered-keys` keys.
+    Ordered,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -124,6 +127,12 @@ pub struct Opts {
     /// Log: timed requests per query [default: 50; quick: 20].
     #[arg(long)]
     log_requests: Option<u64>,
+    /// Ordered: events in the ordered endpoint's backlog [default: 10000; quick: 1000].
+    #[arg(long)]
+    ordered_events: Option<u64>,
+    /// Ordered: distinct ordering keys (lanes) in the second drain.
+    #[arg(long, default_value_t = 16)]
+    ordered_keys: u64,
     /// Run only these phases (comma-separated) [default: all].
     #[arg(long, value_enum, value_delimiter = ',')]
     phases: Vec<Phase>,
@@ -152,6 +161,8 @@ pub struct Sizes {
     pub payload_bytes: usize,
     pub log_deliveries: u64,
     pub log_requests: u64,
+    pub ordered_events: u64,
+    pub ordered_keys: u64,
 }
 
 impl Sizes {
@@ -178,6 +189,8 @@ impl Sizes {
             payload_bytes: o.payload_bytes,
             log_deliveries: pick(o.log_deliveries, 1_000_000, 20_000),
             log_requests: pick(o.log_requests, 50, 20),
+            ordered_events: pick(o.ordered_events, 10_000, 1_000),
+            ordered_keys: o.ordered_keys,
         };
         if s.ceiling_requests == 0
             || s.concurrency == 0
@@ -194,6 +207,8 @@ impl Sizes {
             || s.drain_large < s.drain_endpoints
             || s.log_deliveries < log::ENDPOINTS
             || s.log_requests == 0
+            || s.ordered_events == 0
+            || s.ordered_keys == 0
         {
             bail!("every size must be at least 1 (and each drain at least --drain-endpoints deliveries)");
         }
@@ -251,7 +266,16 @@ async fn run(opts: Opts) -> anyhow::Result<()> {
         Backend::Postgres => db::Databases::postgres(opts.postgres_url.clone()).await?,
     };
     let phases: Vec<Phase> = if opts.phases.is_empty() {
-        vec![Phase::Ceiling, Phase::Delivery, Phase::Ingestion, Phase::Batch, Phase::Latency, Phase::Drain, Phase::Log]
+        vec![
+            Phase::Ceiling,
+            Phase::Delivery,
+            Phase::Ingestion,
+            Phase::Batch,
+            Phase::Latency,
+            Phase::Drain,
+            Phase::Log,
+            Phase::Ordered,
+        ]
     } else {
         opts.phases.clone()
     };

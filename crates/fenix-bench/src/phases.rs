@@ -32,7 +32,7 @@ impl Ctx {
     }
 
     /// The `data` object of event number `seq`.
-    fn data(&self, seq: u64) -> String {
+    pub(crate) fn data(&self, seq: u64) -> String {
         data(&self.pad, seq)
     }
 
@@ -143,6 +143,9 @@ pub struct Results {
     pub drain_small: Option<Drain>,
     pub drain_large: Option<Drain>,
     pub log: Option<LogPages>,
+    /// The `ordered` phase: one lane, then `--ordered-keys` lanes.
+    pub ordered: Option<crate::ordered::OrderedDrain>,
+    pub ordered_keys: Option<crate::ordered::OrderedDrain>,
 }
 
 pub async fn run_all(ctx: &mut Ctx, dbs: &mut Databases, phases: &[Phase]) -> anyhow::Result<Results> {
@@ -170,6 +173,11 @@ pub async fn run_all(ctx: &mut Ctx, dbs: &mut Databases, phases: &[Phase]) -> an
     }
     if phases.contains(&Phase::Log) {
         r.log = Some(log_pages(ctx, dbs).await.context("log phase")?);
+    }
+    if phases.contains(&Phase::Ordered) {
+        let (n, keys) = (s.ordered_events, s.ordered_keys);
+        r.ordered = Some(crate::ordered::ordered(ctx, dbs, n, 0).await.context("ordered phase")?);
+        r.ordered_keys = Some(crate::ordered::ordered(ctx, dbs, n, keys).await.context("ordered phase, keys")?);
     }
     Ok(r)
 }

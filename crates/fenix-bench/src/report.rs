@@ -191,7 +191,22 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
             worst.map_or("", |q| q.name),
         ));
     }
+    for d in [&r.ordered, &r.ordered_keys].into_iter().flatten() {
+        out.push(format!(
+            "| ordered, {} | deliveries/s draining {} events of one ordered endpoint in {} (worker start → all `succeeded`) | {} | {} | {} | \
+             {:.2} s; {} requests received; compare with `delivery` (unordered) |",
+            if d.lanes == 1 { "no key".to_string() } else { format!("{} keys", d.lanes) },
+            thousands(d.events as f64),
+            if d.lanes == 1 { "one lane".to_string() } else { format!("{} lanes", d.lanes) },
+            thousands(d.per_s),
+            rss(&d.procs),
+            cpu(&d.procs),
+            d.secs,
+            thousands(d.received as f64),
+        ));
+    }
     let failures: u64 = r.ceiling.iter().map(|c| c.failures).sum::<u64>()
+        + [&r.ordered, &r.ordered_keys].iter().filter_map(|d| d.as_ref()).map(|d| d.failures).sum::<u64>()
         + [&r.delivery, &r.drain_small, &r.drain_large]
             .iter()
             .filter_map(|d| d.as_ref())
@@ -220,6 +235,9 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
     }
     if let Some(l) = &r.log {
         all_procs.extend(&l.procs);
+    }
+    for d in [&r.ordered, &r.ordered_keys].into_iter().flatten() {
+        all_procs.extend(&d.procs);
     }
     let peak_rss =
         all_procs.iter().map(|p| p.usage.peak_rss_mb).fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
@@ -251,7 +269,7 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
         |v: Option<f64>, places: i32| v.map_or(serde_json::Value::Null, |x| serde_json::Value::from(round(x, places)));
     let log_first = r.log.as_ref().and_then(|l| l.queries.first()).map(|q| q.p50_ms);
     let log_worst = r.log.as_ref().and_then(|l| l.queries.iter().map(|q| q.p99_ms).max_by(f64::total_cmp));
-    let fields: [(&str, serde_json::Value); 14] = [
+    let fields: [(&str, serde_json::Value); 16] = [
         ("backend", serde_json::Value::from(backend)),
         ("ceiling_rps", int(r.ceiling.as_ref().map(|c| c.rps))),
         ("delivery_per_s", int(r.delivery.as_ref().map(|d| d.per_s))),
@@ -266,6 +284,8 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
         ("ingest_batch_per_s", int(r.batch.as_ref().map(|i| i.per_s))),
         ("log_page_p50_ms", float(log_first, 2)),
         ("log_page_worst_p99_ms", float(log_worst, 2)),
+        ("ordered_per_s", int(r.ordered.as_ref().map(|d| d.per_s))),
+        ("ordered_keys_per_s", int(r.ordered_keys.as_ref().map(|d| d.per_s))),
     ];
     let body: Vec<String> = fields.iter().map(|(k, v)| format!("{}:{v}", serde_json::Value::from(*k))).collect();
     println!("{{{}}}", body.join(","));

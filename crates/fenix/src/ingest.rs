@@ -54,6 +54,7 @@ pub fn new_event(
         created_at,
         max_fanout,
         only_endpoint: None,
+        ordering_key: None,
     }
 }
 

@@ -269,6 +269,32 @@ macro_rules! closed_set_as_text {
 closed_set_as_text!(DeliveryStatus, "delivery status");
 closed_set_as_text!(EndpointState, "endpoint state");
 
+/// What an ordered endpoint's lane does when its head is dead-lettered (`failed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum OnDeadLetter {
+    /// The next delivery of the lane goes: the dead letter stays in the log.
+    #[default]
+    Continue,
+    /// The lane waits until an operator replays the dead letter (it then goes
+    /// first) or skips it.
+    Block,
+}
+
+impl OnDeadLetter {
+    /// Both choices.
+    pub const ALL: [OnDeadLetter; 2] = [OnDeadLetter::Continue, OnDeadLetter::Block];
+
+    /// The text stored in `endpoints.on_dead_letter` and answered by the API.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OnDeadLetter::Continue => "continue",
+            OnDeadLetter::Block => "block",
+        }
+    }
+}
+
+closed_set_as_text!(OnDeadLetter, "on_dead_letter choice");
+
 #[cfg(test)]
 mod tests {
     use sqlx::{Connection, SqliteConnection};

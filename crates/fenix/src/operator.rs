@@ -86,6 +86,8 @@ pub async fn provision(
                 retry_schedule: None,
                 final_status_codes: "[]".into(),
                 attempt_timeout_ms: None,
+                ordered: false,
+                on_dead_letter: Default::default(),
             };
             let sealed_secret = keyring.current.seal(secret.expose().as_bytes(), OPERATOR_ENDPOINT_ID);
             match store.insert_endpoint(&NewEndpoint { row, sealed_secret }).await {

@@ -40,6 +40,11 @@ pub struct DeliveryOut {
     pub last_attempt_at: Option<String>,
     pub created_at: String,
     pub updated_at: String,
+    /// Its lane on an ordered endpoint (`""` is the keyless lane); null for an unordered endpoint.
+    pub ordering_key: Option<String>,
+    /// Why a `pending` delivery of an ordered endpoint waits: the id of the delivery of its lane it
+    /// waits for (the head of the lane, a dead letter that blocks it, or one being sent); else null.
+    pub blocked_by: Option<String>,
 }
 
 impl From<DeliveryRow> for DeliveryOut {
@@ -53,10 +58,16 @@ impl From<DeliveryRow> for DeliveryOut {
             endpoint_id: r.endpoint_id,
             status: r.status,
             attempt_count: r.attempt_count,
-            next_attempt_at: r.next_attempt_at.filter(|_| scheduled).map(time::rfc3339_ms),
+            // A delivery parked in its ordered lane has no time yet: `blocked_by` says what it waits for.
+            next_attempt_at: r
+                .next_attempt_at
+                .filter(|at| scheduled && *at < crate::store::queue::PARKED)
+                .map(time::rfc3339_ms),
             last_attempt_at: r.last_attempt_at.map(time::rfc3339_ms),
             created_at: time::rfc3339_ms(r.created_at),
             updated_at: time::rfc3339_ms(r.updated_at),
+            ordering_key: r.ordering_key,
+            blocked_by: r.blocked_by,
         }
     }
 }

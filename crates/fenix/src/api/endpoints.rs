@@ -22,7 +22,7 @@ use crate::{
     endpoint_policy::{self, InvalidPolicy, StoredHeaders},
     event_types::EventTypeFilter,
     ids,
-    lifecycle::{DeliveryStatus, EndpointState},
+    lifecycle::{DeliveryStatus, EndpointState, OnDeadLetter},
     secrets::SigningSecret,
     state::SharedState,
     store::endpoints::{EndpointPatch, EndpointRow, NewEndpoint},
@@ -66,6 +66,10 @@ pub struct EndpointOut {
     pub attempt_timeout: Option<String>,
     pub created_at: String,
     pub updated_at: String,
+    /// Ordered delivery: one delivery at a time per lane (`ordering_key`), in event order.
+    pub ordered: bool,
+    /// After a dead letter in an ordered lane: `continue` past it, or `block` until it is replayed.
+    pub on_dead_letter: OnDeadLetter,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<String>,
 }
@@ -98,6 +102,8 @@ impl From<EndpointRow> for EndpointOut {
             signature_scheme: r.signature_scheme,
             created_at: time::rfc3339_ms(r.created_at),
             updated_at: time::rfc3339_ms(r.updated_at),
+            ordered: r.ordered,
+            on_dead_letter: r.on_dead_letter,
             secret: None,
         }
     }
@@ -133,6 +139,12 @@ struct CreateEndpoint {
     /// Own attempt timeout, at most `FENIX_ATTEMPT_TIMEOUT`; absent or null: that one.
     #[schema(example = "5s")]
     attempt_timeout: Option<String>,
+    /// Ordered delivery (default `false`): one delivery at a time per lane, in event order.
+    #[serde(default)]
+    ordered: bool,
+    /// After a dead letter in an ordered lane (default `continue`).
+    #[serde(default)]
+    on_dead_letter: OnDeadLetter,
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -174,6 +186,14 @@ struct PatchEndpoint {
     #[serde(default, with = "double_option")]
     #[schema(value_type = Option<String>)]
     attempt_timeout: Option<Option<String>>,
+    /// Left out: unchanged; cannot be null. Applies to deliveries created from then on.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = bool, required = false)]
+    ordered: Option<bool>,
+    /// Left out: unchanged; cannot be null.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = OnDeadLetter, required = false)]
+    on_dead_letter: Option<OnDeadLetter>,
 }
 
 /// Distinguishes a field left out (`None`) from an explicit `null` (`Some(None)`).
@@ -356,6 +376,8 @@ async fn create(
         retry_schedule,
         final_status_codes,
         attempt_timeout_ms,
+        ordered: body.ordered,
+        on_dead_letter: body.on_dead_letter,
     };
     let sealed_secret = s.keyring.current.seal(secret.expose().as_bytes(), &row.id);
     let max = s.settings.max_endpoints_per_app;
@@ -483,6 +505,8 @@ async fn update(
             .as_ref()
             .map(|v| v.as_deref().map(|t| attempt_timeout_column(&s, t)).transpose())
             .transpose()?,
+        ordered: body.ordered,
+        on_dead_letter: body.on_dead_letter,
     };
     s.store.update_endpoint(&row.app_id, &row.id, &patch, time::now_ms()).await?;
     read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await

@@ -50,6 +50,12 @@ struct IngestBody {
     /// The producer's idempotency key (the `Idempotency-Key` header wins).
     #[schema(min_length = 1, max_length = 256)]
     id: Option<String>,
+    /// On an ordered endpoint, events with the same key are delivered one at a
+    /// time in the order they were accepted; different keys go in parallel.
+    /// Without a key, the event is in the endpoint's one keyless lane.
+    /// Ignored by unordered endpoints.
+    #[schema(min_length = 1, max_length = 256)]
+    ordering_key: Option<String>,
 }
 
 /// An event as the API shows it; `data` only with `?include=payload`.
@@ -146,7 +152,7 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`", body = ErrorBody),
         (status = 422, description = "`invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, \
-            `fanout_limit_reached`, `schema_mismatch` (the event-type catalogue's schema; each mismatch in \
+            `invalid_ordering_key`, `fanout_limit_reached`, `schema_mismatch` (the event-type catalogue's schema; each mismatch in \
             `error.details`, its `path` a JSON Pointer into the body such as `/data/amount`), \
             `unknown_event_type` (only with `FENIX_EVENT_TYPES_STRICT`)",
             body = ErrorBody),
@@ -229,7 +235,20 @@ fn checked_event(
         None if s.settings.event_types_strict => return Err(unknown_type(event_type.as_str()).into()),
         None => {}
     }
-    Ok(crate::ingest::new_event(app_id, &event_type, &body.data, key, s.settings.max_fanout_per_event))
+    let ordering_key = checked_ordering_key(body.ordering_key)?;
+    let mut new = crate::ingest::new_event(app_id, &event_type, &body.data, key, s.settings.max_fanout_per_event);
+    new.ordering_key = ordering_key;
+    Ok(new)
+}
+
+/// An event's `ordering_key`: 1-256 characters of plain text, like an idempotency key.
+fn checked_ordering_key(key: Option<String>) -> Result<Option<String>, ApiError> {
+    let Some(k) = key else { return Ok(None) };
+    if k.is_empty() || k.chars().count() > MAX_KEY_LEN {
+        return Err(ApiError::invalid("invalid_ordering_key", "ordering_key must be 1-256 characters"));
+    }
+    plain_text("ordering_key", "invalid_ordering_key", &k)?;
+    Ok(Some(k))
 }
 
 fn fanout_refused(what: &str, matched: i64, s: &SharedState) -> ApiError {
@@ -318,7 +337,8 @@ impl<T: serde::de::DeserializeOwned> FromRequest<SharedState> for BatchJson<T> {
         (status = 404, description = "`app_not_found`", body = ErrorBody),
         (status = 413, description = "`payload_too_large`: the body is larger than `FENIX_MAX_BATCH_BYTES`", body = ErrorBody),
         (status = 422, description = "`empty_batch`, `batch_too_large`, and for one event (its index in the \
-            message) `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `fanout_limit_reached`, \
+            message) `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `invalid_ordering_key`, \
+            `fanout_limit_reached`, \
             `schema_mismatch` (with `error.details`, paths such as `/events/3/data/amount`), `unknown_event_type` \
             (strict mode)",
             body = ErrorBody),

@@ -30,6 +30,11 @@ pub struct DeliveryRow {
     pub last_attempt_at: Option<Millis>,
     pub created_at: Millis,
     pub updated_at: Millis,
+    /// Its lane on an ordered endpoint (`""`: the keyless lane); `None` when unordered.
+    pub ordering_key: Option<String>,
+    /// A `pending` delivery of an ordered endpoint that waits for another of
+    /// its lane: that one (the head of the lane, or the one being sent).
+    pub blocked_by: Option<String>,
 }
 
 /// The columns of a [`DeliveryRow`]. A leased row is shown `in_flight`
@@ -38,11 +43,28 @@ pub fn delivery_columns() -> &'static str {
     static COLUMNS: LazyLock<String> = LazyLock::new(|| {
         format!(
             "id, app_id, event_id, event_type, endpoint_id, {SHOWN_STATUS_SQL} AS status, attempt_count, \
-             COALESCE(lease_until, next_attempt_at) AS next_attempt_at, last_attempt_at, created_at, updated_at"
+             COALESCE(lease_until, next_attempt_at) AS next_attempt_at, last_attempt_at, created_at, updated_at, \
+             ordering_key, {BLOCKED_BY_SQL} AS blocked_by"
         )
     });
     &COLUMNS
 }
+
+/// `blocked_by` of a delivery row: only for an unleased `pending` row of an
+/// ordered endpoint (one index probe in its lane), else NULL. What the claim
+/// waits for (`store::queue`): the first unfinished row ahead of it (a dead
+/// letter counts where the endpoint blocks on one), else a row of its lane
+/// being sent (a replayed delivery waits for it).
+const BLOCKED_BY_SQL: &str = "CASE WHEN deliveries.lane_seq IS NOT NULL AND deliveries.status = 'pending' \
+     AND deliveries.lease_until IS NULL THEN COALESCE((SELECT o.id FROM deliveries o \
+     WHERE o.endpoint_id = deliveries.endpoint_id AND o.ordering_key = deliveries.ordering_key \
+     AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < deliveries.lane_seq \
+     AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e WHERE e.id = deliveries.endpoint_id) \
+          = 'block') ORDER BY o.lane_seq LIMIT 1), \
+     (SELECT l.id FROM deliveries l WHERE l.endpoint_id = deliveries.endpoint_id \
+      AND l.ordering_key = deliveries.ordering_key AND l.lane_seq IS NOT NULL AND l.status = 'pending' \
+      AND l.next_attempt_at < 9223372036854775807 AND l.id <> deliveries.id AND l.lease_until IS NOT NULL \
+      LIMIT 1)) END";
 
 /// An attempt as stored; `id` is the `X-Fenix-Delivery-Id` that was sent.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -78,20 +100,40 @@ pub struct DeliveryFilter {
 impl Store {
     /// When the next unleased delivery comes due, if any. A lease held by a
     /// worker that vanished is noticed by the idle poll when it runs out.
+    /// A delivery waiting behind another in its ordered lane is not counted
+    /// (parked ones are not even read): the worker is woken when the one
+    /// ahead of it finishes.
     pub async fn next_due_at(&self) -> sqlx::Result<Option<Millis>> {
         on_write!(self, |pool| sqlx::query_scalar::<_, Option<i64>>(
-            "SELECT MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' AND lease_until IS NULL"
+            "SELECT MIN(d.next_attempt_at) FROM deliveries d WHERE d.status = 'pending' AND d.lease_until IS NULL \
+             AND d.next_attempt_at < $1 \
+             AND (d.lane_seq IS NULL OR NOT EXISTS (SELECT 1 FROM deliveries o \
+                  WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key \
+                  AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < d.lane_seq \
+                  AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e \
+                       WHERE e.id = d.endpoint_id) = 'block')))"
         )
+        .bind(super::queue::PARKED)
         .fetch_one(pool)
         .await)
     }
 
     /// True when some delivery is due now and nobody holds it (readiness):
-    /// the claim's own condition, read on a reader connection.
+    /// the claim's own condition (lanes included: a delivery waiting in its
+    /// ordered lane is not work the worker could do), read on a reader connection.
     pub async fn work_due(&self, now: Millis) -> sqlx::Result<bool> {
         on_read!(self, |pool| sqlx::query_scalar::<_, i64>(
-            "SELECT COUNT(*) FROM (SELECT 1 FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 \
-             AND (lease_until IS NULL OR lease_until <= $1) LIMIT 1) AS due"
+            "SELECT COUNT(*) FROM (SELECT 1 FROM deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= $1 \
+             AND (d.lease_until IS NULL OR d.lease_until <= $1) \
+             AND (d.lane_seq IS NULL OR (NOT EXISTS (SELECT 1 FROM deliveries o \
+                  WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key \
+                  AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < d.lane_seq \
+                  AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e \
+                       WHERE e.id = d.endpoint_id) = 'block')) \
+                  AND NOT EXISTS (SELECT 1 FROM deliveries l \
+                  WHERE l.endpoint_id = d.endpoint_id AND l.ordering_key = d.ordering_key AND l.lane_seq IS NOT NULL \
+                  AND l.status = 'pending' AND l.next_attempt_at < 9223372036854775807 AND l.id <> d.id \
+                  AND l.lease_until > $1))) LIMIT 1) AS due"
         )
         .bind(now)
         .fetch_one(pool)

@@ -1,7 +1,10 @@
 //! Endpoints and their sealed signing secrets.
 
 use super::{apps::CURSOR_END, on_read, on_write, BeginWrite, Store};
-use crate::{lifecycle::EndpointState, time::Millis};
+use crate::{
+    lifecycle::{EndpointState, OnDeadLetter},
+    time::Millis,
+};
 
 /// An endpoint as stored (`event_types` is a JSON array).
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -26,11 +29,15 @@ pub struct EndpointRow {
     pub final_status_codes: String,
     /// Own attempt timeout; `None` = the global one.
     pub attempt_timeout_ms: Option<i64>,
+    /// Ordered delivery: one delivery at a time per lane, in event order.
+    pub ordered: bool,
+    /// What an ordered lane does after a dead letter.
+    pub on_dead_letter: OnDeadLetter,
 }
 
 const ENDPOINT_COLUMNS: &str = "id, app_id, url, description, event_types, state, state_reason, state_changed_at, \
      rate_limit_per_sec, signature_scheme, created_at, updated_at, \
-     headers, retry_schedule, final_status_codes, attempt_timeout_ms";
+     headers, retry_schedule, final_status_codes, attempt_timeout_ms, ordered, on_dead_letter";
 
 /// A new endpoint with its first secret, already sealed.
 #[derive(Debug)]
@@ -50,6 +57,8 @@ pub struct EndpointPatch {
     pub retry_schedule: Option<Option<String>>,
     pub final_status_codes: Option<String>,
     pub attempt_timeout_ms: Option<Option<i64>>,
+    pub ordered: Option<bool>,
+    pub on_dead_letter: Option<OnDeadLetter>,
 }
 
 /// One sealed secret version.
@@ -92,7 +101,23 @@ impl Store {
                 return Ok(false);
             }
             sqlx::query(&format!(
-                "INSERT INTO endpoints ({ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+    /// Custom request headers, sensitive values sealed (`endpoint_policy::StoredHeaders`).
+    pub headers: String,
+    /// Own retry schedule in milliseconds (JSON array); `None` = the global one.
+    pub retry_schedule: Option<String>,
+    /// 4xx statuses that fail a delivery at once (JSON array).
+    pub final_status_codes: String,
+    /// Own attempt timeout; `None` = the global one.
+    pub attempt_timeout_ms: Option<i64>,
+    /// Ordered delivery: one delivery at a time per lane, in event order.
+    pub ordered: bool,
+    /// What an ordered lane does after a dead letter.
+    pub on_dead_letter: OnDeadLetter,
+}
+
+const ENDPOINT_COLUMNS: &str = "id, app_id, url, description, event_types, state, state_reason, state_changed_at, \
+     rate_limit_per_sec, signature_scheme, created_at, updated_at, \
+     headers, retry_schedule, final_status_codes, attempt_timeout_ms, ordered, on_dead_letter";
             ))
             .bind(&r.id)
             .bind(&r.app_id)
@@ -110,6 +135,8 @@ impl Store {
             .bind(&r.retry_schedule)
             .bind(&r.final_status_codes)
             .bind(r.attempt_timeout_ms)
+            .bind(r.ordered)
+            .bind(r.on_dead_letter)
             .execute(&mut *tx)
             .await?;
             sqlx::query(
@@ -173,7 +200,8 @@ impl Store {
              headers = COALESCE($9, headers), \
              retry_schedule = CASE WHEN $10 = 1 THEN $11 ELSE retry_schedule END, \
              final_status_codes = COALESCE($12, final_status_codes), \
-             attempt_timeout_ms = CASE WHEN $13 = 1 THEN $14 ELSE attempt_timeout_ms END \
+             attempt_timeout_ms = CASE WHEN $13 = 1 THEN $14 ELSE attempt_timeout_ms END, \
+             ordered = COALESCE($15, ordered), on_dead_letter = COALESCE($16, on_dead_letter) \
              WHERE id = $1 AND app_id = $2"
         )
         .bind(id)
@@ -190,6 +218,8 @@ impl Store {
         .bind(&p.final_status_codes)
         .bind(set_timeout)
         .bind(timeout)
+        .bind(p.ordered)
+        .bind(p.on_dead_letter)
         .execute(pool)
         .await
         .map(|r| r.rows_affected() > 0))

@@ -38,6 +38,9 @@ pub struct NewEvent {
     /// it goes to, whatever that endpoint's event-type filter; `None` for every
     /// other event (each endpoint of the app that wants its type).
     pub only_endpoint: Option<String>,
+    /// The producer's ordering key (1-256 characters): on an ordered endpoint,
+    /// order holds per key; `None` is the endpoint's one keyless lane.
+    pub ordering_key: Option<String>,
 }
 
 /// Result of ingestion: the stored event, and whether this call created it

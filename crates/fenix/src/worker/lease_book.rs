@@ -172,6 +172,7 @@ mod tests {
             attempt_count: 0,
             budget_start: 0,
             lease_token: token,
+            lane_seq: None,
         }
     }
 

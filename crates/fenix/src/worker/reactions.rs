@@ -40,6 +40,7 @@ pub(super) async fn after_recorded(
 ) {
     let now = time::now_ms();
     let mut retry_scheduled = false;
+    let mut lane_moved = false;
     let mut gone = false;
     for (o, n) in outcomes.iter().zip(notes) {
         // The operator app's own deliveries raise no operator alerts.
@@ -62,9 +63,11 @@ pub(super) async fn after_recorded(
             state.alerts.dead_lettered(&o.endpoint_id, &o.app_id, &o.delivery_id, now);
         }
         retry_scheduled |= o.status == DeliveryStatus::Pending;
+        // The head of an ordered lane is done: the next one of its lane is due already.
+        lane_moved |= o.in_lane && o.status != DeliveryStatus::Pending;
     }
     // A retry just scheduled may come due before the worker's next look at the queue.
-    if retry_scheduled {
+    if retry_scheduled || lane_moved {
         state.wake.work_committed(crate::wake::Reach::ThisInstance).await;
     }
     if gone {

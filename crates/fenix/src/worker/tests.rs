@@ -63,6 +63,8 @@ async fn setup(tweak: impl FnOnce(&mut Settings)) -> Setup {
         retry_schedule: None,
         final_status_codes: "[]".into(),
         attempt_timeout_ms: None,
+        ordered: false,
+        on_dead_letter: Default::default(),
     };
     let sealed_secret = state.keyring.current.seal(b"whsec-test", &endpoint.id);
     state.store.insert_endpoint(&NewEndpoint { row: endpoint, sealed_secret }).await.expect("insert endpoint");

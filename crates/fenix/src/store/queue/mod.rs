@@ -35,6 +35,34 @@ use crate::{
 
 mod plan;
 pub use plan::Whole;
+
+/// `next_attempt_at` of a delivery *parked* in its ordered lane: it waits
+/// behind another delivery of the lane and is not due until that one is
+/// final (the write of that outcome makes the lane's next delivery due now).
+/// Parked rows sit past every real due time, so a claim, which walks the due
+/// index up to now, never steps over the waiting rows of a lane: it meets
+/// only lane heads. The API shows no `next_attempt_at` for them.
+pub const PARKED: Millis = i64::MAX;
+
+/// Whether a lane (endpoint $1, ordering key $2) has a delivery that new
+/// ones must wait behind: a `pending` one, or a dead letter of an endpoint
+/// that blocks on them.
+pub(super) const LANE_BUSY: &str = "SELECT COUNT(*) FROM (SELECT 1 FROM deliveries o WHERE o.endpoint_id = $1 \
+     AND o.ordering_key = $2 AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') \
+     AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e WHERE e.id = $1) = 'block') \
+     LIMIT 1) AS busy";
+
+/// After the delivery $1 of an ordered lane became final: the lane's first
+/// `pending` delivery, if parked ($3), is due at $2. The lane is read as two
+/// values first, so the lane index gives its rows in order (no sort: the
+/// worker's PostgreSQL sessions refuse sorts, and a plan costed that high
+/// would also be JIT-compiled, ~0.3 s a statement).
+pub(super) const PROMOTE_NEXT: &str = "UPDATE deliveries SET next_attempt_at = $2 WHERE id = \
+     (SELECT n.id FROM deliveries n \
+      WHERE n.endpoint_id = (SELECT h.endpoint_id FROM deliveries h WHERE h.id = $1) \
+      AND n.ordering_key = (SELECT h.ordering_key FROM deliveries h WHERE h.id = $1) \
+      AND n.lane_seq IS NOT NULL AND n.status IN ('pending', 'failed') AND n.status = 'pending' \
+      ORDER BY n.lane_seq LIMIT 1) AND next_attempt_at = $3";
 pub mod postgres;
 pub mod sqlite;
 
@@ -48,6 +76,8 @@ pub struct ClaimedDelivery {
     pub attempt_count: i64,
     pub budget_start: i64,
     pub lease_token: i64,
+    /// Its place in its lane on an ordered endpoint; `None` when unordered.
+    pub lane_seq: Option<i64>,
 }
 
 impl ClaimedDelivery {
@@ -71,6 +101,7 @@ impl ClaimedDelivery {
             attempt,
             status,
             next_attempt_at,
+            in_lane: self.lane_seq.is_some(),
         }
     }
 }
@@ -121,6 +152,9 @@ pub struct Outcome {
     pub attempt_count: i64,
     pub next_attempt_at: Option<Millis>,
     pub last_attempt_at: Option<Millis>,
+    /// A delivery of an ordered endpoint: once it is final, the next one of
+    /// its lane may go (the worker is woken for it).
+    pub in_lane: bool,
 }
 
 /// An event's envelope as a claim's context loads it.
@@ -215,6 +249,23 @@ impl Store {
         match &self.backend {
             Backend::Sqlite { write, .. } => sqlite::claim_due(write, owner, now, lease_until, limit).await,
             Backend::Postgres { worker, .. } => postgres::claim_due(worker, owner, now, lease_until, limit).await,
+        }
+    }
+
+    /// Of deliveries claimed (and committed) by one claim, gives back those of
+    /// ordered endpoints that are not the head of their lane after all and
+    /// answers the rest: on PostgreSQL, [`Store::claim_due`] does this itself
+    /// (see [`postgres::CLAIM_POSTGRES`] for when a claim can take a row
+    /// behind another); on SQLite, where claims run one at a time, it answers
+    /// `claimed` as it is.
+    pub async fn keep_lane_heads(
+        &self,
+        claimed: Vec<ClaimedDelivery>,
+        now: Millis,
+    ) -> sqlx::Result<Vec<ClaimedDelivery>> {
+        match &self.backend {
+            Backend::Sqlite { .. } => Ok(claimed),
+            Backend::Postgres { worker, .. } => postgres::keep_lane_heads(worker, claimed, now).await,
         }
     }
 

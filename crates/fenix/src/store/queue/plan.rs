@@ -19,18 +19,20 @@ use crate::{
 /// due (the worker reads the state then, so a resume racing the ingestion
 /// cannot strand it), which keeps it in the log for a resume with replay;
 /// an endpoint left out here would lose the event for good.
-const FANOUT_TARGETS: &str = "SELECT id, event_types FROM endpoints WHERE app_id = $1 ORDER BY id";
+const FANOUT_TARGETS: &str = "SELECT id, event_types, ordered FROM endpoints WHERE app_id = $1 ORDER BY id";
 
 #[derive(sqlx::FromRow)]
 struct TargetRow {
     id: String,
     event_types: String,
+    ordered: bool,
 }
 
 /// A fan-out target with its filter parsed once per batch, not once per event.
 struct Target {
     id: String,
     filter: EventTypeFilter,
+    ordered: bool,
 }
 
 /// A delivery row to insert.
@@ -42,6 +44,17 @@ pub struct NewDelivery<'a> {
     pub event_type: &'a str,
     pub endpoint_id: String,
     pub at: Millis,
+    /// When it is first due: `at`, or [`super::PARKED`] for a delivery of an
+    /// ordered lane that waits behind another (made due when that one is final).
+    pub due: Millis,
+    /// The delivery's lane on an ordered endpoint (`""`: the keyless lane);
+    /// `None` for an unordered endpoint.
+    pub ordering_key: Option<&'a str>,
+    /// Its place in the endpoint's lanes: in the plan, its rank among the
+    /// batch's deliveries to that endpoint (1, 2, …); the backend adds the
+    /// endpoint's counter ([`Plan::take_lane_numbers`]) under the endpoint
+    /// row's lock. `None` for an unordered endpoint.
+    pub lane_seq: Option<i64>,
 }
 
 /// What a batch writes, and what each of its events is answered.
@@ -56,6 +69,46 @@ pub struct Plan<'a> {
 }
 
 impl Plan<'_> {
+    /// The ordered endpoints this batch writes to, in id order (the order
+    /// their rows are locked in, so two writers never wait on each other in a
+    /// cycle), with how many lane numbers each needs.
+    pub fn lane_counts(&self) -> std::collections::BTreeMap<String, i64> {
+        let mut counts = std::collections::BTreeMap::new();
+        for d in self.deliveries.iter().filter(|d| d.lane_seq.is_some()) {
+            *counts.entry(d.endpoint_id.clone()).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    /// Turns the ranks of the ordered deliveries into lane numbers: `base`
+    /// is, per endpoint, the counter's value before this batch took its numbers.
+    pub fn take_lane_numbers(&mut self, base: &HashMap<String, i64>) {
+        for d in self.deliveries.iter_mut() {
+            if let (Some(rank), Some(b)) = (d.lane_seq, base.get(&d.endpoint_id)) {
+                d.lane_seq = Some(b + rank);
+            }
+        }
+    }
+
+    /// The lanes (endpoint, ordering key) this batch adds deliveries to.
+    pub fn lanes(&self) -> std::collections::BTreeSet<(String, String)> {
+        self.deliveries.iter().filter_map(|d| Some((d.endpoint_id.clone(), d.ordering_key?.to_string()))).collect()
+    }
+
+    /// Parks every ordered delivery that will wait behind another: all of a
+    /// lane in `busy` (it has an unfinished delivery already), and all but the
+    /// first of the batch's deliveries in any other lane.
+    pub fn park(&mut self, busy: &std::collections::BTreeSet<(String, String)>) {
+        let mut headed: std::collections::BTreeSet<(String, String)> = std::collections::BTreeSet::new();
+        for d in self.deliveries.iter_mut() {
+            let Some(key) = d.ordering_key else { continue };
+            let lane = (d.endpoint_id.clone(), key.to_string());
+            if busy.contains(&lane) || !headed.insert(lane) {
+                d.due = super::PARKED;
+            }
+        }
+    }
+
     /// True when the batch creates due work (workers should hear of it).
     pub fn makes_deliveries(&self) -> bool {
         !self.deliveries.is_empty()
@@ -113,7 +166,10 @@ impl Conn<'_> {
             Conn::Sqlite(conn) => sqlx::query_as(FANOUT_TARGETS).bind(app_id).fetch_all(&mut **conn).await?,
             Conn::Postgres(conn) => sqlx::query_as(FANOUT_TARGETS).bind(app_id).fetch_all(&mut **conn).await?,
         };
-        Ok(rows.into_iter().map(|r| Target { filter: EventTypeFilter::from_json(&r.event_types), id: r.id }).collect())
+        Ok(rows
+            .into_iter()
+            .map(|r| Target { filter: EventTypeFilter::from_json(&r.event_types), id: r.id, ordered: r.ordered })
+            .collect())
     }
 }
 
@@ -122,6 +178,8 @@ impl Conn<'_> {
 pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> sqlx::Result<Plan<'a>> {
     let mut targets: HashMap<&str, Vec<Target>> = HashMap::new();
     let mut seen: HashMap<(&str, &str), EventRow> = HashMap::new();
+    // Per ordered endpoint, the rank of its last delivery in this batch.
+    let mut ranks: HashMap<String, i64> = HashMap::new();
     let mut plan = Plan { answers: Vec::with_capacity(events.len()), events: Vec::new(), deliveries: Vec::new() };
     for ev in events {
         if let Some(key) = ev.idempotency_key.as_deref() {
@@ -151,13 +209,21 @@ pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> sqlx::Resul
         let count = chosen.len() as i64;
         plan.events.push((ev, count));
         for t in chosen {
+            let lane_seq = t.ordered.then(|| {
+                let rank = ranks.entry(t.id.clone()).or_insert(0);
+                *rank += 1;
+                *rank
+            });
             plan.deliveries.push(NewDelivery {
+                ordering_key: t.ordered.then(|| ev.ordering_key.as_deref().unwrap_or("")),
+                lane_seq,
                 id: ids::new_id_at("dlv", ev.created_at),
                 app_id: &ev.app_id,
                 event_id: &ev.id,
                 event_type: &ev.event_type,
                 endpoint_id: t.id.clone(),
                 at: ev.created_at,
+                due: ev.created_at,
             });
         }
         let row = ev.stored_row(count);

@@ -11,20 +11,69 @@ use sqlx::{pool::PoolConnection, PgPool, Postgres};
 
 use super::{
     plan::{self, Conn, Whole},
-    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome, TARGET_COLUMNS,
+    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome, LANE_BUSY, PARKED,
+    PROMOTE_NEXT, TARGET_COLUMNS,
 };
 use crate::{
     store::{deliveries::AttemptRecord, endpoints::SecretRow, events::Ingested, events::NewEvent, WAKE_CHANNEL},
     time::Millis,
 };
 
-/// Due rows as on SQLite; concurrent claimers skip each other's rows instead of waiting.
+/// Due rows as on SQLite, the lane condition included; concurrent claimers
+/// skip each other's rows instead of waiting.
+///
+/// Why the lane condition holds with several instances (READ COMMITTED): the
+/// condition is read in the statement's snapshot, and `SKIP LOCKED` plus the
+/// re-check of a locked row's own lease keep two claimers off the *same*
+/// row, but nothing here locks the *other* rows of the lane. In normal
+/// operation that is enough: a lane's rows only ever leave it (a success, a
+/// dead letter, a skip), and a claimer whose snapshot is older than such a
+/// change still sees the earlier row unfinished and takes nothing behind it
+/// (conservative). The one change that puts an earlier row back in a lane is
+/// a replay: a claimer whose snapshot predates the replay may take the row
+/// that was the head, while another, whose snapshot includes the replay but
+/// not the first claim's lease (both uncommitted), takes the replayed row.
+/// So every claim of ordered rows is checked again after it commits
+/// ([`LANE_RECHECK`], a fresh snapshot that sees every lease committed before
+/// ours): a row with an unfinished row ahead of it or another lease in its
+/// lane is given back at once. Of two such claims, the one that commits last
+/// sees the other's lease and gives its row back (both may, which only
+/// delays the lane), so two rows of one lane are never sent at once.
 pub const CLAIM_POSTGRES: &str = "UPDATE deliveries SET lease_until = $1, lease_owner = $2, \
      lease_token = lease_token + 1, updated_at = $3 \
-     WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $3 \
-                  AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4 \
-                  FOR UPDATE SKIP LOCKED) \
-     RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token";
+     WHERE id IN (SELECT d.id FROM deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= $3 \
+                  AND (d.lease_until IS NULL OR d.lease_until <= $3) \
+                  AND (d.lane_seq IS NULL OR (NOT EXISTS (SELECT 1 FROM deliveries o \
+                       WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key \
+                       AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < d.lane_seq \
+                       AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e WHERE e.id = d.endpoint_id) = 'block')) \
+                       AND NOT EXISTS (SELECT 1 FROM deliveries l \
+                       WHERE l.endpoint_id = d.endpoint_id AND l.ordering_key = d.ordering_key AND l.lane_seq IS NOT NULL \
+                       AND l.status = 'pending' AND l.next_attempt_at < 9223372036854775807 AND l.id <> d.id \
+                       AND l.lease_until > $3))) \
+                  ORDER BY d.next_attempt_at LIMIT $4 \
+                  FOR UPDATE OF d SKIP LOCKED) \
+     RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token, lane_seq";
+
+/// Of the ordered rows just claimed ($1), those that are not the head of
+/// their lane after all ([`CLAIM_POSTGRES`] says when): the same condition,
+/// read after the claim committed.
+const LANE_RECHECK: &str =
+    "SELECT d.id FROM deliveries d WHERE d.id = ANY($1) AND NOT (NOT EXISTS (SELECT 1 FROM deliveries o \
+     WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key \
+     AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < d.lane_seq \
+     AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e WHERE e.id = d.endpoint_id) = 'block')) \
+     AND NOT EXISTS (SELECT 1 FROM deliveries l \
+     WHERE l.endpoint_id = d.endpoint_id AND l.ordering_key = d.ordering_key AND l.lane_seq IS NOT NULL \
+     AND l.status = 'pending' AND l.next_attempt_at < 9223372036854775807 AND l.id <> d.id \
+     AND l.lease_until > $2))";
+
+/// Takes lane numbers for ordered endpoints ($1, in id order, $2 each) and
+/// locks their rows until the ingestion commits: a later batch to the same
+/// endpoint waits and then numbers after this one, so lane order is commit
+/// order. Answers each counter's value before.
+const TAKE_LANE_NUMBERS: &str = "UPDATE endpoints SET lane_next = lane_next + $2 WHERE id = $1 \
+     RETURNING lane_next - $2";
 
 /// The events of a batch, their deliveries and the wake-up of every
 /// instance, in ONE statement. An idempotency key another instance stored
@@ -43,10 +92,12 @@ const INGEST_BATCH: &str = "\
         RETURNING id), \
     d AS ( \
         INSERT INTO deliveries (id, app_id, event_id, event_type, endpoint_id, status, attempt_count, \
-                                next_attempt_at, created_at, updated_at) \
-        SELECT u.id, u.app_id, u.event_id, u.event_type, u.endpoint_id, 'pending', 0, u.at, u.at, u.at \
-        FROM UNNEST($9::text[], $10::text[], $11::text[], $12::text[], $13::int8[], $14::text[]) \
-             AS u(id, app_id, event_id, endpoint_id, at, event_type) \
+                                next_attempt_at, created_at, updated_at, ordering_key, lane_seq) \
+        SELECT u.id, u.app_id, u.event_id, u.event_type, u.endpoint_id, 'pending', 0, u.due, u.at, u.at, \
+               u.ordering_key, u.lane_seq \
+        FROM UNNEST($9::text[], $10::text[], $11::text[], $12::text[], $13::int8[], $14::text[], $17::text[], \
+                    $18::int8[], $19::int8[]) \
+             AS u(id, app_id, event_id, endpoint_id, at, event_type, ordering_key, lane_seq, due) \
         WHERE u.event_id IN (SELECT id FROM e) \
         RETURNING 1) \
     SELECT (SELECT COUNT(*) FROM e) AS written, \
@@ -103,6 +154,43 @@ pub(super) async fn ingest_batch(
     if plan.events.is_empty() || plan.refused_whole(whole) {
         return Ok(plan.answers);
     }
+    // Deliveries to ordered endpoints: their lane numbers are taken in a
+    // transaction that keeps the endpoints' rows locked until the events are
+    // in (batches to unordered endpoints only stay one statement).
+    let lanes = plan.lane_counts();
+    let written = if lanes.is_empty() {
+        insert_batch(writer, &plan).await?
+    } else {
+        // sqlx's transaction: rolled back if dropped on an error, so the held
+        // writer never goes back to its pool inside a transaction.
+        let mut tx = sqlx::Connection::begin(&mut **writer).await?;
+        let mut base = HashMap::new();
+        for (endpoint_id, n) in lanes {
+            let before: Option<i64> =
+                sqlx::query_scalar(TAKE_LANE_NUMBERS).bind(&endpoint_id).bind(n).fetch_optional(&mut *tx).await?;
+            // An endpoint deleted since the plan read it: its deliveries fail the foreign key below.
+            base.insert(endpoint_id, before.unwrap_or(0));
+        }
+        plan.take_lane_numbers(&base);
+        // Read after the endpoints' locks: an outcome of their lanes written
+        // before is seen here (its write takes the same locks).
+        let mut busy = std::collections::BTreeSet::new();
+        for (endpoint_id, key) in plan.lanes() {
+            let n: i64 = sqlx::query_scalar(LANE_BUSY).bind(&endpoint_id).bind(&key).fetch_one(&mut *tx).await?;
+            if n > 0 {
+                busy.insert((endpoint_id, key));
+            }
+        }
+        plan.park(&busy);
+        let written = insert_batch(&mut tx, &plan).await?;
+        tx.commit().await?;
+        written
+    };
+    after_insert(writer, plan, written).await
+}
+
+/// [`INGEST_BATCH`] for a plan; answers how many events were written.
+async fn insert_batch(writer: &mut sqlx::PgConnection, plan: &plan::Plan<'_>) -> sqlx::Result<i64> {
     let (evs, ds) = (&plan.events, &plan.deliveries);
     let (written, _notified): (i64, i64) = sqlx::query_as(INGEST_BATCH)
         .bind(evs.iter().map(|(e, _)| e.id.as_str()).collect::<Vec<_>>())
@@ -121,8 +209,20 @@ pub(super) async fn ingest_batch(
         .bind(ds.iter().map(|d| d.event_type).collect::<Vec<_>>())
         .bind(WAKE_CHANNEL)
         .bind(plan.makes_deliveries())
-        .fetch_one(&mut **writer)
+        .bind(ds.iter().map(|d| d.ordering_key).collect::<Vec<_>>())
+        .bind(ds.iter().map(|d| d.lane_seq).collect::<Vec<_>>())
+        .bind(ds.iter().map(|d| d.due).collect::<Vec<_>>())
+        .fetch_one(&mut *writer)
         .await?;
+    Ok(written)
+}
+
+/// The rest of [`ingest_batch`] after the write.
+async fn after_insert(
+    writer: &mut PoolConnection<Postgres>,
+    mut plan: plan::Plan<'_>,
+    written: i64,
+) -> sqlx::Result<Vec<Ingested>> {
     if written < plan.events.len() as i64 {
         // Another instance stored some of these keys after the plan read them.
         let mut stored = HashMap::new();
@@ -147,7 +247,32 @@ pub(super) async fn claim_due(
     lease_until: Millis,
     limit: i64,
 ) -> sqlx::Result<Vec<ClaimedDelivery>> {
-    sqlx::query_as(CLAIM_POSTGRES).bind(lease_until).bind(owner).bind(now).bind(limit).fetch_all(worker).await
+    let claimed: Vec<ClaimedDelivery> =
+        sqlx::query_as(CLAIM_POSTGRES).bind(lease_until).bind(owner).bind(now).bind(limit).fetch_all(worker).await?;
+    keep_lane_heads(worker, claimed, now).await
+}
+
+/// Of a committed claim, gives back every ordered row that is not the head
+/// of its lane after all ([`CLAIM_POSTGRES`] says why this can happen) and
+/// answers the rest. Costs nothing for a claim without ordered rows.
+pub(super) async fn keep_lane_heads(
+    worker: &PgPool,
+    mut claimed: Vec<ClaimedDelivery>,
+    now: Millis,
+) -> sqlx::Result<Vec<ClaimedDelivery>> {
+    let ordered: Vec<&str> = claimed.iter().filter(|c| c.lane_seq.is_some()).map(|c| c.id.as_str()).collect();
+    if ordered.is_empty() {
+        return Ok(claimed);
+    }
+    let behind: Vec<String> = sqlx::query_scalar(LANE_RECHECK).bind(&ordered).bind(now).fetch_all(worker).await?;
+    if behind.is_empty() {
+        return Ok(claimed);
+    }
+    let give_back: Vec<(String, i64)> =
+        claimed.iter().filter(|c| behind.contains(&c.id)).map(|c| (c.id.clone(), c.lease_token)).collect();
+    update_leases(worker, LeaseChange::Release, &give_back, now).await?;
+    claimed.retain(|c| !behind.contains(&c.id));
+    Ok(claimed)
 }
 
 /// Reads a claim's events, endpoints and live secrets, one statement each
@@ -194,7 +319,8 @@ pub(super) async fn record_outcomes(
     let column = |f: fn(&AttemptRecord) -> &str| attempts.iter().map(|a| f(a)).collect::<Vec<_>>();
     let optional = |f: fn(&AttemptRecord) -> Option<&str>| attempts.iter().map(|a| f(a)).collect::<Vec<_>>();
     let number = |f: fn(&AttemptRecord) -> i64| attempts.iter().map(|a| f(a)).collect::<Vec<_>>();
-    let ids: Vec<String> = sqlx::query_scalar(RECORD_OUTCOMES)
+    let lanes_move = outcomes.iter().any(|o| o.in_lane && o.status.is_final());
+    let query = sqlx::query_scalar(RECORD_OUTCOMES)
         .bind(column(|a| &a.id))
         .bind(column(|a| &a.delivery_id))
         .bind(column(|a| &a.endpoint_id))
@@ -214,10 +340,31 @@ pub(super) async fn record_outcomes(
         .bind(outcomes.iter().map(|o| o.last_attempt_at).collect::<Vec<_>>())
         .bind(now)
         .bind(&health.healthy)
-        .bind(&health.failing)
-        .fetch_all(worker)
+        .bind(&health.failing);
+    if !lanes_move {
+        let ids: Vec<String> = query.fetch_all(worker).await?;
+        return Ok(ids.into_iter().collect());
+    }
+    // A lane's head is final: its next delivery is made due in the same
+    // transaction, under the locks of the batch's endpoints (taken first, in
+    // id order). Ingestion takes the same lock before it decides whether a
+    // new delivery is parked, so one of the two always sees the other: a
+    // delivery is never left parked behind a head that is already final.
+    let mut endpoints: Vec<&str> = outcomes.iter().map(|o| o.endpoint_id.as_str()).collect();
+    endpoints.sort_unstable();
+    endpoints.dedup();
+    let mut tx = worker.begin().await?;
+    sqlx::query("SELECT id FROM endpoints WHERE id = ANY($1) ORDER BY id FOR UPDATE")
+        .bind(&endpoints)
+        .execute(&mut *tx)
         .await?;
-    Ok(ids.into_iter().collect())
+    let ids: Vec<String> = query.fetch_all(&mut *tx).await?;
+    let applied: HashSet<String> = ids.into_iter().collect();
+    for o in outcomes.iter().filter(|o| o.in_lane && o.status.is_final() && applied.contains(&o.delivery_id)) {
+        sqlx::query(PROMOTE_NEXT).bind(&o.delivery_id).bind(now).bind(PARKED).execute(&mut *tx).await?;
+    }
+    tx.commit().await?;
+    Ok(applied)
 }
 
 /// Updates the leased rows whose token still matches in one statement, rows in id order.

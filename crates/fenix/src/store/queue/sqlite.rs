@@ -10,7 +10,8 @@ use sqlx::{pool::PoolConnection, Connection, QueryBuilder, Sqlite, SqliteConnect
 
 use super::{
     plan::{self, Conn, Whole},
-    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome, TARGET_COLUMNS,
+    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome, LANE_BUSY, PARKED,
+    PROMOTE_NEXT, TARGET_COLUMNS,
 };
 use crate::{
     store::{deliveries::AttemptRecord, endpoints::SecretRow, events::Ingested, events::NewEvent},
@@ -20,11 +21,31 @@ use crate::{
 /// Due: `pending`, its time has come, and not leased (or its lease ran out).
 /// Leased rows keep their place at the front of `deliveries_due` and are
 /// stepped over: there are never more of them than the workers have in hand.
+/// A delivery of an ordered endpoint (`lane_seq` set) must also be the head
+/// of its lane: no delivery of its lane is ahead of it and unfinished
+/// (`pending`, or `failed` when the endpoint blocks on a dead letter), and
+/// none is being sent (a replayed delivery waits for the one in flight).
+/// Rows of unordered endpoints stop at `lane_seq IS NULL`. One writer runs
+/// this statement at a time, so one claim sees every other claim's leases.
 pub const CLAIM_SQLITE: &str = "UPDATE deliveries SET lease_until = $1, lease_owner = $2, \
      lease_token = lease_token + 1, updated_at = $3 \
-     WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $3 \
-                  AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4) \
-     RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token";
+     WHERE id IN (SELECT d.id FROM deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= $3 \
+                  AND (d.lease_until IS NULL OR d.lease_until <= $3) \
+                  AND (d.lane_seq IS NULL OR (NOT EXISTS (SELECT 1 FROM deliveries o \
+                       WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key \
+                       AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < d.lane_seq \
+                       AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e WHERE e.id = d.endpoint_id) = 'block')) \
+                       AND NOT EXISTS (SELECT 1 FROM deliveries l \
+                       WHERE l.endpoint_id = d.endpoint_id AND l.ordering_key = d.ordering_key AND l.lane_seq IS NOT NULL \
+                       AND l.status = 'pending' AND l.next_attempt_at < 9223372036854775807 AND l.id <> d.id \
+                       AND l.lease_until > $3))) \
+                  ORDER BY d.next_attempt_at LIMIT $4) \
+     RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token, lane_seq";
+
+/// The lane numbers an ingest batch takes from an ordered endpoint's counter
+/// ($2 of them): answers the counter's value before.
+const TAKE_LANE_NUMBERS: &str =
+    "UPDATE endpoints SET lane_next = lane_next + $2 WHERE id = $1 RETURNING lane_next - $2";
 
 /// Pushes a lease whose token still matches.
 const EXTEND_LEASE: &str = "UPDATE deliveries SET lease_until = $3 \
@@ -49,11 +70,28 @@ pub(super) async fn ingest_batch(
     whole: Whole,
 ) -> sqlx::Result<Vec<Ingested>> {
     let mut tx = begin_write(writer).await?;
-    let plan = plan::plan(Conn::Sqlite(&mut tx), events).await?;
+    let mut plan = plan::plan(Conn::Sqlite(&mut tx), events).await?;
     if plan.refused_whole(whole) {
         // Dropping the transaction rolls it back: it wrote nothing yet.
         return Ok(plan.answers);
     }
+    // Lane numbers of ordered endpoints, taken inside the write transaction:
+    // one writer at a time, so they follow commit order.
+    let mut base = HashMap::new();
+    for (endpoint_id, n) in plan.lane_counts() {
+        let before: i64 = sqlx::query_scalar(TAKE_LANE_NUMBERS).bind(&endpoint_id).bind(n).fetch_one(&mut *tx).await?;
+        base.insert(endpoint_id, before);
+    }
+    plan.take_lane_numbers(&base);
+    // A delivery that will wait behind another of its lane is parked.
+    let mut busy = std::collections::BTreeSet::new();
+    for (endpoint_id, key) in plan.lanes() {
+        let n: i64 = sqlx::query_scalar(LANE_BUSY).bind(&endpoint_id).bind(&key).fetch_one(&mut *tx).await?;
+        if n > 0 {
+            busy.insert((endpoint_id, key));
+        }
+    }
+    plan.park(&busy);
     // 8 parameters a row.
     for chunk in plan.events.chunks(500) {
         let mut qb = QueryBuilder::new(
@@ -72,11 +110,11 @@ pub(super) async fn ingest_batch(
         });
         qb.build().execute(&mut *tx).await?;
     }
-    // 8 parameters a row.
+    // 10 parameters a row.
     for chunk in plan.deliveries.chunks(1000) {
         let mut qb = QueryBuilder::new(
             "INSERT INTO deliveries (id, app_id, event_id, event_type, endpoint_id, status, attempt_count, \
-             next_attempt_at, created_at, updated_at) ",
+             next_attempt_at, created_at, updated_at, ordering_key, lane_seq) ",
         );
         qb.push_values(chunk, |mut b, d| {
             b.push_bind(d.id.as_str())
@@ -86,9 +124,11 @@ pub(super) async fn ingest_batch(
                 .push_bind(d.endpoint_id.as_str())
                 .push("'pending'")
                 .push("0")
+                .push_bind(d.due)
                 .push_bind(d.at)
                 .push_bind(d.at)
-                .push_bind(d.at);
+                .push_bind(d.ordering_key)
+                .push_bind(d.lane_seq);
         });
         qb.build().execute(&mut *tx).await?;
     }
@@ -196,6 +236,10 @@ pub(super) async fn record_outcomes(
         applied.extend(rows.into_iter().filter(|(id, t)| tokens.get(id.as_str()) == Some(t)).map(|(id, _)| id));
     }
     update_health(&mut tx, health, now).await?;
+    // The head of an ordered lane is final: the lane's next delivery is due.
+    for o in outcomes.iter().filter(|o| o.in_lane && o.status.is_final() && applied.contains(&o.delivery_id)) {
+        sqlx::query(PROMOTE_NEXT).bind(&o.delivery_id).bind(now).bind(PARKED).execute(&mut *tx).await?;
+    }
     tx.commit().await?;
     Ok(applied)
 }
