@@ -101,23 +101,7 @@ impl Store {
                 return Ok(false);
             }
             sqlx::query(&format!(
-    /// Custom request headers, sensitive values sealed (`endpoint_policy::StoredHeaders`).
-    pub headers: String,
-    /// Own retry schedule in milliseconds (JSON array); `None` = the global one.
-    pub retry_schedule: Option<String>,
-    /// 4xx statuses that fail a delivery at once (JSON array).
-    pub final_status_codes: String,
-    /// Own attempt timeout; `None` = the global one.
-    pub attempt_timeout_ms: Option<i64>,
-    /// Ordered delivery: one delivery at a time per lane, in event order.
-    pub ordered: bool,
-    /// What an ordered lane does after a dead letter.
-    pub on_dead_letter: OnDeadLetter,
-}
-
-const ENDPOINT_COLUMNS: &str = "id, app_id, url, description, event_types, state, state_reason, state_changed_at, \
-     rate_limit_per_sec, signature_scheme, created_at, updated_at, \
-     headers, retry_schedule, final_status_codes, attempt_timeout_ms, ordered, on_dead_letter";
+                "INSERT INTO endpoints ({ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
             ))
             .bind(&r.id)
             .bind(&r.app_id)
