@@ -20,6 +20,7 @@ pub mod maintenance;
 pub mod metrics;
 pub mod operator;
 pub mod receiver;
+pub mod rekey;
 pub mod secrets;
 pub mod settings;
 pub mod startup;

@@ -219,7 +219,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let store = startup::connect_existing(&settings).await?;
             let keyring = startup::load_keyring(&settings)?;
             startup::check_master_key(&store, &keyring).await?;
-            let n = fenix::secrets::rekey(&store, &keyring).await?;
+            let n = fenix::rekey::rekey(&store, &keyring).await?;
             store.close().await;
             println!(
                 "re-encrypted {} secret(s) and the custom headers of {} endpoint(s) under the current master key",

@@ -1,7 +1,7 @@
 //! The event-type catalogue (`event_type_catalogue`): a name, a description,
 //! an optional JSON Schema and example (both JSON text), a deprecated flag.
 //! Global, not per app. Each change bumps `revision`, which the instances'
-//! caches of compiled schemas compare (see `crate::catalogue`).
+//! caches of compiled schemas compare (see the catalogue module).
 
 use super::{apps::CURSOR_END, on_read, on_write, Store};
 use crate::time::Millis;
