@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::phases::{Ctx, Drain, ProcUsage, Results};
+use crate::phases::{Ctx, Drain, Ingestion, ProcUsage, Results};
 
 fn round(x: f64, places: i32) -> f64 {
     let f = 10f64.powi(places);
@@ -114,26 +114,10 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
         out.push(drain_row("delivery", d, &extra));
     }
     if let Some(i) = &r.ingestion {
-        out.push(format!(
-            "| ingestion | events/s accepted (single events, {} keep-alive clients, 1 endpoint) | {} | {} | {} | {} events; api {:.0} µs CPU per event |",
-            i.clients,
-            thousands(i.per_s),
-            rss(&i.procs),
-            cpu(&i.procs),
-            thousands(i.events as f64),
-            total_cpu(&i.procs) * 1e6 / i.events as f64
-        ));
+        out.push(ingestion_row("ingestion", "single events", i));
     }
     if let Some(i) = &r.batch {
-        out.push(format!(
-            "| batch ingestion | events/s accepted (`POST …/events/batch`, {} keep-alive clients, 1 endpoint) | {} | {} | {} | {} events; api {:.0} µs CPU per event |",
-            i.clients,
-            thousands(i.per_s),
-            rss(&i.procs),
-            cpu(&i.procs),
-            thousands(i.events as f64),
-            total_cpu(&i.procs) * 1e6 / i.events as f64
-        ));
+        out.push(ingestion_row("batch ingestion", "`POST …/events/batch`", i));
     }
     if let Some(l) = &r.latency {
         let slow = match l.slow_span {
@@ -289,4 +273,17 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
     ];
     let body: Vec<String> = fields.iter().map(|(k, v)| format!("{}:{v}", serde_json::Value::from(*k))).collect();
     println!("{{{}}}", body.join(","));
+}
+
+/// A table row of an ingestion phase: events/s accepted, and the API's CPU per event.
+fn ingestion_row(phase: &str, how: &str, i: &Ingestion) -> String {
+    format!(
+        "| {phase} | events/s accepted ({how}, {} keep-alive clients, 1 endpoint) | {} | {} | {} | {} events; api {:.0} µs CPU per event |",
+        i.clients,
+        thousands(i.per_s),
+        rss(&i.procs),
+        cpu(&i.procs),
+        thousands(i.events as f64),
+        total_cpu(&i.procs) * 1e6 / i.events as f64
+    )
 }

@@ -80,19 +80,7 @@ impl CompiledType {
         let Some(validator) = &self.validator else { return Ok(()) };
         // `data` was parsed once already (to a `RawValue`), so it is valid JSON.
         let Ok(instance) = serde_json::from_str::<Value>(data.get()) else { return Ok(()) };
-        let errors: Vec<SchemaViolation> = validator
-            .iter_errors(&instance)
-            .take(MAX_SCHEMA_ERRORS)
-            .map(|e| SchemaViolation {
-                path: format!("{base}{}", e.instance_path().as_str()),
-                message: short(&e.masked().to_string()),
-            })
-            .collect();
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(errors)
-        }
+        violations(validator, &instance, base)
     }
 }
 
@@ -268,11 +256,17 @@ pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
 
 /// Checks `example` against a compiled schema; the errors as for an event.
 pub fn check_example(validator: &jsonschema::Validator, example: &Value) -> Result<(), Vec<SchemaViolation>> {
+    violations(validator, example, "/example")
+}
+
+/// The first `MAX_SCHEMA_ERRORS` mismatches of `instance`, their paths under
+/// `base` (a JSON Pointer into the request body), their messages masked.
+fn violations(validator: &jsonschema::Validator, instance: &Value, base: &str) -> Result<(), Vec<SchemaViolation>> {
     let errors: Vec<SchemaViolation> = validator
-        .iter_errors(example)
+        .iter_errors(instance)
         .take(MAX_SCHEMA_ERRORS)
         .map(|e| SchemaViolation {
-            path: format!("/example{}", e.instance_path().as_str()),
+            path: format!("{base}{}", e.instance_path().as_str()),
             message: short(&e.masked().to_string()),
         })
         .collect();
