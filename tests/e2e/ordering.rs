@@ -189,6 +189,40 @@ async fn after_a_dead_letter_a_block_lane_waits_until_it_is_replayed(backend: Ba
     assert_eq!(got, vec![0, 0, 0, 1, 2]);
 }
 
+async fn a_block_lane_goes_on_when_the_operator_skips_its_dead_letter(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[("FENIX_RETRY_SCHEDULE", "100ms")]).await;
+    let receiver = Receiver::http(|n| if n < 2 { Plan::status(500) } else { Plan::ok() }).await;
+    let app = fenix.create_app("acme").await;
+    ordered_endpoint(&fenix, &app, &receiver.url, "block").await;
+    let mut ids = Vec::new();
+    for n in 0..3 {
+        let e = fenix.send_event(&app, json!({"type": "booking.confirmed", "data": {"n": n}})).await;
+        ids.push(e["id"].as_str().unwrap().to_string());
+    }
+    let dead = wait_for_status(&fenix, &app, &ids[0], "failed", Duration::from_secs(20)).await;
+    let dead_id = dead["id"].as_str().unwrap();
+    let skip = |id: &str| format!("/v1/apps/{app}/deliveries/{id}/skip");
+    // Only a dead letter can be skipped.
+    let waiting = delivery_of(&fenix, &app, &ids[1]).await;
+    let (status, body) = fenix.call("POST", &skip(waiting["id"].as_str().unwrap()), None).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (409, Some("not_skippable")), "{body}");
+    let (status, body) = fenix.call("POST", &skip("dlv_01JZZZZZZZZZZZZZZZZZZZZZZZ"), None).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (404, Some("delivery_not_found")), "{body}");
+    assert_eq!(receiver.count(), 2, "nothing after the dead letter was sent");
+
+    // The operator gives up on it: the lane goes on, in order, without it.
+    let (status, body) = fenix.call("POST", &skip(dead_id), None).await;
+    assert_eq!((status, body["status"].as_str()), (200, Some("skipped")), "{body}");
+    wait_for_status(&fenix, &app, &ids[2], "succeeded", Duration::from_secs(20)).await;
+    assert_eq!(delivery_of(&fenix, &app, &ids[1]).await["status"], "succeeded");
+    assert_eq!(delivery_of(&fenix, &app, &ids[0]).await["status"], "skipped");
+    let got: Vec<i64> = arrivals(&receiver.received()).into_iter().map(|(_, n)| n).collect();
+    assert_eq!(got, vec![0, 0, 1, 2]);
+    let (status, body) = fenix.call("POST", &skip(dead_id), None).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (409, Some("not_skippable")), "skipped once: {body}");
+}
+
 async fn ordering_fields_are_checked_and_patched(backend: Backend) {
     let db = TestDb::new(backend).await;
     let fenix = Fenix::start(&db, &[]).await;
@@ -225,5 +259,6 @@ crate::on_both_backends!(
     a_waiting_delivery_shows_what_it_waits_for,
     after_a_dead_letter_a_continue_lane_goes_on,
     after_a_dead_letter_a_block_lane_waits_until_it_is_replayed,
+    a_block_lane_goes_on_when_the_operator_skips_its_dead_letter,
     ordering_fields_are_checked_and_patched,
 );

@@ -135,6 +135,7 @@ pub fn router() -> OpenApiRouter<SharedState> {
         .routes(routes!(read))
         .routes(routes!(attempts))
         .routes(routes!(replay))
+        .routes(routes!(skip))
         .routes(routes!(read_attempt))
 }
 
@@ -292,6 +293,43 @@ async fn replay(
             "payload_expired",
             "the event's payload was purged by retention (FENIX_PAYLOAD_RETENTION); it cannot be sent again",
         )),
+    }
+}
+
+#[utoipa::path(
+    post, path = "/v1/apps/{app}/deliveries/{dlv}/skip", tag = "deliveries", operation_id = "skip_delivery",
+    summary = "Give up on a dead letter",
+    security(("bearer" = ["app:manage"])),
+    description = "A `failed` delivery becomes `skipped` (it can still be replayed). On an ordered endpoint with \
+        `on_dead_letter: block`, its lane goes on with the next delivery.",
+    params(DeliveryPath),
+    request_body(content = Option<NoOptions>, description = "Optional; empty or `{}`"),
+    responses(
+        (status = 200, description = "Skipped", body = DeliveryOut),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `delivery_not_found`", body = ErrorBody),
+        (status = 409, description = "`not_skippable` (only a failed delivery can be skipped)", body = ErrorBody),
+    )
+)]
+async fn skip(
+    State(s): State<SharedState>,
+    _: NoQuery,
+    ApiPath(DeliveryPath { app, dlv }): ApiPath<DeliveryPath>,
+    RawBody(body): RawBody,
+) -> Result<Json<DeliveryOut>, ApiError> {
+    let d = find(&s, &app, &dlv).await?;
+    let NoOptions {} = optional_json(&body)?;
+    match s.store.skip_dead_letter(&d.app_id, &d.id, time::now_ms()).await? {
+        Some(Ok(())) => {
+            // An ordered lane that waited on it may go on, on any instance.
+            s.wake.work_committed(crate::wake::Reach::AllInstances).await;
+            Ok(Json(find(&s, &app, &dlv).await?.into()))
+        }
+        Some(Err(status)) => Err(ApiError::conflict(
+            "not_skippable",
+            format!("this delivery is {status}; only a failed delivery (a dead letter) can be skipped"),
+        )),
+        None => Err(ApiError::not_found("delivery")),
     }
 }
 

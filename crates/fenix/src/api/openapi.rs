@@ -221,7 +221,7 @@ mod tests {
             })
             .collect();
         // 37, and the event-type catalogue's 5.
-        assert_eq!(operations.len(), 42, "{operations:#?}");
+        assert_eq!(operations.len(), 43, "{operations:#?}");
         for op in [
             "get /openapi.json",
             "get /healthz",

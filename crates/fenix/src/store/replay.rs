@@ -124,6 +124,43 @@ impl Store {
         })
     }
 
+    /// An operator gives up on a dead letter: the `failed` delivery `id` of
+    /// `app_id` becomes `skipped` (still replayable). On an ordered endpoint
+    /// that blocks on dead letters, its lane goes on: the lane's next delivery
+    /// was made due when this one failed, and only a `failed` head held it.
+    /// `Err(status)` when the delivery is not failed; `Ok(None)` when unknown.
+    pub async fn skip_dead_letter(
+        &self,
+        app_id: &str,
+        id: &str,
+        now: Millis,
+    ) -> sqlx::Result<Option<Result<(), DeliveryStatus>>> {
+        on_write!(self, |pool| {
+            let skipped = sqlx::query(
+                "UPDATE deliveries SET status = $3, updated_at = $5 WHERE id = $1 AND app_id = $2 AND status = $4",
+            )
+            .bind(id)
+            .bind(app_id)
+            .bind(DeliveryStatus::Skipped)
+            .bind(DeliveryStatus::Failed)
+            .bind(now)
+            .execute(pool)
+            .await?
+            .rows_affected();
+            if skipped == 1 {
+                return Ok(Some(Ok(())));
+            }
+            let status: Option<DeliveryStatus> = sqlx::query_scalar(&format!(
+                "SELECT {SHOWN_STATUS_SQL} FROM deliveries d WHERE d.id = $1 AND d.app_id = $2"
+            ))
+            .bind(id)
+            .bind(app_id)
+            .fetch_optional(pool)
+            .await?;
+            Ok(status.map(Err))
+        })
+    }
+
     /// Re-queues one bounded batch of an endpoint's matching deliveries; returns
     /// how many. Call until it answers less than `batch`. Rows already
     /// re-queued are `pending` and no longer match, so a second call adds nothing.
