@@ -61,5 +61,12 @@ async fn order_holds_per_key_across_two_instances_and_a_sigkill() {
     }
     println!("ordered, SIGKILL of 1 of 2 instances: {EVENTS} events in {KEYS} lanes, {duplicates} redelivered");
     assert!(duplicates <= KEYS as usize, "at most the dead instance's request in flight per lane");
-    assert!(receiver.max_concurrent() <= KEYS as usize, "one request at a time per lane, over both instances");
+    // One request at a time per lane, over both instances; a redelivered
+    // request may overlap its own first copy (a lease that ran out under a
+    // request slowed by a loaded machine, as FAST_LEASES allow), never another event.
+    assert!(
+        receiver.max_concurrent() <= KEYS as usize + duplicates,
+        "one request at a time per lane, over both instances (max {}, {duplicates} redelivered)",
+        receiver.max_concurrent()
+    );
 }
