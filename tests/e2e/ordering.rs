@@ -160,7 +160,19 @@ async fn after_a_dead_letter_a_continue_lane_goes_on(backend: Backend) {
     assert_eq!(got, vec![0, 0, 1, 2]);
 }
 
-async fn after_a_dead_letter_a_block_lane_waits_until_it_is_replayed(backend: Backend) {
+/// A `block` lane of three events whose first dead-letters (the receiver
+/// fails twice): the running Fenix, its receiver, the app, the event ids and
+/// the dead letter.
+struct BlockedLane {
+    _db: TestDb,
+    fenix: Fenix,
+    receiver: Receiver,
+    app: String,
+    ids: Vec<String>,
+    dead: Value,
+}
+
+async fn blocked_lane(backend: Backend) -> BlockedLane {
     let db = TestDb::new(backend).await;
     let fenix = Fenix::start(&db, &[("FENIX_RETRY_SCHEDULE", "100ms")]).await;
     let receiver = Receiver::http(|n| if n < 2 { Plan::status(500) } else { Plan::ok() }).await;
@@ -172,6 +184,11 @@ async fn after_a_dead_letter_a_block_lane_waits_until_it_is_replayed(backend: Ba
         ids.push(e["id"].as_str().unwrap().to_string());
     }
     let dead = wait_for_status(&fenix, &app, &ids[0], "failed", Duration::from_secs(20)).await;
+    BlockedLane { _db: db, fenix, receiver, app, ids, dead }
+}
+
+async fn after_a_dead_letter_a_block_lane_waits_until_it_is_replayed(backend: Backend) {
+    let BlockedLane { _db, fenix, receiver, app, ids, dead } = blocked_lane(backend).await;
     for id in &ids[1..] {
         let d = delivery_of(&fenix, &app, id).await;
         assert_eq!((d["status"].as_str(), d["attempt_count"].as_i64()), (Some("pending"), Some(0)), "{d}");
@@ -190,17 +207,7 @@ async fn after_a_dead_letter_a_block_lane_waits_until_it_is_replayed(backend: Ba
 }
 
 async fn a_block_lane_goes_on_when_the_operator_skips_its_dead_letter(backend: Backend) {
-    let db = TestDb::new(backend).await;
-    let fenix = Fenix::start(&db, &[("FENIX_RETRY_SCHEDULE", "100ms")]).await;
-    let receiver = Receiver::http(|n| if n < 2 { Plan::status(500) } else { Plan::ok() }).await;
-    let app = fenix.create_app("acme").await;
-    ordered_endpoint(&fenix, &app, &receiver.url, "block").await;
-    let mut ids = Vec::new();
-    for n in 0..3 {
-        let e = fenix.send_event(&app, json!({"type": "booking.confirmed", "data": {"n": n}})).await;
-        ids.push(e["id"].as_str().unwrap().to_string());
-    }
-    let dead = wait_for_status(&fenix, &app, &ids[0], "failed", Duration::from_secs(20)).await;
+    let BlockedLane { _db, fenix, receiver, app, ids, dead } = blocked_lane(backend).await;
     let dead_id = dead["id"].as_str().unwrap();
     let skip = |id: &str| format!("/v1/apps/{app}/deliveries/{id}/skip");
     // Only a dead letter can be skipped.

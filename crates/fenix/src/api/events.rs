@@ -109,6 +109,7 @@ pub fn router() -> OpenApiRouter<SharedState> {
     OpenApiRouter::new().routes(routes!(list, ingest)).routes(routes!(read)).merge(batch)
 }
 
+/// The idempotency key: the `Idempotency-Key` header, else the body's `id`.
 fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Option<String>, ApiError> {
     let key = match headers.get("idempotency-key") {
         Some(v) => Some(
@@ -119,18 +120,20 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
         ),
         None => body_id,
     };
-    match key {
-        // Characters, as documented: a body `id` may be any Unicode text.
-        Some(k) if k.is_empty() || k.chars().count() > MAX_KEY_LEN => Err(ApiError::invalid(
-            "invalid_idempotency_key",
-            "the idempotency key (Idempotency-Key header or body id) must be 1-256 characters",
-        )),
-        Some(k) => {
-            plain_text("the idempotency key (Idempotency-Key header or body id)", "invalid_idempotency_key", &k)?;
-            Ok(Some(k))
-        }
-        None => Ok(None),
+    checked_key(IDEMPOTENCY_KEY, "invalid_idempotency_key", key)
+}
+
+const IDEMPOTENCY_KEY: &str = "the idempotency key (Idempotency-Key header or body id)";
+
+/// A producer's key (idempotency or ordering): 1-256 characters (characters,
+/// as documented: a body `id` may be any Unicode text) of plain text.
+fn checked_key(label: &str, code: &'static str, key: Option<String>) -> Result<Option<String>, ApiError> {
+    let Some(k) = key else { return Ok(None) };
+    if k.is_empty() || k.chars().count() > MAX_KEY_LEN {
+        return Err(ApiError::invalid(code, format!("{label} must be 1-256 characters")));
     }
+    plain_text(label, code, &k)?;
+    Ok(Some(k))
 }
 
 #[utoipa::path(
@@ -170,10 +173,7 @@ async fn ingest(
     let catalogue = s.catalogue.current(&s.store).await?;
     let deprecated = catalogue.get(&body.event_type).is_some_and(|t| t.deprecated);
     let new = checked_event(&s, &catalogue, app.id, body, key, "/data")?;
-    let ingested = s.ingestor.ingest(new).await.map_err(|e| match &e {
-        sqlx::Error::Database(d) if d.is_foreign_key_violation() => ApiError::not_found("app"),
-        _ => ApiError::from(e),
-    })?;
+    let ingested = s.ingestor.ingest(new).await.map_err(lookup::app_deleted_meanwhile)?;
     if ingested.fanout_refused {
         return Err(fanout_refused("this event", ingested.event.delivery_count, &s));
     }
@@ -235,20 +235,10 @@ fn checked_event(
         None if s.settings.event_types_strict => return Err(unknown_type(event_type.as_str()).into()),
         None => {}
     }
-    let ordering_key = checked_ordering_key(body.ordering_key)?;
+    let ordering_key = checked_key("ordering_key", "invalid_ordering_key", body.ordering_key)?;
     let mut new = crate::ingest::new_event(app_id, &event_type, &body.data, key, s.settings.max_fanout_per_event);
     new.ordering_key = ordering_key;
     Ok(new)
-}
-
-/// An event's `ordering_key`: 1-256 characters of plain text, like an idempotency key.
-fn checked_ordering_key(key: Option<String>) -> Result<Option<String>, ApiError> {
-    let Some(k) = key else { return Ok(None) };
-    if k.is_empty() || k.chars().count() > MAX_KEY_LEN {
-        return Err(ApiError::invalid("invalid_ordering_key", "ordering_key must be 1-256 characters"));
-    }
-    plain_text("ordering_key", "invalid_ordering_key", &k)?;
-    Ok(Some(k))
 }
 
 fn fanout_refused(what: &str, matched: i64, s: &SharedState) -> ApiError {
@@ -366,16 +356,13 @@ async fn ingest_batch(
     let catalogue = s.catalogue.current(&s.store).await?;
     let mut events = Vec::with_capacity(body.events.len());
     for (i, ev) in body.events.into_iter().enumerate() {
-        let key = idempotency_key(&HeaderMap::new(), ev.id.clone()).map_err(|e| at(i, e))?;
+        let key = checked_key(IDEMPOTENCY_KEY, "invalid_idempotency_key", ev.id.clone()).map_err(|e| at(i, e))?;
         let data_path = format!("/events/{i}/data");
         events.push(checked_event(&s, &catalogue, app.id.clone(), ev, key, &data_path).map_err(|e| at(i, e))?);
     }
     let ingested = {
         let mut writer = s.store.hold_writer().await?;
-        s.store.ingest_batch(&mut writer, &events, Whole::AllOrNothing).await.map_err(|e| match &e {
-            sqlx::Error::Database(d) if d.is_foreign_key_violation() => ApiError::not_found("app"),
-            _ => ApiError::from(e),
-        })?
+        s.store.ingest_batch(&mut writer, &events, Whole::AllOrNothing).await.map_err(lookup::app_deleted_meanwhile)?
     };
     if let Some((i, refused)) = ingested.iter().enumerate().find(|(_, r)| r.fanout_refused) {
         return Err(at(i, fanout_refused("this event", refused.event.delivery_count, &s)));

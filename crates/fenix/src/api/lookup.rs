@@ -19,6 +19,16 @@ pub async fn app_cached(s: &AppState, id_or_uid: &str) -> Result<AppRow, ApiErro
     s.find_app_cached(id_or_uid).await?.ok_or_else(|| ApiError::not_found("app"))
 }
 
+/// An ingestion write that failed: an app deleted meanwhile (by another
+/// instance, after a cached lookup) fails the insert on its foreign key and is
+/// answered as the unknown app it now is; anything else as itself.
+pub fn app_deleted_meanwhile(e: sqlx::Error) -> ApiError {
+    match &e {
+        sqlx::Error::Database(d) if d.is_foreign_key_violation() => ApiError::not_found("app"),
+        _ => ApiError::from(e),
+    }
+}
+
 /// Resolves `{app}/{ep}` or answers 404.
 pub async fn endpoint(s: &AppState, app_id_or_uid: &str, ep: &str) -> Result<EndpointRow, ApiError> {
     let app = app(&s.store, app_id_or_uid).await?;

@@ -90,10 +90,7 @@ async fn send_test_event(
     };
     let mut new = crate::ingest::new_event(endpoint.app_id.clone(), &event_type, data, None, 1);
     new.only_endpoint = Some(endpoint.id.clone());
-    let ingested = s.ingestor.ingest(new).await.map_err(|e| match &e {
-        sqlx::Error::Database(d) if d.is_foreign_key_violation() => ApiError::not_found("app"),
-        _ => ApiError::from(e),
-    })?;
+    let ingested = s.ingestor.ingest(new).await.map_err(lookup::app_deleted_meanwhile)?;
     s.metrics.ingested(ingested.event.delivery_count);
     let filter = DeliveryFilter { event_id: Some(ingested.event.id.clone()), limit: 1, ..Default::default() };
     // No delivery: the endpoint was deleted between the lookup and the write.
