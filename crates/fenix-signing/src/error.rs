@@ -25,6 +25,9 @@ pub enum SigningError {
     MissingPrefix,
     /// The part after `whsec_` is not standard-alphabet base64.
     InvalidBase64,
+    /// An Ed25519 key (`whsk_`/`whpk_`) that is not 32 bytes, or a public
+    /// key that is not a point of the curve.
+    InvalidKey,
 }
 
 impl fmt::Display for SigningError {
@@ -33,6 +36,7 @@ impl fmt::Display for SigningError {
             SigningError::Empty => "signing secret is empty",
             SigningError::MissingPrefix => "signing secret does not start with \"whsec_\"",
             SigningError::InvalidBase64 => "signing secret is not \"whsec_\" followed by standard base64",
+            SigningError::InvalidKey => "Ed25519 key is not 32 bytes of a valid key",
         })
     }
 }
@@ -76,7 +80,7 @@ pub enum VerifyError {
     /// The signature header holds no entries at all.
     NoSignatures,
     /// The signature header holds entries, but none with a version this crate
-    /// knows (only `v1` exists today). Carries the first version label seen,
+    /// knows (`v1` for HMAC and `v1a` for Ed25519 today). Carries the first version label seen,
     /// so an operator can tell that a newer sender needs a newer receiver.
     UnknownVersion(String),
     /// At least one `v1` signature was present, but none matched any secret:

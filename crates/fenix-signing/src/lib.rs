@@ -15,15 +15,17 @@ use std::time::Duration;
 use hmac::{Hmac, Mac as _};
 use sha2::Sha256;
 
+mod ed25519;
 mod error;
 mod fenix_v1;
 mod standard_webhooks;
 mod verify;
 
+pub use ed25519::{Ed25519PublicKey, Ed25519SecretKey};
 pub use error::{SigningError, VerifyError};
 pub use fenix_v1::{fenix_v1_header, sign_v1};
 pub use standard_webhooks::{decode_standard_webhooks_secret, standard_webhooks_header};
-pub use verify::{verify, SignedRequest, Verified};
+pub use verify::{verify, verify_with, SignedRequest, Verified, VerifyKey};
 
 /// The freshness window the wire contract asks receivers to apply to the
 /// signed timestamp: wide enough for ordinary clock skew and queueing, narrow
@@ -115,6 +117,76 @@ pub fn signature_header(
     }
 }
 
+/// One key a sender signs with: an HMAC secret (`v1` signatures) or an
+/// Ed25519 private key with the key id receivers look it up by (`v1a`).
+///
+/// An endpoint in the middle of a rotation may hold one of each, so a header
+/// can mix both versions; receivers skip the versions they do not use.
+#[derive(Debug, Clone, Copy)]
+pub enum SignKey<'a> {
+    /// A `whsec_` secret.
+    Hmac(&'a str),
+    /// An Ed25519 private key. `key_id` is written beside each fenix-v1
+    /// signature (`v1a=<key_id>:<base64>`); Standard Webhooks has no place for it.
+    Ed25519 {
+        /// The private key.
+        key: &'a Ed25519SecretKey,
+        /// The key's id, as the public-key document lists it (no `,`, `:` or space).
+        key_id: &'a str,
+    },
+}
+
+/// Builds the signature header value for `scheme` from any mix of HMAC and
+/// Ed25519 keys, one signature per key in the order given (newest first).
+///
+/// fenix-v1: `v1=<hex>` (HMAC) and `v1a=<key_id>:<base64>` (Ed25519),
+/// comma-separated, both over `<timestamp>.<body>`. Standard Webhooks:
+/// `v1,<base64>` and `v1a,<base64>`, space-separated, both over
+/// `<msg_id>.<timestamp>.<body>`.
+pub fn signature_header_with(
+    scheme: Scheme,
+    keys: &[SignKey<'_>],
+    msg_id: &str,
+    timestamp: i64,
+    body: &[u8],
+) -> Result<String, SigningError> {
+    let mut entries = Vec::with_capacity(keys.len());
+    for key in keys {
+        entries.push(match (scheme, key) {
+            (Scheme::FenixV1, SignKey::Hmac(secret)) => fenix_v1_header(&[secret], timestamp, body),
+            (Scheme::StandardWebhooks, SignKey::Hmac(secret)) => {
+                standard_webhooks_header(&[secret], msg_id, timestamp, body)?
+            }
+            (Scheme::FenixV1, SignKey::Ed25519 { key, key_id }) => {
+                format!("v1a={key_id}:{}", key.sign_base64(&signed_message(scheme, msg_id, timestamp, body)))
+            }
+            (Scheme::StandardWebhooks, SignKey::Ed25519 { key, .. }) => {
+                format!("v1a,{}", key.sign_base64(&signed_message(scheme, msg_id, timestamp, body)))
+            }
+        });
+    }
+    Ok(entries.join(match scheme {
+        Scheme::FenixV1 => ",",
+        Scheme::StandardWebhooks => " ",
+    }))
+}
+
+/// The bytes an Ed25519 signature covers: the same message the scheme's HMAC
+/// covers, made contiguous (Ed25519 hashes its message twice, so it cannot
+/// stream it).
+fn signed_message(scheme: Scheme, msg_id: &str, timestamp: i64, body: &[u8]) -> Vec<u8> {
+    let timestamp = timestamp.to_string();
+    let mut message = Vec::with_capacity(msg_id.len() + timestamp.len() + body.len() + 2);
+    if scheme == Scheme::StandardWebhooks {
+        message.extend_from_slice(msg_id.as_bytes());
+        message.push(b'.');
+    }
+    message.extend_from_slice(timestamp.as_bytes());
+    message.push(b'.');
+    message.extend_from_slice(body);
+    message
+}
+
 /// HMAC-SHA256 over the concatenation of `parts`, without first copying them
 /// (the body may be large) into one buffer.
 fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
@@ -127,7 +199,50 @@ fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
 
 #[cfg(test)]
 mod tests {
+    use base64::Engine as _;
+
     use super::*;
+
+    fn test_key() -> Ed25519SecretKey {
+        Ed25519SecretKey::from_seed([7; 32])
+    }
+
+    #[test]
+    fn mixed_keys_sign_in_order_with_each_schemes_separator() {
+        let (secret, key, body) = ("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", test_key(), b"{}");
+        let keys = [SignKey::Ed25519 { key: &key, key_id: "ep_1.v2" }, SignKey::Hmac(secret)];
+        let fenix = signature_header_with(Scheme::FenixV1, &keys, "msg_1", 1, body).unwrap();
+        let (first, second) = fenix.split_once(',').unwrap();
+        assert!(first.starts_with("v1a=ep_1.v2:"), "{fenix}");
+        assert_eq!(second, fenix_v1_header(&[secret], 1, body));
+        let sw = signature_header_with(Scheme::StandardWebhooks, &keys, "msg_1", 1, body).unwrap();
+        let (first, second) = sw.split_once(' ').unwrap();
+        assert!(first.starts_with("v1a,"), "{sw}");
+        assert_eq!(Ok(second.to_string()), standard_webhooks_header(&[secret], "msg_1", 1, body));
+    }
+
+    #[test]
+    fn hmac_only_keys_give_the_same_header_as_before() {
+        let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+        for scheme in [Scheme::FenixV1, Scheme::StandardWebhooks] {
+            assert_eq!(
+                signature_header_with(scheme, &[SignKey::Hmac(secret)], "msg_1", 5, b"x"),
+                signature_header(scheme, &[secret], "msg_1", 5, b"x")
+            );
+        }
+    }
+
+    #[test]
+    fn ed25519_signatures_cover_the_schemes_message() {
+        let key = test_key();
+        let keys = [SignKey::Ed25519 { key: &key, key_id: "k" }];
+        let sw = signature_header_with(Scheme::StandardWebhooks, &keys, "msg_1", 9, b"body").unwrap();
+        let sig = standard_webhooks::BASE64.decode(sw.strip_prefix("v1a,").unwrap()).unwrap();
+        assert!(key.public_key().verifies(b"msg_1.9.body", &sig));
+        let fenix = signature_header_with(Scheme::FenixV1, &keys, "msg_1", 9, b"body").unwrap();
+        let sig = standard_webhooks::BASE64.decode(fenix.strip_prefix("v1a=k:").unwrap()).unwrap();
+        assert!(key.public_key().verifies(b"9.body", &sig));
+    }
 
     #[test]
     fn scheme_names_round_trip() {

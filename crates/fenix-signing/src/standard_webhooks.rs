@@ -15,7 +15,7 @@ use crate::{hmac_sha256, SigningError};
 
 /// Standard alphabet, padding optional on input, always written on output:
 /// secrets and signatures copied between systems often lose their `=`.
-const BASE64: GeneralPurpose = GeneralPurpose::new(
+pub(crate) const BASE64: GeneralPurpose = GeneralPurpose::new(
     &alphabet::STANDARD,
     GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
 );

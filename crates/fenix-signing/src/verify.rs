@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use subtle::ConstantTimeEq as _;
 
-use crate::{fenix_v1, standard_webhooks, Scheme, SigningError, VerifyError};
+use crate::{fenix_v1, signed_message, standard_webhooks, Ed25519PublicKey, Scheme, SigningError, VerifyError};
 
 /// The parts of an incoming request that signatures cover, borrowed straight
 /// from whatever HTTP framework the receiver uses.
@@ -58,12 +58,12 @@ pub struct Verified {
     pub timestamp: i64,
 }
 
-/// Checks that `req` was signed, recently, by one of `secrets`.
+/// Checks that `req` was signed, recently, by one of `secrets` (HMAC).
 ///
 /// Every candidate secret (in order) is tried against every `v1` signature in
 /// the header, comparing in constant time; the first secret that matches any
-/// signature wins. Entries with other versions are skipped, so a future
-/// sender that adds `v2` signatures alongside `v1` keeps working.
+/// signature wins. Entries with other versions (`v1a` included) are skipped,
+/// so a sender that adds other signatures alongside `v1` keeps working.
 ///
 /// The timestamp must lie within `tolerance` of `now_unix` in *both*
 /// directions: too old is a possible replay, too new a skewed clock (which
@@ -75,7 +75,36 @@ pub fn verify(
     tolerance: Duration,
     now_unix: i64,
 ) -> Result<Verified, VerifyError> {
-    let keys = keys(req.scheme, secrets)?;
+    let keys: Vec<VerifyKey<'_>> = secrets.iter().map(|secret| VerifyKey::Hmac(secret)).collect();
+    verify_with(req, &keys, tolerance, now_unix)
+}
+
+/// A key a receiver trusts: an HMAC secret (checks `v1` signatures) or an
+/// Ed25519 public key (checks `v1a` signatures), e.g. from the sender's
+/// public-key document.
+#[derive(Debug, Clone, Copy)]
+pub enum VerifyKey<'a> {
+    /// A `whsec_` secret shared with the sender.
+    Hmac(&'a str),
+    /// The sender's Ed25519 public key (`whpk_…`, parsed).
+    Ed25519(&'a Ed25519PublicKey),
+}
+
+/// [`verify`] with any mix of HMAC secrets and Ed25519 public keys: each key
+/// is tried (in order) against the signatures of its own version (`v1` for
+/// HMAC, `v1a` for Ed25519); the first key that matches any wins, and
+/// [`Verified::secret_index`] is its index in `keys`.
+///
+/// A fenix-v1 `v1a` entry carries a key id before its signature
+/// (`v1a=<key_id>:<base64>`); it helps a receiver pick the key out of a
+/// document, but verification does not trust it: every given key is tried.
+pub fn verify_with(
+    req: &SignedRequest<'_>,
+    keys: &[VerifyKey<'_>],
+    tolerance: Duration,
+    now_unix: i64,
+) -> Result<Verified, VerifyError> {
+    let hmac_keys = hmac_keys(req.scheme, keys)?;
     let msg_id = match req.scheme {
         Scheme::FenixV1 => "",
         Scheme::StandardWebhooks => {
@@ -84,36 +113,51 @@ pub fn verify(
     };
     let timestamp = parse_timestamp(req.timestamp)?;
     check_tolerance(timestamp, now_unix, tolerance)?;
-    let signatures = v1_signatures(req.scheme, req.signature_header)?;
+    let signatures = signatures(req.scheme, req.signature_header)?;
+    let mut message = None;
 
     for (secret_index, key) in keys.iter().enumerate() {
-        let expected = match req.scheme {
-            Scheme::FenixV1 => fenix_v1::mac(key, timestamp, req.body),
-            Scheme::StandardWebhooks => standard_webhooks::mac(key, msg_id, timestamp, req.body),
+        let matched = match (key, &hmac_keys[secret_index]) {
+            (VerifyKey::Hmac(_), Some(hmac_key)) => {
+                let expected = match req.scheme {
+                    Scheme::FenixV1 => fenix_v1::mac(hmac_key, timestamp, req.body),
+                    Scheme::StandardWebhooks => standard_webhooks::mac(hmac_key, msg_id, timestamp, req.body),
+                };
+                signatures.v1.iter().any(|signature| bool::from(signature.as_slice().ct_eq(&expected)))
+            }
+            (VerifyKey::Ed25519(public), _) => {
+                let message = message.get_or_insert_with(|| signed_message(req.scheme, msg_id, timestamp, req.body));
+                signatures.v1a.iter().any(|signature| public.verifies(message, signature))
+            }
+            (VerifyKey::Hmac(_), None) => false,
         };
-        if signatures.iter().any(|signature| bool::from(signature.as_slice().ct_eq(&expected))) {
+        if matched {
             return Ok(Verified { secret_index, timestamp });
         }
     }
     Err(VerifyError::NoMatch)
 }
 
-/// Validates every secret up front and returns the HMAC keys: a fenix-v1 key
-/// is the secret's own bytes, a Standard Webhooks key its base64 decoding.
-fn keys<'s>(scheme: Scheme, secrets: &[&'s str]) -> Result<Vec<Cow<'s, [u8]>>, VerifyError> {
-    if secrets.is_empty() {
+/// Validates every HMAC secret up front and returns its key (`None` in the
+/// places of Ed25519 keys): a fenix-v1 key is the secret's own bytes, a
+/// Standard Webhooks key its base64 decoding.
+fn hmac_keys<'s>(scheme: Scheme, keys: &[VerifyKey<'s>]) -> Result<Vec<Option<Cow<'s, [u8]>>>, VerifyError> {
+    if keys.is_empty() {
         return Err(VerifyError::NoSecrets);
     }
-    secrets
-        .iter()
+    keys.iter()
         .enumerate()
-        .map(|(index, secret)| {
+        .map(|(index, key)| {
+            let secret = match key {
+                VerifyKey::Hmac(secret) => secret,
+                VerifyKey::Ed25519(_) => return Ok(None),
+            };
             let key = match scheme {
                 Scheme::FenixV1 if secret.is_empty() => Err(SigningError::Empty),
                 Scheme::FenixV1 => Ok(Cow::Borrowed(secret.as_bytes())),
                 Scheme::StandardWebhooks => standard_webhooks::decode_standard_webhooks_secret(secret).map(Cow::Owned),
             };
-            key.map_err(|reason| VerifyError::InvalidSecret { index, reason })
+            key.map(Some).map_err(|reason| VerifyError::InvalidSecret { index, reason })
         })
         .collect()
 }
@@ -141,10 +185,19 @@ fn check_tolerance(timestamp: i64, now: i64, tolerance: Duration) -> Result<(), 
     Ok(())
 }
 
-/// The decoded `v1` signatures in the header. A `v1` entry that does not
-/// decode is kept out of the list but still counts as "a known version was
-/// present", so the answer is [`VerifyError::NoMatch`], not `UnknownVersion`.
-fn v1_signatures(scheme: Scheme, header: &str) -> Result<Vec<Vec<u8>>, VerifyError> {
+/// The decoded signatures of a header, by version.
+struct Signatures {
+    /// HMAC signatures.
+    v1: Vec<Vec<u8>>,
+    /// Ed25519 signatures.
+    v1a: Vec<Vec<u8>>,
+}
+
+/// The decoded `v1` and `v1a` signatures in the header. An entry of a known
+/// version that does not decode is kept out of the lists but still counts as
+/// "a known version was present", so the answer is [`VerifyError::NoMatch`],
+/// not `UnknownVersion`.
+fn signatures(scheme: Scheme, header: &str) -> Result<Signatures, VerifyError> {
     let entries: Vec<(&str, &str)> = match scheme {
         Scheme::FenixV1 => fenix_v1::entries(header).collect(),
         Scheme::StandardWebhooks => standard_webhooks::entries(header).collect(),
@@ -153,22 +206,29 @@ fn v1_signatures(scheme: Scheme, header: &str) -> Result<Vec<Vec<u8>>, VerifyErr
         return Err(VerifyError::NoSignatures);
     };
     let mut known = false;
-    let mut signatures = Vec::new();
+    let mut found = Signatures { v1: Vec::new(), v1a: Vec::new() };
     for (version, value) in entries {
-        if version != "v1" {
-            continue;
+        match version {
+            "v1" => found.v1.extend(match scheme {
+                Scheme::FenixV1 => fenix_v1::decode(value),
+                Scheme::StandardWebhooks => standard_webhooks::decode(value),
+            }),
+            "v1a" => {
+                // fenix-v1 writes `<key_id>:<base64>`; base64 has no `:`.
+                let value = match scheme {
+                    Scheme::FenixV1 => value.rsplit_once(':').map_or(value, |(_, signature)| signature),
+                    Scheme::StandardWebhooks => value,
+                };
+                found.v1a.extend(standard_webhooks::decode(value));
+            }
+            _ => continue,
         }
         known = true;
-        let decoded = match scheme {
-            Scheme::FenixV1 => fenix_v1::decode(value),
-            Scheme::StandardWebhooks => standard_webhooks::decode(value),
-        };
-        signatures.extend(decoded);
     }
     if !known {
         return Err(VerifyError::UnknownVersion(first_version.to_owned()));
     }
-    Ok(signatures)
+    Ok(found)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Verification behaviour for both schemes, driven through the public API.
 
 use super::*;
-use crate::{fenix_v1_header, standard_webhooks_header};
+use crate::{fenix_v1_header, standard_webhooks_header, DEFAULT_TOLERANCE};
 
 const NEW: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const OLD: &str = "whsec_oldoldoldoldoldoldoldoldoldoldold";
@@ -203,12 +203,93 @@ fn standard_webhooks_signs_the_message_id() {
 
 #[test]
 fn standard_webhooks_unknown_versions_are_skipped_or_reported() {
-    let mixed = format!("v1a,AAAA {SW_SIGNATURE}");
+    let mixed = format!("v2,AAAA {SW_SIGNATURE}");
     assert_eq!(check(standard(Some(SW_MSG_ID), &mixed), &[SW_SECRET], SW_TS), matched(0, SW_TS));
     assert_eq!(
-        check(standard(Some(SW_MSG_ID), "v1a,AAAA"), &[SW_SECRET], SW_TS),
-        Err(VerifyError::UnknownVersion("v1a".into()))
+        check(standard(Some(SW_MSG_ID), "v2,AAAA"), &[SW_SECRET], SW_TS),
+        Err(VerifyError::UnknownVersion("v2".into()))
     );
+}
+
+#[test]
+fn an_hmac_secret_never_matches_an_ed25519_signature() {
+    assert_eq!(check(standard(Some(SW_MSG_ID), "v1a,AAAA"), &[SW_SECRET], SW_TS), Err(VerifyError::NoMatch));
+}
+
+fn ed_key(byte: u8) -> crate::Ed25519SecretKey {
+    crate::Ed25519SecretKey::from_seed([byte; 32])
+}
+
+fn signed(scheme: Scheme, keys: &[crate::SignKey<'_>], msg_id: &str, body: &[u8]) -> String {
+    crate::signature_header_with(scheme, keys, msg_id, TS, body).unwrap()
+}
+
+#[test]
+fn ed25519_signatures_verify_with_the_public_key_in_both_schemes() {
+    let key = ed_key(1);
+    let public = key.public_key();
+    let keys = [crate::SignKey::Ed25519 { key: &key, key_id: "ep_1.v1" }];
+    let header = signed(Scheme::FenixV1, &keys, "", BODY);
+    let req = fenix("1700000000", &header, BODY);
+    assert_eq!(verify_with(&req, &[VerifyKey::Ed25519(&public)], DEFAULT_TOLERANCE, TS), matched(0, TS));
+    let header = signed(Scheme::StandardWebhooks, &keys, "msg_1", BODY);
+    let req = SignedRequest {
+        scheme: Scheme::StandardWebhooks,
+        timestamp: "1700000000",
+        signature_header: &header,
+        msg_id: Some("msg_1"),
+        body: BODY,
+    };
+    assert_eq!(verify_with(&req, &[VerifyKey::Ed25519(&public)], DEFAULT_TOLERANCE, TS), matched(0, TS));
+    let other_id = SignedRequest { msg_id: Some("msg_2"), ..req };
+    assert_eq!(
+        verify_with(&other_id, &[VerifyKey::Ed25519(&public)], DEFAULT_TOLERANCE, TS),
+        Err(VerifyError::NoMatch)
+    );
+}
+
+#[test]
+fn ed25519_rejects_another_key_an_altered_body_and_a_stale_timestamp() {
+    let (key, other) = (ed_key(1), ed_key(2).public_key());
+    let public = key.public_key();
+    let header = signed(Scheme::FenixV1, &[crate::SignKey::Ed25519 { key: &key, key_id: "k" }], "", BODY);
+    let fine = fenix("1700000000", &header, BODY);
+    assert_eq!(verify_with(&fine, &[VerifyKey::Ed25519(&other)], DEFAULT_TOLERANCE, TS), Err(VerifyError::NoMatch));
+    let altered = fenix("1700000000", &header, b"{}");
+    assert_eq!(verify_with(&altered, &[VerifyKey::Ed25519(&public)], DEFAULT_TOLERANCE, TS), Err(VerifyError::NoMatch));
+    assert!(matches!(
+        verify_with(&fine, &[VerifyKey::Ed25519(&public)], DEFAULT_TOLERANCE, TS + 301),
+        Err(VerifyError::TimestampOutOfTolerance { .. })
+    ));
+}
+
+#[test]
+fn during_a_rotation_from_hmac_to_ed25519_either_key_verifies() {
+    let key = ed_key(3);
+    let public = key.public_key();
+    let keys = [crate::SignKey::Ed25519 { key: &key, key_id: "ep_1.v2" }, crate::SignKey::Hmac(NEW)];
+    let header = signed(Scheme::FenixV1, &keys, "", BODY);
+    let req = fenix("1700000000", &header, BODY);
+    assert_eq!(verify(&req, &[NEW], DEFAULT_TOLERANCE, TS), matched(0, TS), "an HMAC-only receiver keeps working");
+    assert_eq!(verify_with(&req, &[VerifyKey::Ed25519(&public)], DEFAULT_TOLERANCE, TS), matched(0, TS));
+    assert_eq!(
+        verify_with(&req, &[VerifyKey::Hmac(OLD), VerifyKey::Ed25519(&public)], DEFAULT_TOLERANCE, TS),
+        matched(1, TS)
+    );
+}
+
+/// The specification's example header (its keys are not published), parsed:
+/// an Ed25519 key that did not make its `v1a` entry does not match it, and its
+/// `v1` entry is still read beside it.
+#[test]
+fn the_specifications_mixed_example_header_parses() {
+    let header = "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4= v1a,hnO3f9T8Ytu9HwrXslvumlUpqtNVqkhqw/enGzPCXe5BdqzCInXqYXFymVJaA7AZdpXwVLPo3mNl8EM+m7TBAg==";
+    let found = signatures(Scheme::StandardWebhooks, header).unwrap();
+    assert_eq!((found.v1.len(), found.v1a.len()), (1, 1));
+    assert_eq!((found.v1[0].len(), found.v1a[0].len()), (32, 64));
+    let req = standard(Some(SW_MSG_ID), header);
+    let public = ed_key(4).public_key();
+    assert_eq!(verify_with(&req, &[VerifyKey::Ed25519(&public)], DEFAULT_TOLERANCE, SW_TS), Err(VerifyError::NoMatch));
 }
 
 #[test]
