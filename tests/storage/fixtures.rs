@@ -69,7 +69,7 @@ impl Fixture {
         let row = endpoint_row(app_id, event_types);
         let id = row.id.clone();
         self.store
-            .insert_endpoint(&NewEndpoint { row, sealed_secret: b"sealed-v1".to_vec() })
+            .insert_endpoint(&NewEndpoint { row, sealed_secret: b"sealed-v1".to_vec(), public_key: None })
             .await
             .expect("insert endpoint");
         id
@@ -318,5 +318,6 @@ pub fn endpoint_row(app_id: &str, event_types: &[&str]) -> EndpointRow {
         attempt_timeout_ms: None,
         ordered: false,
         on_dead_letter: Default::default(),
+        signing_algorithm: Default::default(),
     }
 }

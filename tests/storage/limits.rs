@@ -56,7 +56,9 @@ async fn concurrent_creates_cannot_overshoot_the_endpoint_limit(backend: Backend
             let store = fx.store.clone();
             let row = endpoint_row(&app, &[]);
             tokio::spawn(async move {
-                store.insert_endpoint_within(&NewEndpoint { row, sealed_secret: b"s".to_vec() }, 3).await
+                store
+                    .insert_endpoint_within(&NewEndpoint { row, sealed_secret: b"s".to_vec(), public_key: None }, 3)
+                    .await
             })
         })
         .collect();
@@ -68,7 +70,10 @@ async fn concurrent_creates_cannot_overshoot_the_endpoint_limit(backend: Backend
     assert_eq!(fx.store.list_endpoints(&app, None, 100).await.unwrap().len(), 3);
     let row = endpoint_row(&other, &[]);
     assert!(
-        fx.store.insert_endpoint_within(&NewEndpoint { row, sealed_secret: b"s".to_vec() }, 3).await.unwrap(),
+        fx.store
+            .insert_endpoint_within(&NewEndpoint { row, sealed_secret: b"s".to_vec(), public_key: None }, 3)
+            .await
+            .unwrap(),
         "the limit is per app"
     );
 }

@@ -295,6 +295,33 @@ impl OnDeadLetter {
 
 closed_set_as_text!(OnDeadLetter, "on_dead_letter choice");
 
+/// What an endpoint's current key signs with. Orthogonal to the header
+/// format (`signature_scheme`): each scheme has an HMAC (`v1`) and an
+/// Ed25519 (`v1a`) form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum SigningAlgorithm {
+    /// HMAC-SHA256 with a shared `whsec_` secret.
+    #[default]
+    Hmac,
+    /// Ed25519: Fenix keeps the private key, receivers verify with the public one.
+    Ed25519,
+}
+
+impl SigningAlgorithm {
+    /// Both choices.
+    pub const ALL: [SigningAlgorithm; 2] = [SigningAlgorithm::Hmac, SigningAlgorithm::Ed25519];
+
+    /// The text stored in `endpoints.signing_algorithm` and answered by the API.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SigningAlgorithm::Hmac => "hmac",
+            SigningAlgorithm::Ed25519 => "ed25519",
+        }
+    }
+}
+
+closed_set_as_text!(SigningAlgorithm, "signing_algorithm");
+
 #[cfg(test)]
 mod tests {
     use sqlx::{Connection, SqliteConnection};

@@ -88,9 +88,10 @@ pub async fn provision(
                 attempt_timeout_ms: None,
                 ordered: false,
                 on_dead_letter: Default::default(),
+                signing_algorithm: Default::default(),
             };
             let sealed_secret = keyring.current.seal(secret.expose().as_bytes(), OPERATOR_ENDPOINT_ID);
-            match store.insert_endpoint(&NewEndpoint { row, sealed_secret }).await {
+            match store.insert_endpoint(&NewEndpoint { row, sealed_secret, public_key: None }).await {
                 Ok(()) => {}
                 Err(e) if is_unique_violation(&e) => {}
                 Err(e) => return Err(e).context("creating the operator endpoint"),

@@ -6,6 +6,11 @@
 //! Webhooks with the decoded bytes. Stored secrets are sealed with
 //! XChaCha20-Poly1305; the endpoint id is the associated data, so a ciphertext
 //! copied onto another endpoint's row does not open.
+//!
+//! An endpoint may sign with Ed25519 instead ([`EndpointKey`]): its private
+//! key is generated here (ed25519-dalek over the OS CSPRNG), sealed the same
+//! way as `whsk_<base64 seed>` (so `fenix rekey` re-seals it with the rest),
+//! and never shown; only its public key (`whpk_…`) leaves Fenix.
 
 use std::{fmt, path::Path};
 
@@ -15,8 +20,11 @@ use chacha20poly1305::{
     aead::{Aead, KeyInit, Payload},
     XChaCha20Poly1305, XNonce,
 };
+use fenix_signing::Ed25519SecretKey;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
+
+use crate::lifecycle::SigningAlgorithm;
 
 const PREFIX: &str = "whsec_";
 /// Bytes of randomness in a generated secret.
@@ -77,6 +85,73 @@ impl SigningSecret {
     pub fn expose(&self) -> &str {
         &self.0
     }
+}
+
+/// One signing key version of an endpoint, in clear: an HMAC secret or an
+/// Ed25519 private key. `Debug` shows neither.
+#[derive(Clone, Debug)]
+pub enum EndpointKey {
+    /// A `whsec_` secret.
+    Hmac(SigningSecret),
+    /// An Ed25519 private key.
+    Ed25519(Ed25519SecretKey),
+}
+
+/// The prefix of a sealed Ed25519 private key (Standard Webhooks' secret-key form).
+const ED25519_PREFIX: &str = "whsk_";
+
+impl EndpointKey {
+    /// A fresh key of `algorithm` from the operating system's CSPRNG.
+    pub fn generate(algorithm: SigningAlgorithm) -> EndpointKey {
+        match algorithm {
+            SigningAlgorithm::Hmac => EndpointKey::Hmac(SigningSecret::generate()),
+            SigningAlgorithm::Ed25519 => {
+                let key = ed25519_dalek::SigningKey::generate(&mut rand::rngs::OsRng);
+                EndpointKey::Ed25519(Ed25519SecretKey::from_seed(key.to_bytes()))
+            }
+        }
+    }
+
+    /// Which algorithm this key signs with.
+    pub fn algorithm(&self) -> SigningAlgorithm {
+        match self {
+            EndpointKey::Hmac(_) => SigningAlgorithm::Hmac,
+            EndpointKey::Ed25519(_) => SigningAlgorithm::Ed25519,
+        }
+    }
+
+    /// Sealed under `master` for the endpoint `endpoint_id`: the text form
+    /// (`whsec_…` or `whsk_…`) inside, so the opened value says its algorithm.
+    pub fn seal(&self, master: &MasterKey, endpoint_id: &str) -> Vec<u8> {
+        match self {
+            EndpointKey::Hmac(secret) => master.seal(secret.expose().as_bytes(), endpoint_id),
+            EndpointKey::Ed25519(key) => master.seal(key.to_whsk().as_bytes(), endpoint_id),
+        }
+    }
+
+    /// What the owner is shown once (create, rotate): an HMAC secret; never
+    /// an Ed25519 private key.
+    pub fn shown_secret(&self) -> Option<&str> {
+        match self {
+            EndpointKey::Hmac(secret) => Some(secret.expose()),
+            EndpointKey::Ed25519(_) => None,
+        }
+    }
+
+    /// The public key (`whpk_…`) of an Ed25519 key; `None` for HMAC.
+    pub fn public_key(&self) -> Option<String> {
+        match self {
+            EndpointKey::Hmac(_) => None,
+            EndpointKey::Ed25519(key) => Some(key.public_key().to_whpk()),
+        }
+    }
+}
+
+/// The id receivers look an Ed25519 key up by: the endpoint and the key's
+/// version, e.g. `ep_01J….v2`. Written beside each fenix-v1 `v1a` signature
+/// and as `kid` in the app's public-key document; stable across `fenix rekey`.
+pub fn key_id(endpoint_id: &str, version: i64) -> String {
+    format!("{endpoint_id}.v{version}")
 }
 
 /// The 32-byte key that seals secrets at rest. `Debug` never shows it.
@@ -199,6 +274,16 @@ impl Keyring {
         Ok(SigningSecret(String::from_utf8(bytes).context("sealed secret is not UTF-8")?))
     }
 
+    /// Opens a sealed endpoint key of either algorithm.
+    pub fn open_key(&self, blob: &[u8], context: &str) -> anyhow::Result<EndpointKey> {
+        let secret = self.open_secret(blob, context)?;
+        if secret.0.starts_with(ED25519_PREFIX) {
+            let key = Ed25519SecretKey::parse(&secret.0).map_err(|e| anyhow::anyhow!("sealed Ed25519 key: {e}"))?;
+            return Ok(EndpointKey::Ed25519(key));
+        }
+        Ok(EndpointKey::Hmac(secret))
+    }
+
     /// True when the blob is sealed with the current key (nothing for `rekey` to do).
     pub fn is_current(&self, blob: &[u8]) -> bool {
         MasterKey::blob_key_id(blob) == Some(self.current.id)
@@ -319,6 +404,35 @@ mod tests {
         assert_eq!(STANDARD.decode(&s.expose()[6..]).unwrap().len(), 32);
         assert_ne!(s, SigningSecret::generate());
         assert!(!format!("{s:?}").contains(&s.expose()[6..]));
+    }
+
+    #[test]
+    fn ed25519_keys_seal_open_and_show_only_their_public_half() {
+        let master = MasterKey::generate();
+        let ring = Keyring { current: master.clone(), previous: vec![] };
+        let key = EndpointKey::generate(SigningAlgorithm::Ed25519);
+        assert_eq!(key.shown_secret(), None);
+        let public = key.public_key().expect("a public key");
+        assert!(public.starts_with("whpk_"));
+        let opened = ring.open_key(&key.seal(&master, "ep_1"), "ep_1").unwrap();
+        assert_eq!(opened.algorithm(), SigningAlgorithm::Ed25519);
+        assert_eq!(opened.public_key().as_deref(), Some(public.as_str()));
+        let EndpointKey::Ed25519(private) = &key else { unreachable!() };
+        assert!(!format!("{key:?}").contains(&private.to_whsk()[5..]));
+        assert!(ring.open_key(&key.seal(&master, "ep_1"), "ep_2").is_err());
+        assert_ne!(EndpointKey::generate(SigningAlgorithm::Ed25519).public_key(), Some(public));
+    }
+
+    #[test]
+    fn hmac_keys_open_as_the_secret_they_were() {
+        let master = MasterKey::generate();
+        let ring = Keyring { current: master.clone(), previous: vec![] };
+        let key = EndpointKey::generate(SigningAlgorithm::Hmac);
+        let EndpointKey::Hmac(opened) = ring.open_key(&key.seal(&master, "ep_1"), "ep_1").unwrap() else {
+            panic!("an HMAC key")
+        };
+        assert_eq!(Some(opened.expose()), key.shown_secret());
+        assert_eq!(key.public_key(), None);
     }
 
     #[test]

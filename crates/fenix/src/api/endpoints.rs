@@ -22,8 +22,8 @@ use crate::{
     endpoint_policy::{self, InvalidPolicy, StoredHeaders},
     event_types::EventTypeFilter,
     ids,
-    lifecycle::{DeliveryStatus, EndpointState, OnDeadLetter},
-    secrets::SigningSecret,
+    lifecycle::{DeliveryStatus, EndpointState, OnDeadLetter, SigningAlgorithm},
+    secrets::{EndpointKey, SigningSecret},
     state::SharedState,
     store::endpoints::{EndpointPatch, EndpointRow, NewEndpoint},
     time,
@@ -70,8 +70,16 @@ pub struct EndpointOut {
     pub ordered: bool,
     /// After a dead letter in an ordered lane: `continue` past it, or `block` until it is replayed.
     pub on_dead_letter: OnDeadLetter,
+    /// What the current key signs with: `hmac` (`v1` signatures) or
+    /// `ed25519` (`v1a`); see `…/public-keys` for an Ed25519 endpoint's keys.
+    pub signing_algorithm: SigningAlgorithm,
+    /// The HMAC secret: in the create answer of an `hmac` endpoint only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<String>,
+    /// The Ed25519 public key (`whpk_…`): in the create answer of an
+    /// `ed25519` endpoint (and readable at any time at `…/public-keys`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub public_key: Option<String>,
 }
 
 impl From<EndpointRow> for EndpointOut {
@@ -104,7 +112,9 @@ impl From<EndpointRow> for EndpointOut {
             updated_at: time::rfc3339_ms(r.updated_at),
             ordered: r.ordered,
             on_dead_letter: r.on_dead_letter,
+            signing_algorithm: r.signing_algorithm,
             secret: None,
+            public_key: None,
         }
     }
 }
@@ -120,7 +130,11 @@ struct CreateEndpoint {
     #[schema(minimum = 1, maximum = 100000)]
     rate_limit_per_sec: Option<i64>,
     signature_scheme: Option<String>,
-    /// Owner-supplied secret (migrating from another platform).
+    /// `hmac` (default) or `ed25519`: Fenix makes an Ed25519 key pair, keeps
+    /// the private key sealed and never shows it; receivers verify with the public key.
+    #[serde(default)]
+    signing_algorithm: SigningAlgorithm,
+    /// Owner-supplied HMAC secret (migrating from another platform); `hmac` only.
     secret: Option<String>,
     /// Custom request headers sent with every attempt (at most 20, 8 KiB in all).
     #[schema(example = json!({"X-Tenant": "acme", "Authorization": "Bearer abc"}))]
@@ -208,7 +222,11 @@ mod double_option {
 #[serde(deny_unknown_fields)]
 struct RotateSecret {
     overlap_seconds: Option<i64>,
+    /// Owner-supplied HMAC secret; `hmac` only.
     secret: Option<String>,
+    /// The new key's algorithm; left out: the endpoint's current one. A
+    /// change takes effect at once; during the overlap both signatures are sent.
+    signing_algorithm: Option<SigningAlgorithm>,
 }
 
 /// The new secret. Fields in the order docs/api.md shows them, like every
@@ -217,9 +235,52 @@ struct RotateSecret {
 struct Rotated {
     /// The new secret's version (the first secret is 1).
     version: i64,
-    secret: String,
+    /// The new key's algorithm.
+    signing_algorithm: SigningAlgorithm,
+    /// The new HMAC secret (`hmac` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    secret: Option<String>,
+    /// The new Ed25519 key's id (`ed25519` only), as its `v1a` signatures and the key document name it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key_id: Option<String>,
+    /// The new Ed25519 public key, `whpk_…` (`ed25519` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    public_key: Option<String>,
     /// Until when the previous secret(s) still sign.
     previous_expires_at: String,
+}
+
+/// One live Ed25519 public key of an endpoint.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct PublicKeyOut {
+    /// Written beside each fenix-v1 `v1a` signature, and the key's `kid` in the app's key document.
+    #[schema(example = "ep_01JD0000000000000000000000.v2")]
+    pub key_id: String,
+    /// The key's version among the endpoint's secrets.
+    pub version: i64,
+    /// `whpk_` + base64 of the 32-byte key (the Standard Webhooks form).
+    pub public_key: String,
+    pub created_at: String,
+    /// Until when it signs (`null`: until a rotation retires it).
+    pub expires_at: Option<String>,
+}
+
+impl From<crate::store::endpoints::PublicKeyRow> for PublicKeyOut {
+    fn from(r: crate::store::endpoints::PublicKeyRow) -> Self {
+        PublicKeyOut {
+            key_id: crate::secrets::key_id(&r.endpoint_id, r.version),
+            version: r.version,
+            public_key: r.public_key,
+            created_at: time::rfc3339_ms(r.created_at),
+            expires_at: r.expires_at.map(time::rfc3339_ms),
+        }
+    }
+}
+
+/// An endpoint's live public keys, newest first (empty for an HMAC endpoint).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+struct PublicKeys {
+    data: Vec<PublicKeyOut>,
 }
 
 /// An endpoint after `resume`, with how many skipped deliveries were re-queued.
@@ -239,6 +300,7 @@ pub fn router() -> OpenApiRouter<SharedState> {
         .routes(routes!(pause))
         .routes(routes!(resume))
         .routes(routes!(rotate))
+        .routes(routes!(public_keys))
 }
 
 /// Runs the destination policy (URL shape, DNS, every address public).
@@ -273,6 +335,20 @@ fn invalid_secret(e: crate::secrets::InvalidSecret) -> ApiError {
     ApiError::invalid("invalid_secret", e.to_string())
 }
 
+/// The key a create or rotation starts to sign with: an owner-supplied HMAC
+/// secret, or a fresh key of `algorithm`. An Ed25519 private key is only
+/// ever made here, so it exists nowhere but sealed in the database.
+fn new_key(algorithm: SigningAlgorithm, supplied: Option<&str>) -> Result<EndpointKey, ApiError> {
+    match (algorithm, supplied) {
+        (SigningAlgorithm::Hmac, Some(v)) => Ok(EndpointKey::Hmac(SigningSecret::parse(v).map_err(invalid_secret)?)),
+        (SigningAlgorithm::Ed25519, Some(_)) => Err(ApiError::invalid(
+            "invalid_secret",
+            "secret can only be given with signing_algorithm \"hmac\": Fenix makes Ed25519 keys itself",
+        )),
+        (algorithm, None) => Ok(EndpointKey::generate(algorithm)),
+    }
+}
+
 fn invalid_policy(e: InvalidPolicy) -> ApiError {
     ApiError::invalid(e.code, e.message)
 }
@@ -305,11 +381,12 @@ fn attempt_timeout_column(s: &SharedState, raw: &str) -> Result<i64, ApiError> {
     post, path = "/v1/apps/{app}/endpoints", tag = "endpoints", operation_id = "create_endpoint",
     summary = "Create an endpoint",
     security(("bearer" = ["app:manage"])),
-    description = "The answer carries the signing `secret`; only this call and a rotation ever show it.",
+    description = "The answer carries the signing `secret` (`hmac`); only this call and a rotation ever show it. \
+        An `ed25519` endpoint's answer carries its `public_key` instead; its private key is never shown.",
     params(AppPath),
     request_body = CreateEndpoint,
     responses(
-        (status = 201, description = "The endpoint, with its `secret`", body = EndpointOut),
+        (status = 201, description = "The endpoint, with its `secret` (or `public_key`)", body = EndpointOut),
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`", body = ErrorBody),
         (status = 422, description = concat!("`invalid_event_types`, `unknown_event_type` (strict mode), `invalid_signature_scheme`, `invalid_secret`, \
@@ -335,10 +412,7 @@ async fn create(
             )
         })?,
     };
-    let secret = match &body.secret {
-        Some(v) => SigningSecret::parse(v).map_err(invalid_secret)?,
-        None => SigningSecret::generate(),
-    };
+    let key = new_key(body.signing_algorithm, body.secret.as_deref())?;
     let id = ids::new_id("ep");
     let headers = match &body.headers {
         Some(given) => endpoint_policy::parse_headers(
@@ -378,10 +452,15 @@ async fn create(
         attempt_timeout_ms,
         ordered: body.ordered,
         on_dead_letter: body.on_dead_letter,
+        signing_algorithm: key.algorithm(),
     };
-    let sealed_secret = s.keyring.current.seal(secret.expose().as_bytes(), &row.id);
+    let new = NewEndpoint {
+        row: row.clone(),
+        sealed_secret: key.seal(&s.keyring.current, &row.id),
+        public_key: key.public_key(),
+    };
     let max = s.settings.max_endpoints_per_app;
-    if !s.store.insert_endpoint_within(&NewEndpoint { row: row.clone(), sealed_secret }, max as i64).await? {
+    if !s.store.insert_endpoint_within(&new, max as i64).await? {
         return Err(ApiError::invalid(
             "endpoint_limit_reached",
             format!("this app already has {max} endpoints, the most allowed (FENIX_MAX_ENDPOINTS_PER_APP); delete one first"),
@@ -389,7 +468,8 @@ async fn create(
     }
     tracing::info!(endpoint_id = %row.id, app_id = %row.app_id, "endpoint created");
     let mut out = EndpointOut::from(row);
-    out.secret = Some(secret.expose().to_string());
+    out.secret = key.shown_secret().map(str::to_string);
+    out.public_key = new.public_key;
     Ok((StatusCode::CREATED, Json(out)))
 }
 
@@ -613,14 +693,15 @@ async fn resume(
     summary = "Rotate an endpoint's signing secret",
     security(("bearer" = ["app:manage"])),
     description = "Requests are signed with both the new and the previous secret until `previous_expires_at` \
-        (`overlap_seconds`, default 86400, at most 30 days).",
+        (`overlap_seconds`, default 86400, at most 30 days). `signing_algorithm` may switch between `hmac` and \
+        `ed25519`; an Ed25519 rotation answers the new `public_key` and `key_id`, never a private key.",
     params(EndpointPath),
     request_body(content = Option<RotateSecret>, description = "Optional; an empty body means defaults"),
     responses(
         (status = 200, description = "The new secret", body = Rotated),
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
-        (status = 422, description = "`invalid_overlap`, `invalid_secret`", body = ErrorBody),
+        (status = 422, description = "`invalid_overlap`, `invalid_secret`, `invalid_body` (an unknown `signing_algorithm`)", body = ErrorBody),
     )
 )]
 async fn rotate(
@@ -635,22 +716,62 @@ async fn rotate(
     if !(0..=MAX_OVERLAP_SECONDS).contains(&overlap) {
         return Err(ApiError::invalid("invalid_overlap", "overlap_seconds must be between 0 and 2592000 (30 days)"));
     }
-    let secret = match &body.secret {
-        Some(v) => SigningSecret::parse(v).map_err(invalid_secret)?,
-        None => SigningSecret::generate(),
-    };
+    let key = new_key(body.signing_algorithm.unwrap_or(row.signing_algorithm), body.secret.as_deref())?;
     let now = time::now_ms();
     let expires = now.saturating_add(overlap * 1000);
-    let sealed = s.keyring.current.seal(secret.expose().as_bytes(), &row.id);
-    let version = s.store.rotate_secret(&row.id, |_| sealed.clone(), now, expires, MAX_OLD_SECRETS).await.map_err(
-        |e| match e {
+    let sealed = key.seal(&s.keyring.current, &row.id);
+    let public_key = key.public_key();
+    let version = s
+        .store
+        .rotate_key(
+            &row.id,
+            |_| sealed.clone(),
+            (key.algorithm(), public_key.as_deref()),
+            now,
+            expires,
+            MAX_OLD_SECRETS,
+        )
+        .await
+        .map_err(|e| match e {
             // Deleted between the lookup above and the rotation.
             sqlx::Error::RowNotFound => ApiError::not_found("endpoint"),
             e => e.into(),
-        },
-    )?;
-    tracing::info!(endpoint_id = %row.id, version, overlap_seconds = overlap, "endpoint secret rotated");
-    Ok(Json(Rotated { version, secret: secret.expose().to_string(), previous_expires_at: time::rfc3339_ms(expires) }))
+        })?;
+    let algorithm = key.algorithm();
+    tracing::info!(endpoint_id = %row.id, version, %algorithm, overlap_seconds = overlap, "endpoint secret rotated");
+    Ok(Json(Rotated {
+        version,
+        signing_algorithm: algorithm,
+        secret: key.shown_secret().map(str::to_string),
+        key_id: public_key.is_some().then(|| crate::secrets::key_id(&row.id, version)),
+        public_key,
+        previous_expires_at: time::rfc3339_ms(expires),
+    }))
+}
+
+#[utoipa::path(
+    get, path = "/v1/apps/{app}/endpoints/{ep}/public-keys", tag = "endpoints",
+    operation_id = "list_endpoint_public_keys",
+    summary = "Read an endpoint's Ed25519 public keys",
+    security(("bearer" = ["app:read"])),
+    description = "The public keys that sign now, newest first: one, or two during a rotation's overlap. Empty \
+        for an `hmac` endpoint. Receivers can also fetch every key of the app, without a token, at \
+        `/v1/apps/{app}/jwks.json`.",
+    params(EndpointPath),
+    responses(
+        (status = 200, description = "The live public keys", body = PublicKeys),
+        (status = 400, description = "`invalid_path`, `invalid_query`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
+    )
+)]
+async fn public_keys(
+    State(s): State<SharedState>,
+    _: NoQuery,
+    ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
+) -> Result<Json<PublicKeys>, ApiError> {
+    let row = lookup::endpoint(&s, &app, &ep).await?;
+    let keys = s.store.endpoint_public_keys(&row.id, time::now_ms()).await?;
+    Ok(Json(PublicKeys { data: keys.into_iter().map(PublicKeyOut::from).collect() }))
 }
 
 /// In strict mode (`FENIX_EVENT_TYPES_STRICT`), every pattern of an endpoint's

@@ -19,6 +19,7 @@
 //! | `console.rs` | the web console's embedded pages and their security headers (not in the document) |
 //! | `test_events.rs` | a test event to one endpoint |
 //! | `catalogue.rs` | the event-type catalogue (`/v1/event-types`): admins write, every caller reads |
+//! | `key_document.rs` | an app's Ed25519 public keys as a JWKS, public (no token) for receivers |
 //! | `service.rs` | `/healthz`, `/readyz`, `/metrics`, `/openapi.json` |
 //! | `openapi.rs` | the document's info, tags and security, common error answers, links |
 //!
@@ -34,6 +35,7 @@ pub mod endpoints;
 pub mod error;
 pub mod events;
 pub mod extract;
+pub mod key_document;
 pub mod lookup;
 pub mod openapi;
 pub mod portal_sessions;
@@ -127,6 +129,8 @@ where
         .route_layer(auth.clone());
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .merge(v1)
+        // Public: receivers fetch it without a token (it holds public keys only).
+        .merge(key_document::router())
         .merge(service::probes())
         .merge(service::document())
         .merge(service::metrics().route_layer(auth))

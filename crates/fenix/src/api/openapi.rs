@@ -33,7 +33,7 @@ use crate::access::Scope;
         title = "Fenix admin API",
         version = env!("CARGO_PKG_VERSION"),
         description = "Manage apps, endpoints and events, and read the delivery log of a Fenix webhook server. \
-            Every call except `/healthz`, `/readyz` and `/openapi.json` needs `Authorization: Bearer <token>`: \
+            Every call except `/healthz`, `/readyz`, `/openapi.json` and an app's public keys (`/v1/apps/{app}/jwks.json`) needs `Authorization: Bearer <token>`: \
             an admin token, or an app token that reaches one app (each call's `security` names the scope it \
             needs). \
             Errors answer `{\"error\":{\"code\",\"message\"}}` with a stable machine-readable `code`."
@@ -220,8 +220,8 @@ mod tests {
                 METHODS.into_iter().filter(|m| item.get(*m).is_some()).map(move |m| format!("{m} {path}"))
             })
             .collect();
-        // 37, and the event-type catalogue's 5.
-        assert_eq!(operations.len(), 43, "{operations:#?}");
+        // 37, the event-type catalogue's 5, and (issue 17, SIGN) an endpoint's public keys and the app's JWKS.
+        assert_eq!(operations.len(), 45, "{operations:#?}");
         for op in [
             "get /openapi.json",
             "get /healthz",
@@ -259,7 +259,8 @@ mod tests {
                 assert!(op_tags.iter().all(|t| tags.contains(t)), "{method} {path} has an undeclared tag");
                 let id = op["operationId"].as_str().unwrap();
                 assert!(operation_ids.insert(id.to_string()), "operationId {id} is used twice");
-                let public = path == "/healthz" || path == "/readyz" || path == "/openapi.json";
+                let public =
+                    ["/healthz", "/readyz", "/openapi.json", "/v1/apps/{app}/jwks.json"].contains(&path.as_str());
                 assert_eq!(op["security"] == serde_json::json!([]), public, "security of {method} {path}");
                 assert_eq!(op["responses"]["401"].is_object(), !public, "401 of {method} {path}");
             }

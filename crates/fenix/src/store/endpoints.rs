@@ -2,7 +2,7 @@
 
 use super::{apps::CURSOR_END, on_read, on_write, BeginWrite, Store};
 use crate::{
-    lifecycle::{EndpointState, OnDeadLetter},
+    lifecycle::{EndpointState, OnDeadLetter, SigningAlgorithm},
     time::Millis,
 };
 
@@ -33,17 +33,22 @@ pub struct EndpointRow {
     pub ordered: bool,
     /// What an ordered lane does after a dead letter.
     pub on_dead_letter: OnDeadLetter,
+    /// What the current key signs with (a rotation may change it).
+    pub signing_algorithm: SigningAlgorithm,
 }
 
 const ENDPOINT_COLUMNS: &str = "id, app_id, url, description, event_types, state, state_reason, state_changed_at, \
      rate_limit_per_sec, signature_scheme, created_at, updated_at, \
-     headers, retry_schedule, final_status_codes, attempt_timeout_ms, ordered, on_dead_letter";
+     headers, retry_schedule, final_status_codes, attempt_timeout_ms, ordered, on_dead_letter, \
+     signing_algorithm";
 
 /// A new endpoint with its first secret, already sealed.
 #[derive(Debug)]
 pub struct NewEndpoint {
     pub row: EndpointRow,
     pub sealed_secret: Vec<u8>,
+    /// `whpk_…` when the first key is Ed25519.
+    pub public_key: Option<String>,
 }
 
 /// Changes to an endpoint; `None` leaves a field as it is.
@@ -68,6 +73,18 @@ pub struct SecretRow {
     pub version: i64,
     pub sealed: Vec<u8>,
     pub created_at: Millis,
+    pub expires_at: Option<Millis>,
+}
+
+/// One live Ed25519 key version's public half: what receivers may read.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PublicKeyRow {
+    pub endpoint_id: String,
+    pub version: i64,
+    /// `whpk_…`.
+    pub public_key: String,
+    pub created_at: Millis,
+    /// `None` until a rotation retires it.
     pub expires_at: Option<Millis>,
 }
 
@@ -101,7 +118,7 @@ impl Store {
                 return Ok(false);
             }
             sqlx::query(&format!(
-                "INSERT INTO endpoints ({ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
+                "INSERT INTO endpoints ({ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
             ))
             .bind(&r.id)
             .bind(&r.app_id)
@@ -121,14 +138,17 @@ impl Store {
             .bind(r.attempt_timeout_ms)
             .bind(r.ordered)
             .bind(r.on_dead_letter)
+            .bind(r.signing_algorithm)
             .execute(&mut *tx)
             .await?;
             sqlx::query(
-                "INSERT INTO endpoint_secrets (endpoint_id, version, sealed, created_at, expires_at) VALUES ($1, 1, $2, $3, NULL)",
+                "INSERT INTO endpoint_secrets (endpoint_id, version, sealed, created_at, expires_at, public_key) \
+                 VALUES ($1, 1, $2, $3, NULL, $4)",
             )
             .bind(&r.id)
             .bind(&new.sealed_secret)
             .bind(r.created_at)
+            .bind(&new.public_key)
             .execute(&mut *tx)
             .await?;
             tx.commit().await.map(|_| true)
@@ -272,6 +292,34 @@ impl Store {
         .await)
     }
 
+    /// The public keys of an endpoint's live Ed25519 key versions, newest first.
+    pub async fn endpoint_public_keys(&self, endpoint_id: &str, now: Millis) -> sqlx::Result<Vec<PublicKeyRow>> {
+        on_read!(self, |pool| sqlx::query_as::<_, PublicKeyRow>(
+            "SELECT endpoint_id, version, public_key, created_at, expires_at FROM endpoint_secrets \
+             WHERE endpoint_id = $1 AND public_key IS NOT NULL AND (expires_at IS NULL OR expires_at > $2) \
+             ORDER BY version DESC"
+        )
+        .bind(endpoint_id)
+        .bind(now)
+        .fetch_all(pool)
+        .await)
+    }
+
+    /// The public keys of every live Ed25519 key version of an app's
+    /// endpoints, by endpoint, newest first (the app's public-key document).
+    pub async fn app_public_keys(&self, app_id: &str, now: Millis) -> sqlx::Result<Vec<PublicKeyRow>> {
+        on_read!(self, |pool| sqlx::query_as::<_, PublicKeyRow>(
+            "SELECT s.endpoint_id, s.version, s.public_key, s.created_at, s.expires_at \
+             FROM endpoint_secrets s JOIN endpoints e ON e.id = s.endpoint_id \
+             WHERE e.app_id = $1 AND s.public_key IS NOT NULL AND (s.expires_at IS NULL OR s.expires_at > $2) \
+             ORDER BY s.endpoint_id, s.version DESC"
+        )
+        .bind(app_id)
+        .bind(now)
+        .fetch_all(pool)
+        .await)
+    }
+
     /// Every stored secret (for `fenix rekey`).
     pub async fn all_secrets(&self) -> sqlx::Result<Vec<SecretRow>> {
         on_write!(self, |pool| sqlx::query_as::<_, SecretRow>(
@@ -302,6 +350,21 @@ impl Store {
         &self,
         endpoint_id: &str,
         sealed_for: impl Fn(i64) -> Vec<u8>,
+        now: Millis,
+        old_expires_at: Millis,
+        max_old: i64,
+    ) -> sqlx::Result<i64> {
+        self.rotate_key(endpoint_id, sealed_for, (SigningAlgorithm::Hmac, None), now, old_expires_at, max_old).await
+    }
+
+    /// [`Store::rotate_secret`] to a key of any algorithm: `algorithm` (with
+    /// the public key of an Ed25519 one) becomes the endpoint's
+    /// `signing_algorithm` in the same transaction.
+    pub async fn rotate_key(
+        &self,
+        endpoint_id: &str,
+        sealed_for: impl Fn(i64) -> Vec<u8>,
+        (algorithm, public_key): (SigningAlgorithm, Option<&str>),
         now: Millis,
         old_expires_at: Millis,
         max_old: i64,
@@ -347,14 +410,21 @@ impl Store {
             .await?;
             let version = current + 1;
             sqlx::query(
-                "INSERT INTO endpoint_secrets (endpoint_id, version, sealed, created_at, expires_at) VALUES ($1, $2, $3, $4, NULL)",
+                "INSERT INTO endpoint_secrets (endpoint_id, version, sealed, created_at, expires_at, public_key) \
+                 VALUES ($1, $2, $3, $4, NULL, $5)",
             )
             .bind(endpoint_id)
             .bind(version)
             .bind(sealed_for(version))
             .bind(now)
+            .bind(public_key)
             .execute(&mut *tx)
             .await?;
+            sqlx::query("UPDATE endpoints SET signing_algorithm = $2 WHERE id = $1")
+                .bind(endpoint_id)
+                .bind(algorithm)
+                .execute(&mut *tx)
+                .await?;
             tx.commit().await?;
             Ok(version)
         })

@@ -16,7 +16,7 @@ use super::{
     reactions::Notes,
     recorder::Reported,
     schedule::{self, parse_retry_after, AttemptFacts, Next},
-    signing_keys::{LiveSecret, Reloaded},
+    signing_keys::{self, LiveSecret, Reloaded},
 };
 use crate::{ids, state::SharedState, store::deliveries::AttemptRecord, time};
 
@@ -97,9 +97,15 @@ async fn check_sign_send(
     if live.is_empty() {
         return refused("no_secret", "the endpoint has no usable signing secret".into());
     }
-    let keys: Vec<&str> = live.iter().map(|s| s.secret.expose()).collect();
     let timestamp = now / 1000;
-    let signature = match fenix_signing::signature_header(job.scheme, &keys, &c.event_id, timestamp, &job.envelope) {
+    let signature = match signing_keys::signature_header(
+        job.scheme,
+        &c.endpoint_id,
+        &live,
+        &c.event_id,
+        timestamp,
+        &job.envelope,
+    ) {
         Ok(signature) => signature,
         Err(e) => return refused("signing", e.to_string()),
     };

@@ -22,7 +22,7 @@ mod lease_book;
 mod reactions;
 mod recorder;
 pub mod schedule;
-mod signing_keys;
+pub(crate) mod signing_keys;
 #[cfg(test)]
 mod tests;
 

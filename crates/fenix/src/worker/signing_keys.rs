@@ -2,6 +2,10 @@
 //! a small cache of secrets reloaded for jobs whose own grew too old to sign
 //! with (a rotation without overlap retires the old secret at once, and a job
 //! may wait in its endpoint's queue well after its batch was claimed).
+//!
+//! [`signature_header`] is the one place a request is signed with an
+//! endpoint's keys (HMAC and Ed25519 alike): deliveries use it, and so does
+//! anything else Fenix sends to an endpoint in its name.
 
 use std::{
     collections::HashMap,
@@ -9,7 +13,7 @@ use std::{
 };
 
 use crate::{
-    secrets::{Keyring, SigningSecret},
+    secrets::{self, EndpointKey, Keyring},
     store::{endpoints::SecretRow, Store},
     time::Millis,
 };
@@ -17,19 +21,45 @@ use crate::{
 /// Secrets loaded longer ago than this are loaded again before signing.
 pub(super) const SECRETS_FRESH_MS: Millis = 1_000;
 
-/// An endpoint secret opened for signing, with the end of its validity.
+/// An endpoint key version opened for signing, with the end of its validity.
 pub(crate) struct LiveSecret {
-    pub(super) version: i64,
-    pub(super) secret: SigningSecret,
+    pub(crate) version: i64,
+    pub(crate) key: EndpointKey,
     /// `None` until a rotation retires it.
     expires_at: Option<Millis>,
 }
 
 impl LiveSecret {
     /// True while the secret may sign (a retired one stops at its expiry).
-    pub(super) fn is_live(&self, now: Millis) -> bool {
+    pub(crate) fn is_live(&self, now: Millis) -> bool {
         self.expires_at.is_none_or(|at| at > now)
     }
+}
+
+/// The signature header value for `endpoint_id`'s `live` keys (newest
+/// first), in `scheme`'s format: one signature per key, `v1` for an HMAC
+/// secret and `v1a` for an Ed25519 key (with its key id in fenix-v1), so
+/// during a rotation's overlap receivers of either key verify.
+///
+/// Fails only on a stored HMAC secret unusable for Standard Webhooks.
+pub(crate) fn signature_header(
+    scheme: fenix_signing::Scheme,
+    endpoint_id: &str,
+    live: &[&LiveSecret],
+    msg_id: &str,
+    timestamp: i64,
+    body: &[u8],
+) -> Result<String, fenix_signing::SigningError> {
+    let key_ids: Vec<String> = live.iter().map(|s| secrets::key_id(endpoint_id, s.version)).collect();
+    let keys: Vec<fenix_signing::SignKey<'_>> = live
+        .iter()
+        .zip(&key_ids)
+        .map(|(s, key_id)| match &s.key {
+            EndpointKey::Hmac(secret) => fenix_signing::SignKey::Hmac(secret.expose()),
+            EndpointKey::Ed25519(key) => fenix_signing::SignKey::Ed25519 { key, key_id },
+        })
+        .collect();
+    fenix_signing::signature_header_with(scheme, &keys, msg_id, timestamp, body)
 }
 
 /// An endpoint's live secrets, newest first, shared by the jobs of a batch.
@@ -37,11 +67,11 @@ pub(super) type Secrets = Arc<Vec<LiveSecret>>;
 
 /// Opens sealed secret rows with the keyring; a row that cannot be opened is
 /// logged (without its content) and left out.
-pub(super) fn open(keyring: &Keyring, endpoint_id: &str, rows: Option<&Vec<SecretRow>>) -> Vec<LiveSecret> {
+pub(crate) fn open(keyring: &Keyring, endpoint_id: &str, rows: Option<&Vec<SecretRow>>) -> Vec<LiveSecret> {
     rows.into_iter()
         .flatten()
-        .filter_map(|r| match keyring.open_secret(&r.sealed, endpoint_id) {
-            Ok(secret) => Some(LiveSecret { version: r.version, secret, expires_at: r.expires_at }),
+        .filter_map(|r| match keyring.open_key(&r.sealed, endpoint_id) {
+            Ok(key) => Some(LiveSecret { version: r.version, key, expires_at: r.expires_at }),
             Err(e) => {
                 tracing::error!(
                     endpoint_id,

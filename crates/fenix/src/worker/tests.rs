@@ -65,9 +65,14 @@ async fn setup(tweak: impl FnOnce(&mut Settings)) -> Setup {
         attempt_timeout_ms: None,
         ordered: false,
         on_dead_letter: Default::default(),
+        signing_algorithm: Default::default(),
     };
     let sealed_secret = state.keyring.current.seal(b"whsec-test", &endpoint.id);
-    state.store.insert_endpoint(&NewEndpoint { row: endpoint, sealed_secret }).await.expect("insert endpoint");
+    state
+        .store
+        .insert_endpoint(&NewEndpoint { row: endpoint, sealed_secret, public_key: None })
+        .await
+        .expect("insert endpoint");
     Setup { state, app, _dir: dir }
 }
 
