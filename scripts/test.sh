@@ -45,8 +45,10 @@ as_pg "$PGBIN/pg_ctl" -D "$FENIX_TEST_PGDATA" -l "$FENIX_TEST_PGDATA/server.log"
 export FENIX_TEST_POSTGRES_URL="postgres://fenix@127.0.0.1:$PGPORT/postgres"
 
 echo "==> receiver-side packages for the documentation snippets"
-python3 -c 'import standardwebhooks' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check 'standardwebhooks>=1.0' \
-  || echo "warning: could not install the standardwebhooks Python package"
+# `cryptography`: the Python Ed25519 receiver of docs/receiving.md verifies `v1a` with it.
+python3 -c 'import standardwebhooks, cryptography' 2>/dev/null \
+  || python3 -m pip install --quiet --disable-pip-version-check 'standardwebhooks>=1.0' 'cryptography>=41' \
+  || echo "warning: could not install the standardwebhooks and cryptography Python packages"
 if [ ! -d tests/receivers/node_modules/standardwebhooks ] && [ -f tests/receivers/package.json ]; then
   (cd tests/receivers && npm install --silent --no-audit --no-fund) || echo "warning: npm install failed"
 fi

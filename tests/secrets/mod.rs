@@ -5,12 +5,14 @@
 use crate::support;
 
 mod common;
+mod ed25519;
 mod file_modes;
 mod header_rekey;
 mod master_key;
 mod queued;
 mod receivers;
 mod rotation;
+mod rust_ed25519_receiver;
 mod rust_receiver;
 mod shown_once;
 mod snippets;

@@ -28,6 +28,9 @@ pub const RECEIVING_MD: &str = include_str!("../../docs/receiving.md");
 /// The Rust snippet's source.
 pub const RUST_RECEIVER_RS: &str = include_str!("rust_receiver.rs");
 
+/// The Rust Ed25519 snippet's source.
+pub const RUST_ED25519_RECEIVER_RS: &str = include_str!("rust_ed25519_receiver.rs");
+
 /// The repository's `tests/receivers` folder (the Node packages for the snippets).
 pub fn receivers_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/receivers")
@@ -109,6 +112,8 @@ impl SnippetProcess {
                 .env("NODE_PATH", receivers_dir().join("node_modules"))
                 .env("PORT", port.to_string())
                 .env("WEBHOOK_SECRETS", secrets.join(" "))
+                // The Ed25519 receivers read public keys (`whpk_…`) instead.
+                .env("WEBHOOK_PUBLIC_KEYS", secrets.join(" "))
                 .stdout(Stdio::null())
                 .stderr(std::fs::File::create(&log).expect("stderr file"))
                 .spawn()
@@ -220,8 +225,28 @@ fn rust_snippet_is_the_compiled_receiver() {
 }
 
 #[test]
+fn rust_ed25519_snippet_is_the_compiled_receiver() {
+    let (lang, code) = snippet("rust-ed25519");
+    assert_eq!(lang, "rust");
+    assert!(
+        code == RUST_ED25519_RECEIVER_RS,
+        "the rust-ed25519 block of docs/receiving.md differs from tests/secrets/rust_ed25519_receiver.rs: keep them identical"
+    );
+    let _main: fn() -> std::io::Result<()> = super::rust_ed25519_receiver::main;
+}
+
+#[test]
 fn every_snippet_named_on_the_page_is_marked_once() {
-    for name in ["rust", "fenix-v1-node", "fenix-v1-python", "standard-webhooks-node", "standard-webhooks-python"] {
+    for name in [
+        "rust",
+        "fenix-v1-node",
+        "fenix-v1-python",
+        "standard-webhooks-node",
+        "standard-webhooks-python",
+        "rust-ed25519",
+        "ed25519-node",
+        "ed25519-python",
+    ] {
         let (_, code) = snippet(name);
         assert!(code.lines().count() > 10, "snippet {name} looks empty");
     }
