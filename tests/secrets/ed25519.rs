@@ -65,7 +65,10 @@ async fn jwks(fenix: &Fenix, app: &str) -> (u16, String, Value) {
 
 /// The public key of a JWK, from its `x` alone (as a JOSE library reads it).
 fn jwk_key(jwk: &Value) -> Ed25519PublicKey {
-    assert_eq!((jwk["kty"].as_str(), jwk["crv"].as_str(), jwk["alg"].as_str()), (Some("OKP"), Some("Ed25519"), Some("EdDSA")));
+    assert_eq!(
+        (jwk["kty"].as_str(), jwk["crv"].as_str(), jwk["alg"].as_str()),
+        (Some("OKP"), Some("Ed25519"), Some("EdDSA"))
+    );
     let x = URL_SAFE_NO_PAD.decode(jwk["x"].as_str().expect("x")).expect("base64url x");
     Ed25519PublicKey::from_bytes(&x.try_into().expect("32 bytes")).expect("a public key")
 }
@@ -165,9 +168,7 @@ async fn a_rotation_overlap_sends_both_signatures_also_from_hmac_to_ed25519(back
     assert!(doc["keys"][1]["expires_at"].is_string(), "the old key's end is published: {doc}");
 
     // HMAC → Ed25519 (Standard Webhooks).
-    let hm = fenix
-        .create_endpoint(&app, json!({"url": receiver.url, "signature_scheme": "standard-webhooks"}))
-        .await;
+    let hm = fenix.create_endpoint(&app, json!({"url": receiver.url, "signature_scheme": "standard-webhooks"})).await;
     let hm_id = hm["id"].as_str().unwrap().to_string();
     let secret = hm["secret"].as_str().unwrap().to_string();
     let moved = rotate(&fenix, &app, &hm_id, json!({"overlap_seconds": 3600, "signing_algorithm": "ed25519"})).await;
@@ -228,8 +229,13 @@ async fn an_ed25519_private_key_is_never_answered_nor_logged_and_rekey_reseals_i
         .call("POST", &format!("/v1/apps/{app}/endpoints"), Some(json!({"url": receiver.url, "signing_algorithm": "ed25519", "secret": super::common::random_secret(32)})))
         .await;
     assert_eq!((status, &refused["error"]["code"]), (422, &json!("invalid_secret")), "{refused}");
-    let (status, refused) =
-        fenix.call("POST", &format!("/v1/apps/{app}/endpoints"), Some(json!({"url": receiver.url, "signing_algorithm": "rsa"}))).await;
+    let (status, refused) = fenix
+        .call(
+            "POST",
+            &format!("/v1/apps/{app}/endpoints"),
+            Some(json!({"url": receiver.url, "signing_algorithm": "rsa"})),
+        )
+        .await;
     assert_eq!(status, 422, "{refused}");
     assert!(refused["error"]["message"].as_str().unwrap().contains("signing_algorithm"), "{refused}");
     let event = send(&fenix, &app, 1).await;
@@ -248,7 +254,10 @@ async fn an_ed25519_private_key_is_never_answered_nor_logged_and_rekey_reseals_i
     answers.push(jwks(&fenix, &app).await.2.to_string());
 
     // The private keys, opened from the database with the master key (as only Fenix can).
-    let keyring = ::fenix::secrets::Keyring { current: ::fenix::secrets::MasterKey::from_base64(KEY_A).unwrap(), previous: vec![] };
+    let keyring = ::fenix::secrets::Keyring {
+        current: ::fenix::secrets::MasterKey::from_base64(KEY_A).unwrap(),
+        previous: vec![],
+    };
     let sealed = sealed_keys(&db, &ep).await;
     assert_eq!(sealed.len(), 2, "two key versions");
     let mut needles = Vec::new();
@@ -272,12 +281,16 @@ async fn an_ed25519_private_key_is_never_answered_nor_logged_and_rekey_reseals_i
 
     // `fenix rekey` re-seals both versions under the new master key; the public key is unchanged and still verifies.
     fenix.kill9();
-    let env = with_env(with_env(base_env(&db), "FENIX_MASTER_KEY", Some(KEY_B)), "FENIX_PREVIOUS_MASTER_KEYS", Some(KEY_A));
+    let env =
+        with_env(with_env(base_env(&db), "FENIX_MASTER_KEY", Some(KEY_B)), "FENIX_PREVIOUS_MASTER_KEYS", Some(KEY_A));
     let rekey = run_fenix(&env, &["rekey"], std::time::Duration::from_secs(30)).await;
     assert!(rekey.status.success(), "rekey: {}\n{}", rekey.stdout, rekey.stderr);
     assert!(rekey.stdout.contains("re-encrypted 2 secret"), "{}", rekey.stdout);
     let resealed = sealed_keys(&db, &ep).await;
-    let new_ring = ::fenix::secrets::Keyring { current: ::fenix::secrets::MasterKey::from_base64(KEY_B).unwrap(), previous: vec![] };
+    let new_ring = ::fenix::secrets::Keyring {
+        current: ::fenix::secrets::MasterKey::from_base64(KEY_B).unwrap(),
+        previous: vec![],
+    };
     for (old, new) in sealed.iter().zip(&resealed) {
         assert_ne!(old, new, "re-sealed");
         assert!(new_ring.is_current(new));
@@ -290,7 +303,11 @@ async fn an_ed25519_private_key_is_never_answered_nor_logged_and_rekey_reseals_i
     let id = attempt_id(&fenix, &app, &dlv).await;
     let received = wait_for(&receiver, 2).await;
     let request = received.iter().find(|r| r.header("x-fenix-delivery-id") == id).expect("request");
-    assert_eq!(verify_ed(request, &[public]).map(|v| v.secret_index), Ok(0), "the first key still verifies after rekey");
+    assert_eq!(
+        verify_ed(request, &[public]).map(|v| v.secret_index),
+        Ok(0),
+        "the first key still verifies after rekey"
+    );
     assert!(!fenix.logs().contains("cannot open endpoint secret"));
 }
 
@@ -331,9 +348,12 @@ impl Running {
         let url = format!("http://{}/webhooks", listener.local_addr().expect("addr"));
         let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
         let router = super::rust_ed25519_receiver::router(scheme, &keys);
-        Running::Rust(url, tokio::spawn(async move {
-            let _ = axum::serve(listener, router).await;
-        }))
+        Running::Rust(
+            url,
+            tokio::spawn(async move {
+                let _ = axum::serve(listener, router).await;
+            }),
+        )
     }
 
     fn url(&self) -> &str {
