@@ -95,7 +95,8 @@ enum Command {
         /// Interface to listen on.
         #[arg(long, default_value = "127.0.0.1")]
         host: std::net::IpAddr,
-        /// The endpoint's secret; repeat it during a rotation (newest first).
+        /// The endpoint's secret, or its Ed25519 public key (`whpk_…`); repeat it
+        /// during a rotation (newest first).
         #[arg(long = "secret", env = "FENIX_LISTEN_SECRET", required = true)]
         secrets: Vec<String>,
         /// Also print each verified request's body.

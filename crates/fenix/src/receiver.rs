@@ -14,7 +14,8 @@ use axum::{body::Bytes, http::HeaderMap, http::StatusCode, routing::post, Router
 /// What the receiver does with each request.
 #[derive(Clone)]
 pub struct Listen {
-    /// Candidate secrets, newest first.
+    /// Candidate secrets, newest first: `whsec_…` HMAC secrets, or `whpk_…`
+    /// Ed25519 public keys (for an endpoint that signs with Ed25519).
     pub secrets: Vec<String>,
     /// Print the body of verified requests.
     pub show_payload: bool,
@@ -60,11 +61,27 @@ pub fn handle(headers: &HeaderMap, body: &[u8], opts: &Listen, now: i64) -> (Sta
         msg_id: scheme.msg_id_header().and_then(get),
         body,
     };
-    let keys: Vec<&str> = opts.secrets.iter().map(String::as_str).collect();
     let event = get("x-fenix-event-id").or_else(|| get("webhook-id")).unwrap_or("-");
     let kind = get("x-fenix-event-type").unwrap_or("-");
     let attempt = get("x-fenix-delivery-id").unwrap_or("-");
-    match fenix_signing::verify(&req, &keys, fenix_signing::DEFAULT_TOLERANCE, now) {
+    let public: Vec<Option<Result<fenix_signing::Ed25519PublicKey, fenix_signing::SigningError>>> = opts
+        .secrets
+        .iter()
+        .map(|s| s.starts_with("whpk_").then(|| fenix_signing::Ed25519PublicKey::parse(s)))
+        .collect();
+    let mut keys = Vec::with_capacity(opts.secrets.len());
+    for (index, (secret, public)) in opts.secrets.iter().zip(&public).enumerate() {
+        keys.push(match public {
+            None => fenix_signing::VerifyKey::Hmac(secret),
+            Some(Ok(key)) => fenix_signing::VerifyKey::Ed25519(key),
+            Some(Err(e)) => {
+                let line =
+                    format!("REJECTED  {event} {kind} attempt={attempt}: key #{} is not a public key: {e}", index + 1);
+                return (StatusCode::INTERNAL_SERVER_ERROR, line, "receiver misconfigured".into());
+            }
+        });
+    }
+    match fenix_signing::verify_with(&req, &keys, fenix_signing::DEFAULT_TOLERANCE, now) {
         Ok(v) => (
             StatusCode::OK,
             format!(
@@ -85,6 +102,27 @@ pub fn handle(headers: &HeaderMap, body: &[u8], opts: &Listen, now: i64) -> (Sta
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_whpk_key_verifies_ed25519_signatures() {
+        let key = fenix_signing::Ed25519SecretKey::from_seed([9; 32]);
+        let signing = [fenix_signing::SignKey::Ed25519 { key: &key, key_id: "ep_1.v1" }];
+        let body = br#"{"id":"evt_1"}"#;
+        let header = fenix_signing::signature_header_with(fenix_signing::Scheme::FenixV1, &signing, "", 1000, body);
+        let mut h = HeaderMap::new();
+        h.insert("x-fenix-timestamp", "1000".parse().unwrap());
+        h.insert("x-fenix-signature", header.unwrap().parse().unwrap());
+        let opts = Listen { secrets: vec![key.public_key().to_whpk()], show_payload: false };
+        let (status, line, _) = handle(&h, body, &opts, 1000);
+        assert_eq!(status, StatusCode::OK, "{line}");
+        let other = Listen {
+            secrets: vec![fenix_signing::Ed25519SecretKey::from_seed([8; 32]).public_key().to_whpk()],
+            ..opts
+        };
+        assert_eq!(handle(&h, body, &other, 1000).0, StatusCode::UNAUTHORIZED);
+        let broken = Listen { secrets: vec!["whpk_AAAA".into()], show_payload: false };
+        assert_eq!(handle(&h, body, &broken, 1000).0, StatusCode::INTERNAL_SERVER_ERROR);
+    }
 
     fn signed(secret: &str, ts: i64, body: &[u8]) -> HeaderMap {
         let mut h = HeaderMap::new();

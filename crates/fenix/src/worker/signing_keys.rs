@@ -50,13 +50,18 @@ pub(crate) fn signature_header(
     timestamp: i64,
     body: &[u8],
 ) -> Result<String, fenix_signing::SigningError> {
-    let key_ids: Vec<String> = live.iter().map(|s| secrets::key_id(endpoint_id, s.version)).collect();
+    // Key ids only for Ed25519 keys: an HMAC-only endpoint allocates nothing more than before.
+    let key_ids: Vec<Option<String>> = live
+        .iter()
+        .map(|s| matches!(s.key, EndpointKey::Ed25519(_)).then(|| secrets::key_id(endpoint_id, s.version)))
+        .collect();
     let keys: Vec<fenix_signing::SignKey<'_>> = live
         .iter()
         .zip(&key_ids)
-        .map(|(s, key_id)| match &s.key {
-            EndpointKey::Hmac(secret) => fenix_signing::SignKey::Hmac(secret.expose()),
-            EndpointKey::Ed25519(key) => fenix_signing::SignKey::Ed25519 { key, key_id },
+        .map(|(s, key_id)| match (&s.key, key_id) {
+            (EndpointKey::Ed25519(key), Some(key_id)) => fenix_signing::SignKey::Ed25519 { key, key_id },
+            (EndpointKey::Ed25519(_), None) => unreachable!("every Ed25519 key was given its id above"),
+            (EndpointKey::Hmac(secret), _) => fenix_signing::SignKey::Hmac(secret.expose()),
         })
         .collect();
     fenix_signing::signature_header_with(scheme, &keys, msg_id, timestamp, body)
