@@ -198,7 +198,7 @@ async fn answers_list_their_keys_in_the_documented_order(backend: Backend) {
     let (status, rotated) = raw(&fenix, "POST", &format!("{ep}/secret/rotate"), None).await;
     assert_eq!(
         (status, keys_of(&rotated)),
-        (200, ["version", "secret", "previous_expires_at"].map(String::from).to_vec())
+        (200, ["version", "signing_algorithm", "secret", "previous_expires_at"].map(String::from).to_vec())
     );
 
     let (status, stats) = raw(&fenix, "GET", &format!("{ep}/stats"), None).await;
