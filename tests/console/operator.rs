@@ -189,3 +189,39 @@ crate::on_both_backends!(
     an_operator_logs_in_creates_an_endpoint_copies_its_secret_and_sees_a_test_event_succeed,
     the_operator_pages_create_and_revoke_tokens_mint_portal_links_and_show_settings_redacted,
 );
+
+/// An Ed25519 endpoint has no secret to show: its rotation shows the new
+/// public key (the one receivers verify with), which an empty box once hid.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rotating_an_ed25519_endpoint_shows_its_new_public_key() {
+    if !browser::available() {
+        return;
+    }
+    let db = TestDb::new(Backend::Sqlite).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let receiver = Receiver::http(|_| Plan::ok()).await;
+    let body = json!({"url": receiver.url, "signing_algorithm": "ed25519"});
+    let (app, ep) = app_with_endpoint(&fenix, "acme", "Acme Travel", body).await;
+    let ep_id = ep["id"].as_str().unwrap().to_string();
+    let old_key = ep["public_key"].as_str().unwrap().to_string();
+
+    let out = Script::start(
+        "ed25519_rotate",
+        &[
+            ("FENIX_URL", &fenix.base),
+            ("FENIX_ADMIN_TOKEN", &fenix.token),
+            ("APP_NAME", "Acme Travel"),
+            ("ENDPOINT_ID", &ep_id),
+        ],
+    )
+    .await
+    .finish()
+    .await;
+
+    let shown = out.text("rotated_key");
+    assert!(shown.starts_with("whpk_") && shown != old_key, "the new public key is shown: {shown:?}");
+    assert!(out.text("rotated_title").contains("public key"), "{:?}", out.text("rotated_title"));
+    let (_, keys) = fenix.call("GET", &format!("/v1/apps/{app}/endpoints/{ep_id}/public-keys"), None).await;
+    let listed: Vec<&str> = keys["data"].as_array().unwrap().iter().filter_map(|k| k["public_key"].as_str()).collect();
+    assert!(listed.contains(&shown.as_str()), "the key shown is one that signs: {keys}");
+}

@@ -127,7 +127,9 @@ function createForm(ctx, created, reload) {
       form.reset();
       replace(created,
         el('p', { class: 'msg msg-ok', role: 'status', testid: 'endpoint-created', 'data-id': ep.id }, `Endpoint added: ${ep.url}`),
-        secretBox('Signing secret of the new endpoint', ep.secret, 'endpoint-secret'),
+        ep.secret
+          ? secretBox('Signing secret of the new endpoint', ep.secret, 'endpoint-secret')
+          : secretBox('Public key of the new endpoint', ep.public_key, 'endpoint-secret'),
         el('a', { href: `#/apps/${seg(ctx.app)}/endpoints/${seg(ep.id)}`, testid: 'endpoint-created-open' }, 'Open the endpoint'));
       created.querySelector('[data-testid=endpoint-secret-copy]').focus();
       await reload();
@@ -340,7 +342,11 @@ function rotateSection(path) {
     replace(status);
     try {
       const r = await api('POST', `${path}/secret/rotate`, { overlap_seconds: Number(select.value) });
-      replace(status, secretBox(`New signing secret (version ${r.version})`, r.secret, 'endpoint-secret'),
+      // An Ed25519 endpoint's answer carries its new public key, never a secret.
+      const box = r.secret
+        ? secretBox(`New signing secret (version ${r.version})`, r.secret, 'endpoint-secret')
+        : secretBox(`New public key (version ${r.version}); the private key never leaves Fenix`, r.public_key, 'endpoint-secret');
+      replace(status, box,
         el('p', { class: 'hint' }, 'The previous secret signs too until ', el('time', { datetime: r.previous_expires_at }, new Date(r.previous_expires_at).toLocaleString()), '.'));
       status.querySelector('[data-testid=endpoint-secret-copy]').focus();
     } catch (err) {
