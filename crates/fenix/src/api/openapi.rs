@@ -220,8 +220,8 @@ mod tests {
                 METHODS.into_iter().filter(|m| item.get(*m).is_some()).map(move |m| format!("{m} {path}"))
             })
             .collect();
-        // 37, and the event-type catalogue's 5.
-        assert_eq!(operations.len(), 43, "{operations:#?}");
+        // 37, the event-type catalogue's 5, and POST …/verify (ownership).
+        assert_eq!(operations.len(), 44, "{operations:#?}");
         for op in [
             "get /openapi.json",
             "get /healthz",

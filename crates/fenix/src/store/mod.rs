@@ -48,6 +48,7 @@ pub mod events;
 pub mod maintenance;
 mod meta;
 pub mod outcomes;
+pub mod ownership;
 pub mod queue;
 pub mod replay;
 pub mod sessions;
