@@ -452,13 +452,13 @@ async fn create(
         ));
     }
     tracing::info!(endpoint_id = %row.id, app_id = %row.app_id, "endpoint created");
-    if challenge.is_some() {
-        ownership::kick();
-    }
     // As stored (a challenged endpoint shows `pending_verification`); deleted
     // meanwhile, as built.
     let stored = s.store.get_endpoint(&row.app_id, &row.id).await?.unwrap_or(row);
     let mut out = shown(&s, stored).await?;
+    if challenge.is_some() {
+        ownership::kick();
+    }
     out.secret = Some(secret.expose().to_string());
     Ok((StatusCode::CREATED, Json(out)))
 }
