@@ -8,6 +8,7 @@ mod common;
 mod file_modes;
 mod header_rekey;
 mod master_key;
+mod ownership_snippets;
 mod queued;
 mod receivers;
 mod rotation;
