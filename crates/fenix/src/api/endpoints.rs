@@ -583,13 +583,9 @@ async fn update(
     // A new URL must be proved again when proof is required, or when the
     // old one was not proved yet (its challenge was for the old URL).
     let new_url = patch.url.as_ref().is_some_and(|u| *u != row.url);
-    let challenge = if new_url && s.settings.require_endpoint_verification {
-        Some(ownership::new_challenge())
-    } else if new_url && s.store.get_challenge(&row.id).await?.is_some() {
-        Some(ownership::new_challenge())
-    } else {
-        None
-    };
+    let reprove =
+        new_url && (s.settings.require_endpoint_verification || s.store.get_challenge(&row.id).await?.is_some());
+    let challenge = reprove.then(ownership::new_challenge);
     let patch = EndpointPatch { challenge, ..patch };
     s.store.update_endpoint(&row.app_id, &row.id, &patch, time::now_ms()).await?;
     if patch.challenge.is_some() {
