@@ -220,7 +220,29 @@ async fn without_the_setting_endpoints_are_active_at_once_and_get_no_challenge(b
     assert_eq!((status, &body["error"]["code"]), (409, &json!("endpoint_verified")), "{body}");
 }
 
+async fn several_instances_on_one_database_send_each_challenge_attempt_once(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let settings = [REQUIRED, ONE_ATTEMPT];
+    let (a, b, c) =
+        (Fenix::start(&db, &settings).await, Fenix::start(&db, &settings).await, Fenix::start(&db, &settings).await);
+    // A slow failure: the other instances look for due challenges (every
+    // second at most) while the first attempt is still in flight.
+    let receiver = Receiver::http(|_| Plan::status(500).after(Duration::from_millis(2500))).await;
+    let app = a.create_app("acme").await;
+    let ep = id_of(&a.create_endpoint(&app, json!({"url": receiver.url})).await);
+    let failed = wait_for_failed_attempts(&b, &app, &ep, 1).await;
+    assert_eq!(failed["verification"]["attempts"], 1, "{failed}");
+    assert_eq!(receiver.count(), 1, "one attempt, sent by one of three instances");
+
+    receiver.set_behaviour(|_| echo());
+    let (status, body) = c.call("POST", &format!("/v1/apps/{app}/endpoints/{ep}/verify"), None).await;
+    assert_eq!(status, 202, "{body}");
+    wait_for_state(&a, &app, &ep, "active").await;
+    assert_eq!(receiver.count(), 2, "the new challenge, once");
+}
+
 crate::on_both_backends!(
+    several_instances_on_one_database_send_each_challenge_attempt_once,
     an_endpoint_that_echoes_its_challenge_becomes_active_and_gets_events,
     wrong_failing_late_and_unreachable_answers_leave_the_endpoint_pending_with_the_reason,
     events_sent_while_pending_are_skipped_and_replayable_once_verified,
