@@ -25,3 +25,6 @@ CREATE TABLE endpoint_challenges (
     created_at        INTEGER NOT NULL
 );
 CREATE INDEX endpoint_challenges_due ON endpoint_challenges(next_attempt_at) WHERE next_attempt_at IS NOT NULL;
+-- An app's own opt-in (besides the global setting): its new endpoints, and
+-- endpoints whose URL changes, must prove ownership.
+ALTER TABLE apps ADD COLUMN require_endpoint_verification INTEGER NOT NULL DEFAULT 0;

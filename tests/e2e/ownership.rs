@@ -190,7 +190,8 @@ async fn a_paused_pending_endpoint_gets_no_challenge_until_resumed(backend: Back
     assert_eq!((status, &paused["state"]), (200, &json!("paused")), "{paused}");
 
     // A new challenge while paused waits; the event is skipped; nothing is sent.
-    receiver.set_behaviour(|_| echo());
+    // (The echo waits a little, so the resume answer is read before it lands.)
+    receiver.set_behaviour(|_| echo().after(Duration::from_millis(300)));
     let (status, body) = fenix.call("POST", &format!("/v1/apps/{app}/endpoints/{ep}/verify"), None).await;
     assert_eq!((status, &body["state"]), (202, &json!("paused")), "{body}");
     let event = send(&fenix, &app).await;
@@ -241,7 +242,41 @@ async fn several_instances_on_one_database_send_each_challenge_attempt_once(back
     assert_eq!(receiver.count(), 2, "the new challenge, once");
 }
 
+async fn an_app_can_ask_for_proof_of_ownership_on_its_own(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[ONE_ATTEMPT]).await;
+    let receiver = Receiver::http(|_| Plan::status(500)).await;
+    let (status, strict) =
+        fenix.call("POST", "/v1/apps", Some(json!({"name": "Strict", "require_endpoint_verification": true}))).await;
+    assert_eq!((status, &strict["require_endpoint_verification"]), (201, &json!(true)), "{strict}");
+    let strict = id_of(&strict);
+    let relaxed = fenix.create_app("relaxed").await;
+
+    let pending = fenix.create_endpoint(&strict, json!({"url": receiver.url})).await;
+    assert_eq!(pending["state"], "pending_verification", "{pending}");
+    let active = fenix.create_endpoint(&relaxed, json!({"url": receiver.url})).await;
+    assert_eq!(active["state"], "active", "{active}");
+    let (_, apps) = fenix.call("GET", "/v1/apps", None).await;
+    let flags: Vec<(&str, bool)> = apps["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["id"].as_str().unwrap(), a["require_endpoint_verification"].as_bool().unwrap()))
+        .collect();
+    assert!(flags.contains(&(strict.as_str(), true)) && flags.contains(&(relaxed.as_str(), false)), "{apps}");
+
+    // Turned off: endpoints made from then on are active at once; the pending one still has to answer.
+    let (status, off) =
+        fenix.call("PATCH", &format!("/v1/apps/{strict}"), Some(json!({"require_endpoint_verification": false}))).await;
+    assert_eq!((status, &off["require_endpoint_verification"]), (200, &json!(false)), "{off}");
+    let later = fenix.create_endpoint(&strict, json!({"url": receiver.url})).await;
+    assert_eq!(later["state"], "active", "{later}");
+    let still = endpoint(&fenix, &strict, &id_of(&pending)).await;
+    assert_eq!(still["state"], "pending_verification", "{still}");
+}
+
 crate::on_both_backends!(
+    an_app_can_ask_for_proof_of_ownership_on_its_own,
     several_instances_on_one_database_send_each_challenge_attempt_once,
     an_endpoint_that_echoes_its_challenge_becomes_active_and_gets_events,
     wrong_failing_late_and_unreachable_answers_leave_the_endpoint_pending_with_the_reason,

@@ -443,7 +443,8 @@ async fn create(
     };
     let sealed_secret = s.keyring.current.seal(secret.expose().as_bytes(), &row.id);
     let max = s.settings.max_endpoints_per_app;
-    let challenge = s.settings.require_endpoint_verification.then(ownership::new_challenge);
+    let required = s.settings.require_endpoint_verification || s.store.app_requires_verification(&row.app_id).await?;
+    let challenge = required.then(ownership::new_challenge);
     let new = NewEndpoint { row: row.clone(), sealed_secret };
     if !s.store.insert_endpoint_challenged(&new, max as i64, challenge.as_ref()).await? {
         return Err(ApiError::invalid(
@@ -583,15 +584,19 @@ async fn update(
     // A new URL must be proved again when proof is required, or when the
     // old one was not proved yet (its challenge was for the old URL).
     let new_url = patch.url.as_ref().is_some_and(|u| *u != row.url);
-    let reprove =
-        new_url && (s.settings.require_endpoint_verification || s.store.get_challenge(&row.id).await?.is_some());
+    let reprove = new_url
+        && (s.settings.require_endpoint_verification
+            || s.store.app_requires_verification(&row.app_id).await?
+            || s.store.get_challenge(&row.id).await?.is_some());
     let challenge = reprove.then(ownership::new_challenge);
     let patch = EndpointPatch { challenge, ..patch };
     s.store.update_endpoint(&row.app_id, &row.id, &patch, time::now_ms()).await?;
+    let updated = read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await;
+    // Read first: the answer shows the new challenge before any attempt of it.
     if patch.challenge.is_some() {
         ownership::kick();
     }
-    read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await
+    updated
 }
 
 #[utoipa::path(
@@ -777,7 +782,8 @@ async fn verify(
     if !s.store.start_challenge(&row.id, &ownership::new_challenge(), time::now_ms()).await? {
         return Err(ApiError::not_found("endpoint"));
     }
-    ownership::kick();
     let Json(out) = read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await?;
+    // Read first: the answer shows the new challenge before any attempt of it.
+    ownership::kick();
     Ok((StatusCode::ACCEPTED, Json(out)))
 }

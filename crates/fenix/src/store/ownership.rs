@@ -8,6 +8,8 @@
 //! still holds: several instances on one database send each attempt once,
 //! and an attempt overtaken by a new challenge (a URL change) changes nothing.
 
+use std::collections::HashSet;
+
 use super::{on_read, on_write, BeginWrite, Store};
 use crate::{lifecycle::EndpointState, time::Millis};
 
@@ -270,6 +272,34 @@ impl Store {
         .execute(pool)
         .await
         .map(|r| r.rows_affected() > 0))
+    }
+
+    /// Whether the app asks its endpoints for proof of ownership (false for an unknown app).
+    pub async fn app_requires_verification(&self, app_id: &str) -> sqlx::Result<bool> {
+        Ok(self.apps_requiring_verification(app_id, app_id).await?.contains(app_id))
+    }
+
+    /// The apps with ids from `low` to `high` (both included) that ask for
+    /// proof of ownership: one read for a page of apps.
+    pub async fn apps_requiring_verification(&self, low: &str, high: &str) -> sqlx::Result<HashSet<String>> {
+        on_read!(self, |pool| sqlx::query_scalar::<_, String>(
+            "SELECT id FROM apps WHERE require_endpoint_verification AND id >= $1 AND id <= $2"
+        )
+        .bind(low)
+        .bind(high)
+        .fetch_all(pool)
+        .await
+        .map(|ids| ids.into_iter().collect()))
+    }
+
+    /// Sets the app's own opt-in; false when the app does not exist.
+    pub async fn set_app_requires_verification(&self, app_id: &str, on: bool) -> sqlx::Result<bool> {
+        on_write!(self, |pool| sqlx::query("UPDATE apps SET require_endpoint_verification = $2 WHERE id = $1")
+            .bind(app_id)
+            .bind(on)
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected() > 0))
     }
 
     /// When the next challenge attempt is due (leased ones included: their lease's end).
