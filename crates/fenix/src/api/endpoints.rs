@@ -776,7 +776,7 @@ async fn verify(
     if s.store.get_challenge(&row.id).await?.is_none() {
         return Err(ApiError::conflict(
             "endpoint_verified",
-            "this endpoint has proved it controls its URL; a URL change sends a new challenge",
+            "this endpoint has no open challenge: it proved it controls its URL, or no proof was asked of it",
         ));
     }
     if !s.store.start_challenge(&row.id, &ownership::new_challenge(), time::now_ms()).await? {

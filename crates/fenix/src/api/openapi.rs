@@ -220,7 +220,7 @@ mod tests {
                 METHODS.into_iter().filter(|m| item.get(*m).is_some()).map(move |m| format!("{m} {path}"))
             })
             .collect();
-        // 37, the event-type catalogue's 5, and POST …/verify (ownership).
+        // 43 before, and POST …/verify (proof of endpoint ownership).
         assert_eq!(operations.len(), 44, "{operations:#?}");
         for op in [
             "get /openapi.json",

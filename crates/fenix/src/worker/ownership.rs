@@ -69,7 +69,8 @@ pub async fn run(state: SharedState, client: reqwest::Client, shutdown: Cancella
     let mut failures = 0u32;
     while !shutdown.is_cancelled() {
         let now = time::now_ms();
-        let token = i64::from(rand::rngs::OsRng.next_u32()) << 20 | (now & 0xF_FFFF);
+        // A fresh token per claim: a result is written only under it.
+        let token = (rand::rngs::OsRng.next_u64() >> 1) as i64;
         let lease_until = time::add(now, state.settings.lease_duration);
         let wait = match state.store.claim_challenges(now, lease_until, token, CLAIM_LIMIT).await {
             Ok(claimed) if !claimed.is_empty() => {
