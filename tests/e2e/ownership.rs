@@ -275,7 +275,36 @@ async fn an_app_can_ask_for_proof_of_ownership_on_its_own(backend: Backend) {
     assert_eq!(still["state"], "pending_verification", "{still}");
 }
 
+/// Every challenge request is checked like a delivery: a name that now
+/// resolves to a private address is refused, with the reason shown, and no
+/// request is made.
+async fn a_challenge_to_a_destination_that_turned_private_is_refused(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let dns = crate::support::dns::TestDns::with_zone(&[("owner.dest-test.com", &["127.0.0.1"])]).await;
+    let server = dns.server();
+    let fenix = Fenix::start(&db, &[REQUIRED, ONE_ATTEMPT, ("FENIX_DNS_SERVERS", &server)]).await;
+    let receiver = Receiver::http(|_| Plan::status(500)).await;
+    let port = receiver.url.rsplit(':').next().unwrap().to_string();
+    let app = fenix.create_app("acme").await;
+    let url = format!("http://owner.dest-test.com:{port}");
+    let ep = id_of(&fenix.create_endpoint(&app, json!({"url": url})).await);
+    wait_for_failed_attempts(&fenix, &app, &ep, 1).await;
+    assert_eq!(receiver.count(), 1);
+
+    // The name now points at a private address: the new challenge is refused before any request.
+    dns.set("owner.dest-test.com", &["10.0.0.7"]);
+    receiver.set_behaviour(|_| echo());
+    let (status, body) = fenix.call("POST", &format!("/v1/apps/{app}/endpoints/{ep}/verify"), None).await;
+    assert_eq!(status, 202, "{body}");
+    let refused = wait_for_failed_attempts(&fenix, &app, &ep, 1).await;
+    let v = &refused["verification"];
+    assert!(v["last_error"].as_str().is_some_and(|e| e.starts_with("destination_")), "{refused}");
+    assert_eq!((&refused["state"], &v["last_status"]), (&json!("pending_verification"), &Value::Null), "{refused}");
+    assert_eq!(receiver.count(), 1, "no request reached the old address");
+}
+
 crate::on_both_backends!(
+    a_challenge_to_a_destination_that_turned_private_is_refused,
     an_app_can_ask_for_proof_of_ownership_on_its_own,
     several_instances_on_one_database_send_each_challenge_attempt_once,
     an_endpoint_that_echoes_its_challenge_becomes_active_and_gets_events,
