@@ -46,7 +46,7 @@ const ENDPOINT_COLUMNS: &str = "id, app_id, url, description, event_types, state
 
 /// [`ENDPOINT_COLUMNS`] as read: `state` is the state the endpoint *shows*
 /// (`pending_verification` while its ownership is unproved).
-fn shown_columns() -> String {
+pub(super) fn shown_columns() -> String {
     ENDPOINT_COLUMNS.replacen(", state,", &format!(", {SHOWN_ENDPOINT_STATE_SQL} AS state,"), 1)
 }
 

@@ -319,4 +319,10 @@ mod tests {
     fn the_worker_reads_the_shown_endpoint_state() {
         assert!(super::super::queue::TARGET_COLUMNS.contains(crate::lifecycle::SHOWN_ENDPOINT_STATE_SQL));
     }
+
+    #[test]
+    fn the_api_reads_the_shown_endpoint_state() {
+        let columns = super::super::endpoints::shown_columns();
+        assert!(columns.contains(&format!("{} AS state,", crate::lifecycle::SHOWN_ENDPOINT_STATE_SQL)), "{columns}");
+    }
 }
