@@ -15,6 +15,7 @@ mod hostile;
 mod ingestion;
 mod inputs;
 mod ordering;
+mod ownership;
 mod policy;
 mod portal;
 mod quickstart;

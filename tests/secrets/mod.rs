@@ -9,6 +9,7 @@ mod ed25519;
 mod file_modes;
 mod header_rekey;
 mod master_key;
+mod ownership_snippets;
 mod queued;
 mod receivers;
 mod rotation;

@@ -32,7 +32,7 @@ pub fn router(scheme: Scheme, secrets: Vec<String>) -> Router {
     Router::new().route("/webhooks", post(webhook)).with_state(inbox)
 }
 
-async fn webhook(State(inbox): State<Inbox>, headers: HeaderMap, body: Bytes) -> (StatusCode, &'static str) {
+async fn webhook(State(inbox): State<Inbox>, headers: HeaderMap, body: Bytes) -> (StatusCode, String) {
     let scheme = inbox.scheme;
     let request = SignedRequest {
         scheme,
@@ -45,17 +45,21 @@ async fn webhook(State(inbox): State<Inbox>, headers: HeaderMap, body: Bytes) ->
     let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
     if let Err(error) = verify(&request, &secrets, DEFAULT_TOLERANCE, now) {
         eprintln!("rejected a webhook: {error}");
-        return (StatusCode::UNAUTHORIZED, "invalid signature");
+        return (StatusCode::UNAUTHORIZED, "invalid signature".into());
     }
     let Ok(event) = serde_json::from_slice::<serde_json::Value>(&body) else {
-        return (StatusCode::BAD_REQUEST, "not JSON");
+        return (StatusCode::BAD_REQUEST, "not JSON".into());
     };
+    if event["type"] == "webhook.verification" {
+        // Proof of ownership (when Fenix asks for it): echo the challenge.
+        return (StatusCode::OK, serde_json::json!({ "challenge": event["data"]["challenge"] }).to_string());
+    }
     let id = event["id"].as_str().unwrap_or_default().to_owned();
     if !inbox.seen.lock().unwrap().insert(id) {
-        return (StatusCode::OK, "duplicate"); // a retry of an event already handled: acknowledge it
+        return (StatusCode::OK, "duplicate".into()); // a retry of an event already handled: acknowledge it
     }
     // ... handle the event (or queue it), then answer within a few seconds ...
-    (StatusCode::OK, "ok")
+    (StatusCode::OK, "ok".into())
 }
 
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> &'a str {

@@ -223,7 +223,8 @@ async fn answer(
         all.len() - 1
     };
     let behaviour = beh.lock().unwrap().clone();
-    let plan = behaviour(n);
+    let mut plan = behaviour(n);
+    plan.body = echo_challenge(plan.body, &reqs.lock().unwrap()[n].body);
     if !plan.delay.is_zero() {
         tokio::time::sleep(plan.delay).await;
     }
@@ -232,6 +233,20 @@ async fn answer(
         resp = resp.header(k, v);
     }
     resp.body(Full::new(Bytes::from(plan.body))).expect("response")
+}
+
+/// Written in a plan's body, stands for the ownership challenge of the
+/// request (`data.challenge` of a `webhook.verification` body), so a receiver
+/// can echo it.
+pub const CHALLENGE: &str = "{{challenge}}";
+
+fn echo_challenge(body: Vec<u8>, request: &[u8]) -> Vec<u8> {
+    let Ok(text) = String::from_utf8(body.clone()) else { return body };
+    if !text.contains(CHALLENGE) {
+        return body;
+    }
+    let sent: serde_json::Value = serde_json::from_slice(request).unwrap_or_default();
+    text.replace(CHALLENGE, sent["data"]["challenge"].as_str().unwrap_or("")).into_bytes()
 }
 
 fn tls_acceptor() -> (tokio_rustls::TlsAcceptor, String) {

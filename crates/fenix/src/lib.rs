@@ -42,6 +42,8 @@ use crate::state::SharedState;
 pub async fn serve(listener: TcpListener, state: SharedState, shutdown: CancellationToken) -> anyhow::Result<()> {
     let worker = if state.settings.run_worker {
         let client = startup::http_client(&state.settings, state.destinations.clone())?;
+        // Proof of endpoint ownership: its challenges go through the same client.
+        tokio::spawn(worker::ownership::run(state.clone(), client.clone(), shutdown.clone()));
         let (worker, rx) = worker::Worker::new(state.clone(), client);
         tokio::spawn(maintenance::run(state.clone(), shutdown.clone()));
         tokio::spawn(state.wake.clone().listen_to_other_instances());

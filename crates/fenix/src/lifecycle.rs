@@ -122,11 +122,15 @@ pub enum EndpointState {
     Paused,
     /// After a 410 Gone or a long run of failures: as paused, until resumed.
     Disabled,
+    /// Shown only: stored `active` but its owner has not proved control of
+    /// its URL yet (`ownership`); deliveries are made and skipped when due.
+    PendingVerification,
 }
 
 impl EndpointState {
     /// Every state.
-    pub const ALL: [EndpointState; 3] = [EndpointState::Active, EndpointState::Paused, EndpointState::Disabled];
+    pub const ALL: [EndpointState; 4] =
+        [EndpointState::Active, EndpointState::Paused, EndpointState::Disabled, EndpointState::PendingVerification];
 
     /// The text stored in `endpoints.state` (and `endpoint_state_changes.state`) and answered by the API.
     pub const fn as_str(self) -> &'static str {
@@ -134,6 +138,18 @@ impl EndpointState {
             EndpointState::Active => "active",
             EndpointState::Paused => "paused",
             EndpointState::Disabled => "disabled",
+            EndpointState::PendingVerification => "pending_verification",
+        }
+    }
+
+    /// The state an endpoint shows: stored `active` and not verified yet is
+    /// `pending_verification`; paused and disabled show as stored (the
+    /// operator's choice, or the failure, says more). The same rule as
+    /// [`SHOWN_ENDPOINT_STATE_SQL`].
+    pub fn shown(stored: EndpointState, unverified: bool) -> EndpointState {
+        match stored {
+            EndpointState::Active if unverified => EndpointState::PendingVerification,
+            other => other,
         }
     }
 
@@ -142,6 +158,13 @@ impl EndpointState {
         self == EndpointState::Active
     }
 }
+
+/// The state an `endpoints` row shows, as an SQL expression on its own
+/// columns ([`EndpointState::shown`]). The worker's batch context reads the
+/// same expression (`store::queue::TARGET_COLUMNS`), so an unverified
+/// endpoint's due deliveries are skipped like a paused one's.
+pub const SHOWN_ENDPOINT_STATE_SQL: &str =
+    "CASE WHEN state = 'active' AND unverified THEN 'pending_verification' ELSE state END";
 
 /// Text that names none of a closed set's members, e.g. a row written by a
 /// newer version of Fenix.
@@ -344,7 +367,7 @@ mod tests {
     #[test]
     fn every_endpoint_state_round_trips_through_its_text_and_json() {
         let texts: Vec<&str> = EndpointState::ALL.iter().map(|s| s.as_str()).collect();
-        assert_eq!(texts, ["active", "paused", "disabled"]);
+        assert_eq!(texts, ["active", "paused", "disabled", "pending_verification"]);
         for s in EndpointState::ALL {
             assert_eq!(s.as_str().parse::<EndpointState>(), Ok(s));
             assert_eq!(EndpointState::try_from(s.to_string()), Ok(s));
@@ -378,6 +401,7 @@ mod tests {
         assert_eq!(REPLAYABLE_SQL, format!("status IN ({})", quoted.join(", ")));
         assert!(EndpointState::Active.sends());
         assert!(!EndpointState::Paused.sends() && !EndpointState::Disabled.sends());
+        assert!(!EndpointState::PendingVerification.sends());
     }
 
     /// The shown-status rule in SQL ([`SHOWN_STATUS_SQL`], each status's
@@ -430,6 +454,38 @@ mod tests {
         .await
         .unwrap();
         assert_eq!(replayable, DeliveryStatus::REPLAYABLE);
+    }
+
+    /// The shown endpoint state in SQL agrees with the one in Rust for every
+    /// stored state, verified or not.
+    #[tokio::test]
+    async fn the_shown_endpoint_state_is_the_same_in_rust_and_in_sql() {
+        let mut db = SqliteConnection::connect("sqlite::memory:").await.unwrap();
+        sqlx::query("CREATE TABLE endpoints (state TEXT NOT NULL, unverified INTEGER NOT NULL)")
+            .execute(&mut db)
+            .await
+            .unwrap();
+        for state in [EndpointState::Active, EndpointState::Paused, EndpointState::Disabled] {
+            for unverified in [false, true] {
+                sqlx::query("INSERT INTO endpoints (state, unverified) VALUES ($1, $2)")
+                    .bind(state)
+                    .bind(unverified)
+                    .execute(&mut db)
+                    .await
+                    .unwrap();
+            }
+        }
+        let rows: Vec<(EndpointState, bool, EndpointState)> =
+            sqlx::query_as(&format!("SELECT state, unverified, {SHOWN_ENDPOINT_STATE_SQL} FROM endpoints"))
+                .fetch_all(&mut db)
+                .await
+                .unwrap();
+        assert_eq!(rows.len(), 6);
+        for (stored, unverified, shown) in rows {
+            assert_eq!(shown, EndpointState::shown(stored, unverified), "{stored} {unverified}");
+        }
+        assert_eq!(EndpointState::shown(EndpointState::Active, true), EndpointState::PendingVerification);
+        assert_eq!(EndpointState::shown(EndpointState::Paused, true), EndpointState::Paused);
     }
 
     #[tokio::test]

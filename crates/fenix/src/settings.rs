@@ -115,6 +115,13 @@ pub struct Settings {
     /// Strict event types: an event whose type is not in the catalogue, or an
     /// endpoint filter naming none of its types, is refused (422).
     pub event_types_strict: bool,
+    /// Proof of ownership for every new endpoint (and every URL change): it
+    /// starts `pending_verification` and is sent nothing until it echoes a
+    /// challenge (`ownership`). Apps can also ask for it on their own.
+    pub require_endpoint_verification: bool,
+    /// Waits between the attempts of one ownership challenge; after the last
+    /// attempt fails the challenge expires (`POST …/verify` starts a new one).
+    pub verification_retry_schedule: Vec<Duration>,
 }
 
 impl Default for Settings {
@@ -164,6 +171,11 @@ impl Default for Settings {
             console_session_ttl: Duration::from_secs(12 * 3600),
             console_frame_ancestors: Vec::new(),
             event_types_strict: false,
+            require_endpoint_verification: false,
+            verification_retry_schedule: ["10s", "1m", "5m"]
+                .iter()
+                .map(|s| parse_duration(s).expect("static duration"))
+                .collect(),
         }
     }
 }
@@ -210,6 +222,8 @@ struct FileSettings {
     console_session_ttl: Option<String>,
     console_frame_ancestors: Option<String>,
     event_types_strict: Option<bool>,
+    require_endpoint_verification: Option<bool>,
+    verification_retry_schedule: Option<String>,
 }
 
 /// A retention (or failing time before disabling) that never runs out:
@@ -351,6 +365,8 @@ impl Settings {
         push("CONSOLE_SESSION_TTL", f.console_session_ttl);
         push("CONSOLE_FRAME_ANCESTORS", f.console_frame_ancestors);
         push("EVENT_TYPES_STRICT", f.event_types_strict.map(|b| b.to_string()));
+        push("REQUIRE_ENDPOINT_VERIFICATION", f.require_endpoint_verification.map(|b| b.to_string()));
+        push("VERIFICATION_RETRY_SCHEDULE", f.verification_retry_schedule);
         if let Some(v) = f.database_url {
             vars.push(("DATABASE_URL".into(), v));
         }
@@ -498,6 +514,14 @@ impl Settings {
         if let Some(v) = get("FENIX_EVENT_TYPES_STRICT") {
             self.event_types_strict = parse_bool(&v).with_context(ctx("FENIX_EVENT_TYPES_STRICT"))?;
         }
+        if let Some(v) = get("FENIX_REQUIRE_ENDPOINT_VERIFICATION") {
+            self.require_endpoint_verification =
+                parse_bool(&v).with_context(ctx("FENIX_REQUIRE_ENDPOINT_VERIFICATION"))?;
+        }
+        if let Some(v) = get("FENIX_VERIFICATION_RETRY_SCHEDULE") {
+            self.verification_retry_schedule =
+                parse_schedule(&v).with_context(ctx("FENIX_VERIFICATION_RETRY_SCHEDULE"))?;
+        }
         Ok(())
     }
 
@@ -511,6 +535,12 @@ impl Settings {
         }
         if self.retry_schedule.len() > 20 {
             bail!("FENIX_RETRY_SCHEDULE has {} waits; at most 20 are allowed", self.retry_schedule.len());
+        }
+        if self.verification_retry_schedule.len() > 10 {
+            bail!(
+                "FENIX_VERIFICATION_RETRY_SCHEDULE has {} waits; at most 10 are allowed",
+                self.verification_retry_schedule.len()
+            );
         }
         if self.attempt_timeout.is_zero() {
             bail!("FENIX_ATTEMPT_TIMEOUT must be greater than zero");

@@ -62,6 +62,9 @@ pub struct AppOut {
     pub name: String,
     pub created_at: String,
     pub updated_at: String,
+    /// Its endpoints must prove they control their URL before they are sent
+    /// events (also when `FENIX_REQUIRE_ENDPOINT_VERIFICATION` is off).
+    pub require_endpoint_verification: bool,
 }
 
 impl From<AppRow> for AppOut {
@@ -72,8 +75,15 @@ impl From<AppRow> for AppOut {
             name: r.name,
             created_at: time::rfc3339_ms(r.created_at),
             updated_at: time::rfc3339_ms(r.updated_at),
+            require_endpoint_verification: false,
         }
     }
+}
+
+/// The app as answered, with its own opt-in to proof of ownership.
+async fn shown(s: &SharedState, row: AppRow) -> Result<AppOut, ApiError> {
+    let required = s.store.app_requires_verification(&row.id).await?;
+    Ok(AppOut { require_endpoint_verification: required, ..row.into() })
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -84,6 +94,9 @@ struct CreateApp {
     /// Not shaped like an app id (`app_…`).
     #[schema(example = "acme", pattern = "^[A-Za-z0-9_.-]{1,64}$")]
     uid: Option<String>,
+    /// Its endpoints must prove ownership of their URL (default `false`).
+    #[serde(default)]
+    require_endpoint_verification: bool,
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -97,6 +110,11 @@ struct PatchApp {
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<String>, required = false, example = "acme", pattern = "^[A-Za-z0-9_.-]{1,64}$")]
     uid: Option<Option<String>>,
+    /// Left out: unchanged; cannot be null. Applies to endpoints created, or
+    /// whose URL changes, from then on.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = bool, required = false)]
+    require_endpoint_verification: Option<bool>,
 }
 
 fn parse_name(name: &str) -> Result<String, ApiError> {
@@ -140,7 +158,10 @@ async fn create(
         updated_at: now,
     };
     s.store.insert_app(&row).await.map_err(uid_conflict)?;
-    Ok((StatusCode::CREATED, Json(row.into())))
+    if body.require_endpoint_verification {
+        s.store.set_app_requires_verification(&row.id, true).await?;
+    }
+    Ok((StatusCode::CREATED, Json(shown(&s, row).await?)))
 }
 
 fn uid_conflict(e: sqlx::Error) -> ApiError {
@@ -171,7 +192,8 @@ async fn list(
     let Some(own) = caller.app_id() else {
         let list = ListScope::new("app", &[]);
         let rows = s.store.list_apps(q.cursor(&list)?.as_deref(), limit + 1).await?;
-        return Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), AppOut::from)));
+        let page = Page::from_rows(rows, limit, &list, |r| r.id.clone(), AppOut::from);
+        return Ok(Json(with_opt_ins(&s, page).await?));
     };
     // An app-scoped caller sees its own app only: a list of one, on one page
     // (a cursor, which could only come from an admin's list, is refused).
@@ -181,7 +203,18 @@ async fn list(
         Some(app) if after.as_deref().is_none_or(|c| app.id.as_str() < c) => vec![app],
         _ => vec![],
     };
-    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), AppOut::from)))
+    let page = Page::from_rows(rows, limit, &list, |r| r.id.clone(), AppOut::from);
+    Ok(Json(with_opt_ins(&s, page).await?))
+}
+
+/// A page of apps with their opt-ins to proof of ownership, in one read.
+async fn with_opt_ins(s: &SharedState, mut page: Page<AppOut>) -> Result<Page<AppOut>, ApiError> {
+    let (Some(high), Some(low)) = (page.data.first(), page.data.last()) else { return Ok(page) };
+    let required = s.store.apps_requiring_verification(&low.id, &high.id).await?;
+    for app in &mut page.data {
+        app.require_endpoint_verification = required.contains(&app.id);
+    }
+    Ok(page)
 }
 
 #[utoipa::path(
@@ -200,12 +233,13 @@ async fn read(
     _: NoQuery,
     ApiPath(AppPath { app }): ApiPath<AppPath>,
 ) -> Result<Json<AppOut>, ApiError> {
-    Ok(Json(lookup::app(&s.store, &app).await?.into()))
+    let row = lookup::app(&s.store, &app).await?;
+    Ok(Json(shown(&s, row).await?))
 }
 
 #[utoipa::path(
     patch, path = "/v1/apps/{app}", tag = "apps", operation_id = "update_app",
-    summary = "Rename an app or change its uid",
+    summary = "Rename an app, change its uid, or its opt-in to proof of endpoint ownership",
     security(("bearer" = ["admin"])),
     params(AppPath),
     request_body = PatchApp,
@@ -235,8 +269,11 @@ async fn update(
     }
     row.updated_at = time::now_ms();
     s.store.update_app(&row).await.map_err(uid_conflict)?;
+    if let Some(on) = body.require_endpoint_verification {
+        s.store.set_app_requires_verification(&row.id, on).await?;
+    }
     s.forget_cached_apps();
-    Ok(Json(row.into()))
+    Ok(Json(shown(&s, row).await?))
 }
 
 #[utoipa::path(

@@ -25,8 +25,12 @@ use crate::{
     lifecycle::{DeliveryStatus, EndpointState, OnDeadLetter, SigningAlgorithm},
     secrets::{EndpointKey, SigningSecret},
     state::SharedState,
-    store::endpoints::{EndpointPatch, EndpointRow, NewEndpoint},
+    store::{
+        endpoints::{EndpointPatch, EndpointRow, NewEndpoint},
+        ownership::ChallengeRow,
+    },
     time,
+    worker::ownership,
 };
 
 /// How many older secrets may still sign after rotations.
@@ -80,6 +84,54 @@ pub struct EndpointOut {
     /// `ed25519` endpoint (and readable at any time at `…/public-keys`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub public_key: Option<String>,
+    /// The open ownership challenge of an endpoint that has not proved it
+    /// controls its URL (`pending_verification`); left out once verified,
+    /// and in lists.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verification: Option<VerificationOut>,
+}
+
+/// Whether an ownership challenge is still being sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VerificationStatus {
+    /// Attempts are coming (`next_attempt_at`).
+    Pending,
+    /// Every attempt failed: `POST …/verify` starts a new challenge.
+    Expired,
+}
+
+/// An endpoint's open ownership challenge: its attempts and why the last one failed.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct VerificationOut {
+    pub status: VerificationStatus,
+    /// Attempts made so far (failed ones: a success ends the challenge).
+    pub attempts: i64,
+    pub next_attempt_at: Option<String>,
+    pub last_attempt_at: Option<String>,
+    /// The HTTP status of the last answer, if there was one.
+    pub last_status: Option<i64>,
+    /// Why the last attempt failed: `challenge_mismatch`, `http_status`, `timeout`, `connect`,
+    /// `destination_blocked`, … (the delivery log's classes).
+    pub last_error: Option<String>,
+    pub last_error_detail: Option<String>,
+    /// When this challenge was started.
+    pub started_at: String,
+}
+
+impl From<ChallengeRow> for VerificationOut {
+    fn from(c: ChallengeRow) -> Self {
+        VerificationOut {
+            status: if c.next_attempt_at.is_some() { VerificationStatus::Pending } else { VerificationStatus::Expired },
+            attempts: c.attempts,
+            next_attempt_at: c.next_attempt_at.map(time::rfc3339_ms),
+            last_attempt_at: c.last_attempt_at.map(time::rfc3339_ms),
+            last_status: c.last_status,
+            last_error: c.last_error,
+            last_error_detail: c.last_error_detail,
+            started_at: time::rfc3339_ms(c.created_at),
+        }
+    }
 }
 
 impl From<EndpointRow> for EndpointOut {
@@ -115,6 +167,7 @@ impl From<EndpointRow> for EndpointOut {
             signing_algorithm: r.signing_algorithm,
             secret: None,
             public_key: None,
+            verification: None,
         }
     }
 }
@@ -301,6 +354,15 @@ pub fn router() -> OpenApiRouter<SharedState> {
         .routes(routes!(resume))
         .routes(routes!(rotate))
         .routes(routes!(public_keys))
+        .routes(routes!(verify))
+}
+
+/// An endpoint as a single-endpoint answer shows it: with its open ownership challenge.
+async fn shown(s: &SharedState, row: EndpointRow) -> Result<EndpointOut, ApiError> {
+    let challenge = s.store.get_challenge(&row.id).await?;
+    let mut out = EndpointOut::from(row);
+    out.verification = challenge.map(VerificationOut::from);
+    Ok(out)
 }
 
 /// Runs the destination policy (URL shape, DNS, every address public).
@@ -460,14 +522,22 @@ async fn create(
         public_key: key.public_key(),
     };
     let max = s.settings.max_endpoints_per_app;
-    if !s.store.insert_endpoint_within(&new, max as i64).await? {
+    let required = s.settings.require_endpoint_verification || s.store.app_requires_verification(&row.app_id).await?;
+    let challenge = required.then(ownership::new_challenge);
+    if !s.store.insert_endpoint_challenged(&new, max as i64, challenge.as_ref()).await? {
         return Err(ApiError::invalid(
             "endpoint_limit_reached",
             format!("this app already has {max} endpoints, the most allowed (FENIX_MAX_ENDPOINTS_PER_APP); delete one first"),
         ));
     }
     tracing::info!(endpoint_id = %row.id, app_id = %row.app_id, "endpoint created");
-    let mut out = EndpointOut::from(row);
+    // As stored (a challenged endpoint shows `pending_verification`); deleted
+    // meanwhile, as built.
+    let stored = s.store.get_endpoint(&row.app_id, &row.id).await?.unwrap_or(row);
+    let mut out = shown(&s, stored).await?;
+    if challenge.is_some() {
+        ownership::kick();
+    }
     out.secret = key.shown_secret().map(str::to_string);
     out.public_key = new.public_key;
     Ok((StatusCode::CREATED, Json(out)))
@@ -512,7 +582,8 @@ async fn read(
     _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
 ) -> Result<Json<EndpointOut>, ApiError> {
-    Ok(Json(lookup::endpoint(&s, &app, &ep).await?.into()))
+    let row = lookup::endpoint(&s, &app, &ep).await?;
+    Ok(Json(shown(&s, row).await?))
 }
 
 #[utoipa::path(
@@ -587,9 +658,24 @@ async fn update(
             .transpose()?,
         ordered: body.ordered,
         on_dead_letter: body.on_dead_letter,
+        challenge: None,
     };
+    // A new URL must be proved again when proof is required, or when the
+    // old one was not proved yet (its challenge was for the old URL).
+    let new_url = patch.url.as_ref().is_some_and(|u| *u != row.url);
+    let reprove = new_url
+        && (s.settings.require_endpoint_verification
+            || s.store.app_requires_verification(&row.app_id).await?
+            || s.store.get_challenge(&row.id).await?.is_some());
+    let challenge = reprove.then(ownership::new_challenge);
+    let patch = EndpointPatch { challenge, ..patch };
     s.store.update_endpoint(&row.app_id, &row.id, &patch, time::now_ms()).await?;
-    read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await
+    let updated = read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await;
+    // Read first: the answer shows the new challenge before any attempt of it.
+    if patch.challenge.is_some() {
+        ownership::kick();
+    }
+    updated
 }
 
 #[utoipa::path(
@@ -781,4 +867,43 @@ async fn catalogued(s: &SharedState, filter: &EventTypeFilter) -> Result<(), Api
         Some(refusal) => Err(refusal.into()),
         None => Ok(()),
     }
+}
+
+#[utoipa::path(
+    post, path = "/v1/apps/{app}/endpoints/{ep}/verify", tag = "endpoints", operation_id = "verify_endpoint",
+    summary = "Send an endpoint a new ownership challenge",
+    security(("bearer" = ["app:manage"])),
+    description = "Starts a new challenge now, replacing an open or expired one: the endpoint shows \
+        `pending_verification` until it answers 2xx echoing it (see docs/receiving.md). A paused or disabled \
+        endpoint is sent it once resumed. An endpoint that proved its URL already answers 409.",
+    params(EndpointPath),
+    request_body(content = Option<NoOptions>, description = "Optional; empty or `{}`"),
+    responses(
+        (status = 202, description = "The endpoint, with its new challenge in `verification`", body = EndpointOut),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
+        (status = 409, description = "`endpoint_verified`", body = ErrorBody),
+    )
+)]
+async fn verify(
+    State(s): State<SharedState>,
+    _: NoQuery,
+    ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
+    RawBody(body): RawBody,
+) -> Result<(StatusCode, Json<EndpointOut>), ApiError> {
+    let row = lookup::endpoint(&s, &app, &ep).await?;
+    let NoOptions {} = optional_json(&body)?;
+    if s.store.get_challenge(&row.id).await?.is_none() {
+        return Err(ApiError::conflict(
+            "endpoint_verified",
+            "this endpoint has no open challenge: it proved it controls its URL, or no proof was asked of it",
+        ));
+    }
+    if !s.store.start_challenge(&row.id, &ownership::new_challenge(), time::now_ms()).await? {
+        return Err(ApiError::not_found("endpoint"));
+    }
+    let Json(out) = read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await?;
+    // Read first: the answer shows the new challenge before any attempt of it.
+    ownership::kick();
+    Ok((StatusCode::ACCEPTED, Json(out)))
 }

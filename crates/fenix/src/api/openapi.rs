@@ -220,8 +220,9 @@ mod tests {
                 METHODS.into_iter().filter(|m| item.get(*m).is_some()).map(move |m| format!("{m} {path}"))
             })
             .collect();
-        // 37, the event-type catalogue's 5, and (issue 17, SIGN) an endpoint's public keys and the app's JWKS.
-        assert_eq!(operations.len(), 45, "{operations:#?}");
+        // 37, the event-type catalogue's 5, (issue 17) an endpoint's public keys and the app's JWKS,
+        // and POST …/verify (proof of endpoint ownership).
+        assert_eq!(operations.len(), 46, "{operations:#?}");
         for op in [
             "get /openapi.json",
             "get /healthz",

@@ -136,6 +136,11 @@ fn in_force(s: &Settings) -> Vec<SettingOut> {
         plain("FENIX_CONSOLE_SESSION_TTL", dur(s.console_session_ttl)),
         plain("FENIX_CONSOLE_FRAME_ANCESTORS", list(&s.console_frame_ancestors)),
         plain("FENIX_EVENT_TYPES_STRICT", Some(s.event_types_strict.to_string())),
+        plain("FENIX_REQUIRE_ENDPOINT_VERIFICATION", Some(s.require_endpoint_verification.to_string())),
+        plain(
+            "FENIX_VERIFICATION_RETRY_SCHEDULE",
+            list(&s.verification_retry_schedule.iter().map(|d| dur(*d).unwrap_or_default()).collect::<Vec<_>>()),
+        ),
     ]
 }
 

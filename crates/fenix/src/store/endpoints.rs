@@ -1,8 +1,13 @@
 //! Endpoints and their sealed signing secrets.
 
-use super::{apps::CURSOR_END, on_read, on_write, BeginWrite, Store};
+use super::{
+    apps::CURSOR_END,
+    on_read, on_write,
+    ownership::{start_challenge_in, NewChallenge},
+    BeginWrite, Store,
+};
 use crate::{
-    lifecycle::{EndpointState, OnDeadLetter, SigningAlgorithm},
+    lifecycle::{EndpointState, OnDeadLetter, SigningAlgorithm, SHOWN_ENDPOINT_STATE_SQL},
     time::Millis,
 };
 
@@ -42,6 +47,23 @@ const ENDPOINT_COLUMNS: &str = "id, app_id, url, description, event_types, state
      headers, retry_schedule, final_status_codes, attempt_timeout_ms, ordered, on_dead_letter, \
      signing_algorithm";
 
+/// [`ENDPOINT_COLUMNS`] as read: `state` is the state the endpoint *shows*
+/// (`pending_verification` while its ownership is unproved).
+pub(super) fn shown_columns() -> String {
+    ENDPOINT_COLUMNS.replacen(", state,", &format!(", {SHOWN_ENDPOINT_STATE_SQL} AS state,"), 1)
+}
+
+/// Applies an [`EndpointPatch`]: a field bound `NULL` (or flagged 0) is left as it is.
+const UPDATE_ENDPOINT: &str = "UPDATE endpoints SET url = COALESCE($3, url), description = COALESCE($4, description), \
+     event_types = COALESCE($5, event_types), \
+     rate_limit_per_sec = CASE WHEN $6 = 1 THEN $7 ELSE rate_limit_per_sec END, updated_at = $8, \
+     headers = COALESCE($9, headers), \
+     retry_schedule = CASE WHEN $10 = 1 THEN $11 ELSE retry_schedule END, \
+     final_status_codes = COALESCE($12, final_status_codes), \
+     attempt_timeout_ms = CASE WHEN $13 = 1 THEN $14 ELSE attempt_timeout_ms END, \
+     ordered = COALESCE($15, ordered), on_dead_letter = COALESCE($16, on_dead_letter) \
+     WHERE id = $1 AND app_id = $2";
+
 /// A new endpoint with its first secret, already sealed.
 #[derive(Debug)]
 pub struct NewEndpoint {
@@ -64,6 +86,9 @@ pub struct EndpointPatch {
     pub attempt_timeout_ms: Option<Option<i64>>,
     pub ordered: Option<bool>,
     pub on_dead_letter: Option<OnDeadLetter>,
+    /// With a new `url` when ownership must be proved: the endpoint becomes
+    /// unverified with this challenge in the same transaction.
+    pub challenge: Option<NewChallenge>,
 }
 
 /// One sealed secret version.
@@ -100,6 +125,17 @@ impl Store {
     /// the limit: on PostgreSQL by locking the app's row before counting, on
     /// SQLite by the write transaction (`BEGIN IMMEDIATE`, one writer).
     pub async fn insert_endpoint_within(&self, new: &NewEndpoint, max_per_app: i64) -> sqlx::Result<bool> {
+        self.insert_endpoint_challenged(new, max_per_app, None).await
+    }
+
+    /// As [`Store::insert_endpoint_within`]; with a `challenge`, the endpoint
+    /// is stored unverified with it (it is never sent an event before it answers).
+    pub async fn insert_endpoint_challenged(
+        &self,
+        new: &NewEndpoint,
+        max_per_app: i64,
+        challenge: Option<&NewChallenge>,
+    ) -> sqlx::Result<bool> {
         let r = &new.row;
         let lock_app = if self.is_postgres() {
             "SELECT id FROM apps WHERE id = $1 FOR UPDATE"
@@ -151,6 +187,9 @@ impl Store {
             .bind(&new.public_key)
             .execute(&mut *tx)
             .await?;
+            if let Some(c) = challenge {
+                start_challenge_in!(tx, &r.id, c, r.created_at).await?;
+            }
             tx.commit().await.map(|_| true)
         })
     }
@@ -158,7 +197,8 @@ impl Store {
     /// One endpoint of one app.
     pub async fn get_endpoint(&self, app_id: &str, id: &str) -> sqlx::Result<Option<EndpointRow>> {
         on_read!(self, |pool| sqlx::query_as::<_, EndpointRow>(&format!(
-            "SELECT {ENDPOINT_COLUMNS} FROM endpoints WHERE id = $1 AND app_id = $2"
+            "SELECT {} FROM endpoints WHERE id = $1 AND app_id = $2",
+            shown_columns()
         ))
         .bind(id)
         .bind(app_id)
@@ -174,7 +214,8 @@ impl Store {
         limit: i64,
     ) -> sqlx::Result<Vec<EndpointRow>> {
         on_read!(self, |pool| sqlx::query_as::<_, EndpointRow>(&format!(
-            "SELECT {ENDPOINT_COLUMNS} FROM endpoints WHERE app_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3"
+            "SELECT {} FROM endpoints WHERE app_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3",
+            shown_columns()
         ))
         .bind(app_id)
         .bind(cursor.unwrap_or(CURSOR_END))
@@ -197,36 +238,35 @@ impl Store {
             Some(v) => (1_i64, v),
             None => (0, None),
         };
-        on_write!(self, |pool| sqlx::query(
-            "UPDATE endpoints SET url = COALESCE($3, url), description = COALESCE($4, description), \
-             event_types = COALESCE($5, event_types), \
-             rate_limit_per_sec = CASE WHEN $6 = 1 THEN $7 ELSE rate_limit_per_sec END, updated_at = $8, \
-             headers = COALESCE($9, headers), \
-             retry_schedule = CASE WHEN $10 = 1 THEN $11 ELSE retry_schedule END, \
-             final_status_codes = COALESCE($12, final_status_codes), \
-             attempt_timeout_ms = CASE WHEN $13 = 1 THEN $14 ELSE attempt_timeout_ms END, \
-             ordered = COALESCE($15, ordered), on_dead_letter = COALESCE($16, on_dead_letter) \
-             WHERE id = $1 AND app_id = $2"
-        )
-        .bind(id)
-        .bind(app_id)
-        .bind(&p.url)
-        .bind(&p.description)
-        .bind(&p.event_types)
-        .bind(set_rate)
-        .bind(rate)
-        .bind(now)
-        .bind(&p.headers)
-        .bind(set_schedule)
-        .bind(&schedule)
-        .bind(&p.final_status_codes)
-        .bind(set_timeout)
-        .bind(timeout)
-        .bind(p.ordered)
-        .bind(p.on_dead_letter)
-        .execute(pool)
-        .await
-        .map(|r| r.rows_affected() > 0))
+        on_write!(self, |pool| {
+            let mut tx = pool.begin_write().await?;
+            let changed = sqlx::query(UPDATE_ENDPOINT)
+                .bind(id)
+                .bind(app_id)
+                .bind(&p.url)
+                .bind(&p.description)
+                .bind(&p.event_types)
+                .bind(set_rate)
+                .bind(rate)
+                .bind(now)
+                .bind(&p.headers)
+                .bind(set_schedule)
+                .bind(&schedule)
+                .bind(&p.final_status_codes)
+                .bind(set_timeout)
+                .bind(timeout)
+                .bind(p.ordered)
+                .bind(p.on_dead_letter)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected()
+                > 0;
+            if let (true, Some(_), Some(c)) = (changed, &p.url, &p.challenge) {
+                start_challenge_in!(tx, id, c, now).await?;
+            }
+            tx.commit().await?;
+            Ok(changed)
+        })
     }
 
     /// Deletes an endpoint with its deliveries and secrets.

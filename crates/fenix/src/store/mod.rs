@@ -17,6 +17,7 @@
 //! | `queue/sqlite.rs` | the queue on SQLite: `BEGIN IMMEDIATE` transactions, multi-row inserts and `UPDATE … FROM (VALUES …)` |
 //! | `queue/postgres.rs` | the queue on PostgreSQL: one statement over arrays per write, `FOR UPDATE SKIP LOCKED`, `ON CONFLICT` for keys raced by other instances |
 //! | `outcomes.rs` | recording a batch of outcomes so that one refused outcome cannot stall the rest |
+//! | `ownership.rs` | proof of endpoint ownership: the `unverified` flag, open challenges, their leased claim and results |
 //! | `events.rs` | `NewEvent`, `Ingested`, the event log |
 //! | `event_types.rs` | the event-type catalogue (names, schemas, examples), with a revision per change for the instances' caches |
 //! | `deliveries.rs` | the delivery log, attempts, `next_due_at`, `work_due` |
@@ -48,6 +49,7 @@ pub mod events;
 pub mod maintenance;
 mod meta;
 pub mod outcomes;
+pub mod ownership;
 pub mod queue;
 pub mod replay;
 pub mod sessions;

@@ -97,39 +97,70 @@ async fn check_sign_send(
     if live.is_empty() {
         return refused("no_secret", "the endpoint has no usable signing secret".into());
     }
-    let timestamp = now / 1000;
-    let signature = match signing_keys::signature_header(
-        job.scheme,
-        &c.endpoint_id,
-        &live,
-        &c.event_id,
-        timestamp,
-        &job.envelope,
-    ) {
-        Ok(signature) => signature,
-        Err(e) => return refused("signing", e.to_string()),
+    let message = Message { endpoint_id: &c.endpoint_id, id: &c.event_id, event_type: &job.event_type, attempt_id, body: &job.envelope };
+    let mut headers = match signed_headers(&live, job.scheme, &message, now) {
+        Ok(headers) => headers,
+        Err(refusal) => return refusal,
     };
     *versions = live.iter().map(|s| s.version).collect();
     let Some(custom) = &job.policy.headers else {
         return refused("sealed_header", "a sensitive custom header of the endpoint could not be opened".into());
     };
-    let mut headers = WireHeaders {
-        event_id: &c.event_id,
-        event_type: &job.event_type,
-        attempt_id,
+    add_custom_headers(&mut headers, custom);
+    send(client, Request { url: url.clone(), headers, body: job.envelope.clone() }).await
+}
+
+/// What is signed and sent: a delivery's event, or an ownership challenge.
+pub(super) struct Message<'a> {
+    /// The endpoint whose keys sign (Ed25519 signatures name their key by it).
+    pub(super) endpoint_id: &'a str,
+    /// The event id (`webhook-id`, `X-Fenix-Event-Id`), part of what is signed.
+    pub(super) id: &'a str,
+    pub(super) event_type: &'a str,
+    pub(super) attempt_id: &'a str,
+    pub(super) body: &'a [u8],
+}
+
+/// Signs `message` with the `live` secrets in `scheme` at `now` and makes the
+/// wire contract's headers: the one signing path of deliveries and of
+/// ownership challenges (`ownership.rs`).
+pub(super) fn signed_headers(
+    live: &[&LiveSecret],
+    scheme: fenix_signing::Scheme,
+    message: &Message<'_>,
+    now: time::Millis,
+) -> Result<HeaderMap, AttemptResult> {
+    let timestamp = now / 1000;
+    let signature = match signing_keys::signature_header(
+        scheme,
+        message.endpoint_id,
+        live,
+        message.id,
         timestamp,
-        scheme: job.scheme,
+        message.body,
+    ) {
+        Ok(signature) => signature,
+        Err(e) => return Err(refused("signing", e.to_string())),
+    };
+    Ok(WireHeaders {
+        event_id: message.id,
+        event_type: message.event_type,
+        attempt_id: message.attempt_id,
+        timestamp,
+        scheme,
         signature: &signature,
     }
-    .to_map();
-    // The endpoint's own headers: checked when set never to collide with the
-    // wire contract's; if one ever did, Fenix's own value stays.
+    .to_map())
+}
+
+/// The endpoint's own headers: checked when set never to collide with the
+/// wire contract's; if one ever did, Fenix's own value stays.
+pub(super) fn add_custom_headers(headers: &mut HeaderMap, custom: &HeaderMap) {
     for (name, value) in custom {
         if !headers.contains_key(name) {
             headers.insert(name.clone(), value.clone());
         }
     }
-    send(client, Request { url: url.clone(), headers, body: job.envelope.clone() }).await
 }
 
 /// The destination policy, again, before every attempt: the URL rules (their
@@ -137,7 +168,7 @@ async fn check_sign_send(
 /// every address checked; answers the URL to send to. The HTTP client's
 /// resolver checks again whenever it opens a connection; this check also
 /// covers a pooled connection, which would not resolve again.
-async fn check_destination<'u>(
+pub(super) async fn check_destination<'u>(
     state: &SharedState,
     checked: &'u Result<url::Url, fenix_destination::DestinationError>,
 ) -> Result<&'u url::Url, fenix_destination::DestinationError> {

@@ -19,6 +19,7 @@ pub mod attempt;
 mod gate;
 mod job;
 mod lease_book;
+pub mod ownership;
 mod reactions;
 mod recorder;
 pub mod schedule;

@@ -134,7 +134,11 @@ pub struct EndpointTarget {
 }
 
 /// The columns of [`EndpointTarget`], for both backends' batch context reads.
-pub(super) const TARGET_COLUMNS: &str = "id, url, state, signature_scheme, rate_limit_per_sec, \
+/// `state` is the *shown* state (`lifecycle::SHOWN_ENDPOINT_STATE_SQL`): an
+/// endpoint still proving its ownership sends nothing.
+pub(super) const TARGET_COLUMNS: &str = "id, url, \
+     CASE WHEN state = 'active' AND unverified THEN 'pending_verification' ELSE state END AS state, \
+     signature_scheme, rate_limit_per_sec, \
      headers, retry_schedule, final_status_codes, attempt_timeout_ms";
 
 /// The result of working on one claimed delivery.

@@ -1,0 +1,328 @@
+//! Proof of endpoint ownership as stored: the `unverified` flag beside an
+//! endpoint's state, and its open challenge (`endpoint_challenges`).
+//!
+//! A challenge is started in the same transaction that makes the endpoint
+//! unverified (its creation, its URL change, `POST …/verify`), so no event is
+//! ever sent to a URL nobody proved. Senders claim due challenges with a lease
+//! (`lease_until`, `lease_token`) and write a result only while their token
+//! still holds: several instances on one database send each attempt once,
+//! and an attempt overtaken by a new challenge (a URL change) changes nothing.
+
+use std::collections::HashSet;
+
+use super::{on_read, on_write, BeginWrite, Store};
+use crate::{lifecycle::EndpointState, time::Millis};
+
+/// The state change logged when an endpoint starts waiting for its proof.
+pub const PENDING_REASON: &str = "waiting for proof of ownership: a verification challenge was sent";
+/// The state change logged when an endpoint answered its challenge.
+pub const VERIFIED_REASON: &str = "ownership verified: the endpoint echoed its challenge";
+
+/// A challenge to start, with the id of the state change it may log.
+#[derive(Debug, Clone)]
+pub struct NewChallenge {
+    /// The random text the endpoint must echo.
+    pub challenge: String,
+    /// Id of the `endpoint_state_changes` row, if the endpoint's shown state changes.
+    pub change_id: String,
+}
+
+/// An endpoint's open challenge as the API shows it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ChallengeRow {
+    pub endpoint_id: String,
+    pub attempts: i64,
+    /// `None`: no attempt is coming; the challenge has expired.
+    pub next_attempt_at: Option<Millis>,
+    pub last_attempt_at: Option<Millis>,
+    pub last_status: Option<i64>,
+    pub last_error: Option<String>,
+    pub last_error_detail: Option<String>,
+    pub created_at: Millis,
+}
+
+/// A due challenge leased to one sender.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ClaimedChallenge {
+    pub endpoint_id: String,
+    pub challenge: String,
+    /// Attempts made before this one.
+    pub attempts: i64,
+    pub lease_token: i64,
+    pub url: String,
+    pub signature_scheme: String,
+    pub attempt_timeout_ms: Option<i64>,
+    /// Custom request headers, sensitive values sealed (`endpoint_policy::StoredHeaders`).
+    pub headers: String,
+}
+
+/// How an attempt failed, as recorded.
+#[derive(Debug, Clone)]
+pub struct ChallengeFailure {
+    pub status: Option<i64>,
+    pub error: String,
+    pub detail: String,
+    /// The next attempt; `None` expires the challenge.
+    pub next_attempt_at: Option<Millis>,
+}
+
+/// Creates or replaces an endpoint's challenge: due now, no attempt made, no lease.
+pub(super) const UPSERT_CHALLENGE: &str = "INSERT INTO endpoint_challenges \
+     (endpoint_id, challenge, attempts, next_attempt_at, lease_until, lease_token, last_attempt_at, last_status, \
+     last_error, last_error_detail, created_at) VALUES ($1, $2, 0, $3, NULL, NULL, NULL, NULL, NULL, NULL, $3) \
+     ON CONFLICT (endpoint_id) DO UPDATE SET challenge = excluded.challenge, attempts = 0, \
+     next_attempt_at = excluded.next_attempt_at, lease_until = NULL, lease_token = NULL, last_attempt_at = NULL, \
+     last_status = NULL, last_error = NULL, last_error_detail = NULL, created_at = excluded.created_at";
+
+/// Makes an endpoint unverified; answers its stored state and whether it was
+/// verified until now (PostgreSQL locks the row; SQLite's writer is alone).
+pub(super) const MARK_UNVERIFIED: &str = "UPDATE endpoints SET unverified = TRUE, updated_at = $2, \
+     state_reason = CASE WHEN state = 'active' AND NOT unverified THEN $3 ELSE state_reason END, \
+     state_changed_at = CASE WHEN state = 'active' AND NOT unverified THEN $2 ELSE state_changed_at END \
+     WHERE id = $1";
+
+pub(super) const READ_VERIFICATION: &str = "SELECT state, unverified FROM endpoints WHERE id = $1";
+
+pub(super) const LOG_STATE_CHANGE: &str =
+    "INSERT INTO endpoint_state_changes (id, endpoint_id, state, reason, created_at) VALUES ($1, $2, $3, $4, $5)";
+
+/// Runs, inside the write transaction `$tx`, the statements that make
+/// endpoint `$id` unverified with the challenge `$c` (a [`NewChallenge`]),
+/// logging `pending_verification` when its shown state changes. Evaluates to
+/// `sqlx::Result<bool>`: false when the endpoint does not exist.
+macro_rules! start_challenge_in {
+    ($tx:expr, $id:expr, $c:expr, $now:expr) => {
+        async {
+            let before: Option<($crate::lifecycle::EndpointState, bool)> =
+                sqlx::query_as($crate::store::ownership::READ_VERIFICATION).bind($id).fetch_optional(&mut *$tx).await?;
+            let Some((state, unverified)) = before else { return Ok(false) };
+            sqlx::query($crate::store::ownership::MARK_UNVERIFIED)
+                .bind($id)
+                .bind($now)
+                .bind($crate::store::ownership::PENDING_REASON)
+                .execute(&mut *$tx)
+                .await?;
+            sqlx::query($crate::store::ownership::UPSERT_CHALLENGE)
+                .bind($id)
+                .bind(&$c.challenge)
+                .bind($now)
+                .execute(&mut *$tx)
+                .await?;
+            if state == $crate::lifecycle::EndpointState::Active && !unverified {
+                sqlx::query($crate::store::ownership::LOG_STATE_CHANGE)
+                    .bind(&$c.change_id)
+                    .bind($id)
+                    .bind($crate::lifecycle::EndpointState::PendingVerification)
+                    .bind($crate::store::ownership::PENDING_REASON)
+                    .bind($now)
+                    .execute(&mut *$tx)
+                    .await?;
+            }
+            Ok::<bool, sqlx::Error>(true)
+        }
+    };
+}
+pub(super) use start_challenge_in;
+
+/// Leases up to `$4` due challenges of active endpoints. The lease conditions
+/// are repeated in the outer `WHERE`: on PostgreSQL a second instance that
+/// selected the same row re-checks them on the row the first one updated, and
+/// claims nothing.
+const CLAIM: &str = "UPDATE endpoint_challenges SET lease_until = $2, lease_token = $3 \
+     WHERE endpoint_id IN (SELECT c.endpoint_id FROM endpoint_challenges c JOIN endpoints e ON e.id = c.endpoint_id \
+         WHERE c.next_attempt_at <= $1 AND (c.lease_until IS NULL OR c.lease_until < $1) AND e.state = 'active' \
+         ORDER BY c.next_attempt_at LIMIT $4) \
+     AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1) \
+     RETURNING endpoint_id";
+
+const CLAIMED: &str = "SELECT c.endpoint_id, c.challenge, c.attempts, c.lease_token, e.url, e.signature_scheme, \
+     e.attempt_timeout_ms, e.headers FROM endpoint_challenges c JOIN endpoints e ON e.id = c.endpoint_id \
+     WHERE c.endpoint_id = $1 AND c.lease_token = $2";
+
+impl Store {
+    /// Makes the endpoint unverified with a new challenge, due now (a new
+    /// one replaces an open or expired one). False when it does not exist.
+    pub async fn start_challenge(&self, endpoint_id: &str, c: &NewChallenge, now: Millis) -> sqlx::Result<bool> {
+        on_write!(self, |pool| {
+            let mut tx = pool.begin_write().await?;
+            if !start_challenge_in!(tx, endpoint_id, c, now).await? {
+                return Ok(false);
+            }
+            tx.commit().await?;
+            Ok(true)
+        })
+    }
+
+    /// The endpoint's open (or expired) challenge, if it has one.
+    pub async fn get_challenge(&self, endpoint_id: &str) -> sqlx::Result<Option<ChallengeRow>> {
+        on_read!(self, |pool| sqlx::query_as::<_, ChallengeRow>(
+            "SELECT endpoint_id, attempts, next_attempt_at, last_attempt_at, last_status, last_error, \
+             last_error_detail, created_at FROM endpoint_challenges WHERE endpoint_id = $1"
+        )
+        .bind(endpoint_id)
+        .fetch_optional(pool)
+        .await)
+    }
+
+    /// Leases up to `limit` due challenges (of endpoints stored `active`: a
+    /// paused or disabled endpoint is sent nothing, its challenge waits) with
+    /// `token` until `lease_until`.
+    pub async fn claim_challenges(
+        &self,
+        now: Millis,
+        lease_until: Millis,
+        token: i64,
+        limit: i64,
+    ) -> sqlx::Result<Vec<ClaimedChallenge>> {
+        on_write!(self, |pool| {
+            let mut tx = pool.begin_write().await?;
+            let ids: Vec<String> = sqlx::query_scalar(CLAIM)
+                .bind(now)
+                .bind(lease_until)
+                .bind(token)
+                .bind(limit)
+                .fetch_all(&mut *tx)
+                .await?;
+            let mut claimed = Vec::with_capacity(ids.len());
+            for id in &ids {
+                let row: ClaimedChallenge = sqlx::query_as(CLAIMED).bind(id).bind(token).fetch_one(&mut *tx).await?;
+                claimed.push(row);
+            }
+            tx.commit().await?;
+            Ok(claimed)
+        })
+    }
+
+    /// The endpoint echoed `challenge`: it is verified (logged `active`) and
+    /// its challenge is gone, if the lease `token` still holds and the
+    /// challenge is still the open one. Answers whether it did.
+    pub async fn challenge_answered(
+        &self,
+        endpoint_id: &str,
+        challenge: &str,
+        token: i64,
+        change_id: &str,
+        now: Millis,
+    ) -> sqlx::Result<bool> {
+        on_write!(self, |pool| {
+            let mut tx = pool.begin_write().await?;
+            let gone = sqlx::query(
+                "DELETE FROM endpoint_challenges WHERE endpoint_id = $1 AND lease_token = $2 AND challenge = $3",
+            )
+            .bind(endpoint_id)
+            .bind(token)
+            .bind(challenge)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if gone == 0 {
+                return Ok(false);
+            }
+            let state: EndpointState = sqlx::query_scalar("SELECT state FROM endpoints WHERE id = $1")
+                .bind(endpoint_id)
+                .fetch_one(&mut *tx)
+                .await?;
+            let active = state == EndpointState::Active;
+            sqlx::query(
+                "UPDATE endpoints SET unverified = FALSE, updated_at = $2, \
+                 state_reason = CASE WHEN state = 'active' THEN $3 ELSE state_reason END, \
+                 state_changed_at = CASE WHEN state = 'active' THEN $2 ELSE state_changed_at END WHERE id = $1",
+            )
+            .bind(endpoint_id)
+            .bind(now)
+            .bind(VERIFIED_REASON)
+            .execute(&mut *tx)
+            .await?;
+            if active {
+                sqlx::query(LOG_STATE_CHANGE)
+                    .bind(change_id)
+                    .bind(endpoint_id)
+                    .bind(EndpointState::Active)
+                    .bind(VERIFIED_REASON)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+            Ok(true)
+        })
+    }
+
+    /// Records a failed attempt and when the next one goes (none: expired),
+    /// if the lease `token` still holds.
+    pub async fn challenge_failed(
+        &self,
+        endpoint_id: &str,
+        token: i64,
+        f: &ChallengeFailure,
+        now: Millis,
+    ) -> sqlx::Result<bool> {
+        on_write!(self, |pool| sqlx::query(
+            "UPDATE endpoint_challenges SET attempts = attempts + 1, last_attempt_at = $3, last_status = $4, \
+             last_error = $5, last_error_detail = $6, next_attempt_at = $7, lease_until = NULL, lease_token = NULL \
+             WHERE endpoint_id = $1 AND lease_token = $2"
+        )
+        .bind(endpoint_id)
+        .bind(token)
+        .bind(now)
+        .bind(f.status)
+        .bind(&f.error)
+        .bind(&f.detail)
+        .bind(f.next_attempt_at)
+        .execute(pool)
+        .await
+        .map(|r| r.rows_affected() > 0))
+    }
+
+    /// Whether the app asks its endpoints for proof of ownership (false for an unknown app).
+    pub async fn app_requires_verification(&self, app_id: &str) -> sqlx::Result<bool> {
+        Ok(self.apps_requiring_verification(app_id, app_id).await?.contains(app_id))
+    }
+
+    /// The apps with ids from `low` to `high` (both included) that ask for
+    /// proof of ownership: one read for a page of apps.
+    pub async fn apps_requiring_verification(&self, low: &str, high: &str) -> sqlx::Result<HashSet<String>> {
+        on_read!(self, |pool| sqlx::query_scalar::<_, String>(
+            "SELECT id FROM apps WHERE require_endpoint_verification AND id >= $1 AND id <= $2"
+        )
+        .bind(low)
+        .bind(high)
+        .fetch_all(pool)
+        .await
+        .map(|ids| ids.into_iter().collect()))
+    }
+
+    /// Sets the app's own opt-in; false when the app does not exist.
+    pub async fn set_app_requires_verification(&self, app_id: &str, on: bool) -> sqlx::Result<bool> {
+        on_write!(self, |pool| sqlx::query("UPDATE apps SET require_endpoint_verification = $2 WHERE id = $1")
+            .bind(app_id)
+            .bind(on)
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected() > 0))
+    }
+
+    /// When the next challenge attempt is due (leased ones included: their lease's end).
+    pub async fn next_challenge_due(&self) -> sqlx::Result<Option<Millis>> {
+        on_read!(self, |pool| sqlx::query_scalar::<_, Option<Millis>>(
+            "SELECT MIN(CASE WHEN lease_until IS NOT NULL AND lease_until > next_attempt_at THEN lease_until \
+             ELSE next_attempt_at END) FROM endpoint_challenges WHERE next_attempt_at IS NOT NULL"
+        )
+        .fetch_one(pool)
+        .await)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_worker_reads_the_shown_endpoint_state() {
+        assert!(super::super::queue::TARGET_COLUMNS.contains(crate::lifecycle::SHOWN_ENDPOINT_STATE_SQL));
+    }
+
+    #[test]
+    fn the_api_reads_the_shown_endpoint_state() {
+        let columns = super::super::endpoints::shown_columns();
+        assert!(columns.contains(&format!("{} AS state,", crate::lifecycle::SHOWN_ENDPOINT_STATE_SQL)), "{columns}");
+    }
+}
