@@ -12,6 +12,7 @@ mod crash;
 mod delivery;
 mod formats;
 mod hostile;
+mod http2;
 mod ingestion;
 mod inputs;
 mod ordering;

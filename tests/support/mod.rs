@@ -15,7 +15,7 @@ pub mod receiver;
 
 pub use db::{Backend, TestDb};
 pub use fenix::{attempts, Fenix};
-pub use receiver::{signed_v1_by, Plan, Received, Receiver};
+pub use receiver::{signed_v1_by, Plan, Received, Receiver, Tls};
 
 /// Expands one async scenario `fn name(backend: Backend)` into a test per backend.
 #[macro_export]

@@ -14,7 +14,10 @@ use std::{
 
 use http_body_util::{BodyExt, Full};
 use hyper::{body::Bytes, server::conn::http1, service::service_fn, Request, Response};
-use hyper_util::rt::TokioIo;
+use hyper_util::{
+    rt::{TokioExecutor, TokioIo},
+    server::conn::auto,
+};
 use tokio::net::TcpListener;
 
 /// One request as the receiver saw it.
@@ -26,6 +29,8 @@ pub struct Received {
     pub headers: HashMap<String, String>,
     pub body: Vec<u8>,
     pub at: Instant,
+    /// The HTTP version it came over: `HTTP/1.1` or `HTTP/2.0`.
+    pub version: String,
 }
 
 impl Received {
@@ -101,11 +106,21 @@ impl Plan {
 
 type Behaviour = Arc<dyn Fn(usize) -> Plan + Send + Sync>;
 
-/// Requests in the receiver's hands (from their head to the answer).
+/// Requests in the receiver's hands (from their head to the answer), and the
+/// connections accepted so far.
 #[derive(Default)]
 struct Concurrency {
     now: AtomicUsize,
     most: AtomicUsize,
+    connections: AtomicUsize,
+}
+
+/// How an HTTPS receiver presents itself.
+pub struct Tls<'a> {
+    /// Offer HTTP/2 by ALPN (`h2`, then `http/1.1`); without it, HTTP/1.1 only (no ALPN).
+    pub h2: bool,
+    /// DNS names the certificate is for, besides `localhost` and `127.0.0.1`.
+    pub names: &'a [&'a str],
 }
 
 /// A receiver; stops when dropped.
@@ -136,7 +151,17 @@ impl Receiver {
     /// An HTTPS receiver with a fresh CA and a certificate for 127.0.0.1 and localhost;
     /// the CA's PEM is written into `dir`.
     pub async fn https(dir: &Path, behaviour: impl Fn(usize) -> Plan + Send + Sync + 'static) -> Receiver {
-        let (acceptor, ca_pem) = tls_acceptor();
+        Receiver::https_with(dir, Tls { h2: false, names: &[] }, behaviour).await
+    }
+
+    /// An HTTPS receiver as `tls` says: speaking HTTP/2 when it offers `h2`
+    /// and the client picks it, HTTP/1.1 otherwise.
+    pub async fn https_with(
+        dir: &Path,
+        tls: Tls<'_>,
+        behaviour: impl Fn(usize) -> Plan + Send + Sync + 'static,
+    ) -> Receiver {
+        let (acceptor, ca_pem) = tls_acceptor(&tls);
         let ca_path = dir.join(format!("ca-{}.pem", ulid::Ulid::new()));
         std::fs::write(&ca_path, ca_pem).expect("write CA");
         let mut r = Receiver::start(Some(acceptor), Arc::new(behaviour)).await;
@@ -155,6 +180,7 @@ impl Receiver {
         let task = tokio::spawn(async move {
             loop {
                 let Ok((stream, _)) = listener.accept().await else { continue };
+                conc.connections.fetch_add(1, Ordering::SeqCst);
                 let (reqs, beh, tls, conc) = (reqs.clone(), beh.clone(), tls.clone(), conc.clone());
                 tokio::spawn(async move {
                     let svc = service_fn(move |req: Request<hyper::body::Incoming>| {
@@ -170,7 +196,11 @@ impl Receiver {
                     match tls {
                         Some(acceptor) => {
                             if let Ok(s) = acceptor.accept(stream).await {
-                                let _ = http1::Builder::new().serve_connection(TokioIo::new(s), svc).await;
+                                // HTTP/2 when ALPN chose it (the acceptor offers it only
+                                // for an `h2` receiver), else HTTP/1.1.
+                                let _ = auto::Builder::new(TokioExecutor::new())
+                                    .serve_connection(TokioIo::new(s), svc)
+                                    .await;
                             }
                         }
                         None => {
@@ -198,6 +228,11 @@ impl Receiver {
         self.concurrency.most.load(Ordering::SeqCst)
     }
 
+    /// How many connections were accepted so far.
+    pub fn connections(&self) -> usize {
+        self.concurrency.connections.load(Ordering::SeqCst)
+    }
+
     /// How many requests arrived.
     pub fn count(&self) -> usize {
         self.requests.lock().unwrap().len()
@@ -210,6 +245,7 @@ async fn answer(
     beh: &Mutex<Behaviour>,
 ) -> Response<Full<Bytes>> {
     let method = req.method().to_string();
+    let version = format!("{:?}", req.version());
     let path = req.uri().path().to_string();
     let headers = req
         .headers()
@@ -219,7 +255,7 @@ async fn answer(
     let body = req.into_body().collect().await.map(|b| b.to_bytes().to_vec()).unwrap_or_default();
     let n = {
         let mut all = reqs.lock().unwrap();
-        all.push(Received { method, path, headers, body, at: Instant::now() });
+        all.push(Received { method, path, headers, body, at: Instant::now(), version });
         all.len() - 1
     };
     let behaviour = beh.lock().unwrap().clone();
@@ -249,7 +285,7 @@ fn echo_challenge(body: Vec<u8>, request: &[u8]) -> Vec<u8> {
     text.replace(CHALLENGE, sent["data"]["challenge"].as_str().unwrap_or("")).into_bytes()
 }
 
-fn tls_acceptor() -> (tokio_rustls::TlsAcceptor, String) {
+fn tls_acceptor(tls: &Tls<'_>) -> (tokio_rustls::TlsAcceptor, String) {
     use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
     let ca_key = KeyPair::generate().expect("CA key");
     let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
@@ -257,13 +293,17 @@ fn tls_acceptor() -> (tokio_rustls::TlsAcceptor, String) {
     ca_params.distinguished_name.push(rcgen::DnType::CommonName, "Fenix test CA");
     let ca = ca_params.self_signed(&ca_key).expect("CA cert");
     let leaf_key = KeyPair::generate().expect("leaf key");
-    let leaf_params =
-        CertificateParams::new(vec!["localhost".to_string(), "127.0.0.1".to_string()]).expect("leaf params");
+    let mut names = vec!["localhost".to_string(), "127.0.0.1".to_string()];
+    names.extend(tls.names.iter().map(|n| n.to_string()));
+    let leaf_params = CertificateParams::new(names).expect("leaf params");
     let leaf = leaf_params.signed_by(&leaf_key, &ca, &ca_key).expect("leaf cert");
     let certs = vec![leaf.der().clone()];
     let key = rustls::pki_types::PrivateKeyDer::try_from(leaf_key.serialize_der()).expect("key der");
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let config =
+    let mut config =
         rustls::ServerConfig::builder().with_no_client_auth().with_single_cert(certs, key).expect("TLS config");
+    if tls.h2 {
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    }
     (tokio_rustls::TlsAcceptor::from(Arc::new(config)), ca.pem())
 }

@@ -159,7 +159,10 @@ fn warn_about_unsafe_settings(settings: &Settings) {
 }
 
 /// The HTTP client of the worker: no redirects, no proxies, the checking
-/// resolver, the attempt timeout, and the extra CA when given.
+/// resolver, the attempt timeout, and the extra CA when given. Over HTTPS it
+/// offers `h2` and `http/1.1` by ALPN (reqwest's `http2` feature), so a
+/// receiver that speaks HTTP/2 gets an endpoint's attempts multiplexed over one
+/// connection; every attempt is still checked first (`worker::attempt`).
 pub fn http_client(
     settings: &Settings,
     resolver: fenix_destination::CheckingResolver,
