@@ -97,7 +97,13 @@ async fn check_sign_send(
     if live.is_empty() {
         return refused("no_secret", "the endpoint has no usable signing secret".into());
     }
-    let message = Message { endpoint_id: &c.endpoint_id, id: &c.event_id, event_type: &job.event_type, attempt_id, body: &job.envelope };
+    let message = Message {
+        endpoint_id: &c.endpoint_id,
+        id: &c.event_id,
+        event_type: &job.event_type,
+        attempt_id,
+        body: &job.envelope,
+    };
     let mut headers = match signed_headers(&live, job.scheme, &message, now) {
         Ok(headers) => headers,
         Err(refusal) => return refusal,
@@ -131,17 +137,11 @@ pub(super) fn signed_headers(
     now: time::Millis,
 ) -> Result<HeaderMap, AttemptResult> {
     let timestamp = now / 1000;
-    let signature = match signing_keys::signature_header(
-        scheme,
-        message.endpoint_id,
-        live,
-        message.id,
-        timestamp,
-        message.body,
-    ) {
-        Ok(signature) => signature,
-        Err(e) => return Err(refused("signing", e.to_string())),
-    };
+    let signature =
+        match signing_keys::signature_header(scheme, message.endpoint_id, live, message.id, timestamp, message.body) {
+            Ok(signature) => signature,
+            Err(e) => return Err(refused("signing", e.to_string())),
+        };
     Ok(WireHeaders {
         event_id: message.id,
         event_type: message.event_type,

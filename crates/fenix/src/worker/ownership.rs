@@ -179,7 +179,8 @@ async fn check_sign_send(state: &SharedState, client: &reqwest::Client, c: &Clai
     let id = ids::new_id("vrf");
     let body = Bytes::from(challenge_body(&id, &c.challenge, now));
     let scheme = fenix_signing::Scheme::parse(&c.signature_scheme).unwrap_or(fenix_signing::Scheme::FenixV1);
-    let message = Message { endpoint_id: &c.endpoint_id, id: &id, event_type: VERIFICATION_TYPE, attempt_id: &id, body: &body };
+    let message =
+        Message { endpoint_id: &c.endpoint_id, id: &id, event_type: VERIFICATION_TYPE, attempt_id: &id, body: &body };
     let mut headers = match attempt::signed_headers(&live, scheme, &message, now) {
         Ok(headers) => headers,
         Err(refusal) => return refusal,
