@@ -137,6 +137,12 @@ fn take_send_time(pace: &mut Pace, interval: Duration, now: Instant) -> Result<D
     }
 }
 
+/// How many send times a run taken from the database holds: about
+/// [`MAX_PACING_SLEEP`]'s worth, at least one.
+fn run_length(interval: Duration) -> usize {
+    (MAX_PACING_SLEEP.as_micros() / interval.as_micros().max(1)).max(1) as usize
+}
+
 /// The time between two sends at `rate` per second.
 fn interval_of(rate: i64) -> Duration {
     Duration::from_secs_f64(1.0 / rate as f64)
@@ -189,10 +195,13 @@ impl<J: Gated> Gate<J> {
         self.scope
     }
 
-    /// Lets a freshly claimed job in: its pacing slot first (a wait too long to
-    /// sleep through defers it), then an endpoint slot or a place in the
+    /// Lets a freshly claimed job in: an endpoint slot or a place in the
     /// endpoint's queue (a full queue, or no slot held here at all, defers
-    /// it), then a host slot (a busy host defers it, freeing the endpoint slot).
+    /// it), then a host slot (a busy host defers it, freeing the endpoint
+    /// slot), then its send time (a wait too long to sleep through defers it,
+    /// freeing both). The send time comes last: one taken for a job that
+    /// cannot run would be lost, and with a rate limit shared by several
+    /// instances, lost send times are requests the limit allowed and nobody made.
     ///
     /// Taking the endpoint slot and queueing happen under the queue's lock, as
     /// do taking the next queued job and giving the slot back ([`Gate::next`]):
@@ -201,10 +210,6 @@ impl<J: Gated> Gate<J> {
     /// endpoint came along. A job is queued only behind a slot held by a
     /// running job of this process, the one that will take it.
     pub(super) fn admit(&self, job: J, now: Instant) -> Admission<J> {
-        let wait = match self.pace(&job, now) {
-            Ok(wait) => wait,
-            Err(after) => return Admission::Defer { job, after },
-        };
         let endpoint = {
             let mut waiting = self.waiting.lock().expect("waiting lock");
             let (sem, capacity) = self.endpoint_pool(job.endpoint_id());
@@ -225,6 +230,10 @@ impl<J: Gated> Gate<J> {
         };
         let Ok(host) = self.host_permit(job.host()) else {
             return Admission::Defer { job, after: BUSY_RETRY };
+        };
+        let wait = match self.pace(&job, now) {
+            Ok(wait) => wait,
+            Err(after) => return Admission::Defer { job, after },
         };
         let host_key = job.host().cloned();
         Admission::Run { job, slots: Slots { endpoint, host, host_key }, wait }
@@ -345,19 +354,26 @@ impl<J: Gated> Gate<J> {
         if self.scope == Scope::Process {
             return Wants::default();
         }
-        let mut per_endpoint: HashMap<&str, (usize, Option<i64>)> = HashMap::new();
-        let mut per_host: HashMap<&str, usize> = HashMap::new();
+        // Jobs per endpoint, and per host; a rate-limited endpoint's count is
+        // capped at the send times it may get, so it asks no slots it cannot use.
+        let mut per_endpoint: HashMap<&str, (usize, Option<i64>, Option<&str>)> = HashMap::new();
         for job in jobs {
-            let e = per_endpoint.entry(job.endpoint_id()).or_insert((0, job.rate_limit_per_sec()));
-            e.0 += 1;
-            if let Some(host) = job.host() {
-                *per_host.entry(host).or_default() += 1;
+            let rate = job.rate_limit_per_sec().filter(|r| *r > 0);
+            let e = per_endpoint.entry(job.endpoint_id()).or_insert((0, rate, job.host().map(|h| &**h)));
+            if rate.is_none_or(|rate| e.0 < run_length(interval_of(rate))) {
+                e.0 += 1;
+            }
+        }
+        let mut per_host: HashMap<&str, usize> = HashMap::new();
+        for (demand, _, host) in per_endpoint.values() {
+            if let Some(host) = host {
+                *per_host.entry(host).or_default() += demand;
             }
         }
         let mut wants = Wants::default();
         {
             let mut map = self.per_endpoint.lock().expect("endpoint slots lock");
-            for (id, (demand, _)) in &per_endpoint {
+            for (id, (demand, _, _)) in &per_endpoint {
                 let pool = pool_of(&mut map, id, 0);
                 wants.slots.extend(ask(SlotKind::Endpoint, id, pool, *demand, self.endpoint_concurrency, now));
             }
@@ -370,16 +386,15 @@ impl<J: Gated> Gate<J> {
             }
         }
         let pacing = self.pacing.lock().expect("pacing lock");
-        for (id, (demand, rate)) in per_endpoint {
-            let Some(rate) = rate.filter(|r| *r > 0) else { continue };
+        for (id, (demand, rate, _)) in per_endpoint {
+            let Some(rate) = rate else { continue };
             let interval = interval_of(rate);
             // Out of send times, and the next free one close enough for the database to grant.
             let out = pacing.get(id).and_then(|p| p.until.map(|until| (p.next.max(now), until))).is_none_or(
                 |(next, until)| next >= until && until <= now + MAX_PACING_SLEEP,
             );
             if out {
-                let most = (MAX_PACING_SLEEP.as_micros() / interval.as_micros().max(1)).max(1) as usize;
-                let count = demand.clamp(1, most) as i64;
+                let count = demand.max(1) as i64;
                 wants.send_times.push((id.to_string(), count * interval.as_micros() as i64));
             }
         }

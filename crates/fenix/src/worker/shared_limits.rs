@@ -19,6 +19,10 @@ use super::{
 };
 use crate::{store::Store, time};
 
+/// Longest time between two renewals: idle slots go back to the other
+/// instances at least this often, whatever the lease duration.
+const MOST_BETWEEN_BEATS: Duration = Duration::from_secs(1);
+
 /// The slots this instance leases, under one owner name.
 pub(super) struct SharedLimits {
     /// `lease_owner` of this process plus a random part: two processes with
@@ -62,7 +66,7 @@ impl SharedLimits {
         }
     }
 
-    /// Every third of `lease`, gives idle slots back and renews the rest,
+    /// Every third of `lease` (at most every [`MOST_BETWEEN_BEATS`]), gives idle slots back and renews the rest,
     /// until `shutdown`; then gives every slot back.
     pub(super) async fn keep_alive<J: Gated>(
         &self,
@@ -76,7 +80,7 @@ impl SharedLimits {
         }
         loop {
             tokio::select! {
-                _ = tokio::time::sleep(lease / 3) => {}
+                _ = tokio::time::sleep((lease / 3).min(MOST_BETWEEN_BEATS)) => {}
                 _ = shutdown.cancelled() => return,
             }
             let _turn = self.turn.lock().await;
