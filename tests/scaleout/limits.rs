@@ -138,7 +138,8 @@ async fn the_slots_of_a_killed_instance_come_back_after_their_lease() {
     .await;
     // Once the dead instance's leases (2 s) are over, the survivor sends two at
     // a time again: two requests in the receiver's hands at once.
-    let after: Vec<Instant> = arrivals(&receiver).into_iter().filter(|t| *t > killed_at + Duration::from_secs(3)).collect();
+    let after: Vec<Instant> =
+        arrivals(&receiver).into_iter().filter(|t| *t > killed_at + Duration::from_secs(3)).collect();
     let paired = after.windows(2).any(|w| w[1] - w[0] < answer / 2);
     println!(
         "SIGKILL with slots held: {} requests, at most {} in flight, {} after the leases ended",

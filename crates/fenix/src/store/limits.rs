@@ -149,7 +149,10 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         // Blocks of instances gone for good (their leases long over) are dropped.
-        sqlx::query("DELETE FROM limit_slots WHERE lease_until < $1").bind(lease_until - 3_600_000).execute(&mut *tx).await?;
+        sqlx::query("DELETE FROM limit_slots WHERE lease_until < $1")
+            .bind(lease_until - 3_600_000)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await
     }
 

@@ -14,7 +14,7 @@
 //! - [`Scope::Shared`] (PostgreSQL, any number of instances): a slot pool
 //!   holds only the slots leased from the database (`store::limits`), and
 //!   pacing only the send times taken from it. Before admitting a claimed
-//!   batch the worker asks [`Gate::wants`] what is short, asks the database
+//!   batch the worker asks [`Gate::slots_wanted`] what is short, asks the database
 //!   once for all of it and hands the answer to [`Gate::granted_slots`] and
 //!   [`Gate::granted_send_times`]; nothing is asked while the pools hold
 //!   enough, so an endpoint without a rate limit costs a grant per busy
@@ -129,7 +129,9 @@ fn take_send_time(pace: &mut Pace, interval: Duration, now: Instant) -> Result<D
         None if wait > MAX_PACING_SLEEP => Err(wait),
         // The run is used up: the database grants more once its next free
         // time is within MAX_PACING_SLEEP.
-        Some(until) if slot >= until => Err(until.saturating_duration_since(now).saturating_sub(MAX_PACING_SLEEP).max(PACED_RETRY)),
+        Some(until) if slot >= until => {
+            Err(until.saturating_duration_since(now).saturating_sub(MAX_PACING_SLEEP).max(PACED_RETRY))
+        }
         _ => {
             pace.next = slot + interval;
             Ok(wait)
@@ -148,17 +150,43 @@ fn interval_of(rate: i64) -> Duration {
     Duration::from_secs_f64(1.0 / rate as f64)
 }
 
-/// What the database is to be asked for before a batch is admitted.
-#[derive(Debug, Default, PartialEq)]
-pub(super) struct Wants {
-    pub(super) slots: Vec<SlotAsk>,
-    /// (endpoint id, length of the run of send times in µs).
-    pub(super) send_times: Vec<(String, i64)>,
+/// What one endpoint's jobs in a claimed batch want.
+struct EndpointDemand<'a> {
+    /// Its jobs; for a rate-limited endpoint, at most the send times of one
+    /// run (it asks no slots it cannot use).
+    jobs: usize,
+    rate: Option<i64>,
+    host: Option<&'a str>,
 }
 
-impl Wants {
-    pub(super) fn is_empty(&self) -> bool {
-        self.slots.is_empty() && self.send_times.is_empty()
+/// What a claimed batch wants, per endpoint.
+struct Demand<'a> {
+    per_endpoint: HashMap<&'a str, EndpointDemand<'a>>,
+}
+
+impl<'a> Demand<'a> {
+    fn of<J: Gated + 'a>(jobs: impl IntoIterator<Item = &'a J>) -> Demand<'a> {
+        let mut per_endpoint: HashMap<&str, EndpointDemand<'a>> = HashMap::new();
+        for job in jobs {
+            let rate = job.rate_limit_per_sec().filter(|r| *r > 0);
+            let host = job.host().map(|h| &**h);
+            let want = per_endpoint.entry(job.endpoint_id()).or_insert(EndpointDemand { jobs: 0, rate, host });
+            if rate.is_none_or(|rate| want.jobs < run_length(interval_of(rate))) {
+                want.jobs += 1;
+            }
+        }
+        Demand { per_endpoint }
+    }
+
+    /// Jobs per destination host, over its endpoints.
+    fn per_host(&self) -> HashMap<&'a str, usize> {
+        let mut per_host = HashMap::new();
+        for want in self.per_endpoint.values() {
+            if let Some(host) = want.host {
+                *per_host.entry(host).or_default() += want.jobs;
+            }
+        }
+        per_host
     }
 }
 
@@ -335,70 +363,76 @@ impl<J: Gated> Gate<J> {
         let Some(rate) = job.rate_limit_per_sec().filter(|r| *r > 0) else { return Ok(Duration::ZERO) };
         let interval = interval_of(rate);
         let mut pacing = self.pacing.lock().expect("pacing lock");
-        let pace = pacing.entry(job.endpoint_id().to_string()).or_insert(Pace {
-            next: now,
-            until: (self.scope == Scope::Shared).then_some(now),
-        });
+        let pace = pacing
+            .entry(job.endpoint_id().to_string())
+            .or_insert(Pace { next: now, until: (self.scope == Scope::Shared).then_some(now) });
         take_send_time(pace, interval, now)
     }
 
-    /// What to ask the database for before `jobs` (a claimed batch) are
+    /// The slots to ask the database for before `jobs` (a claimed batch) are
     /// admitted: for each limit short of slots, the difference (within the
-    /// limit, not again soon after a refusal); for each rate-limited endpoint
-    /// out of send times, a run of them (as many as the batch has jobs for
-    /// it, at most [`MAX_PACING_SLEEP`]'s worth). Nothing with [`Scope::Process`].
-    pub(super) fn wants<'a>(&self, jobs: impl IntoIterator<Item = &'a J>, now: Instant) -> Wants
+    /// limit, not again soon after a refusal). Once they are granted,
+    /// [`Gate::send_times_wanted`] says which send times to ask for. Nothing
+    /// with [`Scope::Process`].
+    pub(super) fn slots_wanted<'a>(&self, jobs: impl IntoIterator<Item = &'a J>, now: Instant) -> Vec<SlotAsk>
     where
         J: 'a,
     {
         if self.scope == Scope::Process {
-            return Wants::default();
+            return Vec::new();
         }
-        // Jobs per endpoint, and per host; a rate-limited endpoint's count is
-        // capped at the send times it may get, so it asks no slots it cannot use.
-        let mut per_endpoint: HashMap<&str, (usize, Option<i64>, Option<&str>)> = HashMap::new();
-        for job in jobs {
-            let rate = job.rate_limit_per_sec().filter(|r| *r > 0);
-            let e = per_endpoint.entry(job.endpoint_id()).or_insert((0, rate, job.host().map(|h| &**h)));
-            if rate.is_none_or(|rate| e.0 < run_length(interval_of(rate))) {
-                e.0 += 1;
-            }
-        }
-        let mut per_host: HashMap<&str, usize> = HashMap::new();
-        for (demand, _, host) in per_endpoint.values() {
-            if let Some(host) = host {
-                *per_host.entry(host).or_default() += demand;
-            }
-        }
-        let mut wants = Wants::default();
+        let demand = Demand::of(jobs);
+        let mut asks = Vec::new();
         {
             let mut map = self.per_endpoint.lock().expect("endpoint slots lock");
-            for (id, (demand, _, _)) in &per_endpoint {
+            for (id, want) in &demand.per_endpoint {
                 let pool = pool_of(&mut map, id, 0);
-                wants.slots.extend(ask(SlotKind::Endpoint, id, pool, *demand, self.endpoint_concurrency, now));
+                asks.extend(ask(SlotKind::Endpoint, id, pool, want.jobs, self.endpoint_concurrency, now));
             }
         }
-        {
-            let mut map = self.per_host.lock().expect("host slots lock");
-            for (host, demand) in &per_host {
-                let pool = pool_of(&mut map, host, 0);
-                wants.slots.extend(ask(SlotKind::Host, host, pool, *demand, self.host_concurrency, now));
-            }
+        let mut map = self.per_host.lock().expect("host slots lock");
+        for (host, jobs) in demand.per_host() {
+            let pool = pool_of(&mut map, host, 0);
+            asks.extend(ask(SlotKind::Host, host, pool, jobs, self.host_concurrency, now));
         }
-        let pacing = self.pacing.lock().expect("pacing lock");
-        for (id, (demand, rate, _)) in per_endpoint {
-            let Some(rate) = rate else { continue };
-            let interval = interval_of(rate);
+        asks
+    }
+
+    /// For each rate-limited endpoint of `jobs` out of send times, the length
+    /// (µs) of a run to ask for: as many times as the batch has jobs for it
+    /// that can get a slot now (a time taken for a job that then waits for a
+    /// slot would be lost), at most [`MAX_PACING_SLEEP`]'s worth. Nothing
+    /// with [`Scope::Process`].
+    pub(super) fn send_times_wanted<'a>(
+        &self,
+        jobs: impl IntoIterator<Item = &'a J>,
+        now: Instant,
+    ) -> Vec<(String, i64)>
+    where
+        J: 'a,
+    {
+        if self.scope == Scope::Process {
+            return Vec::new();
+        }
+        let free = |map: &Mutex<HashMap<String, Pool>>, key: &str| {
+            map.lock().expect("slots lock").get(key).map_or(0, |p| p.sem.available_permits())
+        };
+        let mut wanted = Vec::new();
+        for (id, want) in Demand::of(jobs).per_endpoint {
+            let Some(rate) = want.rate else { continue };
+            let host_free = want.host.map_or(usize::MAX, |h| free(&self.per_host, h));
+            let count = want.jobs.min(free(&self.per_endpoint, id)).min(host_free);
+            let pacing = self.pacing.lock().expect("pacing lock");
             // Out of send times, and the next free one close enough for the database to grant.
-            let out = pacing.get(id).and_then(|p| p.until.map(|until| (p.next.max(now), until))).is_none_or(
-                |(next, until)| next >= until && until <= now + MAX_PACING_SLEEP,
-            );
-            if out {
-                let count = demand.max(1) as i64;
-                wants.send_times.push((id.to_string(), count * interval.as_micros() as i64));
+            let out = pacing
+                .get(id)
+                .and_then(|p| p.until.map(|until| (p.next.max(now), until)))
+                .is_none_or(|(next, until)| next >= until && until <= now + MAX_PACING_SLEEP);
+            if count > 0 && out {
+                wanted.push((id.to_string(), count as i64 * interval_of(rate).as_micros() as i64));
             }
         }
-        wants
+        wanted
     }
 
     /// The database's answer to `asks`: this process now holds `held[i]`
@@ -422,7 +456,7 @@ impl<J: Gated> Gate<J> {
         }
     }
 
-    /// The database's answer to a [`Wants::send_times`] ask, received at
+    /// The database's answer to a [`Gate::send_times_wanted`] ask, received at
     /// `now`: each endpoint's run of send times (or, refused, when its next
     /// free one is). `asked` is the ask, for the runs' lengths.
     pub(super) fn granted_send_times(&self, asked: &[(String, i64)], runs: &[SendRun], now: Instant) {

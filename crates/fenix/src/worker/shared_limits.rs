@@ -45,22 +45,21 @@ impl SharedLimits {
         if gate.scope() == Scope::Process {
             return;
         }
-        let wants = gate.wants(jobs.iter().copied(), Instant::now());
-        if wants.is_empty() {
-            return;
-        }
-        if !wants.slots.is_empty() {
+        let asks = gate.slots_wanted(jobs.iter().copied(), Instant::now());
+        if !asks.is_empty() {
             let _turn = self.turn.lock().await;
             let now = time::now_ms();
-            match store.lease_slots(&self.owner, &wants.slots, now, time::add(now, lease)).await {
-                Ok(held) => gate.granted_slots(&wants.slots, &held, Instant::now()),
+            match store.lease_slots(&self.owner, &asks, now, time::add(now, lease)).await {
+                Ok(held) => gate.granted_slots(&asks, &held, Instant::now()),
                 Err(e) => tracing::warn!(error = %e, "could not lease concurrency slots; deferring"),
             }
         }
-        if !wants.send_times.is_empty() {
+        // After the slots: send times only for jobs that can run now.
+        let runs = gate.send_times_wanted(jobs.iter().copied(), Instant::now());
+        if !runs.is_empty() {
             let horizon = MAX_PACING_SLEEP.as_micros() as i64;
-            match store.take_send_times(&wants.send_times, horizon).await {
-                Ok(runs) => gate.granted_send_times(&wants.send_times, &runs, Instant::now()),
+            match store.take_send_times(&runs, horizon).await {
+                Ok(taken) => gate.granted_send_times(&runs, &taken, Instant::now()),
                 Err(e) => tracing::warn!(error = %e, "could not take send times; deferring"),
             }
         }
