@@ -58,7 +58,7 @@ async fn a_rate_limit_holds_across(n: usize) {
     let events = RATE * (WINDOW.as_secs() as usize + 4);
     send(&fenixes, &app, events).await;
     let skip = RATE; // the first second: ingestion still under way
-    // Until the window is over, or (far above the limit) the backlog is all sent.
+                     // Until the window is over, or (far above the limit) the backlog is all sent.
     eventually("the window's requests arrived", WINDOW + Duration::from_secs(30), || async {
         let at = arrivals(&receiver);
         at.len() >= events || (at.len() > skip && at.last().is_some_and(|last| *last >= at[skip] + WINDOW))

@@ -746,4 +746,86 @@ mod tests {
         left.sort();
         assert_eq!(left, ["future", "run ahead"]);
     }
+
+    fn grant_all(gate: &Gate<Probe>, jobs: &[&Probe], now: Instant) {
+        let asks = gate.slots_wanted(jobs.iter().copied(), now);
+        let held: Vec<i64> = asks.iter().map(|a| a.mine + a.want).collect();
+        gate.granted_slots(&asks, &held, now);
+    }
+
+    #[test]
+    fn a_shared_gate_runs_only_on_slots_the_database_granted_and_gives_idle_ones_back() {
+        let gate = Gate::new(Scope::Shared, 4, 64);
+        let now = Instant::now();
+        let mut held = Vec::new();
+        assert_eq!(
+            admit(&gate, probe("early", "ep", "h"), now, &mut held),
+            Seen::Defer("early", BUSY_RETRY),
+            "no slot granted yet: deferred, not queued behind nobody"
+        );
+        let (a, b, c) = (probe("a", "ep", "h"), probe("b", "ep", "h"), probe("c", "ep", "h"));
+        let asks = gate.slots_wanted([&a, &b, &c], now);
+        let wanted: Vec<(SlotKind, &str, i64, i64, i64)> =
+            asks.iter().map(|a| (a.kind, a.key.as_str(), a.want, a.limit, a.mine)).collect();
+        let mut wanted = wanted;
+        wanted.sort();
+        assert_eq!(wanted, [(SlotKind::Endpoint, "ep", 3, 4, 0), (SlotKind::Host, "h", 3, 64, 0)]);
+        // Other instances hold two of the endpoint's four slots.
+        let held_now: Vec<i64> = asks.iter().map(|a| if a.kind == SlotKind::Endpoint { 2 } else { 3 }).collect();
+        gate.granted_slots(&asks, &held_now, now);
+        assert_eq!(admit(&gate, a, now, &mut held), Seen::Run("a", Duration::ZERO));
+        assert_eq!(admit(&gate, b, now, &mut held), Seen::Run("b", Duration::ZERO));
+        assert_eq!(admit(&gate, c, now, &mut held), Seen::Queued, "queued behind a slot held here");
+        let mut holdings = gate.holdings();
+        holdings.sort_by(|x, y| x.kind.cmp(&y.kind));
+        let holdings: Vec<(SlotKind, &str, i64)> = holdings.iter().map(|h| (h.kind, h.key.as_str(), h.slots)).collect();
+        assert_eq!(holdings, [(SlotKind::Endpoint, "ep", 2), (SlotKind::Host, "h", 2)], "the idle host slot went back");
+        held.clear();
+        drop(gate.take_waiting());
+        assert!(gate.holdings().is_empty(), "nothing runs: every slot goes back");
+    }
+
+    #[test]
+    fn a_limit_the_database_refused_is_not_asked_again_at_once() {
+        let gate: Gate<Probe> = Gate::new(Scope::Shared, 4, 64);
+        let now = Instant::now();
+        let a = probe("a", "ep", "h");
+        let asks = gate.slots_wanted([&a], now);
+        let none: Vec<i64> = asks.iter().map(|a| a.mine).collect();
+        gate.granted_slots(&asks, &none, now);
+        assert!(gate.slots_wanted([&a], now + Duration::from_millis(10)).is_empty());
+        assert_eq!(gate.slots_wanted([&a], now + ASK_AGAIN_AFTER).len(), 2, "asked again later");
+    }
+
+    #[test]
+    fn a_shared_rate_limit_sends_on_the_run_taken_and_defers_past_it() {
+        let gate = Gate::new(Scope::Shared, 8, 64);
+        let now = Instant::now();
+        let mut held = Vec::new();
+        let ms = Duration::from_millis;
+        let paced = |name| Probe { name, endpoint: "ep", host: Some(Arc::from("h")), rate: Some(10) };
+        let jobs = [paced("a"), paced("b"), paced("c")];
+        let refs: Vec<&Probe> = jobs.iter().collect();
+        assert!(gate.send_times_wanted(refs.iter().copied(), now).is_empty(), "no slot, no send time asked");
+        grant_all(&gate, &refs, now);
+        // 10/s: a run holds 250 ms' worth, two send times.
+        let runs = gate.send_times_wanted(refs.iter().copied(), now);
+        assert_eq!(runs, [("ep".to_string(), 200_000)]);
+        let run = SendRun { endpoint_id: "ep".into(), starts_in_us: 50_000, granted: true };
+        gate.granted_send_times(&runs, &[run], now);
+        assert!(gate.send_times_wanted(refs.iter().copied(), now).is_empty(), "the run is not used up");
+        let [a, b, c] = jobs;
+        assert_eq!(admit(&gate, a, now, &mut held), Seen::Run("a", ms(50)));
+        assert_eq!(admit(&gate, b, now, &mut held), Seen::Run("b", ms(150)));
+        assert_eq!(admit(&gate, c, now, &mut held), Seen::Queued, "two slots were asked for two send times");
+        let Some((Turn::Defer { job, after }, slots)) = gate.next("ep", held.remove(0), now) else {
+            panic!("c must be deferred: the run is used up")
+        };
+        assert_eq!((job.name, after), ("c", PACED_RETRY), "asked again once the database can grant");
+        drop(slots);
+        // Others took the times up to 600 ms ahead: asked again 250 ms before that.
+        let refused = SendRun { endpoint_id: "ep".into(), starts_in_us: 600_000, granted: false };
+        gate.granted_send_times(&runs, &[refused], now);
+        assert_eq!(admit(&gate, paced("d"), now, &mut held), Seen::Defer("d", ms(350)));
+    }
 }
