@@ -765,9 +765,8 @@ mod tests {
         );
         let (a, b, c) = (probe("a", "ep", "h"), probe("b", "ep", "h"), probe("c", "ep", "h"));
         let asks = gate.slots_wanted([&a, &b, &c], now);
-        let wanted: Vec<(SlotKind, &str, i64, i64, i64)> =
+        let mut wanted: Vec<(SlotKind, &str, i64, i64, i64)> =
             asks.iter().map(|a| (a.kind, a.key.as_str(), a.want, a.limit, a.mine)).collect();
-        let mut wanted = wanted;
         wanted.sort();
         assert_eq!(wanted, [(SlotKind::Endpoint, "ep", 3, 4, 0), (SlotKind::Host, "h", 3, 64, 0)]);
         // Other instances hold two of the endpoint's four slots.
@@ -777,7 +776,7 @@ mod tests {
         assert_eq!(admit(&gate, b, now, &mut held), Seen::Run("b", Duration::ZERO));
         assert_eq!(admit(&gate, c, now, &mut held), Seen::Queued, "queued behind a slot held here");
         let mut holdings = gate.holdings();
-        holdings.sort_by(|x, y| x.kind.cmp(&y.kind));
+        holdings.sort_by_key(|h| h.kind);
         let holdings: Vec<(SlotKind, &str, i64)> = holdings.iter().map(|h| (h.kind, h.key.as_str(), h.slots)).collect();
         assert_eq!(holdings, [(SlotKind::Endpoint, "ep", 2), (SlotKind::Host, "h", 2)], "the idle host slot went back");
         held.clear();
