@@ -64,6 +64,9 @@ pub struct SendRun {
     pub granted: bool,
 }
 
+/// Rows this long past their use are dropped by the renewals.
+const STALE_MS: i64 = 3_600_000;
+
 /// Grants slots up to each limit: the others' live leases plus ours never
 /// exceed it. Advisory locks per (kind, key), taken in key order, make
 /// concurrent grants of one limit take turns.
@@ -148,11 +151,19 @@ impl Store {
         .bind(lease_until)
         .execute(&mut *tx)
         .await?;
-        // Blocks of instances gone for good (their leases long over) are dropped.
+        // Blocks of instances gone for good (their leases long over) are
+        // dropped, and the send times of endpoints not sent to for an hour
+        // (deleted, or their limit removed): no row means the same.
         sqlx::query("DELETE FROM limit_slots WHERE lease_until < $1")
-            .bind(lease_until - 3_600_000)
+            .bind(lease_until - STALE_MS)
             .execute(&mut *tx)
             .await?;
+        sqlx::query(
+            "DELETE FROM endpoint_send_slots WHERE next_at_us < (extract(epoch FROM now()) * 1000000)::bigint - $1",
+        )
+        .bind(STALE_MS * 1000)
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await
     }
 
