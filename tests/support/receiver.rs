@@ -123,6 +123,15 @@ pub struct Tls<'a> {
     pub names: &'a [&'a str],
 }
 
+/// One request in the receiver's hands, counted out when dropped.
+struct InFlight<'c>(&'c Concurrency);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.now.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// A receiver; stops when dropped.
 pub struct Receiver {
     /// The URL to register, e.g. `http://127.0.0.1:41234/hook`.
@@ -188,8 +197,10 @@ impl Receiver {
                         async move {
                             let now = conc.now.fetch_add(1, Ordering::SeqCst) + 1;
                             conc.most.fetch_max(now, Ordering::SeqCst);
+                            // Counted out when the answer is made or the request dropped (its
+                            // sender went away mid-answer): either way it is no longer in flight.
+                            let _in_flight = InFlight(&conc);
                             let resp = answer(req, &reqs, &beh).await;
-                            conc.now.fetch_sub(1, Ordering::SeqCst);
                             Ok::<_, Infallible>(resp)
                         }
                     });

@@ -25,6 +25,7 @@
 //! | `apps.rs`, `endpoints.rs`, `meta.rs` | apps; endpoints and their sealed secrets; the key check |
 //! | `tokens.rs` | API tokens (admin and app-scoped), by hash, with their expiry |
 //! | `sessions.rs` | console sessions: operators' sessions, portal links exchanged once for a session |
+//! | `limits.rs` | limits shared by every instance on PostgreSQL: concurrency slots leased in blocks, rate-limit send times taken in runs |
 //! | `maintenance.rs` | retention purges, auto-disable candidates, stats, queue gauges |
 //! | `sqlite_files.rs` | owner-only permissions of the SQLite files |
 //!
@@ -46,6 +47,7 @@ pub mod deliveries;
 pub mod endpoints;
 pub mod event_types;
 pub mod events;
+pub mod limits;
 pub mod maintenance;
 mod meta;
 pub mod outcomes;

@@ -23,6 +23,7 @@ pub mod ownership;
 mod reactions;
 mod recorder;
 pub mod schedule;
+mod shared_limits;
 pub(crate) mod signing_keys;
 #[cfg(test)]
 mod tests;
@@ -40,10 +41,11 @@ use tokio_util::sync::CancellationToken;
 
 pub use self::recorder::Reported;
 use self::{
-    gate::{Admission, Gate, Slots, Turn},
+    gate::{Admission, Gate, Scope, Slots, Turn},
     job::Job,
     lease_book::LeaseBook,
     recorder::Recorder,
+    shared_limits::SharedLimits,
     signing_keys::Reloaded,
 };
 use crate::{
@@ -79,6 +81,8 @@ pub struct Worker {
     /// Attempts in flight in this process (`FENIX_WORKER_CONCURRENCY`).
     global: Arc<Semaphore>,
     gate: Gate<Job>,
+    /// The gate's limits shared with other instances (PostgreSQL).
+    limits: SharedLimits,
     leases: Arc<LeaseBook>,
     recorder: Arc<Recorder>,
     results: mpsc::UnboundedSender<Reported>,
@@ -101,13 +105,17 @@ impl Worker {
         let (results, rx) = mpsc::unbounded_channel();
         let leases = Arc::new(LeaseBook::new());
         let settings = &state.settings;
+        // Instances on one PostgreSQL share every limit; SQLite has one instance.
+        let scope = if state.store.is_postgres() { Scope::Shared } else { Scope::Process };
+        let owner = format!("{}:{}", hostname(), std::process::id());
         let worker = Worker {
             global: Arc::new(Semaphore::new(settings.worker_concurrency)),
-            gate: Gate::new(settings.endpoint_concurrency, settings.host_concurrency),
+            gate: Gate::new(scope, settings.endpoint_concurrency, settings.host_concurrency),
+            limits: SharedLimits::new(&owner),
             recorder: Arc::new(Recorder::new(state.store.clone(), leases.clone())),
             leases,
             client,
-            owner: format!("{}:{}", hostname(), std::process::id()),
+            owner,
             results,
             reloaded: Reloaded::default(),
             stopping: AtomicBool::new(false),
@@ -132,6 +140,13 @@ impl Worker {
             self.state.settings.lease_duration,
             shutdown.clone(),
         ));
+        let slot_keeper = tokio::spawn({
+            let (me, shutdown) = (self.clone(), shutdown.clone());
+            async move {
+                let lease = me.state.settings.lease_duration;
+                me.limits.keep_alive(&me.gate, &me.state.store, lease, shutdown).await
+            }
+        });
         let mut failures = 0u32;
         let batch = self.state.settings.claim_batch.max(1);
         let ahead = self.state.settings.worker_concurrency + batch;
@@ -200,6 +215,8 @@ impl Worker {
         }
         self.drain().await;
         keeper.abort();
+        slot_keeper.abort();
+        self.limits.release(self.store()).await;
         recorder.abort();
         let released = self.leases.release_all(self.store(), time::now_ms()).await;
         tracing::info!(released, "worker stopped");
@@ -277,6 +294,9 @@ impl Worker {
         let mut started = 0usize;
         let policy = &self.state.policy;
         let jobs = job::prepare(claimed, ctx, now, &self.state.keyring, |url| policy.check_url(url));
+        // Slots and send times shared with other instances, asked for once per batch if short.
+        let ready: Vec<&Job> = jobs.iter().filter_map(|j| j.as_ref().ok()).collect();
+        self.limits.reserve(&self.gate, self.store(), &ready, self.state.settings.lease_duration).await;
         for job in jobs {
             let job = match job {
                 Ok(job) => job,

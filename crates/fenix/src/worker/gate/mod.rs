@@ -8,8 +8,24 @@
 //! cannot take every slot: over a limit, a job is queued (holding no global
 //! slot) or handed back to be deferred.
 //!
+//! Where the limits live ([`Scope`]):
+//! - [`Scope::Process`] (SQLite, one instance): every limit is this
+//!   process's alone; a slot pool holds the whole limit, pacing is unbounded.
+//! - [`Scope::Shared`] (PostgreSQL, any number of instances): a slot pool
+//!   holds only the slots leased from the database (`store::limits`), and
+//!   pacing only the send times taken from it. Before admitting a claimed
+//!   batch the worker asks the gate what it is short of, asks the database
+//!   once for all of it and hands the answers back (all in [`shared`]);
+//!   nothing is asked while the pools hold enough, so an endpoint without a
+//!   rate limit costs a grant per busy period, not a round trip per
+//!   delivery. Idle slots go back at every renewal.
+//!
+//! Issue 18's adaptive concurrency would change a pool's limit, not its
+//! mechanics: `endpoint_concurrency` is the one figure read when asking
+//! for slots and sizing a new pool.
+//!
 //! The gate knows nothing of HTTP or the database: it works on anything
-//! [`Gated`], so it is tested with plain values.
+//! [`Gated`] and on plain grants, so it is tested with plain values.
 
 use std::{
     collections::{HashMap, HashSet, VecDeque},
@@ -22,10 +38,26 @@ use tokio::{
     time::Instant,
 };
 
+mod shared;
+
 /// A job over its endpoint's or host's concurrency limit is due again after this.
 pub(super) const BUSY_RETRY: Duration = Duration::from_millis(200);
 /// Longest rate-limit wait slept through while holding a slot; longer waits are deferred.
 pub(super) const MAX_PACING_SLEEP: Duration = Duration::from_millis(250);
+/// Shortest deferral of a rate-limited job whose send times ran out: the
+/// database grants more within [`MAX_PACING_SLEEP`] of the next free one.
+const PACED_RETRY: Duration = Duration::from_millis(20);
+/// After the database granted no slot of a limit, it is not asked again for so long.
+const ASK_AGAIN_AFTER: Duration = Duration::from_millis(100);
+
+/// Where the limits are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Scope {
+    /// This process is the only sender (SQLite).
+    Process,
+    /// Every instance on the database shares each limit (PostgreSQL).
+    Shared,
+}
 
 /// What the gate needs to know of a job.
 pub(super) trait Gated {
@@ -63,24 +95,84 @@ pub(super) enum Turn<J> {
     Defer { job: J, after: Duration },
 }
 
+/// The slots of one limit (an endpoint or a host) this process may hand out.
+struct Pool {
+    /// Free slots as permits; a running job holds one.
+    sem: Arc<Semaphore>,
+    /// Permits handed out plus free ones: the whole limit ([`Scope::Process`])
+    /// or the slots leased from the database ([`Scope::Shared`]).
+    capacity: usize,
+    /// When the database last granted none ([`Scope::Shared`]).
+    refused_at: Option<Instant>,
+}
+
+impl Pool {
+    fn new(capacity: usize) -> Pool {
+        Pool { sem: Arc::new(Semaphore::new(capacity)), capacity, refused_at: None }
+    }
+}
+
+/// The send times of a rate-limited endpoint: `next`, then one per 1/rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Pace {
+    /// The next send time (a time already past means "now").
+    next: Instant,
+    /// Where the run of send times ends: `None` is never ([`Scope::Process`]);
+    /// with [`Scope::Shared`], the end of the run taken from the database
+    /// (or, after a refusal, its next free send time: an empty run).
+    until: Option<Instant>,
+}
+
+/// Takes `pace`'s next send time: `Ok(wait)` until it, or `Err(after)`: none
+/// close enough, defer the job that long.
+fn take_send_time(pace: &mut Pace, interval: Duration, now: Instant) -> Result<Duration, Duration> {
+    let slot = pace.next.max(now);
+    let wait = slot - now;
+    match pace.until {
+        None if wait > MAX_PACING_SLEEP => Err(wait),
+        // The run is used up: the database grants more once its next free
+        // time is within MAX_PACING_SLEEP.
+        Some(until) if slot >= until => {
+            Err(until.saturating_duration_since(now).saturating_sub(MAX_PACING_SLEEP).max(PACED_RETRY))
+        }
+        _ => {
+            pace.next = slot + interval;
+            Ok(wait)
+        }
+    }
+}
+
+/// How many send times a run taken from the database holds: about
+/// [`MAX_PACING_SLEEP`]'s worth, at least one.
+fn run_length(interval: Duration) -> usize {
+    (MAX_PACING_SLEEP.as_micros() / interval.as_micros().max(1)).max(1) as usize
+}
+
+/// The time between two sends at `rate` per second.
+fn interval_of(rate: i64) -> Duration {
+    Duration::from_secs_f64(1.0 / rate as f64)
+}
+
 /// Concurrency and pacing per endpoint and host.
 pub(super) struct Gate<J> {
+    scope: Scope,
     endpoint_concurrency: usize,
     host_concurrency: usize,
-    per_endpoint: Mutex<HashMap<String, Arc<Semaphore>>>,
+    per_endpoint: Mutex<HashMap<String, Pool>>,
     /// Attempts in flight per destination host, over all its endpoints: many
     /// endpoints on one host cannot flood it.
-    per_host: Mutex<HashMap<String, Arc<Semaphore>>>,
+    per_host: Mutex<HashMap<String, Pool>>,
     /// Claimed jobs waiting for their endpoint's slot, per endpoint (at most
     /// twice the endpoint's concurrency each). They hold no global slot.
     waiting: Mutex<HashMap<String, VecDeque<J>>>,
-    /// Per-endpoint pacing for `rate_limit_per_sec`: the next free send slot.
-    pacing: Mutex<HashMap<String, Instant>>,
+    /// Per-endpoint pacing for `rate_limit_per_sec`.
+    pacing: Mutex<HashMap<String, Pace>>,
 }
 
 impl<J: Gated> Gate<J> {
-    pub(super) fn new(endpoint_concurrency: usize, host_concurrency: usize) -> Gate<J> {
+    pub(super) fn new(scope: Scope, endpoint_concurrency: usize, host_concurrency: usize) -> Gate<J> {
         Gate {
+            scope,
             endpoint_concurrency,
             host_concurrency,
             per_endpoint: Mutex::new(HashMap::new()),
@@ -90,29 +182,39 @@ impl<J: Gated> Gate<J> {
         }
     }
 
-    /// Lets a freshly claimed job in: its pacing slot first (a wait too long to
-    /// sleep through defers it), then an endpoint slot or a place in the
-    /// endpoint's queue (a full queue defers it), then a host slot (a busy host
-    /// defers it, freeing the endpoint slot).
+    pub(super) fn scope(&self) -> Scope {
+        self.scope
+    }
+
+    /// Lets a freshly claimed job in: an endpoint slot or a place in the
+    /// endpoint's queue (a full queue, or no slot held here at all, defers
+    /// it), then a host slot (a busy host defers it, freeing the endpoint
+    /// slot), then its send time (a wait too long to sleep through defers it,
+    /// freeing both). The send time comes last: one taken for a job that
+    /// cannot run would be lost, and with a rate limit shared by several
+    /// instances, lost send times are requests the limit allowed and nobody made.
     ///
     /// Taking the endpoint slot and queueing happen under the queue's lock, as
     /// do taking the next queued job and giving the slot back ([`Gate::next`]):
     /// otherwise a job queued just as the last running attempt found the queue
     /// empty would wait, its lease renewed, until another delivery to that
-    /// endpoint came along.
+    /// endpoint came along. A job is queued only behind a slot held by a
+    /// running job of this process, the one that will take it.
     pub(super) fn admit(&self, job: J, now: Instant) -> Admission<J> {
-        let wait = self.pace(&job, now);
-        if wait > MAX_PACING_SLEEP {
-            return Admission::Defer { job, after: wait };
-        }
-        let sem = self.endpoint_semaphore(job.endpoint_id());
         let endpoint = {
             let mut waiting = self.waiting.lock().expect("waiting lock");
+            let (sem, capacity) = self.endpoint_pool(job.endpoint_id());
             match sem.try_acquire_owned() {
                 Ok(permit) => permit,
                 Err(_) => {
+                    if let Some(after) = self.shared_pacing_retry(&job, now) {
+                        return Admission::Defer { job, after };
+                    }
                     let queue = waiting.entry(job.endpoint_id().to_string()).or_default();
-                    if queue.len() >= self.endpoint_concurrency * 2 {
+                    if capacity == 0 || queue.len() >= self.endpoint_concurrency * 2 {
+                        if queue.is_empty() {
+                            waiting.remove(job.endpoint_id());
+                        }
                         return Admission::Defer { job, after: BUSY_RETRY };
                     }
                     queue.push_back(job);
@@ -122,6 +224,10 @@ impl<J: Gated> Gate<J> {
         };
         let Ok(host) = self.host_permit(job.host()) else {
             return Admission::Defer { job, after: BUSY_RETRY };
+        };
+        let wait = match self.pace(&job, now) {
+            Ok(wait) => wait,
+            Err(after) => return Admission::Defer { job, after },
         };
         let host_key = job.host().cloned();
         Admission::Run { job, slots: Slots { endpoint, host, host_key }, wait }
@@ -161,11 +267,10 @@ impl<J: Gated> Gate<J> {
             }
         }
         let slots = Slots { endpoint, host, host_key };
-        let wait = self.pace(&job, now);
-        if wait > MAX_PACING_SLEEP {
-            return Some((Turn::Defer { job, after: wait }, slots));
+        match self.pace(&job, now) {
+            Ok(wait) => Some((Turn::Run { job, wait }, slots)),
+            Err(after) => Some((Turn::Defer { job, after }, slots)),
         }
-        Some((Turn::Run { job, wait }, slots))
     }
 
     /// Every queued job, taken out (the worker is stopping: they will not start).
@@ -175,80 +280,109 @@ impl<J: Gated> Gate<J> {
 
     /// Drops the entries of endpoints and hosts that are idle: no attempt
     /// running (nobody else holds their semaphore, so all its permits are
-    /// free), no job waiting, pacing slot in the past. Without this, every
-    /// endpoint ever sent to stayed in memory.
+    /// free), no job waiting, no slot leased from the database, pacing slot
+    /// in the past. Without this, every endpoint ever sent to stayed in memory.
     pub(super) fn prune_idle(&self, now: Instant) {
         let waiting: HashSet<String> = {
             let mut waiting = self.waiting.lock().expect("waiting lock");
             waiting.retain(|_, q| !q.is_empty());
             waiting.keys().cloned().collect()
         };
-        prune_semaphores(&mut self.per_endpoint.lock().expect("endpoint semaphores lock"), |id| waiting.contains(id));
-        prune_semaphores(&mut self.per_host.lock().expect("host semaphores lock"), |_| false);
+        let leased = |pool: &Pool| self.scope == Scope::Shared && pool.capacity > 0;
+        prune_pools(&mut self.per_endpoint.lock().expect("endpoint slots lock"), |id, pool| {
+            waiting.contains(id) || leased(pool)
+        });
+        prune_pools(&mut self.per_host.lock().expect("host slots lock"), |_, pool| leased(pool));
         prune_pacing(&mut self.pacing.lock().expect("pacing lock"), now);
     }
 
-    fn endpoint_semaphore(&self, endpoint_id: &str) -> Arc<Semaphore> {
-        let mut map = self.per_endpoint.lock().expect("endpoint semaphores lock");
-        semaphore_of(&mut map, endpoint_id, self.endpoint_concurrency)
+    /// The endpoint's slot semaphore and its capacity, the pool made on first use.
+    fn endpoint_pool(&self, endpoint_id: &str) -> (Arc<Semaphore>, usize) {
+        let mut map = self.per_endpoint.lock().expect("endpoint slots lock");
+        let pool = pool_of(&mut map, endpoint_id, self.initial(self.endpoint_concurrency));
+        (pool.sem.clone(), pool.capacity)
     }
 
     /// A slot of the destination host's limit, if one is free (a job without
     /// a host makes no request and needs none).
     fn host_permit(&self, host: Option<&Arc<str>>) -> Result<Option<OwnedSemaphorePermit>, ()> {
         let Some(host) = host else { return Ok(None) };
-        let sem = semaphore_of(&mut self.per_host.lock().expect("host semaphores lock"), host, self.host_concurrency);
+        let sem = {
+            let mut map = self.per_host.lock().expect("host slots lock");
+            pool_of(&mut map, host, self.initial(self.host_concurrency)).sem.clone()
+        };
         sem.try_acquire_owned().map(Some).map_err(|_| ())
     }
 
-    /// How long the endpoint's rate limit makes this job wait; the slot is
-    /// taken only when the wait is short enough to sleep through.
-    fn pace(&self, job: &J, now: Instant) -> Duration {
-        let Some(rate) = job.rate_limit_per_sec().filter(|r| *r > 0) else { return Duration::ZERO };
-        let mut pacing = self.pacing.lock().expect("pacing lock");
-        let next = pacing.entry(job.endpoint_id().to_string()).or_insert(now);
-        let slot = (*next).max(now);
-        let wait = slot - now;
-        if wait <= MAX_PACING_SLEEP {
-            *next = slot + Duration::from_secs_f64(1.0 / rate as f64);
+    /// A new pool's capacity: the whole limit when this process is alone,
+    /// nothing until the database grants some when the limit is shared.
+    fn initial(&self, limit: usize) -> usize {
+        match self.scope {
+            Scope::Process => limit,
+            Scope::Shared => 0,
         }
-        wait
+    }
+
+    /// The endpoint's rate limit: `Ok(wait)` before sending (the send time is
+    /// taken), or `Err(after)`: no send time close enough, defer the job.
+    fn pace(&self, job: &J, now: Instant) -> Result<Duration, Duration> {
+        let Some(rate) = job.rate_limit_per_sec().filter(|r| *r > 0) else { return Ok(Duration::ZERO) };
+        let interval = interval_of(rate);
+        let mut pacing = self.pacing.lock().expect("pacing lock");
+        let pace = pacing
+            .entry(job.endpoint_id().to_string())
+            .or_insert(Pace { next: now, until: (self.scope == Scope::Shared).then_some(now) });
+        take_send_time(pace, interval, now)
+    }
+
+    /// With [`Scope::Shared`], a rate-limited job that finds no free slot is
+    /// not queued: send times are taken only for jobs holding a slot, so a
+    /// queued one would find the run used up and be given back one by one by
+    /// the task that took it. It is deferred with the rest of its batch, due
+    /// when its endpoint's next run can be granted.
+    fn shared_pacing_retry(&self, job: &J, now: Instant) -> Option<Duration> {
+        if self.scope == Scope::Process || job.rate_limit_per_sec().is_none_or(|r| r <= 0) {
+            return None;
+        }
+        let pacing = self.pacing.lock().expect("pacing lock");
+        let until = pacing.get(job.endpoint_id()).and_then(|p| p.until).unwrap_or(now);
+        Some(until.saturating_duration_since(now).saturating_sub(MAX_PACING_SLEEP).max(PACED_RETRY))
     }
 }
 
-/// The semaphore of `key` in `map`, made with `permits` on first use.
-fn semaphore_of(map: &mut HashMap<String, Arc<Semaphore>>, key: &str, permits: usize) -> Arc<Semaphore> {
-    if let Some(sem) = map.get(key) {
-        return sem.clone();
+/// The pool of `key` in `map`, made with `capacity` slots on first use.
+fn pool_of<'m>(map: &'m mut HashMap<String, Pool>, key: &str, capacity: usize) -> &'m mut Pool {
+    if !map.contains_key(key) {
+        map.insert(key.to_string(), Pool::new(capacity));
     }
-    let sem = Arc::new(Semaphore::new(permits));
-    map.insert(key.to_string(), sem.clone());
-    sem
+    map.get_mut(key).expect("just inserted")
 }
 
-/// Drops semaphores nobody holds (no permit out: each permit keeps a handle)
-/// unless `keep` says the key still has work waiting. Runs under the map's
-/// lock, the only place handles are handed out, so none can appear meanwhile.
-fn prune_semaphores(map: &mut HashMap<String, Arc<Semaphore>>, keep: impl Fn(&str) -> bool) {
-    map.retain(|key, sem| Arc::strong_count(sem) > 1 || keep(key));
+/// Drops pools nobody holds a slot of (each permit keeps a handle on the
+/// semaphore) unless `keep` says the key still has work waiting or slots
+/// leased. Runs under the map's lock, the only place handles are handed out,
+/// so none can appear meanwhile.
+fn prune_pools(map: &mut HashMap<String, Pool>, keep: impl Fn(&str, &Pool) -> bool) {
+    map.retain(|key, pool| Arc::strong_count(&pool.sem) > 1 || keep(key, pool));
 }
 
-/// Drops pacing slots already in the past: the same as having none.
-fn prune_pacing(map: &mut HashMap<String, Instant>, now: Instant) {
-    map.retain(|_, next| *next > now);
+/// Drops pacing entries whose send times are all in the past (or used up):
+/// the same as having none.
+fn prune_pacing(map: &mut HashMap<String, Pace>, now: Instant) {
+    map.retain(|_, pace| pace.next > now && pace.until.is_none_or(|until| until > now));
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// A job as the gate sees it.
     #[derive(Debug, PartialEq)]
-    struct Probe {
-        name: &'static str,
-        endpoint: &'static str,
-        host: Option<Arc<str>>,
-        rate: Option<i64>,
+    pub(in crate::worker::gate) struct Probe {
+        pub(in crate::worker::gate) name: &'static str,
+        pub(in crate::worker::gate) endpoint: &'static str,
+        pub(in crate::worker::gate) host: Option<Arc<str>>,
+        pub(in crate::worker::gate) rate: Option<i64>,
     }
 
     impl Gated for Probe {
@@ -265,19 +399,19 @@ mod tests {
         }
     }
 
-    fn probe(name: &'static str, endpoint: &'static str, host: &str) -> Probe {
+    pub(in crate::worker::gate) fn probe(name: &'static str, endpoint: &'static str, host: &str) -> Probe {
         Probe { name, endpoint, host: Some(Arc::from(host)), rate: None }
     }
 
     /// What the gate did with a job, by name.
     #[derive(Debug, PartialEq)]
-    enum Seen {
+    pub(in crate::worker::gate) enum Seen {
         Run(&'static str, Duration),
         Queued,
         Defer(&'static str, Duration),
     }
 
-    fn admit(gate: &Gate<Probe>, job: Probe, now: Instant, held: &mut Vec<Slots>) -> Seen {
+    pub(in crate::worker::gate) fn admit(gate: &Gate<Probe>, job: Probe, now: Instant, held: &mut Vec<Slots>) -> Seen {
         match gate.admit(job, now) {
             Admission::Run { job, slots, wait } => {
                 held.push(slots);
@@ -290,7 +424,7 @@ mod tests {
 
     #[test]
     fn the_gate_runs_up_to_the_endpoint_concurrency_queues_twice_that_and_defers_the_rest() {
-        let gate = Gate::new(2, 64);
+        let gate = Gate::new(Scope::Process, 2, 64);
         let now = Instant::now();
         let mut held = Vec::new();
         let names = ["a", "b", "c", "d", "e", "f", "g"];
@@ -318,7 +452,7 @@ mod tests {
 
     #[test]
     fn a_finished_job_hands_its_slots_to_the_next_queued_one_and_frees_them_when_none_is_left() {
-        let gate = Gate::new(1, 64);
+        let gate = Gate::new(Scope::Process, 1, 64);
         let now = Instant::now();
         let mut held = Vec::new();
         assert_eq!(admit(&gate, probe("a", "ep", "h"), now, &mut held), Seen::Run("a", Duration::ZERO));
@@ -340,7 +474,7 @@ mod tests {
 
     #[test]
     fn the_host_limit_spans_endpoints_and_a_job_without_a_host_needs_no_slot() {
-        let gate = Gate::new(8, 2);
+        let gate = Gate::new(Scope::Process, 8, 2);
         let now = Instant::now();
         let mut held = Vec::new();
         assert_eq!(admit(&gate, probe("a", "ep1", "h"), now, &mut held), Seen::Run("a", Duration::ZERO));
@@ -356,7 +490,7 @@ mod tests {
 
     #[test]
     fn a_queued_job_whose_host_changed_to_a_busy_one_is_deferred_and_the_slots_kept() {
-        let gate = Gate::new(1, 1);
+        let gate = Gate::new(Scope::Process, 1, 1);
         let now = Instant::now();
         let mut held = Vec::new();
         assert_eq!(admit(&gate, probe("a", "ep", "h1"), now, &mut held), Seen::Run("a", Duration::ZERO));
@@ -377,7 +511,7 @@ mod tests {
 
     #[test]
     fn pacing_spaces_sends_by_the_rate_limit_and_defers_a_wait_too_long_to_sleep_through() {
-        let gate = Gate::new(8, 64);
+        let gate = Gate::new(Scope::Process, 8, 64);
         let now = Instant::now();
         let mut held = Vec::new();
         let paced = |name| Probe { name, endpoint: "ep", host: Some(Arc::from("h")), rate: Some(10) };
@@ -405,7 +539,7 @@ mod tests {
 
     #[test]
     fn idle_endpoints_and_hosts_are_pruned_and_busy_or_awaited_ones_kept() {
-        let gate = Gate::new(1, 64);
+        let gate = Gate::new(Scope::Process, 1, 64);
         let now = Instant::now();
         let mut held = Vec::new();
         admit(&gate, probe("a", "busy", "h1"), now, &mut held);
@@ -420,28 +554,33 @@ mod tests {
     }
 
     #[test]
-    fn idle_semaphores_are_pruned_and_busy_or_awaited_ones_kept() {
-        let mut map: HashMap<String, Arc<Semaphore>> =
-            ["idle", "busy", "awaited"].iter().map(|k| (k.to_string(), Arc::new(Semaphore::new(2)))).collect();
-        let permit = map["busy"].clone().try_acquire_owned().unwrap();
-        prune_semaphores(&mut map, |k| k == "awaited");
+    fn idle_pools_are_pruned_and_busy_awaited_or_leased_ones_kept() {
+        let mut map: HashMap<String, Pool> =
+            ["idle", "busy", "awaited", "leased"].iter().map(|k| (k.to_string(), Pool::new(2))).collect();
+        let permit = map["busy"].sem.clone().try_acquire_owned().unwrap();
+        prune_pools(&mut map, |k, _| k == "awaited" || k == "leased");
         let mut left: Vec<_> = map.keys().cloned().collect();
         left.sort();
-        assert_eq!(left, ["awaited", "busy"]);
+        assert_eq!(left, ["awaited", "busy", "leased"]);
         drop(permit);
-        prune_semaphores(&mut map, |_| false);
+        prune_pools(&mut map, |_, _| false);
         assert!(map.is_empty(), "every slot free and nothing waiting: all pruned");
     }
 
     #[test]
-    fn pacing_slots_in_the_past_are_pruned() {
+    fn pacing_slots_in_the_past_or_used_up_are_pruned() {
         let now = Instant::now();
+        let later = now + Duration::from_secs(1);
         let mut map = HashMap::from([
-            ("past".to_string(), now - Duration::from_millis(1)),
-            ("now".to_string(), now),
-            ("future".to_string(), now + Duration::from_secs(1)),
+            ("past".to_string(), Pace { next: now - Duration::from_millis(1), until: None }),
+            ("now".to_string(), Pace { next: now, until: None }),
+            ("future".to_string(), Pace { next: later, until: None }),
+            ("used up".to_string(), Pace { next: later, until: Some(now) }),
+            ("run ahead".to_string(), Pace { next: later, until: Some(later + Duration::from_secs(1)) }),
         ]);
         prune_pacing(&mut map, now);
-        assert_eq!(map.keys().collect::<Vec<_>>(), ["future"]);
+        let mut left: Vec<_> = map.keys().cloned().collect();
+        left.sort();
+        assert_eq!(left, ["future", "run ahead"]);
     }
 }
