@@ -142,12 +142,14 @@ async fn a_batch_s_events_and_deliveries_list_newest_first_in_reverse_request_or
     let events: Vec<Value> = (0..60).map(|n| json!({"type": "t.x", "data": {"n": n}})).collect();
     let (status, body) = batch(&fenix, &app, json!({ "events": events })).await;
     assert_eq!(status, 202, "{body}");
-    let answered: Vec<String> = body["data"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().into()).collect();
+    let answered: Vec<String> =
+        body["data"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().into()).collect();
     let newest_first: Vec<String> = answered.iter().rev().cloned().collect();
 
     let (status, page) = fenix.call("GET", &format!("/v1/apps/{app}/events?limit=250"), None).await;
     assert_eq!(status, 200, "{page}");
-    let listed: Vec<String> = page["data"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap().into()).collect();
+    let listed: Vec<String> =
+        page["data"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap().into()).collect();
     assert_eq!(listed, newest_first, "the events of one batch keep its order in the list");
     let (status, page) = fenix.call("GET", &format!("/v1/apps/{app}/deliveries?limit=250"), None).await;
     assert_eq!(status, 200, "{page}");

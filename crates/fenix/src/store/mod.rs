@@ -115,10 +115,7 @@ pub(crate) enum Backend {
     },
     /// `worker` serves the delivery worker's claims, result writes and lease
     /// updates: sessions that plan by index (see [`WORKER_PLANNER_SETTINGS`]).
-    Postgres {
-        pool: PgPool,
-        worker: PgPool,
-    },
+    Postgres { pool: PgPool, worker: PgPool },
 }
 
 /// Planner settings of the worker's PostgreSQL sessions: walk indexes, never
