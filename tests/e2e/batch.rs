@@ -133,7 +133,33 @@ async fn a_body_over_the_batch_limit_is_refused_with_413(backend: Backend) {
     assert_eq!(event_count(&fenix, &app).await, 5);
 }
 
+async fn a_batch_s_events_and_deliveries_list_newest_first_in_reverse_request_order(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let app = fenix.create_app("acme").await;
+    let receiver = Receiver::http(|_| Plan::ok()).await;
+    fenix.create_endpoint(&app, json!({"url": receiver.url})).await;
+    let events: Vec<Value> = (0..60).map(|n| json!({"type": "t.x", "data": {"n": n}})).collect();
+    let (status, body) = batch(&fenix, &app, json!({ "events": events })).await;
+    assert_eq!(status, 202, "{body}");
+    let answered: Vec<String> =
+        body["data"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().into()).collect();
+    let newest_first: Vec<String> = answered.iter().rev().cloned().collect();
+
+    let (status, page) = fenix.call("GET", &format!("/v1/apps/{app}/events?limit=250"), None).await;
+    assert_eq!(status, 200, "{page}");
+    let listed: Vec<String> =
+        page["data"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap().into()).collect();
+    assert_eq!(listed, newest_first, "the events of one batch keep its order in the list");
+    let (status, page) = fenix.call("GET", &format!("/v1/apps/{app}/deliveries?limit=250"), None).await;
+    assert_eq!(status, 200, "{page}");
+    let by_event: Vec<String> =
+        page["data"].as_array().unwrap().iter().map(|d| d["event_id"].as_str().unwrap().into()).collect();
+    assert_eq!(by_event, newest_first, "and so do their deliveries in the log");
+}
+
 crate::on_both_backends!(
+    a_batch_s_events_and_deliveries_list_newest_first_in_reverse_request_order,
     a_batch_is_stored_whole_and_delivered_signed,
     a_bad_event_refuses_the_whole_batch_by_its_index,
     an_event_over_the_fanout_limit_refuses_the_whole_batch,

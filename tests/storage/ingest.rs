@@ -295,3 +295,25 @@ crate::on_both_backends!(
     a_batch_that_fails_stores_none_of_its_events,
     the_ingestion_queue_stores_the_other_events_when_one_is_refused_and_announces_the_work,
 );
+
+/// SQLite only: the WAL is copied back into the database file by the store's
+/// checkpointer, long before the writer would do it itself in a commit.
+#[tokio::test]
+async fn sqlite_s_wal_is_checkpointed_beside_the_writer() {
+    let fx = Fixture::new(Backend::Sqlite).await;
+    let file = fx.db.dir.path().join("fenix.db");
+    let app = fx.app("acme").await;
+    fx.endpoint(&app, &[]).await;
+    let wal = fx.db.dir.path().join("fenix.db-wal");
+    let before = std::fs::metadata(&file).unwrap().len();
+    for n in 0..40 {
+        let (ingested, _) = fx.event(&app, "t.x", T0 + n).await;
+        assert!(ingested.created);
+    }
+    // A few dozen pages in the WAL: far below the writer's own checkpoint limit.
+    assert!(std::fs::metadata(&wal).unwrap().len() > 0);
+    crate::support::eventually("the events reach the database file", std::time::Duration::from_secs(10), || async {
+        std::fs::metadata(&file).unwrap().len() > before
+    })
+    .await;
+}

@@ -41,8 +41,20 @@ pub fn new_event(
     idempotency_key: Option<String>,
     max_fanout: usize,
 ) -> NewEvent {
-    let id = ids::new_id("evt");
-    let created_at = time::now_ms();
+    new_event_as(ids::new_id("evt"), time::now_ms(), app_id, event_type, data, idempotency_key, max_fanout)
+}
+
+/// [`new_event`] with its id and creation time given: a batch's events take a
+/// block of consecutive ids made at one moment ([`ids::new_ids_at`]).
+pub fn new_event_as(
+    id: String,
+    created_at: time::Millis,
+    app_id: String,
+    event_type: &EventType,
+    data: &RawValue,
+    idempotency_key: Option<String>,
+    max_fanout: usize,
+) -> NewEvent {
     let envelope = build_envelope(&id, event_type, created_at, data);
     NewEvent {
         payload_sha256: hex::encode(Sha256::digest(&envelope)),

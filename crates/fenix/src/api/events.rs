@@ -172,7 +172,8 @@ async fn ingest(
     let key = idempotency_key(&headers, body.id.clone())?;
     let catalogue = s.catalogue.current(&s.store).await?;
     let deprecated = catalogue.get(&body.event_type).is_some_and(|t| t.deprecated);
-    let new = checked_event(&s, &catalogue, app.id, body, key, "/data")?;
+    let made = (crate::ids::new_id("evt"), time::now_ms());
+    let new = checked_event(&s, &catalogue, made, app.id, body, key, "/data")?;
     let ingested = s.ingestor.ingest(new).await.map_err(lookup::app_deleted_meanwhile)?;
     if ingested.fanout_refused {
         return Err(fanout_refused("this event", ingested.event.delivery_count, &s));
@@ -205,9 +206,11 @@ async fn ingest(
 /// (matching its type's schema, if the catalogue has one; `data_path` is
 /// where `data` sits in the request, for the errors' paths), and its key.
 /// A type the catalogue lacks passes unless `FENIX_EVENT_TYPES_STRICT` is on.
+/// `made`: the new event's id and creation time.
 fn checked_event(
     s: &SharedState,
     catalogue: &Snapshot,
+    made: (String, time::Millis),
     app_id: String,
     body: IngestBody,
     key: Option<String>,
@@ -236,7 +239,9 @@ fn checked_event(
         None => {}
     }
     let ordering_key = checked_key("ordering_key", "invalid_ordering_key", body.ordering_key)?;
-    let mut new = crate::ingest::new_event(app_id, &event_type, &body.data, key, s.settings.max_fanout_per_event);
+    let (id, created_at) = made;
+    let max_fanout = s.settings.max_fanout_per_event;
+    let mut new = crate::ingest::new_event_as(id, created_at, app_id, &event_type, &body.data, key, max_fanout);
     new.ordering_key = ordering_key;
     Ok(new)
 }
@@ -355,10 +360,15 @@ async fn ingest_batch(
     let at = |i: usize, e: ApiError| ApiError { message: format!("events[{i}]: {}", e.message), ..e };
     let catalogue = s.catalogue.current(&s.store).await?;
     let mut events = Vec::with_capacity(body.events.len());
-    for (i, ev) in body.events.into_iter().enumerate() {
+    // The batch's events are made at one moment, their ids one block in request
+    // order: they are inserted in that order, each index keyed by id appends.
+    let created_at = time::now_ms();
+    let ids = crate::ids::new_ids_at("evt", created_at, body.events.len());
+    for ((i, ev), id) in body.events.into_iter().enumerate().zip(ids) {
         let key = checked_key(IDEMPOTENCY_KEY, "invalid_idempotency_key", ev.id.clone()).map_err(|e| at(i, e))?;
         let data_path = format!("/events/{i}/data");
-        events.push(checked_event(&s, &catalogue, app.id.clone(), ev, key, &data_path).map_err(|e| at(i, e))?);
+        let made = (id, created_at);
+        events.push(checked_event(&s, &catalogue, made, app.id.clone(), ev, key, &data_path).map_err(|e| at(i, e))?);
     }
     let ingested = {
         let mut writer = s.store.hold_writer().await?;

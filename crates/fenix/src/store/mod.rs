@@ -114,13 +114,12 @@ pub(crate) enum Backend {
     Sqlite {
         write: SqlitePool,
         read: SqlitePool,
+        /// The WAL's checkpoints, off the writer's thread ([`sqlite_checkpointer`]).
+        checkpoint: SqlitePool,
     },
     /// `worker` serves the delivery worker's claims, result writes and lease
     /// updates: sessions that plan by index (see [`WORKER_PLANNER_SETTINGS`]).
-    Postgres {
-        pool: PgPool,
-        worker: PgPool,
-    },
+    Postgres { pool: PgPool, worker: PgPool },
 }
 
 /// Planner settings of the worker's PostgreSQL sessions: walk indexes, never
@@ -137,6 +136,49 @@ pub const WORKER_PLANNER_SETTINGS: [(&str, &str); 4] =
 /// Connections of the worker's own pool: the claim loop, up to three result
 /// writers and the lease keeper.
 const WORKER_CONNECTIONS: u32 = 6;
+
+/// WAL pages past which the SQLite writer checkpoints by itself, in its own
+/// commit (SQLite's default is 1,000). Normally [`sqlite_checkpointer`] has
+/// copied the WAL back long before: this is the backstop should it fall behind.
+const WRITER_AUTOCHECKPOINT_PAGES: &str = "8000";
+
+/// How often the SQLite checkpointer copies committed WAL pages into the database.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
+
+/// Opens the connection that checkpoints SQLite's WAL beside the writer, and
+/// starts its task. Why: with SQLite's automatic checkpoint, the commit that
+/// takes the WAL past 1,000 pages copies them into the database file and
+/// syncs it on the writer's own thread: ~13 % of that thread's time under
+/// batch ingestion (`docs/benchmarks.md`), and the writer is the one serial
+/// resource. This connection has its own thread and checkpoints `PASSIVE`:
+/// it never waits for, nor blocks, the writer or the readers. The task ends
+/// when the store is closed.
+async fn sqlite_checkpointer(opts: &SqliteConnectOptions) -> anyhow::Result<SqlitePool> {
+    let pool = SqlitePoolOptions::new()
+        .max_connections(1)
+        .test_before_acquire(false)
+        .connect_with(opts.clone())
+        .await
+        .context("opening the SQLite database for checkpoints")?;
+    let task = pool.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            if task.is_closed() {
+                return;
+            }
+            if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(&task).await {
+                if task.is_closed() {
+                    return;
+                }
+                tracing::warn!(error = %e, "WAL checkpoint failed; the writer checkpoints by itself past its limit");
+            }
+        }
+    });
+    Ok(pool)
+}
 
 /// Handle to the database; cheap to clone.
 #[derive(Clone, Debug)]
@@ -157,6 +199,7 @@ impl Store {
                 .foreign_keys(true)
                 .pragma("cache_size", "-16000")
                 .pragma("temp_store", "memory")
+                .pragma("wal_autocheckpoint", WRITER_AUTOCHECKPOINT_PAGES)
                 // Rows travel from sqlx's SQLite thread one message each: a deep
                 // buffer lets a 256-row claim flow without a wake-up per row.
                 .row_buffer_size(1024);
@@ -178,6 +221,7 @@ impl Store {
                 .connect_with(opts.clone())
                 .await
                 .context("opening the SQLite database")?;
+            let checkpoint = sqlite_checkpointer(&opts).await?;
             let read = SqlitePoolOptions::new()
                 .max_connections(max_connections.clamp(2, 8))
                 .test_before_acquire(false)
@@ -185,7 +229,7 @@ impl Store {
                 .connect_with(opts.read_only(true).create_if_missing(false))
                 .await
                 .context("opening the SQLite database for reading")?;
-            Backend::Sqlite { write, read }
+            Backend::Sqlite { write, read, checkpoint }
         } else {
             let opts = PgConnectOptions::from_str(url).context("DATABASE_URL is not a valid postgres:// URL")?;
             let pool = PgPoolOptions::new()
@@ -222,7 +266,8 @@ impl Store {
     /// Closes every connection (SQLite checkpoints its WAL).
     pub async fn close(&self) {
         match &self.backend {
-            Backend::Sqlite { write, read } => {
+            Backend::Sqlite { write, read, checkpoint } => {
+                checkpoint.close().await;
                 read.close().await;
                 write.close().await;
             }

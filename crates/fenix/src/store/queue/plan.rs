@@ -217,7 +217,8 @@ pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> sqlx::Resul
             plan.deliveries.push(NewDelivery {
                 ordering_key: t.ordered.then(|| ev.ordering_key.as_deref().unwrap_or("")),
                 lane_seq,
-                id: ids::new_id_at("dlv", ev.created_at),
+                // Given below, for all the batch's deliveries at once.
+                id: String::new(),
                 app_id: &ev.app_id,
                 event_id: &ev.id,
                 event_type: &ev.event_type,
@@ -232,5 +233,20 @@ pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> sqlx::Resul
         }
         plan.answers.push(Ingested::created(row));
     }
+    delivery_ids(&mut plan.deliveries);
     Ok(plan)
+}
+
+/// Gives the deliveries their ids: each starts with its event's creation
+/// time, and the deliveries of events made in the same millisecond (all of a
+/// `POST …/events/batch`) take one block of consecutive ids in insertion
+/// order, so the inserts append to every index keyed by id
+/// ([`ids::new_ids_at`]).
+fn delivery_ids(deliveries: &mut [NewDelivery<'_>]) {
+    for run in deliveries.chunk_by_mut(|a, b| a.at == b.at) {
+        let ids = ids::new_ids_at("dlv", run[0].at, run.len());
+        for (d, id) in run.iter_mut().zip(ids) {
+            d.id = id;
+        }
+    }
 }
