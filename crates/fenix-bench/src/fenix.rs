@@ -140,6 +140,10 @@ impl Fenix {
         Ok(Fenix { child, pid, role, base, log_path })
     }
 
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
     /// The API's base URL (API roles only).
     pub fn base(&self) -> &str {
         self.base.as_deref().unwrap_or("http://127.0.0.1:0")
