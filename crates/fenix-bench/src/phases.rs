@@ -519,9 +519,22 @@ pub async fn backlog(
     let start_us = now_us();
     let start = Instant::now();
     let mut worker = Fenix::start(&ctx.launch, Role::WorkerOnly, &url, label).await?;
-    if std::env::var_os("FENIX_BENCH_PERF").is_some() && label == "delivery-1ep" {
-        progress(&format!("{label}: worker pid {} (FENIX_BENCH_PERF: attach perf now)", worker.pid()));
-    }
+    // FENIX_BENCH_PERF=<file> profiles the worker of the 1-endpoint drain
+    // (`perf record -g`), stopped when the drain is complete.
+    let mut perf = match std::env::var_os("FENIX_BENCH_PERF") {
+        Some(out) if label == "delivery-1ep" => {
+            progress(&format!("{label}: perf record -g -p {} -o {}", worker.pid(), out.to_string_lossy()));
+            tokio::process::Command::new("perf")
+                .args(["record", "-g", "-p", &worker.pid().to_string(), "-o"])
+                .arg(&out)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .kill_on_drop(true)
+                .spawn()
+                .ok()
+        }
+        _ => None,
+    };
     let mut last_count = 0;
     let mut first_seen_us = None;
     let mut last_change = Instant::now();
@@ -552,6 +565,12 @@ pub async fn backlog(
             break (start.elapsed().as_secs_f64(), now_us(), worker.usage().cpu_s);
         }
     };
+    if let Some(p) = perf.as_mut() {
+        if let Some(pid) = p.id() {
+            let _ = std::process::Command::new("kill").args(["-INT", &pid.to_string()]).status();
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(60), p.wait()).await;
+    }
     let (succeeded, all) = log.succeeded_of_all().await?;
     log.close().await;
     let worker_usage = worker.stop().await?;
