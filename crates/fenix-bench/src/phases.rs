@@ -193,14 +193,12 @@ pub async fn run_all(ctx: &mut Ctx, dbs: &mut Databases, phases: &[Phase]) -> an
     }
     if phases.contains(&Phase::Verify) {
         let (events, endpoints) = (s.verify_events, s.endpoints);
-        r.verify = Some(
-            backlog(ctx, dbs, "verify", events, endpoints, Target::Verifying).await.context("correctness phase")?,
-        );
+        r.verify =
+            Some(backlog(ctx, dbs, "verify", events, endpoints, Target::Verifying).await.context("correctness phase")?);
     }
     if phases.contains(&Phase::Delivery) {
-        r.delivery = Some(
-            backlog(ctx, dbs, "delivery", s.events, s.endpoints, Target::Sink).await.context("delivery phase")?,
-        );
+        r.delivery =
+            Some(backlog(ctx, dbs, "delivery", s.events, s.endpoints, Target::Sink).await.context("delivery phase")?);
         r.delivery_1ep = Some(
             backlog(ctx, dbs, "delivery-1ep", s.events_1ep, 1, Target::Sink).await.context("1-endpoint delivery")?,
         );
@@ -620,7 +618,10 @@ async fn ingestion(ctx: &mut Ctx, dbs: &mut Databases, endpoints: u64) -> anyhow
     let api = Api::new(&proc, &ctx.launch)?;
     let app = app_with_endpoints(ctx, &api, label, endpoints, Target::Sink).await?;
     let n = ctx.sizes.ingest_events;
-    progress(&format!("{label}: {n} single events, {endpoints} endpoint(s), from {} clients (keep-alive)", ctx.sizes.clients));
+    progress(&format!(
+        "{label}: {n} single events, {endpoints} endpoint(s), from {} clients (keep-alive)",
+        ctx.sizes.clients
+    ));
     let per_s = ingest(ctx, &api, &app, n, label).await?;
     let usage = proc.stop().await?;
     progress(&format!("{label}: {per_s:.0} events/s"));

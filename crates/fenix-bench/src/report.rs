@@ -378,7 +378,14 @@ fn targets(r: &Results, backend: &str, peak_rss: Option<f64>, rate: u64) -> Vec<
         "",
     ));
     let at = if rate == 5000 { String::new() } else { format!(" (at {rate}/s, not 5,000/s)") };
-    out.push(target_row("p99 `202` → receiver at 5,000 ev/s", r.latency.as_ref().map(|l| l.p99_ms), 5.0, true, "ms", &at));
+    out.push(target_row(
+        "p99 `202` → receiver at 5,000 ev/s",
+        r.latency.as_ref().map(|l| l.p99_ms),
+        5.0,
+        true,
+        "ms",
+        &at,
+    ));
     out.push(target_row("peak RSS, every phase", peak_rss, 128.0, true, "MB", ""));
     let scaling = match (&r.drain_small, &r.drain_large) {
         (Some(a), Some(b)) if a.per_s > 0.0 => Some((b.per_s / a.per_s, size(b.deliveries), size(a.deliveries))),

@@ -126,7 +126,10 @@ pub fn ensure_installed(program: &str, package: &str) -> anyhow::Result<PathBuf>
             .status()
             .is_ok_and(|s| s.success())
     };
-    if !ok(&["install", "-y", "-qq", package]) && !(ok(&["update", "-qq"]) && ok(&["install", "-y", "-qq", package])) {
+    // Try without refreshing the package lists first; `apt-get update` only if that fails.
+    let installed =
+        ok(&["install", "-y", "-qq", package]) || (ok(&["update", "-qq"]) && ok(&["install", "-y", "-qq", package]));
+    if !installed {
         bail!("apt-get install {package} failed");
     }
     which(program).with_context(|| format!("{program} still missing after apt-get install {package}"))
