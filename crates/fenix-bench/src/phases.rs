@@ -130,7 +130,8 @@ pub struct Latency {
     pub slow: u64,
     pub slow_span: Option<(f64, f64)>,
     pub failures: u64,
-    /// Events Fenix refused with `503 overloaded` (not retried; left out of the percentiles).
+    /// Events Fenix refused with `503 overloaded` or whose connection it dropped
+    /// (not retried; left out of the percentiles).
     pub shed: u64,
     pub procs: Vec<ProcUsage>,
 }
@@ -724,11 +725,17 @@ async fn latency(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Latency> 
             (client.clone(), events_url.clone(), token.clone(), acks.clone(), shed.clone());
         let body = event_body(&ctx.pad, n);
         tasks.spawn(async move {
-            match fenix::send_event_or_shed(&client, &url, &token, body).await? {
-                Some((id, at)) => acks.lock().unwrap_or_else(|e| e.into_inner()).push((id, at)),
-                None => {
+            // An overloaded Fenix refuses (503) or drops the connection:
+            // both are counted as shed, not retried, and do not end the run.
+            match fenix::send_event_or_shed(&client, &url, &token, body).await {
+                Ok(Some((id, at))) => acks.lock().unwrap_or_else(|e| e.into_inner()).push((id, at)),
+                Ok(None) => {
                     shed.fetch_add(1, Ordering::Relaxed);
                 }
+                Err(e) if e.chain().any(|c| c.downcast_ref::<reqwest::Error>().is_some()) => {
+                    shed.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) => return Err(e),
             }
             anyhow::Ok(())
         });
@@ -740,7 +747,7 @@ async fn latency(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Latency> 
     let achieved_rate = total as f64 / offered_secs;
     let shed = shed.load(Ordering::Relaxed);
     if shed > 0 {
-        progress(&format!("{label}: fenix refused {shed} of {total} events with 503 overloaded"));
+        progress(&format!("{label}: fenix refused {shed} of {total} events (503 overloaded or connection dropped)"));
     }
     let accepted = total - shed;
     let deadline = Instant::now() + Duration::from_secs(120);

@@ -188,7 +188,7 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
         };
         out.push(format!(
             "| latency | p50 / p90 / p99 ms, `202` at the client → receipt, {} events/s for {} s | {:.2} / {:.2} / {:.2} | {} | {} | \
-             max {:.1} ms, {slow}; offered {:.0}/s; {} events, **{} refused `503 overloaded`**, {} received; {} arrived before the client had the 202; \
+             max {:.1} ms, {slow}; offered {:.0}/s; {} events, **{} refused (`503 overloaded` or connection dropped)**, {} received; {} arrived before the client had the 202; \
              fenix {:.0} µs CPU per event |",
             l.rate,
             l.secs,
@@ -383,7 +383,7 @@ fn targets(r: &Results, backend: &str, peak_rss: Option<f64>, rate: u64) -> Vec<
         // Events refused with 503 never reached the receiver: the p99 of the
         // others does not meet a latency target.
         Some(l) => out.push(format!(
-            "| p99 `202` → receiver at 5,000 ev/s | ≤ 5.00 ms | {:.2} ms of the accepted events{at}; {} of {} refused `503 overloaded` | **missed** (events refused) |",
+            "| p99 `202` → receiver at 5,000 ev/s | ≤ 5.00 ms | {:.2} ms of the accepted events{at}; {} of {} refused (`503` or connection dropped) | **missed** (events refused) |",
             l.p99_ms, l.shed, l.sent
         )),
         None => out.push(target_row(
