@@ -210,8 +210,11 @@ impl Nginx {
     }
 
     async fn count(&self) -> anyhow::Result<SinkCount> {
-        let polls = self.polls.fetch_add(1, Ordering::Relaxed) + 1;
         let text = self.client.get(&self.status_url).send().await?.error_for_status()?.text().await?;
+        // Counted only once answered: a read that never reached nginx (the
+        // start-up loop's first tries) is not among nginx's requests. The
+        // answer counts the read itself.
+        let polls = self.polls.fetch_add(1, Ordering::Relaxed) + 1;
         // "Active connections: 1 \nserver accepts handled requests\n 2 2 2 \n…"
         let line = text.lines().nth(2).context("stub_status answer")?;
         let nums: Vec<u64> = line.split_whitespace().filter_map(|x| x.parse().ok()).collect();
