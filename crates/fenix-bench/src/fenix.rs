@@ -140,6 +140,10 @@ impl Fenix {
         Ok(Fenix { child, pid, role, base, log_path })
     }
 
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
     /// The API's base URL (API roles only).
     pub fn base(&self) -> &str {
         self.base.as_deref().unwrap_or("http://127.0.0.1:0")
@@ -301,6 +305,34 @@ impl Api {
 /// A client for sending events, with its own keep-alive connection(s).
 pub fn event_client() -> anyhow::Result<reqwest::Client> {
     Ok(reqwest::Client::builder().no_proxy().tcp_nodelay(true).timeout(Duration::from_secs(60)).build()?)
+}
+
+/// Sends one event like `send_event`, but an answer `503` (Fenix's `overloaded`
+/// shedding) is `None` instead of an error: the latency phase counts those.
+pub async fn send_event_or_shed(
+    client: &reqwest::Client,
+    url: &str,
+    token: &str,
+    body: String,
+) -> anyhow::Result<Option<(String, u64)>> {
+    let r = client
+        .post(url)
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .context("sending an event")?;
+    let at = crate::now_us();
+    let status = r.status();
+    let bytes = r.bytes().await?;
+    if status.as_u16() == 503 {
+        return Ok(None);
+    }
+    if status.as_u16() != 202 {
+        bail!("ingestion answered {status}: {}", String::from_utf8_lossy(&bytes));
+    }
+    Ok(Some((serde_json::from_slice::<IdOnly>(&bytes).context("ingestion answer")?.id, at)))
 }
 
 /// Sends one event; returns its id and the moment the `202` arrived (unix micros).

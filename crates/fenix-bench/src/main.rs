@@ -19,6 +19,7 @@ mod ordered;
 mod phases;
 mod receiver;
 mod report;
+mod sink;
 
 #[derive(Parser)]
 #[command(
@@ -37,7 +38,11 @@ struct Cli {
 enum Command {
     /// The verifying receiver (started by the bench itself).
     #[command(hide = true)]
-    Receiver,
+    Receiver {
+        /// Sink mode: answer `204` without verifying (the fallback when nginx is missing).
+        #[arg(long)]
+        sink: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -48,8 +53,13 @@ pub enum Backend {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Phase {
+    /// `wrk` against the sink (the machine's ceiling), then the reqwest client against the verifying receiver.
     Ceiling,
+    /// Correctness: a backlog drained to the verifying receiver, every request's signature checked.
+    Verify,
+    /// Backlogs drained to the sink: `--endpoints` endpoints, then one endpoint.
     Delivery,
+    /// Single events to `--api-only`: one endpoint, then 10 endpoints.
     Ingestion,
     /// Batch ingestion: `POST …/events/batch`, `--batch-size` events a request.
     Batch,
@@ -75,6 +85,15 @@ pub struct Opts {
     /// Delivery phase: endpoints each event fans out to [default: 10; quick: 5].
     #[arg(long)]
     endpoints: Option<u64>,
+    /// Delivery phase, one endpoint: events in its backlog [default: 50000; quick: 5000].
+    #[arg(long)]
+    events_1ep: Option<u64>,
+    /// Correctness phase: events (× --endpoints) drained to the verifying receiver [default: 2000; quick: 200].
+    #[arg(long)]
+    verify_events: Option<u64>,
+    /// Ceiling: seconds of `wrk` against the sink [default: 10; quick: 3].
+    #[arg(long)]
+    wrk_secs: Option<u64>,
     /// PostgreSQL server to create fresh databases on (a user allowed to CREATE DATABASE);
     /// without it a throwaway server is started from /usr/lib/postgresql/15/bin.
     #[arg(long, env = "FENIX_BENCH_POSTGRES_URL")]
@@ -103,8 +122,8 @@ pub struct Opts {
     /// Concurrent ingestion clients (each keeps one connection alive), in every phase.
     #[arg(long, default_value_t = 8)]
     clients: usize,
-    /// Latency: offered load in events/s.
-    #[arg(long, default_value_t = 500)]
+    /// Latency: offered load in events/s (issue 18's target is at 5,000/s; earlier runs used 500).
+    #[arg(long, default_value_t = 5000)]
     rate: u64,
     /// Latency: seconds of offered load [default: 20; quick: 3].
     #[arg(long)]
@@ -149,6 +168,9 @@ pub struct Sizes {
     pub concurrency: usize,
     pub events: u64,
     pub endpoints: u64,
+    pub events_1ep: u64,
+    pub verify_events: u64,
+    pub wrk_secs: u64,
     pub ingest_events: u64,
     pub batch_events: u64,
     pub batch_size: u64,
@@ -177,6 +199,9 @@ impl Sizes {
             concurrency: o.concurrency.unwrap_or(worker_concurrency),
             events: pick(o.events, 10_000, 1_000),
             endpoints: pick(o.endpoints, 10, 5),
+            events_1ep: pick(o.events_1ep, 50_000, 5_000),
+            verify_events: pick(o.verify_events, 2_000, 200),
+            wrk_secs: pick(o.wrk_secs, 10, 3),
             ingest_events: pick(o.ingest_events, 20_000, 2_000),
             batch_events: pick(o.batch_events, 200_000, 20_000),
             batch_size: o.batch_size,
@@ -196,6 +221,9 @@ impl Sizes {
             || s.concurrency == 0
             || s.events == 0
             || s.endpoints == 0
+            || s.events_1ep == 0
+            || s.verify_events == 0
+            || s.wrk_secs == 0
             || s.ingest_events == 0
             || s.batch_events == 0
             || s.batch_size == 0
@@ -236,9 +264,9 @@ pub fn now_us() -> u64 {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    if let Some(Command::Receiver) = cli.command {
+    if let Some(Command::Receiver { sink }) = cli.command {
         let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
-        return match rt.block_on(receiver::serve()) {
+        return match rt.block_on(receiver::serve(sink)) {
             Ok(()) => std::process::ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("fenix-bench receiver: {e:#}");
@@ -268,6 +296,7 @@ async fn run(opts: Opts) -> anyhow::Result<()> {
     let phases: Vec<Phase> = if opts.phases.is_empty() {
         vec![
             Phase::Ceiling,
+            Phase::Verify,
             Phase::Delivery,
             Phase::Ingestion,
             Phase::Batch,
@@ -287,9 +316,10 @@ async fn run(opts: Opts) -> anyhow::Result<()> {
         tmp.path().display()
     ));
     let receiver = receiver::Receiver::spawn().await?;
-    progress(&format!("receiver listening on {}", receiver.base));
+    progress(&format!("verifying receiver listening on {}", receiver.base));
+    let sink = sink::Sink::start(tmp.path()).await?;
     let launch = fenix::Launch::new(bin.clone(), tmp.path().to_path_buf());
-    let mut ctx = phases::Ctx::new(sizes.clone(), launch, receiver);
+    let mut ctx = phases::Ctx::new(sizes.clone(), launch, receiver, sink, tmp.path().to_path_buf());
     // On Ctrl-C, stop cleanly: the fenix children and the receiver are killed
     // when dropped, a throwaway PostgreSQL is stopped and deleted.
     let outcome = tokio::select! {
@@ -297,6 +327,7 @@ async fn run(opts: Opts) -> anyhow::Result<()> {
         _ = tokio::signal::ctrl_c() => Err(anyhow::anyhow!("interrupted")),
     };
     dbs.cleanup().await;
+    ctx.sink.stop().await;
     if opts.keep {
         let kept = tmp.keep();
         progress(&format!("kept {}", kept.display()));

@@ -15,20 +15,25 @@ use rand::RngCore as _;
 use crate::db::{Databases, Log};
 use crate::fenix::{self, Api, Fenix, Launch, Role, Usage};
 use crate::receiver::Receiver;
+use crate::sink::{Sink, WrkCeiling};
 use crate::{now_us, progress, Phase, Sizes};
 
 pub struct Ctx {
     pub sizes: Sizes,
     pub launch: Launch,
     pub receiver: Receiver,
+    /// Where the throughput phases deliver (nginx `204`, or the fallback).
+    pub sink: Sink,
+    /// The run's temporary directory (wrk's script).
+    pub dir: std::path::PathBuf,
     /// The `pad` string that brings each event's `data` to about `payload_bytes`.
     pad: String,
 }
 
 impl Ctx {
-    pub fn new(sizes: Sizes, launch: Launch, receiver: Receiver) -> Ctx {
+    pub fn new(sizes: Sizes, launch: Launch, receiver: Receiver, sink: Sink, dir: std::path::PathBuf) -> Ctx {
         let pad = "x".repeat(sizes.payload_bytes.saturating_sub(r#"{"seq":0000000,"pad":""}"#.len()));
-        Ctx { sizes, launch, receiver, pad }
+        Ctx { sizes, launch, receiver, sink, dir, pad }
     }
 
     /// The `data` object of event number `seq`.
@@ -78,8 +83,24 @@ pub struct Drain {
     pub failures: u64,
     /// Connections the receiver accepted from the worker.
     pub connections: u64,
+    /// CPU time of the target (nginx's processes, or the verifying receiver) during the drain.
     pub receiver_cpu_s: f64,
+    pub target: Target,
+    /// The worker's user + system CPU from its start until the drain was complete.
+    pub worker_cpu_s: f64,
     pub procs: Vec<ProcUsage>,
+}
+
+impl Drain {
+    /// The worker's CPU per delivery, in µs (`cpu_us_per_delivery`).
+    pub fn cpu_us_per_delivery(&self) -> f64 {
+        self.worker_cpu_s * 1e6 / self.deliveries as f64
+    }
+
+    /// Connections the worker opened per 10,000 deliveries.
+    pub fn connections_per_10k(&self) -> f64 {
+        self.connections as f64 * 10_000.0 / self.deliveries as f64
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -87,6 +108,8 @@ pub struct Ingestion {
     pub per_s: f64,
     pub events: u64,
     pub clients: usize,
+    /// Endpoints each event fans out to.
+    pub endpoints: u64,
     pub procs: Vec<ProcUsage>,
 }
 
@@ -107,6 +130,9 @@ pub struct Latency {
     pub slow: u64,
     pub slow_span: Option<(f64, f64)>,
     pub failures: u64,
+    /// Events Fenix refused with `503 overloaded` or whose connection it dropped
+    /// (not retried; left out of the percentiles).
+    pub shed: u64,
     pub procs: Vec<ProcUsage>,
 }
 
@@ -136,8 +162,16 @@ pub struct LogPages {
 #[derive(Debug, Default)]
 pub struct Results {
     pub ceiling: Option<Ceiling>,
+    /// `wrk` against the sink: the machine's ceiling (`ceiling_wrk_rps`).
+    pub wrk: Option<WrkCeiling>,
     pub delivery: Option<Drain>,
+    /// One endpoint's backlog drained to the sink (`delivery_1ep_per_s`).
+    pub delivery_1ep: Option<Drain>,
+    /// The correctness phase: a backlog drained to the verifying receiver.
+    pub verify: Option<Drain>,
     pub ingestion: Option<Ingestion>,
+    /// Single events with 10 endpoints (`ingest_fanout10_per_s`).
+    pub ingestion_fanout: Option<Ingestion>,
     pub batch: Option<Ingestion>,
     pub latency: Option<Latency>,
     pub drain_small: Option<Drain>,
@@ -152,13 +186,29 @@ pub async fn run_all(ctx: &mut Ctx, dbs: &mut Databases, phases: &[Phase]) -> an
     let mut r = Results::default();
     let s = ctx.sizes.clone();
     if phases.contains(&Phase::Ceiling) {
+        let body = envelope(ctx);
+        let conns = u32::try_from(s.concurrency).unwrap_or(256);
+        match crate::sink::wrk_ceiling(&ctx.sink, &ctx.dir, &body, conns, s.wrk_secs).await {
+            Ok(w) => r.wrk = Some(w),
+            Err(e) => progress(&format!("WARNING: no wrk ceiling ({e:#}); ratios to it are not printed")),
+        }
         r.ceiling = Some(ceiling(ctx).await.context("ceiling phase")?);
     }
+    if phases.contains(&Phase::Verify) {
+        let (events, endpoints) = (s.verify_events, s.endpoints);
+        r.verify =
+            Some(backlog(ctx, dbs, "verify", events, endpoints, Target::Verifying).await.context("correctness phase")?);
+    }
     if phases.contains(&Phase::Delivery) {
-        r.delivery = Some(backlog(ctx, dbs, "delivery", s.events, s.endpoints).await.context("delivery phase")?);
+        r.delivery =
+            Some(backlog(ctx, dbs, "delivery", s.events, s.endpoints, Target::Sink).await.context("delivery phase")?);
+        r.delivery_1ep = Some(
+            backlog(ctx, dbs, "delivery-1ep", s.events_1ep, 1, Target::Sink).await.context("1-endpoint delivery")?,
+        );
     }
     if phases.contains(&Phase::Ingestion) {
-        r.ingestion = Some(ingestion(ctx, dbs).await.context("ingestion phase")?);
+        r.ingestion = Some(ingestion(ctx, dbs, 1).await.context("ingestion phase")?);
+        r.ingestion_fanout = Some(ingestion(ctx, dbs, 10).await.context("ingestion phase, 10 endpoints")?);
     }
     if phases.contains(&Phase::Batch) {
         r.batch = Some(batch_ingestion(ctx, dbs).await.context("batch ingestion phase")?);
@@ -168,8 +218,10 @@ pub async fn run_all(ctx: &mut Ctx, dbs: &mut Databases, phases: &[Phase]) -> an
     }
     if phases.contains(&Phase::Drain) {
         let e = s.drain_endpoints;
-        r.drain_small = Some(backlog(ctx, dbs, "drain-small", s.drain_small / e, e).await.context("small drain")?);
-        r.drain_large = Some(backlog(ctx, dbs, "drain-large", s.drain_large / e, e).await.context("large drain")?);
+        r.drain_small =
+            Some(backlog(ctx, dbs, "drain-small", s.drain_small / e, e, Target::Sink).await.context("small drain")?);
+        r.drain_large =
+            Some(backlog(ctx, dbs, "drain-large", s.drain_large / e, e, Target::Sink).await.context("large drain")?);
     }
     if phases.contains(&Phase::Log) {
         r.log = Some(log_pages(ctx, dbs).await.context("log phase")?);
@@ -198,6 +250,14 @@ fn new_secret() -> String {
     format!("whsec_{}", base64::engine::general_purpose::STANDARD.encode(b))
 }
 
+/// An envelope exactly as Fenix builds it (same id length, same fields).
+fn envelope(ctx: &Ctx) -> String {
+    format!(
+        r#"{{"id":"evt_01KBENCH000000000000000000","type":"bench.event","created_at":"2026-01-01T00:00:00Z","data":{}}}"#,
+        ctx.data(0)
+    )
+}
+
 /// The same HTTP stack as Fenix's worker (reqwest + rustls, keep-alive pool,
 /// HTTP/1.1, no redirects, no proxy, nodelay), signing every request, to the
 /// same receiver, with the same concurrency and body size.
@@ -207,11 +267,7 @@ async fn ceiling(ctx: &mut Ctx) -> anyhow::Result<Ceiling> {
     let path = "/ceiling";
     ctx.receiver.register(path, std::slice::from_ref(&secret)).await?;
     ctx.receiver.reset(false).await?;
-    // An envelope exactly as Fenix builds it (same id length, same fields).
-    let body = Bytes::from(format!(
-        r#"{{"id":"evt_01KBENCH000000000000000000","type":"bench.event","created_at":"2026-01-01T00:00:00Z","data":{}}}"#,
-        ctx.data(0)
-    ));
+    let body = Bytes::from(envelope(ctx));
     let client = reqwest::Client::builder()
         .user_agent("Fenix-Webhooks/bench")
         .redirect(reqwest::redirect::Policy::none())
@@ -340,54 +396,157 @@ async fn ingest(ctx: &Ctx, api: &Api, app: &str, count: u64, label: &str) -> any
     Ok(count as f64 / start.elapsed().as_secs_f64())
 }
 
-/// Creates an app and `endpoints` endpoints pointing at the receiver under
-/// `/<label>/<i>`, registering each secret with the receiver.
-async fn app_with_endpoints(ctx: &Ctx, api: &Api, label: &str, endpoints: u64) -> anyhow::Result<String> {
+/// Where a phase's deliveries go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// The near-free sink (nginx `204`): the throughput phases.
+    Sink,
+    /// The verifying receiver: the correctness phase (every request verified).
+    Verifying,
+}
+
+/// Counters at a phase's target, as differences from the phase's start.
+#[derive(Debug, Clone, Copy, Default)]
+struct Counts {
+    received: u64,
+    failures: u64,
+    connections: u64,
+    /// When the target saw its first request (the verifying receiver stamps
+    /// it; at the sink it is the first poll that saw one, within 10 ms).
+    first_at_us: Option<u64>,
+}
+
+async fn counts(ctx: &Ctx, target: Target, base: &Counts) -> anyhow::Result<Counts> {
+    Ok(match target {
+        Target::Sink => {
+            let c = ctx.sink.count().await?;
+            Counts {
+                received: c.requests - base.received,
+                failures: 0,
+                connections: c.connections - base.connections,
+                first_at_us: None,
+            }
+        }
+        Target::Verifying => {
+            let s = ctx.receiver.stats().await?;
+            Counts {
+                received: s.received,
+                failures: s.verified_failures,
+                connections: s.connections,
+                first_at_us: (s.first_at_us > 0).then_some(s.first_at_us),
+            }
+        }
+    })
+}
+
+/// Zeroes the target's counters (the sink's are read and kept as the base).
+async fn reset(ctx: &Ctx, target: Target) -> anyhow::Result<Counts> {
+    match target {
+        Target::Sink => {
+            let c = ctx.sink.count().await?;
+            Ok(Counts { received: c.requests, connections: c.connections, ..Counts::default() })
+        }
+        Target::Verifying => {
+            ctx.receiver.reset(false).await?;
+            Ok(Counts::default())
+        }
+    }
+}
+
+fn target_cpu(ctx: &Ctx, target: Target) -> f64 {
+    match target {
+        Target::Sink => ctx.sink.pids().into_iter().filter_map(fenix::cpu_seconds).sum(),
+        Target::Verifying => ctx.receiver_cpu(),
+    }
+}
+
+/// Creates an app and `endpoints` endpoints pointing at `target` under
+/// `/<label>/<i>`, registering each secret with the verifying receiver.
+async fn app_with_endpoints(
+    ctx: &Ctx,
+    api: &Api,
+    label: &str,
+    endpoints: u64,
+    target: Target,
+) -> anyhow::Result<String> {
     let app = api.create_app(&format!("bench {label}")).await?;
     for i in 0..endpoints {
         let path = format!("/{label}/{i}");
-        let secret = api.create_endpoint(&app, &format!("{}{path}", ctx.receiver.base)).await?;
-        ctx.receiver.register(&path, &[secret]).await?;
+        let base = match target {
+            Target::Sink => ctx.sink.base(),
+            Target::Verifying => ctx.receiver.base.as_str(),
+        };
+        let secret = api.create_endpoint(&app, &format!("{base}{path}")).await?;
+        if target == Target::Verifying {
+            ctx.receiver.register(&path, &[secret]).await?;
+        }
     }
     Ok(app)
 }
 
 /// A backlog of `events × endpoints` deliveries, ingested by `fenix --api-only`,
-/// then drained by `fenix --worker-only`, timed until all are `succeeded`.
-async fn backlog(
+/// then drained by `fenix --worker-only` to `target`, timed until all are `succeeded`.
+pub async fn backlog(
     ctx: &mut Ctx,
     dbs: &mut Databases,
     label: &str,
     events: u64,
     endpoints: u64,
+    target: Target,
 ) -> anyhow::Result<Drain> {
     let expected = events * endpoints;
     let url = dbs.fresh(label).await?;
     progress(&format!("{label}: ingesting {events} events × {endpoints} endpoints with fenix --api-only"));
     let api_proc = Fenix::start(&ctx.launch, Role::ApiOnly, &url, label).await?;
     let api = Api::new(&api_proc, &ctx.launch)?;
-    let app = app_with_endpoints(ctx, &api, label, endpoints).await?;
+    let app = app_with_endpoints(ctx, &api, label, endpoints, target).await?;
     let setup_ingest_per_s = ingest(ctx, &api, &app, events, label).await?;
     let api_usage = api_proc.stop().await?;
-    progress(&format!("{label}: ingested at {setup_ingest_per_s:.0} events/s; draining {expected} deliveries with fenix --worker-only"));
+    progress(&format!(
+        "{label}: ingested at {setup_ingest_per_s:.0} events/s; draining {expected} deliveries with fenix --worker-only to the {}",
+        match target {
+            Target::Sink => ctx.sink.name(),
+            Target::Verifying => "verifying receiver",
+        }
+    ));
 
     let mut log = Log::open(&url).await?;
     let unfinished = log.unfinished().await?;
     if u64::try_from(unfinished).unwrap_or(0) != expected {
         bail!("{unfinished} deliveries are due after ingestion, {expected} expected");
     }
-    ctx.receiver.reset(false).await?;
-    let cpu0 = ctx.receiver_cpu();
+    let base = reset(ctx, target).await?;
+    let cpu0 = target_cpu(ctx, target);
     let start_us = now_us();
     let start = Instant::now();
     let mut worker = Fenix::start(&ctx.launch, Role::WorkerOnly, &url, label).await?;
+    // FENIX_BENCH_PERF=<file> profiles the worker of the 1-endpoint drain
+    // (`perf record -g`), stopped when the drain is complete.
+    let mut perf = match std::env::var_os("FENIX_BENCH_PERF") {
+        Some(out) if label == "delivery-1ep" => {
+            progress(&format!("{label}: perf record -g -p {} -o {}", worker.pid(), out.to_string_lossy()));
+            tokio::process::Command::new("perf")
+                .args(["record", "-g", "-p", &worker.pid().to_string(), "-o"])
+                .arg(&out)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .kill_on_drop(true)
+                .spawn()
+                .ok()
+        }
+        _ => None,
+    };
     let mut last_count = 0;
+    let mut first_seen_us = None;
     let mut last_change = Instant::now();
     let mut last_report = Instant::now();
-    let (secs, done_us) = loop {
+    let (secs, done_us, worker_cpu_s) = loop {
         tokio::time::sleep(Duration::from_millis(10)).await;
         worker.check_alive()?;
-        let stats = ctx.receiver.stats().await?;
+        let stats = counts(ctx, target, &base).await?;
+        if stats.received > 0 && first_seen_us.is_none() {
+            first_seen_us = Some(stats.first_at_us.unwrap_or_else(now_us));
+        }
         if stats.received != last_count {
             last_count = stats.received;
             last_change = Instant::now();
@@ -404,22 +563,31 @@ async fn backlog(
             progress(&format!("{label}: {}/{expected} received after {t:.1} s", stats.received));
         }
         if stats.received >= expected && log.unfinished().await? == 0 {
-            break (start.elapsed().as_secs_f64(), now_us());
+            break (start.elapsed().as_secs_f64(), now_us(), worker.usage().cpu_s);
         }
     };
+    if let Some(p) = perf.as_mut() {
+        if let Some(pid) = p.id() {
+            let _ = std::process::Command::new("kill").args(["-INT", &pid.to_string()]).status();
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(60), p.wait()).await;
+    }
     let (succeeded, all) = log.succeeded_of_all().await?;
     log.close().await;
     let worker_usage = worker.stop().await?;
-    let stats = ctx.receiver.stats().await?;
+    let stats = counts(ctx, target, &base).await?;
     if u64::try_from(succeeded).unwrap_or(0) != expected || u64::try_from(all).unwrap_or(0) != expected {
         bail!("{label}: {succeeded} of {all} deliveries succeeded, {expected} expected");
     }
-    let first_request_ms = stats.first_at_us.saturating_sub(start_us) as f64 / 1000.0;
-    let after_first = done_us.saturating_sub(stats.first_at_us) as f64 / 1e6;
+    let first_at_us = first_seen_us.unwrap_or(start_us);
+    let first_request_ms = first_at_us.saturating_sub(start_us) as f64 / 1000.0;
+    let after_first = done_us.saturating_sub(first_at_us) as f64 / 1e6;
     let per_s = expected as f64 / secs;
     progress(&format!(
-        "{label}: {expected} deliveries in {secs:.2} s = {per_s:.0}/s (peak RSS {:.0} MB)",
-        worker_usage.peak_rss_mb
+        "{label}: {expected} deliveries in {secs:.2} s = {per_s:.0}/s (peak RSS {:.0} MB, {:.1} µs CPU per delivery, {} connections)",
+        worker_usage.peak_rss_mb,
+        worker_cpu_s * 1e6 / expected as f64,
+        stats.connections,
     ));
     Ok(Drain {
         events,
@@ -431,9 +599,11 @@ async fn backlog(
         first_request_ms,
         setup_ingest_per_s,
         received: stats.received,
-        failures: stats.verified_failures,
+        failures: stats.failures,
         connections: stats.connections,
-        receiver_cpu_s: ctx.receiver_cpu() - cpu0,
+        receiver_cpu_s: target_cpu(ctx, target) - cpu0,
+        target,
+        worker_cpu_s,
         procs: vec![
             ProcUsage { role: "api (ingest)", usage: api_usage },
             ProcUsage { role: "worker", usage: worker_usage },
@@ -442,19 +612,29 @@ async fn backlog(
 }
 
 /// Single events with keep-alive from a few concurrent clients, to
-/// `fenix --api-only` with one endpoint.
-async fn ingestion(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Ingestion> {
-    let label = "ingestion";
+/// `fenix --api-only` with `endpoints` endpoints (each event fans out to all).
+async fn ingestion(ctx: &mut Ctx, dbs: &mut Databases, endpoints: u64) -> anyhow::Result<Ingestion> {
+    let label = if endpoints == 1 { "ingestion".to_string() } else { format!("ingestion-{endpoints}ep") };
+    let label = label.as_str();
     let url = dbs.fresh(label).await?;
     let proc = Fenix::start(&ctx.launch, Role::ApiOnly, &url, label).await?;
     let api = Api::new(&proc, &ctx.launch)?;
-    let app = app_with_endpoints(ctx, &api, label, 1).await?;
+    let app = app_with_endpoints(ctx, &api, label, endpoints, Target::Sink).await?;
     let n = ctx.sizes.ingest_events;
-    progress(&format!("{label}: {n} single events from {} clients (keep-alive)", ctx.sizes.clients));
+    progress(&format!(
+        "{label}: {n} single events, {endpoints} endpoint(s), from {} clients (keep-alive)",
+        ctx.sizes.clients
+    ));
     let per_s = ingest(ctx, &api, &app, n, label).await?;
     let usage = proc.stop().await?;
     progress(&format!("{label}: {per_s:.0} events/s"));
-    Ok(Ingestion { per_s, events: n, clients: ctx.sizes.clients, procs: vec![ProcUsage { role: "api", usage }] })
+    Ok(Ingestion {
+        per_s,
+        events: n,
+        clients: ctx.sizes.clients,
+        endpoints,
+        procs: vec![ProcUsage { role: "api", usage }],
+    })
 }
 
 /// Batches of `--batch-size` events from the concurrent clients to
@@ -465,7 +645,7 @@ async fn batch_ingestion(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<I
     let url = dbs.fresh(label).await?;
     let proc = Fenix::start(&ctx.launch, Role::ApiOnly, &url, label).await?;
     let api = Api::new(&proc, &ctx.launch)?;
-    let app = app_with_endpoints(ctx, &api, label, 1).await?;
+    let app = app_with_endpoints(ctx, &api, label, 1, Target::Sink).await?;
     let (n, size) = (ctx.sizes.batch_events, ctx.sizes.batch_size);
     let requests = n.div_ceil(size);
     progress(&format!("{label}: {n} events in batches of {size} from {} clients (keep-alive)", ctx.sizes.clients));
@@ -500,7 +680,13 @@ async fn batch_ingestion(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<I
     let per_s = n as f64 / start.elapsed().as_secs_f64();
     let usage = proc.stop().await?;
     progress(&format!("{label}: {per_s:.0} events/s"));
-    Ok(Ingestion { per_s, events: n, clients: ctx.sizes.clients, procs: vec![ProcUsage { role: "api", usage }] })
+    Ok(Ingestion {
+        per_s,
+        events: n,
+        clients: ctx.sizes.clients,
+        endpoints: 1,
+        procs: vec![ProcUsage { role: "api", usage }],
+    })
 }
 
 fn percentile(sorted: &[f64], q: f64) -> f64 {
@@ -518,7 +704,7 @@ async fn latency(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Latency> 
     let url = dbs.fresh(label).await?;
     let proc = Fenix::start(&ctx.launch, Role::Both, &url, label).await?;
     let api = Api::new(&proc, &ctx.launch)?;
-    let app = app_with_endpoints(ctx, &api, label, 1).await?;
+    let app = app_with_endpoints(ctx, &api, label, 1, Target::Verifying).await?;
     ctx.receiver.reset(true).await?;
     let (rate, secs) = (ctx.sizes.rate, ctx.sizes.latency_secs);
     let total = rate * secs;
@@ -527,6 +713,7 @@ async fn latency(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Latency> 
     let events_url = Arc::new(format!("{}/v1/apps/{app}/events", api.base));
     let token = Arc::new(ctx.launch.admin_token.clone());
     let acks: Arc<Mutex<Vec<(String, u64)>>> = Arc::new(Mutex::new(Vec::with_capacity(total as usize)));
+    let shed = Arc::new(AtomicU64::new(0));
     let mut ticker = tokio::time::interval(Duration::from_secs_f64(1.0 / rate as f64));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
     let mut tasks = tokio::task::JoinSet::new();
@@ -534,11 +721,22 @@ async fn latency(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Latency> 
     let start_us = now_us();
     for n in 0..total {
         ticker.tick().await;
-        let (client, url, token, acks) = (client.clone(), events_url.clone(), token.clone(), acks.clone());
+        let (client, url, token, acks, shed) =
+            (client.clone(), events_url.clone(), token.clone(), acks.clone(), shed.clone());
         let body = event_body(&ctx.pad, n);
         tasks.spawn(async move {
-            let (id, at) = fenix::send_event(&client, &url, &token, body).await?;
-            acks.lock().unwrap_or_else(|e| e.into_inner()).push((id, at));
+            // An overloaded Fenix refuses (503) or drops the connection:
+            // both are counted as shed, not retried, and do not end the run.
+            match fenix::send_event_or_shed(&client, &url, &token, body).await {
+                Ok(Some((id, at))) => acks.lock().unwrap_or_else(|e| e.into_inner()).push((id, at)),
+                Ok(None) => {
+                    shed.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) if e.chain().any(|c| c.downcast_ref::<reqwest::Error>().is_some()) => {
+                    shed.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) => return Err(e),
+            }
             anyhow::Ok(())
         });
     }
@@ -547,16 +745,21 @@ async fn latency(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Latency> 
         r??;
     }
     let achieved_rate = total as f64 / offered_secs;
+    let shed = shed.load(Ordering::Relaxed);
+    if shed > 0 {
+        progress(&format!("{label}: fenix refused {shed} of {total} events (503 overloaded or connection dropped)"));
+    }
+    let accepted = total - shed;
     let deadline = Instant::now() + Duration::from_secs(120);
     let mut proc = proc;
     loop {
         proc.check_alive()?;
         let stats = ctx.receiver.stats().await?;
-        if stats.received >= total {
+        if stats.received >= accepted {
             break;
         }
         if Instant::now() > deadline {
-            bail!("{label}: only {}/{total} events reached the receiver within 120 s", stats.received);
+            bail!("{label}: only {}/{accepted} events reached the receiver within 120 s", stats.received);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -585,8 +788,17 @@ async fn latency(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Latency> 
         }
         lat.push(at.saturating_sub(t0) as f64 / 1000.0);
     }
-    if (lat.len() as u64) < total {
-        bail!("{label}: {} of {total} events were matched at the receiver", lat.len());
+    if (lat.len() as u64) < accepted {
+        // Under overload an event can be stored while its client saw the
+        // connection drop (counted as shed), so the receiver's count can
+        // reach `accepted` before every acknowledged event arrived.
+        progress(&format!(
+            "{label}: {} of {accepted} acknowledged events were matched at the receiver (overload); percentiles over those",
+            lat.len()
+        ));
+        if lat.is_empty() {
+            bail!("{label}: no acknowledged event reached the receiver");
+        }
     }
     lat.sort_by(f64::total_cmp);
     let l = Latency {
@@ -603,6 +815,7 @@ async fn latency(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Latency> 
         slow,
         slow_span,
         failures: stats.verified_failures,
+        shed,
         procs: vec![ProcUsage { role: "api+worker", usage }],
     };
     progress(&format!("{label}: p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms", l.p50_ms, l.p90_ms, l.p99_ms));

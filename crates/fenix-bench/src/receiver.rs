@@ -38,6 +38,8 @@ struct State {
     connections: AtomicU64,
     record: AtomicBool,
     records: Mutex<Vec<(String, u64)>>,
+    /// Sink mode (the fallback when nginx is missing): no verification, `204`.
+    sink: bool,
 }
 
 /// What `GET /_bench/stats` answers.
@@ -64,17 +66,17 @@ pub struct Latencies {
 }
 
 /// Runs the receiver until its standard input closes (the bench died or finished).
-pub async fn serve() -> anyhow::Result<()> {
+pub async fn serve(sink: bool) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.context("binding the receiver")?;
     println!("RECEIVER_PORT {}", listener.local_addr()?.port());
     use std::io::Write as _;
     std::io::stdout().flush()?;
     tokio::spawn(async {
-        let mut sink = Vec::new();
-        let _ = tokio::io::stdin().read_to_end(&mut sink).await;
+        let mut stdin_bytes = Vec::new();
+        let _ = tokio::io::stdin().read_to_end(&mut stdin_bytes).await;
         std::process::exit(0);
     });
-    let state = Arc::new(State::default());
+    let state = Arc::new(State { sink, ..State::default() });
     loop {
         let (stream, _) = match listener.accept().await {
             Ok(s) => s,
@@ -124,6 +126,13 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Fu
         Err(_) => return Ok(reply(StatusCode::BAD_REQUEST, "")),
     };
     let at = now_us();
+    if state.sink {
+        state.bytes.fetch_add(body.len() as u64, Ordering::Relaxed);
+        let _ = state.first_at_us.compare_exchange(0, at, Ordering::Relaxed, Ordering::Relaxed);
+        state.last_at_us.fetch_max(at, Ordering::Relaxed);
+        state.received.fetch_add(1, Ordering::Release);
+        return Ok(reply(StatusCode::NO_CONTENT, ""));
+    }
     let get = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
     let verified = {
         let secrets = state.secrets.read().unwrap_or_else(|e| e.into_inner());
@@ -219,9 +228,19 @@ pub struct Receiver {
 impl Receiver {
     /// Starts `<this executable> receiver` and waits for its port.
     pub async fn spawn() -> anyhow::Result<Receiver> {
+        Receiver::spawn_with(&[]).await
+    }
+
+    /// The fallback sink: `receiver --sink` (`204`, counters only, no verification).
+    pub async fn spawn_sink() -> anyhow::Result<Receiver> {
+        Receiver::spawn_with(&["--sink"]).await
+    }
+
+    async fn spawn_with(args: &[&str]) -> anyhow::Result<Receiver> {
         let exe = std::env::current_exe().context("locating the bench executable")?;
         let mut child = tokio::process::Command::new(exe)
             .arg("receiver")
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
