@@ -28,17 +28,28 @@ pub fn scheme_of(req: &Received) -> Scheme {
     }
 }
 
-/// Verifies a received request against `secrets` with the signing crate.
-pub fn verify(req: &Received, secrets: &[&str]) -> Result<Verified, VerifyError> {
+/// A received request as the signing crate verifies it, in its own scheme.
+pub fn signed_request(req: &Received) -> SignedRequest<'_> {
     let scheme = scheme_of(req);
-    let signed = SignedRequest {
+    SignedRequest {
         scheme,
         timestamp: req.header(scheme.timestamp_header()),
         signature_header: req.header(scheme.signature_header()),
         msg_id: scheme.msg_id_header().map(|h| req.header(h)),
         body: &req.body,
-    };
-    fenix_signing::verify(&signed, secrets, fenix_signing::DEFAULT_TOLERANCE, now_unix())
+    }
+}
+
+/// Verifies a received request against `secrets` with the signing crate.
+pub fn verify(req: &Received, secrets: &[&str]) -> Result<Verified, VerifyError> {
+    fenix_signing::verify(&signed_request(req), secrets, fenix_signing::DEFAULT_TOLERANCE, now_unix())
+}
+
+/// The same bytes with one value of the payload changed.
+pub fn tampered(body: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8(body.to_vec()).expect("UTF-8 body");
+    assert!(text.contains(r#""amount":100"#), "unexpected body {text}");
+    text.replace(r#""amount":100"#, r#""amount":999"#).into_bytes()
 }
 
 /// The signature entries of a request, in the order sent.

@@ -9,13 +9,13 @@ use base64::{
     engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD},
     Engine,
 };
-use fenix_signing::{Ed25519PublicKey, Scheme, SignedRequest, Verified, VerifyError, VerifyKey};
+use fenix_signing::{Ed25519PublicKey, Scheme, Verified, VerifyError, VerifyKey};
 use serde_json::{json, Value};
 
 use super::{
     common::{
-        attempts, now_unix, rotate, run_fenix, scheme_of, send, signatures, signed_with, succeeded_delivery,
-        verify as verify_hmac, with_env, KEY_A, KEY_B,
+        attempts, now_unix, rotate, run_fenix, scheme_of, send, signatures, signed_request, signed_with,
+        succeeded_delivery, tampered, verify as verify_hmac, with_env, KEY_A, KEY_B,
     },
     snippets::{available, forward, wait_for, SnippetProcess},
     support::{fenix::base_env, Backend, Fenix, Plan, Received, Receiver, TestDb},
@@ -23,14 +23,7 @@ use super::{
 
 /// Verifies a received request with Ed25519 public keys (and nothing else).
 fn verify_ed(req: &Received, keys: &[Ed25519PublicKey]) -> Result<Verified, VerifyError> {
-    let scheme = scheme_of(req);
-    let signed = SignedRequest {
-        scheme,
-        timestamp: req.header(scheme.timestamp_header()),
-        signature_header: req.header(scheme.signature_header()),
-        msg_id: scheme.msg_id_header().map(|h| req.header(h)),
-        body: &req.body,
-    };
+    let signed = signed_request(req);
     let keys: Vec<VerifyKey<'_>> = keys.iter().map(VerifyKey::Ed25519).collect();
     fenix_signing::verify_with(&signed, &keys, fenix_signing::DEFAULT_TOLERANCE, now_unix())
 }
@@ -370,13 +363,6 @@ impl Drop for Running {
             task.abort();
         }
     }
-}
-
-/// The same bytes with one value of the payload changed.
-fn tampered(body: &[u8]) -> Vec<u8> {
-    let text = String::from_utf8(body.to_vec()).expect("UTF-8 body");
-    assert!(text.contains(r#""amount":100"#), "unexpected body {text}");
-    text.replace(r#""amount":100"#, r#""amount":999"#).into_bytes()
 }
 
 /// Fenix delivers from an Ed25519 endpoint before and during a rotation's

@@ -11,7 +11,7 @@ use fenix_signing::Scheme;
 use serde_json::json;
 
 use super::{
-    common::{attempts, rotate, send, signatures, succeeded_delivery},
+    common::{attempts, rotate, send, signatures, succeeded_delivery, tampered},
     snippets::{available, forward, wait_for, RustReceiver, SnippetProcess},
     support::{Backend, Fenix, Plan, Receiver, TestDb},
 };
@@ -36,13 +36,6 @@ impl Running {
             Running::Rust(r) => &r.url,
         }
     }
-}
-
-/// The same bytes with one value of the payload changed.
-fn tampered(body: &[u8]) -> Vec<u8> {
-    let text = String::from_utf8(body.to_vec()).expect("UTF-8 body");
-    assert!(text.contains(r#""amount":100"#), "unexpected body {text}");
-    text.replace(r#""amount":100"#, r#""amount":999"#).into_bytes()
 }
 
 async fn documented_receiver_verifies_what_fenix_sends(snippet: &str, scheme: Scheme) {

@@ -336,27 +336,14 @@ pub async fn send_event_or_shed(
 }
 
 /// Sends one event; returns its id and the moment the `202` arrived (unix micros).
+/// A `503` (shed) is an error here.
 pub async fn send_event(
     client: &reqwest::Client,
     url: &str,
     token: &str,
     body: String,
 ) -> anyhow::Result<(String, u64)> {
-    let r = client
-        .post(url)
-        .bearer_auth(token)
-        .header("content-type", "application/json")
-        .body(body)
-        .send()
-        .await
-        .context("sending an event")?;
-    let at = crate::now_us();
-    let status = r.status();
-    let bytes = r.bytes().await?;
-    if status.as_u16() != 202 {
-        bail!("ingestion answered {status}: {}", String::from_utf8_lossy(&bytes));
-    }
-    Ok((serde_json::from_slice::<IdOnly>(&bytes).context("ingestion answer")?.id, at))
+    send_event_or_shed(client, url, token, body).await?.context("ingestion answered 503 overloaded")
 }
 
 /// Posts one batch of `count` events; fails unless all were accepted.
