@@ -229,7 +229,7 @@ impl<J: Gated> Gate<J> {
         let endpoint = {
             let mut waiting = self.waiting.lock().expect("waiting lock");
             let (sem, capacity) = self.endpoint_pool(job.endpoint_id());
-            let limit = self.limit_of(job.endpoint_id());
+            let limit = self.limit_for(&job);
             let in_flight = capacity.saturating_sub(sem.available_permits());
             let permit = if in_flight < limit { sem.try_acquire_owned().ok() } else { None };
             match permit {
@@ -275,7 +275,8 @@ impl<J: Gated> Gate<J> {
         let Slots { endpoint, mut host, mut host_key } = slots;
         let job = {
             let mut waiting = self.waiting.lock().expect("waiting lock");
-            if self.in_flight(endpoint_id) > self.limit_of(endpoint_id) {
+            let front = waiting.get(endpoint_id).and_then(|q| q.front());
+            if front.is_some_and(|job| self.in_flight(endpoint_id) > self.limit_for(job)) {
                 drop(endpoint);
                 return None;
             }
@@ -352,7 +353,19 @@ impl<J: Gated> Gate<J> {
         }
     }
 
-    /// The endpoint's attempts allowed in flight now.
+    /// How many of its endpoint's attempts may be in flight for `job` to
+    /// start: the adaptive limit, or for an endpoint with a rate limit the
+    /// maximum. Its own rate is what its receiver takes; and its jobs hold
+    /// their slots while they wait for their send times, which the adaptive
+    /// limit would count as load and starve the rate of.
+    fn limit_for(&self, job: &J) -> usize {
+        match job.rate_limit_per_sec() {
+            Some(rate) if rate > 0 => self.endpoint_concurrency,
+            _ => self.limit_of(job.endpoint_id()),
+        }
+    }
+
+    /// The endpoint's adaptive limit: its attempts allowed in flight now.
     fn limit_of(&self, endpoint_id: &str) -> usize {
         if self.endpoint_min >= self.endpoint_concurrency {
             return self.endpoint_concurrency;
@@ -577,6 +590,22 @@ pub(super) mod tests {
         // Idle: its learnt limit is pruned with its slots.
         gate.prune_idle(now);
         assert!(gate.limits.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn an_endpoint_with_a_rate_limit_is_paced_by_it_not_by_the_adaptive_limit() {
+        let gate = Gate::new(Scope::Process, 16, 64).adaptive_from(1);
+        let now = Instant::now();
+        let mut held = Vec::new();
+        let paced = |name| Probe { name, endpoint: "ep", host: Some(Arc::from("h")), rate: Some(1000) };
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"];
+        for name in names {
+            assert!(
+                matches!(admit(&gate, paced(name), now, &mut held), Seen::Run(..)),
+                "{name} waits for its send time only"
+            );
+        }
+        assert_eq!(held.len(), 12, "past the initial adaptive limit of {}", adaptive::INITIAL);
     }
 
     #[test]

@@ -71,7 +71,12 @@ impl<J: Gated> Gate<J> {
         let demand = Demand::of(jobs);
         let mut asks = Vec::new();
         // Never more slots than the endpoint's adaptive limit lets this instance use.
-        let mine_most: HashMap<&str, usize> = demand.per_endpoint.keys().map(|id| (*id, self.limit_of(id))).collect();
+        // (An endpoint with a rate limit is paced by it instead: see `Gate::limit_for`.)
+        let mine_most: HashMap<&str, usize> = demand
+            .per_endpoint
+            .iter()
+            .map(|(id, want)| (*id, if want.rate.is_some() { self.endpoint_concurrency } else { self.limit_of(id) }))
+            .collect();
         {
             let mut map = self.per_endpoint.lock().expect("endpoint slots lock");
             for (id, want) in &demand.per_endpoint {
