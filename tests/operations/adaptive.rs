@@ -1,5 +1,5 @@
 //! Adaptive per-endpoint concurrency as receivers see it: one answering 503
-//! gets fewer requests at once than the old fixed limit of 32 (and fewer
+//! (or timing out) gets fewer requests at once than the old fixed limit of 32 (and fewer
 //! still once the first ones failed), one answering fast gets more than 32
 //! at once when the maximum allows; with the minimum equal to the maximum
 //! the old fixed limit is back.
@@ -72,8 +72,28 @@ async fn a_fast_receiver_gets_more_than_32_requests_at_once_when_the_maximum_all
     assert!(most <= 128, "{most} requests at once past the maximum of 128");
 }
 
+async fn a_receiver_that_times_out_gets_fewer_requests_at_once_after_the_first_timeouts(backend: Backend) {
+    const EVENTS: usize = 30;
+    let timeout = Duration::from_millis(300);
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[("FENIX_ATTEMPT_TIMEOUT", "300ms")]).await;
+    let receiver = Receiver::http(|_| Plan::ok().after(Duration::from_secs(2))).await;
+    let app = fenix.create_app("acme").await;
+    fenix.create_endpoint(&app, json!({"url": receiver.url})).await;
+    backlog(&fenix, &app, EVENTS).await;
+    eventually("every event's first attempt arrived", Duration::from_secs(90), || async { receiver.count() >= EVENTS })
+        .await;
+    // An attempt is in flight from its arrival until it times out: requests
+    // arriving within the timeout of each other overlapped.
+    let (first, later) = (most_in_flight_after(&receiver, 0, timeout), most_in_flight_after(&receiver, 20, timeout));
+    println!("a receiver that times out: at most {first} requests at once, {later} after the first 20");
+    assert!(first <= 16, "{first} requests at once to a receiver that times out (the fixed limit was 32)");
+    assert!(later <= 3, "after the first timeouts, still {later} requests at once to a receiver that times out");
+}
+
 crate::on_both_backends!(
     a_receiver_answering_503_gets_fewer_requests_at_once_than_the_old_fixed_32,
+    a_receiver_that_times_out_gets_fewer_requests_at_once_after_the_first_timeouts,
     a_fast_receiver_gets_more_than_32_requests_at_once_when_the_maximum_allows,
 );
 
