@@ -3,6 +3,7 @@
 //! automatic disabling, operational events), payload privacy and retention,
 //! stats, metrics and per-endpoint pacing — the real binary, both backends.
 
+mod adaptive;
 mod common;
 mod failures;
 mod observability;

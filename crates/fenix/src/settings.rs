@@ -122,6 +122,9 @@ pub struct Settings {
     /// Waits between the attempts of one ownership challenge; after the last
     /// attempt fails the challenge expires (`POST …/verify` starts a new one).
     pub verification_retry_schedule: Vec<Duration>,
+    /// The least attempts in flight an endpoint's adaptive limit falls to
+    /// (`endpoint_concurrency` is the most); equal to it, the limit is fixed.
+    pub endpoint_concurrency_min: usize,
 }
 
 impl Default for Settings {
@@ -143,7 +146,7 @@ impl Default for Settings {
             unsafe_allow_http: false,
             extra_ca_cert: None,
             worker_concurrency: 256,
-            endpoint_concurrency: 32,
+            endpoint_concurrency: 64,
             claim_batch: 256,
             run_api: true,
             run_worker: true,
@@ -176,6 +179,7 @@ impl Default for Settings {
                 .iter()
                 .map(|s| parse_duration(s).expect("static duration"))
                 .collect(),
+            endpoint_concurrency_min: 1,
         }
     }
 }
@@ -224,6 +228,7 @@ struct FileSettings {
     event_types_strict: Option<bool>,
     require_endpoint_verification: Option<bool>,
     verification_retry_schedule: Option<String>,
+    endpoint_concurrency_min: Option<usize>,
 }
 
 /// A retention (or failing time before disabling) that never runs out:
@@ -367,6 +372,7 @@ impl Settings {
         push("EVENT_TYPES_STRICT", f.event_types_strict.map(|b| b.to_string()));
         push("REQUIRE_ENDPOINT_VERIFICATION", f.require_endpoint_verification.map(|b| b.to_string()));
         push("VERIFICATION_RETRY_SCHEDULE", f.verification_retry_schedule);
+        push("ENDPOINT_CONCURRENCY_MIN", f.endpoint_concurrency_min.map(|v| v.to_string()));
         if let Some(v) = f.database_url {
             vars.push(("DATABASE_URL".into(), v));
         }
@@ -522,6 +528,9 @@ impl Settings {
             self.verification_retry_schedule =
                 parse_schedule(&v).with_context(ctx("FENIX_VERIFICATION_RETRY_SCHEDULE"))?;
         }
+        if let Some(n) = num("FENIX_ENDPOINT_CONCURRENCY_MIN")? {
+            self.endpoint_concurrency_min = n;
+        }
         Ok(())
     }
 
@@ -559,7 +568,15 @@ impl Settings {
             bail!("--api-only and --worker-only cannot both be given");
         }
         self.validate_ranges()?;
-        self.validate_console()
+        self.validate_console()?;
+        if !(1..=self.endpoint_concurrency).contains(&self.endpoint_concurrency_min) {
+            bail!(
+                "FENIX_ENDPOINT_CONCURRENCY_MIN ({}) must be between 1 and FENIX_ENDPOINT_CONCURRENCY ({})",
+                self.endpoint_concurrency_min,
+                self.endpoint_concurrency
+            );
+        }
+        Ok(())
     }
 
     /// The console's settings: a public URL that can be the base of a link,
@@ -881,6 +898,25 @@ mod tests {
                 .apply_env(|k| (k == "FENIX_CONSOLE_FRAME_ANCESTORS").then(|| bad.into()))
                 .unwrap_err();
             assert!(format!("{err:#}").contains("FENIX_CONSOLE_FRAME_ANCESTORS"), "{bad}: {err:#}");
+        }
+    }
+
+    #[test]
+    fn the_endpoint_concurrency_minimum_must_lie_between_1_and_the_maximum() {
+        let with = |min: &str, max: &str| {
+            let mut s = Settings::default();
+            s.apply_env(|k| match k {
+                "FENIX_ENDPOINT_CONCURRENCY_MIN" => Some(min.into()),
+                "FENIX_ENDPOINT_CONCURRENCY" => Some(max.into()),
+                _ => None,
+            })
+            .unwrap();
+            s.validate()
+        };
+        assert!(with("32", "32").is_ok(), "min = max: the fixed limit");
+        for (min, max) in [("0", "32"), ("33", "32")] {
+            let err = with(min, max).unwrap_err();
+            assert!(format!("{err:#}").contains("FENIX_ENDPOINT_CONCURRENCY_MIN"), "{err:#}");
         }
     }
 }

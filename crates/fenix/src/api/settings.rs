@@ -141,6 +141,7 @@ fn in_force(s: &Settings) -> Vec<SettingOut> {
             "FENIX_VERIFICATION_RETRY_SCHEDULE",
             list(&s.verification_retry_schedule.iter().map(|d| dur(*d).unwrap_or_default()).collect::<Vec<_>>()),
         ),
+        plain("FENIX_ENDPOINT_CONCURRENCY_MIN", Some(s.endpoint_concurrency_min.to_string())),
     ]
 }
 

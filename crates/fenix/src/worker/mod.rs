@@ -41,7 +41,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use self::recorder::Reported;
 use self::{
-    gate::{Admission, Gate, Scope, Slots, Turn},
+    gate::{Admission, Gate, Observation, Scope, Signal, Slots, Turn},
     job::Job,
     lease_book::LeaseBook,
     recorder::Recorder,
@@ -110,7 +110,8 @@ impl Worker {
         let owner = format!("{}:{}", hostname(), std::process::id());
         let worker = Worker {
             global: Arc::new(Semaphore::new(settings.worker_concurrency)),
-            gate: Gate::new(scope, settings.endpoint_concurrency, settings.host_concurrency),
+            gate: Gate::new(scope, settings.endpoint_concurrency, settings.host_concurrency)
+                .adaptive_from(settings.endpoint_concurrency_min),
             limits: SharedLimits::new(&owner),
             recorder: Arc::new(Recorder::new(state.store.clone(), leases.clone())),
             leases,
@@ -348,7 +349,15 @@ impl Worker {
             if !wait.is_zero() {
                 tokio::time::sleep(wait).await;
             }
+            let started = tokio::time::Instant::now();
             let reported = attempt::attempt(&self.state, &self.client, &self.reloaded, &job).await;
+            // The answer teaches the endpoint's limit, before its slot is reused.
+            if let Some(a) = &reported.outcome.attempt {
+                let status = a.response_status.and_then(|s| u16::try_from(s).ok());
+                let signal = Signal::of(status, a.error.as_deref());
+                let seen = Observation { started, latency: started.elapsed(), signal };
+                self.gate.observe(&endpoint_id, seen, tokio::time::Instant::now());
+            }
             let _ = self.results.send(reported);
             self.finished_one();
             // The next job queued behind this endpoint, if any (none once the

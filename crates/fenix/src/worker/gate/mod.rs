@@ -20,9 +20,15 @@
 //!   rate limit costs a grant per busy period, not a round trip per
 //!   delivery. Idle slots go back at every renewal.
 //!
-//! Issue 18's adaptive concurrency would change a pool's limit, not its
-//! mechanics: `endpoint_concurrency` is the one figure read when asking
-//! for slots and sizing a new pool.
+//! How many of an endpoint's slots may be used at once is learnt per
+//! endpoint ([`adaptive`]): within `[FENIX_ENDPOINT_CONCURRENCY_MIN,
+//! FENIX_ENDPOINT_CONCURRENCY]`, growing while its receiver answers fast and
+//! well, shrinking on overload. A job is admitted only while the endpoint's
+//! attempts in flight here are under that limit; a pool keeps its slots (the
+//! whole maximum, or the leased ones), so the limit moves without touching
+//! them. With [`Scope::Shared`] the learnt limit is this instance's and
+//! applies inside the shared slots (never more are asked than it allows):
+//! the shared `FENIX_ENDPOINT_CONCURRENCY` stays the hard cap.
 //!
 //! The gate knows nothing of HTTP or the database: it works on anything
 //! [`Gated`] and on plain grants, so it is tested with plain values.
@@ -38,7 +44,11 @@ use tokio::{
     time::Instant,
 };
 
+mod adaptive;
 mod shared;
+
+use adaptive::AdaptiveLimit;
+pub(super) use adaptive::{Observation, Signal};
 
 /// A job over its endpoint's or host's concurrency limit is due again after this.
 pub(super) const BUSY_RETRY: Duration = Duration::from_millis(200);
@@ -156,7 +166,11 @@ fn interval_of(rate: i64) -> Duration {
 /// Concurrency and pacing per endpoint and host.
 pub(super) struct Gate<J> {
     scope: Scope,
+    /// The most attempts in flight per endpoint (a shared cap with [`Scope::Shared`]).
     endpoint_concurrency: usize,
+    /// The least an endpoint's adaptive limit falls to; equal to
+    /// `endpoint_concurrency`, the limit is fixed.
+    endpoint_min: usize,
     host_concurrency: usize,
     per_endpoint: Mutex<HashMap<String, Pool>>,
     /// Attempts in flight per destination host, over all its endpoints: many
@@ -167,6 +181,8 @@ pub(super) struct Gate<J> {
     waiting: Mutex<HashMap<String, VecDeque<J>>>,
     /// Per-endpoint pacing for `rate_limit_per_sec`.
     pacing: Mutex<HashMap<String, Pace>>,
+    /// Per-endpoint adaptive limits: how many of its slots may be used now.
+    limits: Mutex<HashMap<String, AdaptiveLimit>>,
 }
 
 impl<J: Gated> Gate<J> {
@@ -174,12 +190,21 @@ impl<J: Gated> Gate<J> {
         Gate {
             scope,
             endpoint_concurrency,
+            endpoint_min: endpoint_concurrency,
             host_concurrency,
             per_endpoint: Mutex::new(HashMap::new()),
             per_host: Mutex::new(HashMap::new()),
             waiting: Mutex::new(HashMap::new()),
             pacing: Mutex::new(HashMap::new()),
+            limits: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Lets each endpoint's limit adapt between `min` and the maximum (a
+    /// gate made by [`Gate::new`] has a fixed limit: the maximum).
+    pub(super) fn adaptive_from(mut self, min: usize) -> Gate<J> {
+        self.endpoint_min = min.clamp(1, self.endpoint_concurrency.max(1));
+        self
     }
 
     pub(super) fn scope(&self) -> Scope {
@@ -204,14 +229,17 @@ impl<J: Gated> Gate<J> {
         let endpoint = {
             let mut waiting = self.waiting.lock().expect("waiting lock");
             let (sem, capacity) = self.endpoint_pool(job.endpoint_id());
-            match sem.try_acquire_owned() {
-                Ok(permit) => permit,
-                Err(_) => {
+            let limit = self.limit_for(&job);
+            let in_flight = capacity.saturating_sub(sem.available_permits());
+            let permit = if in_flight < limit { sem.try_acquire_owned().ok() } else { None };
+            match permit {
+                Some(permit) => permit,
+                None => {
                     if let Some(after) = self.shared_pacing_retry(&job, now) {
                         return Admission::Defer { job, after };
                     }
                     let queue = waiting.entry(job.endpoint_id().to_string()).or_default();
-                    if capacity == 0 || queue.len() >= self.endpoint_concurrency * 2 {
+                    if capacity == 0 || queue.len() >= limit * 2 {
                         if queue.is_empty() {
                             waiting.remove(job.endpoint_id());
                         }
@@ -235,7 +263,10 @@ impl<J: Gated> Gate<J> {
 
     /// The next job queued behind `endpoint_id`, for the task holding that
     /// endpoint's `slots`; `None` (the slots given back, the endpoint's under
-    /// the lock [`Gate::admit`] queues under) when none is queued.
+    /// the lock [`Gate::admit`] queues under) when none is queued, or when
+    /// the endpoint has more in flight than its limit allows now (it
+    /// shrank): then the others in flight take the queue, and the one that
+    /// finds itself within the limit, at the latest the last one, runs it.
     ///
     /// Same endpoint, so normally the same host, whose slot the task keeps;
     /// the endpoint's URL may have changed since, though: then the new host's
@@ -244,6 +275,11 @@ impl<J: Gated> Gate<J> {
         let Slots { endpoint, mut host, mut host_key } = slots;
         let job = {
             let mut waiting = self.waiting.lock().expect("waiting lock");
+            let front = waiting.get(endpoint_id).and_then(|q| q.front());
+            if front.is_some_and(|job| self.in_flight(endpoint_id) > self.limit_for(job)) {
+                drop(endpoint);
+                return None;
+            }
             let job = waiting.get_mut(endpoint_id).and_then(|q| q.pop_front());
             if waiting.get(endpoint_id).is_some_and(|q| q.is_empty()) {
                 waiting.remove(endpoint_id);
@@ -294,6 +330,57 @@ impl<J: Gated> Gate<J> {
         });
         prune_pools(&mut self.per_host.lock().expect("host slots lock"), |_, pool| leased(pool));
         prune_pacing(&mut self.pacing.lock().expect("pacing lock"), now);
+        // An endpoint without slots here has nothing in flight: its limit is
+        // learnt again from the start if it comes back.
+        let kept: HashSet<String> = self.per_endpoint.lock().expect("endpoint slots lock").keys().cloned().collect();
+        self.limits.lock().expect("limits lock").retain(|id, _| kept.contains(id));
+    }
+
+    /// Learns from one finished attempt of `endpoint_id` (its slot still held).
+    pub(super) fn observe(&self, endpoint_id: &str, seen: Observation, now: Instant) {
+        if self.endpoint_min >= self.endpoint_concurrency {
+            return;
+        }
+        let in_flight = self.in_flight(endpoint_id);
+        let mut limits = self.limits.lock().expect("limits lock");
+        let limit = limits
+            .entry(endpoint_id.to_string())
+            .or_insert_with(|| AdaptiveLimit::new(self.endpoint_min, self.endpoint_concurrency));
+        let before = limit.current();
+        limit.observe(seen, in_flight, now);
+        if limit.current() != before {
+            tracing::debug!(endpoint_id, from = before, to = limit.current(), "endpoint concurrency limit changed");
+        }
+    }
+
+    /// How many of its endpoint's attempts may be in flight for `job` to
+    /// start: the adaptive limit, or for an endpoint with a rate limit the
+    /// maximum. Its own rate is what its receiver takes; and its jobs hold
+    /// their slots while they wait for their send times, which the adaptive
+    /// limit would count as load and starve the rate of.
+    fn limit_for(&self, job: &J) -> usize {
+        match job.rate_limit_per_sec() {
+            Some(rate) if rate > 0 => self.endpoint_concurrency,
+            _ => self.limit_of(job.endpoint_id()),
+        }
+    }
+
+    /// The endpoint's adaptive limit: its attempts allowed in flight now.
+    fn limit_of(&self, endpoint_id: &str) -> usize {
+        if self.endpoint_min >= self.endpoint_concurrency {
+            return self.endpoint_concurrency;
+        }
+        let mut limits = self.limits.lock().expect("limits lock");
+        limits
+            .entry(endpoint_id.to_string())
+            .or_insert_with(|| AdaptiveLimit::new(self.endpoint_min, self.endpoint_concurrency))
+            .current()
+    }
+
+    /// The endpoint's slots held here by jobs (running, or about to).
+    fn in_flight(&self, endpoint_id: &str) -> usize {
+        let map = self.per_endpoint.lock().expect("endpoint slots lock");
+        map.get(endpoint_id).map_or(0, |p| p.capacity.saturating_sub(p.sem.available_permits()))
     }
 
     /// The endpoint's slot semaphore and its capacity, the pool made on first use.
@@ -470,6 +557,55 @@ pub(super) mod tests {
         assert_eq!(order, [("b", Duration::ZERO), ("c", Duration::ZERO)], "queued jobs run in order");
         // The queue was empty: the slot was given back, so the next job runs at once.
         assert_eq!(admit(&gate, probe("d", "ep", "h"), now, &mut held), Seen::Run("d", Duration::ZERO));
+    }
+
+    #[test]
+    fn a_shrunken_limit_admits_fewer_lets_running_jobs_finish_and_never_strands_the_queue() {
+        let gate = Gate::new(Scope::Process, 16, 64).adaptive_from(1);
+        let now = Instant::now();
+        let mut held = Vec::new();
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"];
+        let seen: Vec<Seen> = names.iter().map(|n| admit(&gate, probe(n, "ep", "h"), now, &mut held)).collect();
+        assert_eq!(held.len(), adaptive::INITIAL, "a new endpoint starts at the initial limit, not the maximum");
+        assert_eq!(seen[adaptive::INITIAL..], [Seen::Queued, Seen::Queued]);
+        // The receiver answers 503: the limit halves, to 5.
+        let overload = Observation { started: now, latency: Duration::from_millis(5), signal: Signal::Overload };
+        gate.observe("ep", overload, now);
+        assert_eq!(admit(&gate, probe("m", "ep", "h"), now, &mut held), Seen::Queued, "10 in flight, limit 5");
+        // Finishing tasks over the limit give their slots back instead of taking the queue...
+        let mut ran = Vec::new();
+        for _ in 0..5 {
+            assert!(gate.next("ep", held.pop().unwrap(), now).is_none(), "over the limit: the slot goes back");
+        }
+        // ...the one within it takes the next queued job, and the last one drains the queue.
+        let mut slots = held.pop().unwrap();
+        while let Some((turn, kept)) = gate.next("ep", slots, now) {
+            let Turn::Run { job, .. } = turn else { panic!("deferred") };
+            ran.push(job.name);
+            slots = kept;
+        }
+        assert_eq!(ran, ["k", "l", "m"], "the queue drained behind the running jobs");
+        assert_eq!(gate.in_flight("ep"), 4, "the other four still run");
+        held.clear();
+        // Idle: its learnt limit is pruned with its slots.
+        gate.prune_idle(now);
+        assert!(gate.limits.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn an_endpoint_with_a_rate_limit_is_paced_by_it_not_by_the_adaptive_limit() {
+        let gate = Gate::new(Scope::Process, 16, 64).adaptive_from(1);
+        let now = Instant::now();
+        let mut held = Vec::new();
+        let paced = |name| Probe { name, endpoint: "ep", host: Some(Arc::from("h")), rate: Some(1000) };
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"];
+        for name in names {
+            assert!(
+                matches!(admit(&gate, paced(name), now, &mut held), Seen::Run(..)),
+                "{name} waits for its send time only"
+            );
+        }
+        assert_eq!(held.len(), 12, "past the initial adaptive limit of {}", adaptive::INITIAL);
     }
 
     #[test]

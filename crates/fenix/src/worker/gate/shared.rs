@@ -70,11 +70,20 @@ impl<J: Gated> Gate<J> {
         }
         let demand = Demand::of(jobs);
         let mut asks = Vec::new();
+        // Never more slots than the endpoint's adaptive limit lets this instance use.
+        // (An endpoint with a rate limit is paced by it instead: see `Gate::limit_for`.)
+        let mine_most: HashMap<&str, usize> = demand
+            .per_endpoint
+            .iter()
+            .map(|(id, want)| (*id, if want.rate.is_some() { self.endpoint_concurrency } else { self.limit_of(id) }))
+            .collect();
         {
             let mut map = self.per_endpoint.lock().expect("endpoint slots lock");
             for (id, want) in &demand.per_endpoint {
                 let pool = pool_of(&mut map, id, 0);
-                asks.extend(ask(SlotKind::Endpoint, id, pool, want.jobs, self.endpoint_concurrency, now));
+                let in_flight = pool.capacity.saturating_sub(pool.sem.available_permits());
+                let want = want.jobs.min(mine_most[id].saturating_sub(in_flight));
+                asks.extend(ask(SlotKind::Endpoint, id, pool, want, self.endpoint_concurrency, now));
             }
         }
         let mut map = self.per_host.lock().expect("host slots lock");
