@@ -159,7 +159,7 @@ impl Default for Settings {
             maintenance_interval: Duration::from_secs(60),
             max_endpoints_per_app: 100,
             max_fanout_per_event: 100,
-            host_concurrency: 64,
+            host_concurrency: 128,
             worker_stall_after: Duration::from_secs(120),
             http_header_timeout: Duration::from_secs(10),
             http_body_timeout: Duration::from_secs(30),
