@@ -89,6 +89,11 @@ impl<J: Gated> Gate<J> {
         let mut map = self.per_host.lock().expect("host slots lock");
         for (host, jobs) in demand.per_host() {
             let pool = pool_of(&mut map, host, 0);
+            // A busy host is asked for with headroom (as many again as held):
+            // its slots then grow geometrically instead of one ask per claimed
+            // batch; what stays idle goes back at the next renewal.
+            let short = jobs.saturating_sub(pool.sem.available_permits());
+            let jobs = if short > 0 { jobs + pool.capacity } else { jobs };
             asks.extend(ask(SlotKind::Host, host, pool, jobs, self.host_concurrency, now));
         }
         asks
