@@ -7,6 +7,8 @@ use std::collections::HashMap;
 
 use sqlx::{PgConnection, SqliteConnection};
 
+use super::LANE_BUSY;
+
 use crate::{
     event_types::EventTypeFilter,
     ids,
@@ -161,6 +163,33 @@ impl Conn<'_> {
         }
     }
 
+    /// Takes `n` lane numbers from an ordered endpoint's counter
+    /// ([`TAKE_LANE_NUMBERS`]): its value before, `None` for an endpoint
+    /// deleted since the plan read it.
+    async fn take_lane_numbers(&mut self, endpoint_id: &str, n: i64) -> sqlx::Result<Option<i64>> {
+        match self {
+            Conn::Sqlite(conn) => {
+                sqlx::query_scalar(TAKE_LANE_NUMBERS).bind(endpoint_id).bind(n).fetch_optional(&mut **conn).await
+            }
+            Conn::Postgres(conn) => {
+                sqlx::query_scalar(TAKE_LANE_NUMBERS).bind(endpoint_id).bind(n).fetch_optional(&mut **conn).await
+            }
+        }
+    }
+
+    /// Whether a lane has a delivery that new ones must wait behind ([`LANE_BUSY`]).
+    async fn lane_busy(&mut self, endpoint_id: &str, key: &str) -> sqlx::Result<bool> {
+        let n: i64 = match self {
+            Conn::Sqlite(conn) => {
+                sqlx::query_scalar(LANE_BUSY).bind(endpoint_id).bind(key).fetch_one(&mut **conn).await?
+            }
+            Conn::Postgres(conn) => {
+                sqlx::query_scalar(LANE_BUSY).bind(endpoint_id).bind(key).fetch_one(&mut **conn).await?
+            }
+        };
+        Ok(n > 0)
+    }
+
     async fn fanout_targets(&mut self, app_id: &str) -> sqlx::Result<Vec<Target>> {
         let rows: Vec<TargetRow> = match self {
             Conn::Sqlite(conn) => sqlx::query_as(FANOUT_TARGETS).bind(app_id).fetch_all(&mut **conn).await?,
@@ -171,6 +200,37 @@ impl Conn<'_> {
             .map(|r| Target { filter: EventTypeFilter::from_json(&r.event_types), id: r.id, ordered: r.ordered })
             .collect())
     }
+}
+
+/// Takes lane numbers for ordered endpoints ($1, in id order, $2 each);
+/// answers each counter's value before. On PostgreSQL it also locks their rows
+/// until the ingestion commits, so a later batch to the same endpoint waits
+/// and numbers after this one; SQLite has one writer at a time. Either way
+/// lane order is commit order.
+const TAKE_LANE_NUMBERS: &str = "UPDATE endpoints SET lane_next = lane_next + $2 WHERE id = $1 \
+     RETURNING lane_next - $2";
+
+/// Numbers the plan's ordered deliveries in their lanes and parks those that
+/// will wait behind another, on `conn` inside the batch's write transaction,
+/// before its inserts. The lanes are read after the endpoints' counters are
+/// taken (and, on PostgreSQL, their rows locked), so an outcome of those lanes
+/// written before is seen.
+pub async fn order_lanes(mut conn: Conn<'_>, plan: &mut Plan<'_>) -> sqlx::Result<()> {
+    let mut base = HashMap::new();
+    for (endpoint_id, n) in plan.lane_counts() {
+        // An endpoint deleted since the plan read it: its deliveries fail the foreign key at insert.
+        let before = conn.take_lane_numbers(&endpoint_id, n).await?;
+        base.insert(endpoint_id, before.unwrap_or(0));
+    }
+    plan.take_lane_numbers(&base);
+    let mut busy = std::collections::BTreeSet::new();
+    for (endpoint_id, key) in plan.lanes() {
+        if conn.lane_busy(&endpoint_id, &key).await? {
+            busy.insert((endpoint_id, key));
+        }
+    }
+    plan.park(&busy);
+    Ok(())
 }
 
 /// Plans `events` reading on `conn`: the keys already stored, the endpoints

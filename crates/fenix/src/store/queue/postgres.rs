@@ -11,8 +11,8 @@ use sqlx::{pool::PoolConnection, PgPool, Postgres};
 
 use super::{
     plan::{self, Conn, Whole},
-    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome, LANE_BUSY, PARKED,
-    PROMOTE_NEXT, TARGET_COLUMNS,
+    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome, PARKED, PROMOTE_NEXT,
+    TARGET_COLUMNS,
 };
 use crate::{
     store::{deliveries::AttemptRecord, endpoints::SecretRow, events::Ingested, events::NewEvent, WAKE_CHANNEL},
@@ -67,13 +67,6 @@ const LANE_RECHECK: &str =
      WHERE l.endpoint_id = d.endpoint_id AND l.ordering_key = d.ordering_key AND l.lane_seq IS NOT NULL \
      AND l.status = 'pending' AND l.next_attempt_at < 9223372036854775807 AND l.id <> d.id \
      AND l.lease_until > $2))";
-
-/// Takes lane numbers for ordered endpoints ($1, in id order, $2 each) and
-/// locks their rows until the ingestion commits: a later batch to the same
-/// endpoint waits and then numbers after this one, so lane order is commit
-/// order. Answers each counter's value before.
-const TAKE_LANE_NUMBERS: &str = "UPDATE endpoints SET lane_next = lane_next + $2 WHERE id = $1 \
-     RETURNING lane_next - $2";
 
 /// The events of a batch, their deliveries and the wake-up of every
 /// instance, in ONE statement. An idempotency key another instance stored
@@ -157,31 +150,13 @@ pub(super) async fn ingest_batch(
     // Deliveries to ordered endpoints: their lane numbers are taken in a
     // transaction that keeps the endpoints' rows locked until the events are
     // in (batches to unordered endpoints only stay one statement).
-    let lanes = plan.lane_counts();
-    let written = if lanes.is_empty() {
+    let written = if plan.lane_counts().is_empty() {
         insert_batch(writer, &plan).await?
     } else {
         // sqlx's transaction: rolled back if dropped on an error, so the held
         // writer never goes back to its pool inside a transaction.
         let mut tx = sqlx::Connection::begin(&mut **writer).await?;
-        let mut base = HashMap::new();
-        for (endpoint_id, n) in lanes {
-            let before: Option<i64> =
-                sqlx::query_scalar(TAKE_LANE_NUMBERS).bind(&endpoint_id).bind(n).fetch_optional(&mut *tx).await?;
-            // An endpoint deleted since the plan read it: its deliveries fail the foreign key below.
-            base.insert(endpoint_id, before.unwrap_or(0));
-        }
-        plan.take_lane_numbers(&base);
-        // Read after the endpoints' locks: an outcome of their lanes written
-        // before is seen here (its write takes the same locks).
-        let mut busy = std::collections::BTreeSet::new();
-        for (endpoint_id, key) in plan.lanes() {
-            let n: i64 = sqlx::query_scalar(LANE_BUSY).bind(&endpoint_id).bind(&key).fetch_one(&mut *tx).await?;
-            if n > 0 {
-                busy.insert((endpoint_id, key));
-            }
-        }
-        plan.park(&busy);
+        plan::order_lanes(Conn::Postgres(&mut tx), &mut plan).await?;
         let written = insert_batch(&mut tx, &plan).await?;
         tx.commit().await?;
         written

@@ -10,8 +10,8 @@ use sqlx::{pool::PoolConnection, Connection, QueryBuilder, Sqlite, SqliteConnect
 
 use super::{
     plan::{self, Conn, Whole},
-    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome, LANE_BUSY, PARKED,
-    PROMOTE_NEXT, TARGET_COLUMNS,
+    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome, PARKED, PROMOTE_NEXT,
+    TARGET_COLUMNS,
 };
 use crate::{
     store::{deliveries::AttemptRecord, endpoints::SecretRow, events::Ingested, events::NewEvent},
@@ -41,11 +41,6 @@ pub const CLAIM_SQLITE: &str = "UPDATE deliveries SET lease_until = $1, lease_ow
                        AND l.lease_until > $3))) \
                   ORDER BY d.next_attempt_at LIMIT $4) \
      RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token, lane_seq";
-
-/// The lane numbers an ingest batch takes from an ordered endpoint's counter
-/// ($2 of them): answers the counter's value before.
-const TAKE_LANE_NUMBERS: &str =
-    "UPDATE endpoints SET lane_next = lane_next + $2 WHERE id = $1 RETURNING lane_next - $2";
 
 /// Pushes a lease whose token still matches.
 const EXTEND_LEASE: &str = "UPDATE deliveries SET lease_until = $3 \
@@ -77,21 +72,7 @@ pub(super) async fn ingest_batch(
     }
     // Lane numbers of ordered endpoints, taken inside the write transaction:
     // one writer at a time, so they follow commit order.
-    let mut base = HashMap::new();
-    for (endpoint_id, n) in plan.lane_counts() {
-        let before: i64 = sqlx::query_scalar(TAKE_LANE_NUMBERS).bind(&endpoint_id).bind(n).fetch_one(&mut *tx).await?;
-        base.insert(endpoint_id, before);
-    }
-    plan.take_lane_numbers(&base);
-    // A delivery that will wait behind another of its lane is parked.
-    let mut busy = std::collections::BTreeSet::new();
-    for (endpoint_id, key) in plan.lanes() {
-        let n: i64 = sqlx::query_scalar(LANE_BUSY).bind(&endpoint_id).bind(&key).fetch_one(&mut *tx).await?;
-        if n > 0 {
-            busy.insert((endpoint_id, key));
-        }
-    }
-    plan.park(&busy);
+    plan::order_lanes(Conn::Sqlite(&mut tx), &mut plan).await?;
     // 8 parameters a row.
     for chunk in plan.events.chunks(500) {
         let mut qb = QueryBuilder::new(
