@@ -5,6 +5,7 @@ mod fixtures;
 
 mod apps;
 mod claims;
+mod deletion;
 mod event_types;
 mod ingest;
 mod isolation;

@@ -1,6 +1,6 @@
 //! Apps (tenants).
 
-use super::{on_read, on_write, Store};
+use super::{on_read, on_write, BeginWrite, Store};
 use crate::time::Millis;
 
 /// An app as stored.
@@ -66,12 +66,20 @@ impl Store {
             .map(|_| ()))
     }
 
-    /// Deletes an app with its endpoints, events and log.
+    /// Deletes an app with its endpoints, events and log. Its deliveries go
+    /// in the same transaction, after the app's rows (see
+    /// [`Store::delete_endpoint`]: on PostgreSQL they have no foreign key to
+    /// their endpoint or event).
     pub async fn delete_app(&self, id: &str) -> sqlx::Result<bool> {
-        on_write!(self, |pool| sqlx::query("DELETE FROM apps WHERE id = $1")
-            .bind(id)
-            .execute(pool)
-            .await
-            .map(|r| r.rows_affected() > 0))
+        on_write!(self, |pool| {
+            let mut tx = pool.begin_write().await?;
+            let deleted =
+                sqlx::query("DELETE FROM apps WHERE id = $1").bind(id).execute(&mut *tx).await?.rows_affected() > 0;
+            if deleted {
+                sqlx::query("DELETE FROM deliveries WHERE app_id = $1").bind(id).execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+            Ok(deleted)
+        })
     }
 }

@@ -269,14 +269,28 @@ impl Store {
         })
     }
 
-    /// Deletes an endpoint with its deliveries and secrets.
+    /// Deletes an endpoint with its deliveries (and their attempts) and
+    /// secrets. The deliveries go in the same transaction, after the endpoint
+    /// row: on PostgreSQL a delivery has no foreign key to its endpoint
+    /// (migration 0014), and an ingestion that fans out to this endpoint holds
+    /// a lock on its row until it commits, so its deliveries are in (and
+    /// deleted here) or it no longer finds the endpoint and writes none.
     pub async fn delete_endpoint(&self, app_id: &str, id: &str) -> sqlx::Result<bool> {
-        on_write!(self, |pool| sqlx::query("DELETE FROM endpoints WHERE id = $1 AND app_id = $2")
-            .bind(id)
-            .bind(app_id)
-            .execute(pool)
-            .await
-            .map(|r| r.rows_affected() > 0))
+        on_write!(self, |pool| {
+            let mut tx = pool.begin_write().await?;
+            let deleted = sqlx::query("DELETE FROM endpoints WHERE id = $1 AND app_id = $2")
+                .bind(id)
+                .bind(app_id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected()
+                > 0;
+            if deleted {
+                sqlx::query("DELETE FROM deliveries WHERE endpoint_id = $1").bind(id).execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+            Ok(deleted)
+        })
     }
 
     /// Sets an endpoint's state and records why (paused by an operator, disabled after a 410, …).

@@ -92,6 +92,12 @@ impl Plan<'_> {
         }
     }
 
+    /// The endpoints this batch writes deliveries to, each once, in id order.
+    pub fn endpoint_ids(&self) -> Vec<&str> {
+        let ids: std::collections::BTreeSet<&str> = self.deliveries.iter().map(|d| d.endpoint_id.as_str()).collect();
+        ids.into_iter().collect()
+    }
+
     /// The lanes (endpoint, ordering key) this batch adds deliveries to.
     pub fn lanes(&self) -> std::collections::BTreeSet<(String, String)> {
         self.deliveries.iter().filter_map(|d| Some((d.endpoint_id.clone(), d.ordering_key?.to_string()))).collect()
@@ -218,7 +224,8 @@ const TAKE_LANE_NUMBERS: &str = "UPDATE endpoints SET lane_next = lane_next + $2
 pub async fn order_lanes(mut conn: Conn<'_>, plan: &mut Plan<'_>) -> sqlx::Result<()> {
     let mut base = HashMap::new();
     for (endpoint_id, n) in plan.lane_counts() {
-        // An endpoint deleted since the plan read it: its deliveries fail the foreign key at insert.
+        // An endpoint deleted since the plan read it gets no deliveries (its
+        // row is gone when the insert locks the batch's endpoints).
         let before = conn.take_lane_numbers(&endpoint_id, n).await?;
         base.insert(endpoint_id, before.unwrap_or(0));
     }

@@ -72,11 +72,16 @@ const LANE_RECHECK: &str =
 /// instance, in ONE statement. An idempotency key another instance stored
 /// since the plan read it leaves its event out (`ON CONFLICT … DO NOTHING`),
 /// and with it that event's deliveries; the answer counts the events written.
-/// The deliveries' foreign key to their event is checked at the end of the
-/// statement, when the events are in. The `NOTIFY` (only when a delivery was
-/// written and $16) is delivered at commit.
+/// Deliveries have no per-row foreign keys (migration 0014): they are written
+/// only for events written here, and only to the endpoints ($20) still there
+/// when their rows are locked (`FOR KEY SHARE`, in id order, until commit),
+/// so an endpoint's deletion waits for this batch and then deletes its
+/// deliveries, or came first and gets none. The `NOTIFY` (only when a
+/// delivery was written and $16) is delivered at commit.
 const INGEST_BATCH: &str = "\
-    WITH e AS ( \
+    WITH targets AS ( \
+        SELECT id FROM endpoints WHERE id = ANY($20::text[]) ORDER BY id FOR KEY SHARE), \
+    e AS ( \
         INSERT INTO events (id, app_id, event_type, idempotency_key, payload, payload_sha256, delivery_count, \
                             created_at) \
         SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::text[], \
@@ -91,7 +96,7 @@ const INGEST_BATCH: &str = "\
         FROM UNNEST($9::text[], $10::text[], $11::text[], $12::text[], $13::int8[], $14::text[], $17::text[], \
                     $18::int8[], $19::int8[]) \
              AS u(id, app_id, event_id, endpoint_id, at, event_type, ordering_key, lane_seq, due) \
-        WHERE u.event_id IN (SELECT id FROM e) \
+        WHERE u.event_id IN (SELECT id FROM e) AND u.endpoint_id IN (SELECT id FROM targets) \
         RETURNING 1) \
     SELECT (SELECT COUNT(*) FROM e) AS written, \
            (SELECT COUNT(*) FROM (SELECT pg_notify($15, '') FROM (SELECT 1 FROM d LIMIT 1) AS any_delivery \
@@ -187,6 +192,7 @@ async fn insert_batch(writer: &mut sqlx::PgConnection, plan: &plan::Plan<'_>) ->
         .bind(ds.iter().map(|d| d.ordering_key).collect::<Vec<_>>())
         .bind(ds.iter().map(|d| d.lane_seq).collect::<Vec<_>>())
         .bind(ds.iter().map(|d| d.due).collect::<Vec<_>>())
+        .bind(plan.endpoint_ids())
         .fetch_one(&mut *writer)
         .await?;
     Ok(written)
