@@ -37,7 +37,19 @@ pub struct AppState {
     pub catalogue: crate::catalogue::Catalogue,
     /// Recently resolved apps (id or uid → app), for the ingestion hot path.
     app_cache: RwLock<HashMap<String, (AppRow, Instant)>>,
+    /// Batches (`POST …/events/batch`) past reading their body: parsed,
+    /// checked and written a few at a time ([`BATCHES_AT_ONCE`]).
+    pub batches: Arc<tokio::sync::Semaphore>,
 }
+
+/// How many batches are parsed, checked and written at once. A batch's
+/// events take several times its body in memory (parsed values, envelopes,
+/// the statement's arguments), and more at once would not go faster: SQLite
+/// has one writer, and on a machine's few cores the parsing of two batches
+/// already keeps the writer busy. PostgreSQL writes batches side by side, so
+/// it takes a few more. Bodies are read before waiting here, so a client
+/// sending its body slowly holds no turn.
+const BATCHES_AT_ONCE: (usize, usize) = (2, 4);
 
 /// The state as handlers and tasks receive it.
 pub type SharedState = Arc<AppState>;
@@ -55,6 +67,7 @@ impl AppState {
         destinations: fenix_destination::CheckingResolver,
         wake: crate::wake::Wake,
     ) -> AppState {
+        let store_writes_concurrently = store.concurrent_writes();
         AppState {
             ingestor: crate::ingest::Ingestor::start(store.clone(), wake.clone()),
             store,
@@ -68,6 +81,11 @@ impl AppState {
             wake,
             catalogue: Default::default(),
             app_cache: RwLock::new(HashMap::new()),
+            batches: Arc::new(tokio::sync::Semaphore::new(if store_writes_concurrently {
+                BATCHES_AT_ONCE.1
+            } else {
+                BATCHES_AT_ONCE.0
+            })),
         }
     }
 

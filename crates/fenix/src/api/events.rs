@@ -292,24 +292,38 @@ struct BatchOut {
     data: Vec<BatchItem>,
 }
 
-/// `ApiJson` under `FENIX_MAX_BATCH_BYTES` instead of the API's usual limit.
-struct BatchJson<T>(T);
+/// `ApiJson` under `FENIX_MAX_BATCH_BYTES` instead of the API's usual limit,
+/// parsed (and then checked and written) in one of the state's few turns for
+/// batches ([`crate::state::AppState::batches`]), held until the answer.
+struct BatchJson<T>(T, #[allow(dead_code)] tokio::sync::OwnedSemaphorePermit);
 
 impl<T: serde::de::DeserializeOwned> FromRequest<SharedState> for BatchJson<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, s: &SharedState) -> Result<Self, ApiError> {
         let limit = s.settings.max_batch_bytes;
-        let req = req.map(|body| Body::new(http_body_util::Limited::new(body, limit)));
-        match ApiJson::<T>::from_request(req, s).await {
-            Ok(ApiJson(v)) => Ok(BatchJson(v)),
-            Err(e) if e.status == StatusCode::PAYLOAD_TOO_LARGE => Err(ApiError::new(
+        let too_large = || {
+            ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "payload_too_large",
                 format!(
                     "the batch is larger than {limit} bytes (FENIX_MAX_BATCH_BYTES); send fewer events per request"
                 ),
-            )),
+            )
+        };
+        // The body first, outside the turns: a client that sends it slowly
+        // keeps no other batch waiting.
+        let (parts, body) = req.into_parts();
+        let limited = Request::from_parts(parts.clone(), Body::new(http_body_util::Limited::new(body, limit)));
+        let bytes = match axum::body::Bytes::from_request(limited, s).await {
+            Ok(bytes) => bytes,
+            Err(r) if r.status() == StatusCode::PAYLOAD_TOO_LARGE => return Err(too_large()),
+            Err(_) => return Err(ApiError::bad_request("unreadable_body", "the request body could not be read")),
+        };
+        let turn = s.batches.clone().acquire_owned().await.expect("the batch semaphore is never closed");
+        match ApiJson::<T>::from_request(Request::from_parts(parts, Body::from(bytes)), s).await {
+            Ok(ApiJson(v)) => Ok(BatchJson(v, turn)),
+            Err(e) if e.status == StatusCode::PAYLOAD_TOO_LARGE => Err(too_large()),
             Err(e) => Err(e),
         }
     }
@@ -343,7 +357,7 @@ async fn ingest_batch(
     State(s): State<SharedState>,
     _: NoQuery,
     ApiPath(AppPath { app }): ApiPath<AppPath>,
-    BatchJson(body): BatchJson<BatchBody>,
+    BatchJson(body, _turn): BatchJson<BatchBody>,
 ) -> Result<(StatusCode, Json<BatchOut>), ApiError> {
     let app = lookup::app_cached(&s, &app).await?;
     let max = s.settings.max_batch_events;

@@ -142,6 +142,10 @@ const WORKER_CONNECTIONS: u32 = 6;
 /// copied the WAL back long before: this is the backstop should it fall behind.
 const WRITER_AUTOCHECKPOINT_PAGES: &str = "8000";
 
+/// Each SQLite reader's page cache (`PRAGMA cache_size`, negative: KiB); the
+/// writer keeps 16 MB.
+const READER_CACHE_KIB: &str = "-4000";
+
 /// How often the SQLite checkpointer copies committed WAL pages into the database.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
 
@@ -226,7 +230,11 @@ impl Store {
                 .max_connections(max_connections.clamp(2, 8))
                 .test_before_acquire(false)
                 .acquire_timeout(Duration::from_secs(30))
-                .connect_with(opts.read_only(true).create_if_missing(false))
+                // Up to 8 readers, each with a quarter of the writer's page
+                // cache: their pages are also in the OS's file cache, and eight
+                // full caches alone would be 128 MB (a million-delivery drain
+                // reads events on every reader).
+                .connect_with(opts.read_only(true).create_if_missing(false).pragma("cache_size", READER_CACHE_KIB))
                 .await
                 .context("opening the SQLite database for reading")?;
             Backend::Sqlite { write, read, checkpoint }
