@@ -242,6 +242,21 @@ impl Log {
         Ok((ok, all))
     }
 
+    /// Every stored event's id (the ingestion phases look up each `202`'s event).
+    pub async fn event_ids(&mut self) -> anyhow::Result<Vec<String>> {
+        let sql = "SELECT id FROM events";
+        Ok(match self {
+            Log::Sqlite(c) => sqlx::query_scalar::<_, String>(sql).fetch_all(c).await?,
+            Log::Postgres(c) => sqlx::query_scalar::<_, String>(sql).fetch_all(c).await?,
+        })
+    }
+
+    /// All deliveries, whatever their status.
+    pub async fn deliveries(&mut self) -> anyhow::Result<u64> {
+        let n = self.count("SELECT COUNT(*) FROM deliveries").await?;
+        u64::try_from(n).context("a negative count")
+    }
+
     pub async fn close(self) {
         let _ = match self {
             Log::Sqlite(c) => c.close().await,
