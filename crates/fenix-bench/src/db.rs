@@ -251,10 +251,32 @@ impl Log {
         })
     }
 
-    /// All deliveries, whatever their status.
-    pub async fn deliveries(&mut self) -> anyhow::Result<u64> {
-        let n = self.count("SELECT COUNT(*) FROM deliveries").await?;
-        u64::try_from(n).context("a negative count")
+    /// How many events have how many deliveries: `(deliveries of an event,
+    /// events)`, fewest first; an event without any delivery counts as 0.
+    pub async fn deliveries_per_event(&mut self) -> anyhow::Result<Vec<(u64, u64)>> {
+        let sql = "SELECT n, COUNT(*) FROM (SELECT e.id, COUNT(d.id) AS n FROM events e \
+                   LEFT JOIN deliveries d ON d.event_id = e.id GROUP BY e.id) AS per GROUP BY n ORDER BY n";
+        let rows: Vec<(i64, i64)> = match self {
+            Log::Sqlite(c) => sqlx::query_as(sql).fetch_all(c).await?,
+            Log::Postgres(c) => sqlx::query_as(sql).fetch_all(c).await?,
+        };
+        rows.into_iter()
+            .map(|(n, events)| Ok((u64::try_from(n)?, u64::try_from(events)?)))
+            .collect::<Result<_, std::num::TryFromIntError>>()
+            .context("a negative count")
+    }
+
+    /// Pairs of (event, endpoint) with more than one delivery, and one such
+    /// event id: what a failed fan-out check looks for first.
+    pub async fn duplicate_deliveries(&mut self) -> anyhow::Result<(i64, Option<String>)> {
+        let pairs = "SELECT event_id FROM deliveries GROUP BY event_id, endpoint_id HAVING COUNT(*) > 1";
+        let n = self.count(&format!("SELECT COUNT(*) FROM ({pairs}) AS dup")).await?;
+        let sql = format!("{pairs} LIMIT 1");
+        let example = match self {
+            Log::Sqlite(c) => sqlx::query_scalar::<_, String>(&sql).fetch_optional(c).await?,
+            Log::Postgres(c) => sqlx::query_scalar::<_, String>(&sql).fetch_optional(c).await?,
+        };
+        Ok((n, example))
     }
 
     pub async fn close(self) {

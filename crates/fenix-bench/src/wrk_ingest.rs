@@ -213,13 +213,15 @@ pub struct Stored {
     pub unanswered: u64,
 }
 
-/// Every `202`'s event must be stored, once, with one delivery per endpoint;
-/// at most `connections` more events (one in flight per connection when wrk
-/// stopped) may be stored without an answer counted.
+/// Every `202`'s event must be stored, once, with one delivery per endpoint
+/// (`per_event`: how many events have how many deliveries, as
+/// [`Log::deliveries_per_event`] reads it); at most `connections` more events
+/// (one in flight per connection when wrk stopped) may be stored without an
+/// answer counted.
 fn check_stored(
     accepted: &[String],
     stored: &[String],
-    deliveries: u64,
+    per_event: &[(u64, u64)],
     endpoints: u64,
     connections: u32,
 ) -> anyhow::Result<Stored> {
@@ -250,8 +252,13 @@ fn check_stored(
             accepted.len()
         );
     }
-    if deliveries != events * endpoints {
-        bail!("{deliveries} deliveries stored for {events} events × {endpoints} endpoints");
+    let deliveries = per_event.iter().map(|(n, events)| n * events).sum();
+    if per_event != [(endpoints, events)] {
+        let shown: Vec<String> = per_event.iter().map(|(n, e)| format!("{e} with {n}")).collect();
+        bail!(
+            "{deliveries} deliveries stored for {events} events × {endpoints} endpoints: events by deliveries: {}",
+            shown.join(", ")
+        );
     }
     Ok(Stored { events, deliveries, unanswered })
 }
@@ -287,10 +294,21 @@ pub async fn ingestion(ctx: &mut Ctx, dbs: &mut Databases, endpoints: u64) -> an
     let usage = proc.stop().await?;
     let mut log = Log::open(&url).await?;
     let stored_ids = log.event_ids().await?;
-    let deliveries = log.deliveries().await?;
+    let per_event = log.deliveries_per_event().await?;
+    let checked = check_stored(&run.accepted_ids, &stored_ids, &per_event, endpoints, connections);
+    let stored = match checked {
+        Ok(stored) => stored,
+        Err(e) => {
+            let (pairs, example) = log.duplicate_deliveries().await?;
+            log.close().await;
+            let example = example.map(|id| format!(", e.g. event {id}")).unwrap_or_default();
+            return Err(e.context(format!(
+                "{label}: checking the database against wrk's `202` answers \
+                 ({pairs} (event, endpoint) pairs have more than one delivery{example})"
+            )));
+        }
+    };
     log.close().await;
-    let stored = check_stored(&run.accepted_ids, &stored_ids, deliveries, endpoints, connections)
-        .with_context(|| format!("{label}: checking the database against wrk's `202` answers"))?;
     let s = run.summary;
     let accepted = s.answered_2xx();
     let per_s = accepted as f64 / s.secs;
@@ -404,32 +422,47 @@ Transfer/sec:      4.51MB
 
     #[test]
     fn every_accepted_event_stored_with_its_deliveries_passes_with_in_flight_extras() {
-        let stored = check_stored(&ids(&["evt_a", "evt_b"]), &ids(&["evt_a", "evt_b", "evt_c"]), 30, 10, 2).unwrap();
+        let stored =
+            check_stored(&ids(&["evt_a", "evt_b"]), &ids(&["evt_a", "evt_b", "evt_c"]), &[(10, 3)], 10, 2).unwrap();
         assert_eq!(stored, Stored { events: 3, deliveries: 30, unanswered: 1 });
     }
 
     #[test]
     fn an_accepted_event_missing_from_the_database_is_data_loss() {
-        let e = check_stored(&ids(&["evt_a", "evt_b"]), &ids(&["evt_a", "evt_c"]), 2, 1, 8).unwrap_err();
+        let e = check_stored(&ids(&["evt_a", "evt_b"]), &ids(&["evt_a", "evt_c"]), &[(1, 2)], 1, 8).unwrap_err();
         assert!(e.to_string().contains("DATA LOSS: 1 of 2 events answered `202`"), "{e}");
         assert!(e.to_string().contains("evt_b"), "{e}");
     }
 
     #[test]
     fn more_unanswered_events_than_connections_fail_the_check() {
-        let e = check_stored(&ids(&["evt_a"]), &ids(&["evt_a", "evt_b", "evt_c"]), 3, 1, 1).unwrap_err();
+        let e = check_stored(&ids(&["evt_a"]), &ids(&["evt_a", "evt_b", "evt_c"]), &[(1, 3)], 1, 1).unwrap_err();
         assert!(e.to_string().contains("more than the 1 that can have been in flight"), "{e}");
     }
 
     #[test]
     fn an_event_stored_without_all_its_deliveries_fails_the_check() {
-        let e = check_stored(&ids(&["evt_a", "evt_b"]), &ids(&["evt_a", "evt_b"]), 19, 10, 8).unwrap_err();
+        let e =
+            check_stored(&ids(&["evt_a", "evt_b"]), &ids(&["evt_a", "evt_b"]), &[(9, 1), (10, 1)], 10, 8).unwrap_err();
         assert!(e.to_string().contains("19 deliveries stored for 2 events × 10 endpoints"), "{e}");
+        assert!(e.to_string().contains("1 with 9, 1 with 10"), "{e}");
+    }
+
+    #[test]
+    fn extra_deliveries_of_one_event_fail_the_check_even_when_another_lacks_as_many() {
+        let e =
+            check_stored(&ids(&["evt_a", "evt_b"]), &ids(&["evt_a", "evt_b"]), &[(0, 1), (20, 1)], 10, 8).unwrap_err();
+        assert!(
+            e.to_string().contains(
+                "20 deliveries stored for 2 events × 10 endpoints: events by deliveries: 1 with 0, 1 with 20"
+            ),
+            "{e}"
+        );
     }
 
     #[test]
     fn the_same_id_answered_twice_fails_the_check() {
-        let e = check_stored(&ids(&["evt_a", "evt_a"]), &ids(&["evt_a"]), 1, 1, 8).unwrap_err();
+        let e = check_stored(&ids(&["evt_a", "evt_a"]), &ids(&["evt_a"]), &[(1, 1)], 1, 8).unwrap_err();
         assert!(e.to_string().contains("same event id evt_a"), "{e}");
     }
 
