@@ -251,6 +251,35 @@ impl Log {
         })
     }
 
+    /// Events stored.
+    pub async fn events(&mut self) -> anyhow::Result<u64> {
+        u64::try_from(self.count("SELECT COUNT(*) FROM events").await?).context("a negative count")
+    }
+
+    /// Waits until no other session is connected to this database: on
+    /// PostgreSQL a statement whose client process has exited still runs to
+    /// its end (and commits) in its server process, so a stopped fenix's
+    /// last write can land after the process is gone. SQLite is written only
+    /// from inside the fenix process: nothing to wait for.
+    pub async fn wait_until_alone(&mut self, timeout: std::time::Duration) -> anyhow::Result<()> {
+        let Log::Postgres(c) = self else { return Ok(()) };
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let others: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            )
+            .fetch_one(&mut *c)
+            .await?;
+            if others == 0 {
+                return Ok(());
+            }
+            if std::time::Instant::now() > deadline {
+                bail!("{others} other sessions still on the database {timeout:?} after fenix stopped");
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
     /// How many events have how many deliveries: `(deliveries of an event,
     /// events)`, fewest first; an event without any delivery counts as 0.
     pub async fn deliveries_per_event(&mut self) -> anyhow::Result<Vec<(u64, u64)>> {

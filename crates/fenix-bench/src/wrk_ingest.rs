@@ -226,6 +226,14 @@ fn check_stored(
     connections: u32,
 ) -> anyhow::Result<Stored> {
     let stored_set: HashSet<&str> = stored.iter().map(String::as_str).collect();
+    let counted: u64 = per_event.iter().map(|(_, events)| events).sum();
+    if counted != stored_set.len() as u64 || stored_set.len() != stored.len() {
+        bail!(
+            "the database changed during the check ({} event ids read, {} distinct, then {counted} events counted)",
+            stored.len(),
+            stored_set.len()
+        );
+    }
     let mut seen = HashSet::with_capacity(accepted.len());
     let mut missing = Vec::new();
     for id in accepted {
@@ -293,7 +301,16 @@ pub async fn ingestion(ctx: &mut Ctx, dbs: &mut Databases, endpoints: u64) -> an
     // the database holds all it will ever hold of this run.
     let usage = proc.stop().await?;
     let mut log = Log::open(&url).await?;
+    let at_exit = log.events().await?;
+    log.wait_until_alone(std::time::Duration::from_secs(30)).await?;
     let stored_ids = log.event_ids().await?;
+    let late = (stored_ids.len() as u64).saturating_sub(at_exit);
+    if late > 0 {
+        progress(&format!(
+            "{label}: note: {late} events were committed after fenix had exited (its last statement, \
+             still running in the database server)"
+        ));
+    }
     let per_event = log.deliveries_per_event().await?;
     let checked = check_stored(&run.accepted_ids, &stored_ids, &per_event, endpoints, connections);
     let stored = match checked {
@@ -458,6 +475,12 @@ Transfer/sec:      4.51MB
             ),
             "{e}"
         );
+    }
+
+    #[test]
+    fn events_counted_apart_from_the_ids_read_fail_the_check() {
+        let e = check_stored(&ids(&["evt_a"]), &ids(&["evt_a"]), &[(1, 2)], 1, 8).unwrap_err();
+        assert!(e.to_string().contains("the database changed during the check"), "{e}");
     }
 
     #[test]
