@@ -1,5 +1,6 @@
-//! The phases: ceiling, delivery, ingestion, latency, backlog scaling, and the
-//! delivery log on a large database (`log`, with its fill in `log.rs`). Each
+//! The phases: ceiling, delivery, batch ingestion, latency, backlog scaling, and the
+//! delivery log on a large database (`log`, with its fill in `log.rs`); the
+//! single-event ingestion phases, driven by `wrk`, are in `wrk_ingest.rs`. Each
 //! phase starts its own fenix process(es) on a fresh database, so peak RSS is
 //! per phase.
 
@@ -348,7 +349,8 @@ async fn ceiling(ctx: &mut Ctx) -> anyhow::Result<Ceiling> {
 }
 
 /// Sends `count` events to `app` from `clients` concurrent clients (each with
-/// its own keep-alive connection); returns events/s.
+/// its own keep-alive connection); returns events/s. The drained backlogs'
+/// set-up: the measured single-event ingestion is `wrk`'s (`wrk_ingest.rs`).
 async fn ingest(ctx: &Ctx, api: &Api, app: &str, count: u64, label: &str) -> anyhow::Result<f64> {
     let url = Arc::new(format!("{}/v1/apps/{app}/events", api.base));
     let token = Arc::new(ctx.launch.admin_token.clone());
