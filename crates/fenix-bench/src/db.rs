@@ -242,6 +242,72 @@ impl Log {
         Ok((ok, all))
     }
 
+    /// Every stored event's id (the ingestion phases look up each `202`'s event).
+    pub async fn event_ids(&mut self) -> anyhow::Result<Vec<String>> {
+        let sql = "SELECT id FROM events";
+        Ok(match self {
+            Log::Sqlite(c) => sqlx::query_scalar::<_, String>(sql).fetch_all(c).await?,
+            Log::Postgres(c) => sqlx::query_scalar::<_, String>(sql).fetch_all(c).await?,
+        })
+    }
+
+    /// Events stored.
+    pub async fn events(&mut self) -> anyhow::Result<u64> {
+        u64::try_from(self.count("SELECT COUNT(*) FROM events").await?).context("a negative count")
+    }
+
+    /// Waits until no other session is connected to this database: on
+    /// PostgreSQL a statement whose client process has exited still runs to
+    /// its end (and commits) in its server process, so a stopped fenix's
+    /// last write can land after the process is gone. SQLite is written only
+    /// from inside the fenix process: nothing to wait for.
+    pub async fn wait_until_alone(&mut self, timeout: std::time::Duration) -> anyhow::Result<()> {
+        let Log::Postgres(c) = self else { return Ok(()) };
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let others: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            )
+            .fetch_one(&mut *c)
+            .await?;
+            if others == 0 {
+                return Ok(());
+            }
+            if std::time::Instant::now() > deadline {
+                bail!("{others} other sessions still on the database {timeout:?} after fenix stopped");
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
+    /// How many events have how many deliveries: `(deliveries of an event,
+    /// events)`, fewest first; an event without any delivery counts as 0.
+    pub async fn deliveries_per_event(&mut self) -> anyhow::Result<Vec<(u64, u64)>> {
+        let sql = "SELECT n, COUNT(*) FROM (SELECT e.id, COUNT(d.id) AS n FROM events e \
+                   LEFT JOIN deliveries d ON d.event_id = e.id GROUP BY e.id) AS per GROUP BY n ORDER BY n";
+        let rows: Vec<(i64, i64)> = match self {
+            Log::Sqlite(c) => sqlx::query_as(sql).fetch_all(c).await?,
+            Log::Postgres(c) => sqlx::query_as(sql).fetch_all(c).await?,
+        };
+        rows.into_iter()
+            .map(|(n, events)| Ok((u64::try_from(n)?, u64::try_from(events)?)))
+            .collect::<Result<_, std::num::TryFromIntError>>()
+            .context("a negative count")
+    }
+
+    /// Pairs of (event, endpoint) with more than one delivery, and one such
+    /// event id: what a failed fan-out check looks for first.
+    pub async fn duplicate_deliveries(&mut self) -> anyhow::Result<(i64, Option<String>)> {
+        let pairs = "SELECT event_id FROM deliveries GROUP BY event_id, endpoint_id HAVING COUNT(*) > 1";
+        let n = self.count(&format!("SELECT COUNT(*) FROM ({pairs}) AS dup")).await?;
+        let sql = format!("{pairs} LIMIT 1");
+        let example = match self {
+            Log::Sqlite(c) => sqlx::query_scalar::<_, String>(&sql).fetch_optional(c).await?,
+            Log::Postgres(c) => sqlx::query_scalar::<_, String>(&sql).fetch_optional(c).await?,
+        };
+        Ok((n, example))
+    }
+
     pub async fn close(self) {
         let _ = match self {
             Log::Sqlite(c) => c.close().await,

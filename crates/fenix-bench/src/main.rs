@@ -20,6 +20,7 @@ mod phases;
 mod receiver;
 mod report;
 mod sink;
+mod wrk_ingest;
 
 #[derive(Parser)]
 #[command(
@@ -110,9 +111,12 @@ pub struct Opts {
     /// Ceiling: requests in flight [default: FENIX_WORKER_CONCURRENCY, else 256 like Fenix's worker].
     #[arg(long)]
     concurrency: Option<usize>,
-    /// Ingestion: events to send [default: 20000; quick: 2000].
+    /// Ingestion (single events, driven by `wrk`): connections wrk keeps open [default: 128].
     #[arg(long)]
-    ingest_events: Option<u64>,
+    ingest_connections: Option<u32>,
+    /// Ingestion (single events, driven by `wrk`): seconds of each run [default: 10; quick: 3].
+    #[arg(long)]
+    ingest_secs: Option<u64>,
     /// Batch ingestion: events to send [default: 200000; quick: 20000].
     #[arg(long)]
     batch_events: Option<u64>,
@@ -160,6 +164,10 @@ pub struct Opts {
     keep: bool,
 }
 
+/// `wrk`'s connections in the single-event ingestion phases, chosen by
+/// measuring 64, 128 and 256 on both backends (docs/benchmarks.md).
+const DEFAULT_INGEST_CONNECTIONS: u32 = 128;
+
 /// The sizes in force, after `--quick` and the explicit flags.
 #[derive(Debug, Clone)]
 pub struct Sizes {
@@ -171,7 +179,8 @@ pub struct Sizes {
     pub events_1ep: u64,
     pub verify_events: u64,
     pub wrk_secs: u64,
-    pub ingest_events: u64,
+    pub ingest_connections: u32,
+    pub ingest_secs: u64,
     pub batch_events: u64,
     pub batch_size: u64,
     pub clients: usize,
@@ -202,7 +211,8 @@ impl Sizes {
             events_1ep: pick(o.events_1ep, 50_000, 5_000),
             verify_events: pick(o.verify_events, 2_000, 200),
             wrk_secs: pick(o.wrk_secs, 10, 3),
-            ingest_events: pick(o.ingest_events, 20_000, 2_000),
+            ingest_connections: o.ingest_connections.unwrap_or(DEFAULT_INGEST_CONNECTIONS),
+            ingest_secs: pick(o.ingest_secs, 10, 3),
             batch_events: pick(o.batch_events, 200_000, 20_000),
             batch_size: o.batch_size,
             clients: o.clients,
@@ -224,7 +234,8 @@ impl Sizes {
             || s.events_1ep == 0
             || s.verify_events == 0
             || s.wrk_secs == 0
-            || s.ingest_events == 0
+            || s.ingest_connections == 0
+            || s.ingest_secs == 0
             || s.batch_events == 0
             || s.batch_size == 0
             || s.clients == 0

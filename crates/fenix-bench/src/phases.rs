@@ -1,5 +1,6 @@
-//! The phases: ceiling, delivery, ingestion, latency, backlog scaling, and the
-//! delivery log on a large database (`log`, with its fill in `log.rs`). Each
+//! The phases: ceiling, delivery, batch ingestion, latency, backlog scaling, and the
+//! delivery log on a large database (`log`, with its fill in `log.rs`); the
+//! single-event ingestion phases, driven by `wrk`, are in `wrk_ingest.rs`. Each
 //! phase starts its own fenix process(es) on a fresh database, so peak RSS is
 //! per phase.
 
@@ -39,6 +40,11 @@ impl Ctx {
     /// The `data` object of event number `seq`.
     pub(crate) fn data(&self, seq: u64) -> String {
         data(&self.pad, seq)
+    }
+
+    /// The `pad` of every event's `data` (see `event_body`).
+    pub(crate) fn pad(&self) -> &str {
+        &self.pad
     }
 
     fn receiver_cpu(&self) -> f64 {
@@ -111,6 +117,8 @@ pub struct Ingestion {
     /// Endpoints each event fans out to.
     pub endpoints: u64,
     pub procs: Vec<ProcUsage>,
+    /// The single-event phases: wrk's run and the database check (`None` for batch ingestion).
+    pub wrk: Option<crate::wrk_ingest::WrkIngest>,
 }
 
 #[derive(Debug, Clone)]
@@ -207,8 +215,9 @@ pub async fn run_all(ctx: &mut Ctx, dbs: &mut Databases, phases: &[Phase]) -> an
         );
     }
     if phases.contains(&Phase::Ingestion) {
-        r.ingestion = Some(ingestion(ctx, dbs, 1).await.context("ingestion phase")?);
-        r.ingestion_fanout = Some(ingestion(ctx, dbs, 10).await.context("ingestion phase, 10 endpoints")?);
+        r.ingestion = Some(crate::wrk_ingest::ingestion(ctx, dbs, 1).await.context("ingestion phase")?);
+        r.ingestion_fanout =
+            Some(crate::wrk_ingest::ingestion(ctx, dbs, 10).await.context("ingestion phase, 10 endpoints")?);
     }
     if phases.contains(&Phase::Batch) {
         r.batch = Some(batch_ingestion(ctx, dbs).await.context("batch ingestion phase")?);
@@ -240,7 +249,7 @@ fn data(pad: &str, seq: u64) -> String {
 }
 
 /// The ingestion request body of event number `seq`.
-fn event_body(pad: &str, seq: u64) -> String {
+pub(crate) fn event_body(pad: &str, seq: u64) -> String {
     format!(r#"{{"type":"bench.event","data":{}}}"#, data(pad, seq))
 }
 
@@ -340,7 +349,8 @@ async fn ceiling(ctx: &mut Ctx) -> anyhow::Result<Ceiling> {
 }
 
 /// Sends `count` events to `app` from `clients` concurrent clients (each with
-/// its own keep-alive connection); returns events/s.
+/// its own keep-alive connection); returns events/s. The drained backlogs'
+/// set-up: the measured single-event ingestion is `wrk`'s (`wrk_ingest.rs`).
 async fn ingest(ctx: &Ctx, api: &Api, app: &str, count: u64, label: &str) -> anyhow::Result<f64> {
     let url = Arc::new(format!("{}/v1/apps/{app}/events", api.base));
     let token = Arc::new(ctx.launch.admin_token.clone());
@@ -462,7 +472,7 @@ fn target_cpu(ctx: &Ctx, target: Target) -> f64 {
 
 /// Creates an app and `endpoints` endpoints pointing at `target` under
 /// `/<label>/<i>`, registering each secret with the verifying receiver.
-async fn app_with_endpoints(
+pub(crate) async fn app_with_endpoints(
     ctx: &Ctx,
     api: &Api,
     label: &str,
@@ -611,32 +621,6 @@ pub async fn backlog(
     })
 }
 
-/// Single events with keep-alive from a few concurrent clients, to
-/// `fenix --api-only` with `endpoints` endpoints (each event fans out to all).
-async fn ingestion(ctx: &mut Ctx, dbs: &mut Databases, endpoints: u64) -> anyhow::Result<Ingestion> {
-    let label = if endpoints == 1 { "ingestion".to_string() } else { format!("ingestion-{endpoints}ep") };
-    let label = label.as_str();
-    let url = dbs.fresh(label).await?;
-    let proc = Fenix::start(&ctx.launch, Role::ApiOnly, &url, label).await?;
-    let api = Api::new(&proc, &ctx.launch)?;
-    let app = app_with_endpoints(ctx, &api, label, endpoints, Target::Sink).await?;
-    let n = ctx.sizes.ingest_events;
-    progress(&format!(
-        "{label}: {n} single events, {endpoints} endpoint(s), from {} clients (keep-alive)",
-        ctx.sizes.clients
-    ));
-    let per_s = ingest(ctx, &api, &app, n, label).await?;
-    let usage = proc.stop().await?;
-    progress(&format!("{label}: {per_s:.0} events/s"));
-    Ok(Ingestion {
-        per_s,
-        events: n,
-        clients: ctx.sizes.clients,
-        endpoints,
-        procs: vec![ProcUsage { role: "api", usage }],
-    })
-}
-
 /// Batches of `--batch-size` events from the concurrent clients to
 /// `fenix --api-only` with one endpoint: events/s accepted, each batch stored
 /// with its deliveries in one transaction.
@@ -686,6 +670,7 @@ async fn batch_ingestion(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<I
         clients: ctx.sizes.clients,
         endpoints: 1,
         procs: vec![ProcUsage { role: "api", usage }],
+        wrk: None,
     })
 }
 

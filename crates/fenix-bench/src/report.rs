@@ -318,7 +318,10 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
         |v: Option<f64>, places: i32| v.map_or(serde_json::Value::Null, |x| serde_json::Value::from(round(x, places)));
     let log_first = r.log.as_ref().and_then(|l| l.queries.first()).map(|q| q.p50_ms);
     let log_worst = r.log.as_ref().and_then(|l| l.queries.iter().map(|q| q.p99_ms).max_by(f64::total_cmp));
-    let fields: [(&str, serde_json::Value); 22] = [
+    let refused = |i: &Option<Ingestion>| {
+        i.as_ref().and_then(|i| i.wrk.as_ref()).map_or(serde_json::Value::Null, |w| w.summary.non_2xx.into())
+    };
+    let fields: [(&str, serde_json::Value); 24] = [
         ("backend", serde_json::Value::from(backend)),
         ("ceiling_rps", int(r.ceiling.as_ref().map(|c| c.rps))),
         ("delivery_per_s", int(r.delivery.as_ref().map(|d| d.per_s))),
@@ -341,6 +344,8 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
         ("cpu_us_per_delivery", float(r.delivery.as_ref().map(Drain::cpu_us_per_delivery), 2)),
         ("connections_per_10k", float(r.delivery.as_ref().map(Drain::connections_per_10k), 2)),
         ("ratio_wrk", float(wrk.zip(r.delivery.as_ref()).map(|(c, d)| d.per_s / c), 3)),
+        ("ingest_refused", refused(&r.ingestion)),
+        ("ingest_fanout10_refused", refused(&r.ingestion_fanout)),
     ];
     let body: Vec<String> = fields.iter().map(|(k, v)| format!("{}:{v}", serde_json::Value::from(*k))).collect();
     println!("{{{}}}", body.join(","));
@@ -414,14 +419,40 @@ fn targets(r: &Results, backend: &str, peak_rss: Option<f64>, rate: u64) -> Vec<
 
 /// A table row of an ingestion phase: events/s accepted, and the API's CPU per event.
 fn ingestion_row(phase: &str, how: &str, i: &Ingestion) -> String {
+    let Some(w) = &i.wrk else {
+        return format!(
+            "| {phase} | events/s accepted ({how}, {} keep-alive clients, {} endpoint(s)) | {} | {} | {} | {} events; api {:.0} µs CPU per event |",
+            i.clients,
+            i.endpoints,
+            thousands(i.per_s),
+            rss(&i.procs),
+            cpu(&i.procs),
+            thousands(i.events as f64),
+            total_cpu(&i.procs) * 1e6 / i.events as f64
+        );
+    };
+    let s = &w.summary;
     format!(
-        "| {phase} | events/s accepted ({how}, {} keep-alive clients, {} endpoint(s)) | {} | {} | {} | {} events; api {:.0} µs CPU per event |",
-        i.clients,
+        "| {phase} | events/s answered `202` ({how}, `wrk -t{} -c{} -d{}s`, {} endpoint(s)) | {} | {} | {} | \
+         {} events in {:.2} s, each found in the database with its deliveries ({} in all), {} more stored that were in flight at wrk's cut-off; \
+         **{} refused (non-2xx)**, socket errors {} (connect {}, read {}, write {}, timeout {}); api {:.0} µs CPU per stored event |",
+        w.threads,
+        w.connections,
+        w.duration_s,
         i.endpoints,
         thousands(i.per_s),
         rss(&i.procs),
         cpu(&i.procs),
         thousands(i.events as f64),
-        total_cpu(&i.procs) * 1e6 / i.events as f64
+        s.secs,
+        thousands(w.stored.deliveries as f64),
+        w.stored.unanswered,
+        s.non_2xx,
+        s.socket.total(),
+        s.socket.connect,
+        s.socket.read,
+        s.socket.write,
+        s.socket.timeout,
+        total_cpu(&i.procs) * 1e6 / w.stored.events.max(1) as f64
     )
 }
