@@ -108,7 +108,7 @@ pub struct Opts {
     /// Ceiling: requests to send [default: 100000; quick: 10000].
     #[arg(long)]
     ceiling_requests: Option<u64>,
-    /// Ceiling: requests in flight [default: FENIX_WORKER_CONCURRENCY, else 256 like Fenix's worker].
+    /// Ceiling: requests in flight [default: FENIX_WORKER_CONCURRENCY, else 256 (Fenix's worker default until 2026-12-01; kept so ceilings stay comparable)].
     #[arg(long)]
     concurrency: Option<usize>,
     /// Ingestion (single events, driven by `wrk`): connections wrk keeps open [default: 128].

@@ -273,21 +273,14 @@ pub async fn wrk_ceiling(
     )?;
     let threads = 2u32;
     progress(&format!("ceiling: wrk -t{threads} -c{connections} -d{secs}s POST {} B → {}", body.len(), sink.name()));
-    let out = tokio::process::Command::new(&wrk)
-        .arg(format!("-t{threads}"))
+    let mut cmd = tokio::process::Command::new(&wrk);
+    cmd.arg(format!("-t{threads}"))
         .arg(format!("-c{connections}"))
         .arg(format!("-d{secs}s"))
         .arg("-s")
         .arg(&script)
-        .arg(format!("{}/ceiling", sink.base()))
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .context("running wrk")?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
-        bail!("wrk failed ({}): {text}{}", out.status, String::from_utf8_lossy(&out.stderr));
-    }
+        .arg(format!("{}/ceiling", sink.base()));
+    let text = run_wrk(cmd).await?;
     if text.contains("Non-2xx") || text.contains("Socket errors") {
         progress(&format!("note: wrk reported errors:\n{text}"));
     }
@@ -310,4 +303,15 @@ mod tests {
         assert_eq!(super::parse_wrk_rps(out), Some(71474.03));
         assert_eq!(super::parse_wrk_rps("no figure"), None);
     }
+}
+
+/// Runs a prepared `wrk` command and answers its summary (stdout), or an
+/// error with everything it printed when it failed.
+pub async fn run_wrk(mut cmd: tokio::process::Command) -> anyhow::Result<String> {
+    let out = cmd.stdin(Stdio::null()).output().await.context("running wrk")?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        bail!("wrk failed ({}): {text}{}", out.status, String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(text)
 }

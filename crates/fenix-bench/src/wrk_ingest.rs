@@ -15,7 +15,6 @@
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::process::Stdio;
 
 use anyhow::{bail, Context};
 
@@ -55,6 +54,20 @@ pub struct WrkSummary {
 }
 
 impl WrkSummary {
+    /// What was not answered `202`, for progress lines and the table.
+    pub fn refusals(&self) -> String {
+        let e = &self.socket;
+        format!(
+            "{} refused (non-2xx), socket errors {} (connect {}, read {}, write {}, timeout {})",
+            self.non_2xx,
+            e.total(),
+            e.connect,
+            e.read,
+            e.write,
+            e.timeout
+        )
+    }
+
     /// Answers with a status below 400 (for Fenix's ingestion: the `202`s).
     pub fn answered_2xx(&self) -> u64 {
         self.requests.saturating_sub(self.non_2xx)
@@ -171,8 +184,8 @@ async fn run_wrk(
     let script = dir.join(format!("{label}.lua"));
     let ids_path = dir.join(format!("{label}.ids"));
     std::fs::write(&script, ingest_script(body, token, &ids_path))?;
-    let out = tokio::process::Command::new(&wrk)
-        .arg(format!("-t{}", THREADS.min(connections)))
+    let mut cmd = tokio::process::Command::new(&wrk);
+    cmd.arg(format!("-t{}", THREADS.min(connections)))
         .arg(format!("-c{connections}"))
         .arg(format!("-d{secs}s"))
         // wrk's default of 2 s counts a slow answer as a socket error; a
@@ -180,15 +193,8 @@ async fn run_wrk(
         .args(["--timeout", "10s"])
         .arg("-s")
         .arg(&script)
-        .arg(url)
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .context("running wrk")?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
-        bail!("wrk failed ({}): {text}{}", out.status, String::from_utf8_lossy(&out.stderr));
-    }
+        .arg(url);
+    let text = crate::sink::run_wrk(cmd).await?;
     // Kept beside the script (see `--keep`): wrk's own figures, latency included.
     std::fs::write(dir.join(format!("{label}.wrk.txt")), text.as_bytes())?;
     let summary = WrkSummary::parse(&text).with_context(|| format!("no summary in wrk's output:\n{text}"))?;
@@ -333,16 +339,10 @@ pub async fn ingestion(ctx: &mut Ctx, dbs: &mut Databases, endpoints: u64) -> an
     let per_s = accepted as f64 / s.secs;
     progress(&format!(
         "{label}: {per_s:.0} events/s ({accepted} answered 202 in {:.2} s, all stored with their {} deliveries; \
-         {} refused (non-2xx), socket errors {} (connect {}, read {}, write {}, timeout {}); \
-         {} more stored, in flight at wrk's cut-off)",
+         {}; {} more stored, in flight at wrk's cut-off)",
         s.secs,
         stored.deliveries,
-        s.non_2xx,
-        s.socket.total(),
-        s.socket.connect,
-        s.socket.read,
-        s.socket.write,
-        s.socket.timeout,
+        s.refusals(),
         stored.unanswered,
     ));
     Ok(Ingestion {

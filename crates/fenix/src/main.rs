@@ -163,9 +163,29 @@ fn without_transparent_huge_pages() {
     }
 }
 
+/// Raises the soft limit of open files to the hard one: every request in
+/// flight to a receiver is a connection (`FENIX_WORKER_CONCURRENCY`, 512) and
+/// so is every API client (`FENIX_HTTP_MAX_CONNECTIONS`, 1024), more than the
+/// soft limit of 1024 many systems start processes with.
+fn with_open_files_up_to_the_hard_limit() {
+    #[cfg(target_os = "linux")]
+    {
+        use nix::sys::resource::{getrlimit, setrlimit, Resource};
+        match getrlimit(Resource::RLIMIT_NOFILE) {
+            Ok((soft, hard)) if soft < hard => {
+                if let Err(e) = setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+                    eprintln!("fenix: could not raise the open-files limit from {soft} to {hard} ({e})");
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     without_transparent_huge_pages();
+    with_open_files_up_to_the_hard_limit();
     init_tracing();
     match run(Cli::parse()).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
