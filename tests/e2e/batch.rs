@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use tokio::{io::AsyncWriteExt, net::TcpStream};
 
 use crate::support::{eventually, signed_v1_by, Backend, Fenix, Plan, Receiver, TestDb};
 
@@ -158,7 +159,35 @@ async fn a_batch_s_events_and_deliveries_list_newest_first_in_reverse_request_or
     assert_eq!(by_event, newest_first, "and so do their deliveries in the log");
 }
 
+/// Batches are parsed and written a few at a time, but only once their body
+/// is in: producers whose bodies stall (more of them than there are turns)
+/// keep no other batch waiting.
+async fn batches_whose_bodies_stall_keep_no_other_batch_waiting(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[("FENIX_HTTP_BODY_TIMEOUT", "60s")]).await;
+    let app = fenix.create_app("acme").await;
+    let addr = fenix.base.trim_start_matches("http://").to_string();
+    let mut stalled = Vec::new();
+    for _ in 0..6 {
+        let mut conn = TcpStream::connect(&addr).await.expect("connect");
+        let head = format!(
+            "POST /v1/apps/{app}/events/batch HTTP/1.1\r\nHost: fenix\r\nAuthorization: Bearer {}\r\n\
+             Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{{\"events\":[",
+            fenix.token
+        );
+        conn.write_all(head.as_bytes()).await.expect("send the head and the start of the body");
+        stalled.push(conn);
+    }
+    let events: Vec<Value> = (0..3).map(|n| json!({"type": "t.x", "data": {"n": n}})).collect();
+    let answered = tokio::time::timeout(Duration::from_secs(15), batch(&fenix, &app, json!({ "events": events })));
+    let (status, body) = answered.await.expect("a complete batch is answered while six others stall");
+    assert_eq!(status, 202, "{body}");
+    assert_eq!(event_count(&fenix, &app).await, 3);
+    drop(stalled);
+}
+
 crate::on_both_backends!(
+    batches_whose_bodies_stall_keep_no_other_batch_waiting,
     a_batch_s_events_and_deliveries_list_newest_first_in_reverse_request_order,
     a_batch_is_stored_whole_and_delivered_signed,
     a_bad_event_refuses_the_whole_batch_by_its_index,
