@@ -294,17 +294,6 @@ pub fn parse_wrk_rps(text: &str) -> Option<f64> {
     text.lines().find_map(|l| l.trim().strip_prefix("Requests/sec:")).and_then(|v| v.trim().parse().ok())
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn parses_wrk_requests_per_second() {
-        let out = "Running 5s test @ http://127.0.0.1:1/ceiling\n  364097 requests in 5.09s, 38.20MB read\n\
-                   Requests/sec:  71474.03\nTransfer/sec:      7.50MB\n";
-        assert_eq!(super::parse_wrk_rps(out), Some(71474.03));
-        assert_eq!(super::parse_wrk_rps("no figure"), None);
-    }
-}
-
 /// Runs a prepared `wrk` command and answers its summary (stdout), or an
 /// error with everything it printed when it failed.
 pub async fn run_wrk(mut cmd: tokio::process::Command) -> anyhow::Result<String> {
@@ -314,4 +303,15 @@ pub async fn run_wrk(mut cmd: tokio::process::Command) -> anyhow::Result<String>
         bail!("wrk failed ({}): {text}{}", out.status, String::from_utf8_lossy(&out.stderr));
     }
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn parses_wrk_requests_per_second() {
+        let out = "Running 5s test @ http://127.0.0.1:1/ceiling\n  364097 requests in 5.09s, 38.20MB read\n\
+                   Requests/sec:  71474.03\nTransfer/sec:      7.50MB\n";
+        assert_eq!(super::parse_wrk_rps(out), Some(71474.03));
+        assert_eq!(super::parse_wrk_rps("no figure"), None);
+    }
 }
