@@ -38,7 +38,7 @@ pub struct AppState {
     /// Recently resolved apps (id or uid → app), for the ingestion hot path.
     app_cache: RwLock<HashMap<String, (AppRow, Instant)>>,
     /// Batches (`POST …/events/batch`) past reading their body: parsed,
-    /// checked and written a few at a time ([`BATCHES_AT_ONCE`]).
+    /// checked and written a few at a time ([`batches_at_once`]).
     pub batches: Arc<tokio::sync::Semaphore>,
 }
 
@@ -49,7 +49,13 @@ pub struct AppState {
 /// already keeps the writer busy. PostgreSQL writes batches side by side, so
 /// it takes a few more. Bodies are read before waiting here, so a client
 /// sending its body slowly holds no turn.
-const BATCHES_AT_ONCE: (usize, usize) = (2, 4);
+fn batches_at_once(store: &Store) -> usize {
+    if store.concurrent_writes() {
+        4
+    } else {
+        2
+    }
+}
 
 /// The state as handlers and tasks receive it.
 pub type SharedState = Arc<AppState>;
@@ -67,8 +73,8 @@ impl AppState {
         destinations: fenix_destination::CheckingResolver,
         wake: crate::wake::Wake,
     ) -> AppState {
-        let store_writes_concurrently = store.concurrent_writes();
         AppState {
+            batches: Arc::new(tokio::sync::Semaphore::new(batches_at_once(&store))),
             ingestor: crate::ingest::Ingestor::start(store.clone(), wake.clone()),
             store,
             settings,
@@ -81,11 +87,6 @@ impl AppState {
             wake,
             catalogue: Default::default(),
             app_cache: RwLock::new(HashMap::new()),
-            batches: Arc::new(tokio::sync::Semaphore::new(if store_writes_concurrently {
-                BATCHES_AT_ONCE.1
-            } else {
-                BATCHES_AT_ONCE.0
-            })),
         }
     }
 
