@@ -124,8 +124,9 @@ impl Fixture {
 pub async fn ingest_on(store: &Store, ev: &NewEvent) -> sqlx::Result<(Ingested, Vec<String>)> {
     let mut writer = store.hold_writer().await?;
     let ingested = store
-        .ingest_batch(&mut writer, std::slice::from_ref(ev), fenix::store::queue::Whole::EachOnItsOwn)
+        .ingest_batch(&mut writer, std::slice::from_ref(ev), fenix::store::queue::Whole::EachOnItsOwn, None)
         .await?
+        .0
         .remove(0);
     drop(writer);
     let made = if ingested.created {

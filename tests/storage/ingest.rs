@@ -223,7 +223,7 @@ async fn a_batch_that_fails_stores_none_of_its_events(backend: Backend) {
     let mut writer = fx.store.hold_writer().await.unwrap();
     let err = fx
         .store
-        .ingest_batch(&mut writer, &[doomed, dup], fenix::store::queue::Whole::EachOnItsOwn)
+        .ingest_batch(&mut writer, &[doomed, dup], fenix::store::queue::Whole::EachOnItsOwn, None)
         .await
         .expect_err("event id is taken");
     drop(writer);

@@ -20,7 +20,7 @@ use crate::{
     store::{
         events::{Ingested, NewEvent},
         queue::Whole,
-        HeldWriter, Store,
+        ClaimedDelivery, FreshLease, HeldWriter, Store,
     },
     time,
     wake::{Reach, Wake},
@@ -129,18 +129,34 @@ async fn run(store: Store, wake: Wake, mut rx: mpsc::Receiver<Job>) {
         }
         // The events move into the batch (no copy of their envelopes); the replies wait.
         let (events, replies): (Vec<NewEvent>, Vec<_>) = jobs.drain(..).map(|j| (j.event, j.reply)).unzip();
-        let written = write(&store, &mut held, &events).await;
-        let results = match written {
-            Ok(results) => results.into_iter().map(Ok).collect(),
+        // While this instance's worker has nothing due, fresh deliveries go
+        // to it leased, without waiting for a claim.
+        let fresh = wake.fresh().lease(time::now_ms());
+        let written = write(&store, &mut held, &events, fresh.as_ref()).await;
+        let (results, leased) = match written {
+            Ok((results, leased)) => (results.into_iter().map(Ok).collect(), leased),
             Err(e) => {
+                if let Some(lease) = &fresh {
+                    wake.fresh().unused(lease);
+                }
                 // Give the connection back (the pool replaces it if it is broken
                 // or still inside a transaction); each event is retried alone.
                 held = None;
-                one_by_one(&store, &events, e).await
+                (one_by_one(&store, &events, e).await, Vec::new())
             }
         };
-        // On PostgreSQL the batch's statement carried the NOTIFY to the other instances.
-        if results.iter().any(|r| r.as_ref().is_ok_and(|i| i.created && i.event.delivery_count > 0)) {
+        let handed = leased.len();
+        if let Some(lease) = &fresh {
+            if let Err(orphans) = wake.fresh().hand_over(lease, leased) {
+                // The worker stopped meanwhile: due again now, for any instance.
+                held = None;
+                give_back(&store, &orphans).await;
+            }
+        }
+        // Wake the worker for what it was not handed. (On PostgreSQL the
+        // batch's statement carried the NOTIFY to the other instances.)
+        let made: i64 = results.iter().flatten().filter(|i| i.created).map(|i| i.event.delivery_count).sum();
+        if usize::try_from(made).unwrap_or(usize::MAX) > handed {
             wake.work_committed(Reach::ThisInstance).await;
         }
         for (reply, result) in replies.into_iter().zip(results) {
@@ -149,17 +165,28 @@ async fn run(store: Store, wake: Wake, mut rx: mpsc::Receiver<Job>) {
     }
 }
 
-/// Writes `events` as one batch on the held writer, taking one if none is held.
+/// Releases the leases of fresh deliveries no worker took (they are due now).
+async fn give_back(store: &Store, orphans: &[ClaimedDelivery]) {
+    let leases: Vec<(String, i64)> = orphans.iter().map(|c| (c.id.clone(), c.lease_token)).collect();
+    if let Err(e) = store.release_leases(&leases, time::now_ms()).await {
+        // Not lost: they come due when their leases run out.
+        tracing::warn!(error = %e, deliveries = leases.len(), "giving back fresh deliveries failed");
+    }
+}
+
+/// Writes `events` as one batch on the held writer, taking one if none is
+/// held; with `fresh`, leasing some of its deliveries to this instance's worker.
 async fn write(
     store: &Store,
     held: &mut Option<(HeldWriter, Instant)>,
     events: &[NewEvent],
-) -> sqlx::Result<Vec<Ingested>> {
+    fresh: Option<&FreshLease>,
+) -> sqlx::Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
     if held.is_none() {
         *held = Some((store.hold_writer().await?, Instant::now()));
     }
     let (writer, _) = held.as_mut().expect("taken just above");
-    store.ingest_batch(writer, events, Whole::EachOnItsOwn).await
+    store.ingest_batch(writer, events, Whole::EachOnItsOwn, fresh).await
 }
 
 /// A batch failed and stored nothing: each event alone, through the same batch
@@ -172,8 +199,8 @@ async fn one_by_one(store: &Store, events: &[NewEvent], e: sqlx::Error) -> Vec<s
     let mut answers = Vec::with_capacity(events.len());
     for ev in events {
         let mut held = None;
-        let answer = write(store, &mut held, std::slice::from_ref(ev)).await;
-        answers.push(answer.map(|mut one| one.remove(0)));
+        let answer = write(store, &mut held, std::slice::from_ref(ev), None).await;
+        answers.push(answer.map(|(mut one, _)| one.remove(0)));
     }
     answers
 }

@@ -6,12 +6,29 @@
 //! instance's worker at once and, when other instances share the database
 //! (PostgreSQL), sends them `NOTIFY fenix_wake`, which each instance's
 //! [`Wake::listen_to_other_instances`] turns into a wake-up of its own worker.
+//!
+//! Fresh work can also skip the queue: while this instance's worker has
+//! nothing due ([`Fresh`]), the ingestion queue inserts new deliveries
+//! already leased to it and hands them over after the commit, so an event's
+//! first attempt does not wait for a claim (on SQLite, a turn of the one
+//! writer: milliseconds under load). Their rows carry the lease like claimed
+//! ones, so a process killed before sending them loses nothing: they come
+//! due when the lease runs out.
 
-use std::sync::Arc;
+use std::{
+    sync::{
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+        Arc, Mutex,
+    },
+    time::Duration,
+};
 
-use tokio::sync::{futures::Notified, Notify};
+use tokio::sync::{futures::Notified, mpsc, Notify};
 
-use crate::store::Store;
+use crate::{
+    store::{ClaimedDelivery, FreshLease, Store},
+    time::{self, Millis},
+};
 
 /// Who must hear that work was committed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,16 +43,41 @@ pub enum Reach {
 
 /// The wake-up handle shared by everything that commits work and the worker
 /// that waits for it; cheap to clone.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Wake {
     local: Arc<Notify>,
     store: Store,
+    fresh: Arc<Fresh>,
+}
+
+/// The hand-over of fresh deliveries from the ingestion queue to this
+/// instance's worker. Closed (no room) unless a worker runs here and has
+/// nothing due: fresh work never jumps a backlog.
+#[derive(Default)]
+pub struct Fresh {
+    /// Set while the worker has nothing due and takes fresh work.
+    open: AtomicBool,
+    /// How many deliveries the ingestion queue may lease to the worker now.
+    room: AtomicUsize,
+    /// The worker taking fresh work, if one runs here.
+    taker: Mutex<Option<Taker>>,
+}
+
+struct Taker {
+    owner: String,
+    lease: Duration,
+    tx: mpsc::UnboundedSender<Vec<ClaimedDelivery>>,
 }
 
 impl Wake {
     /// A handle whose cross-instance wake-ups go through `store`.
     pub fn new(store: Store) -> Wake {
-        Wake { local: Arc::new(Notify::new()), store }
+        Wake { local: Arc::new(Notify::new()), store, fresh: Arc::default() }
+    }
+
+    /// The hand-over of fresh deliveries to this instance's worker.
+    pub fn fresh(&self) -> &Fresh {
+        &self.fresh
     }
 
     /// Announces due work committed just now to the workers `reach` names.
@@ -55,5 +97,80 @@ impl Wake {
     /// until the process ends (PostgreSQL `LISTEN`; returns at once on SQLite).
     pub async fn listen_to_other_instances(self) {
         self.store.listen_for_work(&self.local).await
+    }
+}
+
+impl Fresh {
+    /// The worker `owner` takes fresh deliveries from now on, leased for
+    /// `lease`; they arrive on the returned channel (closed while it has no room).
+    pub fn take(&self, owner: &str, lease: Duration) -> mpsc::UnboundedReceiver<Vec<ClaimedDelivery>> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        *self.taker.lock().expect("fresh taker lock") = Some(Taker { owner: owner.to_string(), lease, tx });
+        rx
+    }
+
+    /// The worker has nothing due and `room` free places: fresh deliveries are welcome.
+    pub fn open(&self, room: usize) {
+        self.room.store(room, Ordering::Relaxed);
+        self.open.store(true, Ordering::Release);
+    }
+
+    /// While open, the worker's free places are `room` now (more as attempts finish).
+    pub fn refill(&self, room: usize) {
+        if self.open.load(Ordering::Acquire) {
+            self.room.store(room, Ordering::Relaxed);
+        }
+    }
+
+    /// The worker claims (or stops): fresh deliveries go to the queue again.
+    pub fn close(&self) {
+        self.open.store(false, Ordering::Release);
+        self.room.store(0, Ordering::Relaxed);
+    }
+
+    /// The worker stops taking fresh work: what is sent after this fails to
+    /// arrive and is given back by the sender.
+    pub fn stop(&self) {
+        self.close();
+        self.taker.lock().expect("fresh taker lock").take();
+    }
+
+    /// For an ingest batch written now: the lease its fresh deliveries may
+    /// carry, taking all the room there is (`None`: none, leave them to claims).
+    pub fn lease(&self, now: Millis) -> Option<FreshLease> {
+        if self.room.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        let taker = self.taker.lock().expect("fresh taker lock");
+        let taker = taker.as_ref()?;
+        let max = self.room.swap(0, Ordering::Relaxed);
+        (max > 0).then(|| FreshLease { owner: taker.owner.clone(), lease_until: time::add(now, taker.lease), max })
+    }
+
+    /// After the batch committed: hands the deliveries it leased to the
+    /// worker and gives back the room it did not use. `Err` gives back the
+    /// deliveries when no worker takes them any more (their leases must be
+    /// released).
+    pub fn hand_over(&self, lease: &FreshLease, leased: Vec<ClaimedDelivery>) -> Result<(), Vec<ClaimedDelivery>> {
+        let unused = lease.max.saturating_sub(leased.len());
+        if unused > 0 && self.open.load(Ordering::Acquire) {
+            self.room.fetch_add(unused, Ordering::Relaxed);
+        }
+        if leased.is_empty() {
+            return Ok(());
+        }
+        let taker = self.taker.lock().expect("fresh taker lock");
+        match taker.as_ref() {
+            Some(t) => t.tx.send(leased).map_err(|e| e.0),
+            None => Err(leased),
+        }
+    }
+
+    /// A batch that leased fresh deliveries failed (nothing of it is
+    /// stored): its room is free again.
+    pub fn unused(&self, lease: &FreshLease) {
+        if self.open.load(Ordering::Acquire) {
+            self.room.fetch_add(lease.max, Ordering::Relaxed);
+        }
     }
 }

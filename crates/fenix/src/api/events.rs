@@ -386,7 +386,9 @@ async fn ingest_batch(
     }
     let ingested = {
         let mut writer = s.store.hold_writer().await?;
-        s.store.ingest_batch(&mut writer, &events, Whole::AllOrNothing).await.map_err(lookup::app_deleted_meanwhile)?
+        // A producer's batch is bulk work: the worker claims it (nothing leased fresh).
+        let written = s.store.ingest_batch(&mut writer, &events, Whole::AllOrNothing, None).await;
+        written.map_err(lookup::app_deleted_meanwhile)?.0
     };
     if let Some((i, refused)) = ingested.iter().enumerate().find(|(_, r)| r.fanout_refused) {
         return Err(at(i, fanout_refused("this event", refused.event.delivery_count, &s)));

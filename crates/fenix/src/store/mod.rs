@@ -61,7 +61,7 @@ pub mod tokens;
 pub use deliveries::{AttemptRecord, DeliveryFilter};
 pub use endpoints::{EndpointPatch, NewEndpoint};
 pub use events::{Ingested, NewEvent};
-pub use queue::{ClaimedDelivery, HeldWriter, Outcome};
+pub use queue::{ClaimedDelivery, FreshLease, HeldWriter, Outcome};
 
 /// Runs `$body` with `$pool` bound to the pool that serves reads.
 macro_rules! on_read {

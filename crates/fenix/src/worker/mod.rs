@@ -50,8 +50,9 @@ use self::{
 };
 use crate::{
     state::SharedState,
-    store::Store,
+    store::{ClaimedDelivery, Store},
     time::{self, Millis},
+    wake::Reach,
 };
 
 /// Longest idle wait between looks at the queue (the safety net behind wake-ups).
@@ -148,9 +149,11 @@ impl Worker {
                 me.limits.keep_alive(&me.gate, &me.state.store, lease, shutdown).await
             }
         });
+        let fresh = self.state.wake.fresh();
+        let taker = tokio::spawn(self.clone().take_fresh(fresh.take(&self.owner, self.state.settings.lease_duration)));
         let mut failures = 0u32;
         let batch = self.state.settings.claim_batch.max(1);
-        let ahead = self.state.settings.worker_concurrency + batch;
+        let ahead = self.ahead();
         self.state.metrics.worker.start(time::now_ms(), self.state.settings.worker_stall_after);
         let mut pruned_at = std::time::Instant::now();
         while !shutdown.is_cancelled() {
@@ -172,6 +175,7 @@ impl Worker {
                 continue;
             }
             if self.recorder.is_blocked() {
+                fresh.close();
                 tokio::select! {
                     _ = tokio::time::sleep(Duration::from_millis(100)) => {}
                     _ = shutdown.cancelled() => break,
@@ -179,15 +183,27 @@ impl Worker {
                 continue;
             }
             let now = time::now_ms();
-            let claimed = self.claim_batch(now, free.min(batch)).await;
+            let limit = free.min(batch);
+            let claimed = self.claim_batch(now, limit).await;
             if claimed.is_ok() {
                 self.state.metrics.worker.progressed(time::now_ms());
             }
             match claimed {
-                Ok(Tick::Claimed(_)) => failures = 0,
+                Ok(Tick::Claimed(n)) => {
+                    failures = 0;
+                    // A claim that found less than it asked for emptied the
+                    // queue: fresh deliveries may come straight from ingestion
+                    // (never ahead of a backlog).
+                    if n < limit {
+                        fresh.open(self.room());
+                    } else {
+                        fresh.close();
+                    }
+                }
                 Ok(Tick::Saturated) => {
                     // Every claimed delivery's endpoint is busy: wait for one to free up.
                     failures = 0;
+                    fresh.close();
                     tokio::select! {
                         _ = self.progress.notified() => {}
                         _ = tokio::time::sleep(gate::BUSY_RETRY) => {}
@@ -197,14 +213,17 @@ impl Worker {
                 Ok(Tick::EmptyQueue) => {
                     failures = 0;
                     let wait = self.idle_wait(now).await;
+                    // Nothing is due: fresh deliveries may come straight from ingestion.
+                    fresh.open(self.room());
                     tokio::select! {
                         _ = self.state.wake.notified() => {}
                         _ = tokio::time::sleep(wait) => {}
-                        _ = shutdown.cancelled() => break,
+                        _ = shutdown.cancelled() => {}
                     }
                 }
                 Err(e) => {
                     failures += 1;
+                    fresh.close();
                     tracing::warn!(error = format!("{e:#}"), "claiming deliveries failed; retrying");
                     let backoff = Duration::from_millis(200 * u64::from(failures.min(25)));
                     tokio::select! {
@@ -214,6 +233,12 @@ impl Worker {
                 }
             }
         }
+        // Stopping before any await: no task starts an attempt from here.
+        // Fresh deliveries still on their way are set aside (released below);
+        // any sent after this is given back by the ingestion queue.
+        self.stopping.store(true, Ordering::Relaxed);
+        fresh.stop();
+        let _ = taker.await;
         self.drain().await;
         keeper.abort();
         slot_keeper.abort();
@@ -267,6 +292,38 @@ impl Worker {
         }
     }
 
+    /// How many claimed jobs the worker keeps in hand at most: one claim
+    /// batch beyond the attempts in flight.
+    fn ahead(&self) -> usize {
+        self.state.settings.worker_concurrency + self.state.settings.claim_batch.max(1)
+    }
+
+    /// The free places in hand: how many more jobs the worker may take now.
+    fn room(&self) -> usize {
+        self.ahead().saturating_sub(self.outstanding.load(Ordering::Relaxed))
+    }
+
+    /// Starts the fresh deliveries ingestion hands over (leased to this
+    /// worker at insert), until the hand-over stops; then sets aside what is
+    /// still on its way, to be released with the other leases.
+    async fn take_fresh(self: Arc<Self>, mut rx: mpsc::UnboundedReceiver<Vec<ClaimedDelivery>>) {
+        let fresh = self.state.wake.fresh();
+        while let Some(claimed) = rx.recv().await {
+            if self.stopping.load(Ordering::Relaxed) {
+                for c in &claimed {
+                    self.leases.set_aside(&c.id, c.lease_token);
+                }
+                continue;
+            }
+            tracing::debug!(deliveries = claimed.len(), "fresh deliveries taken");
+            self.leases.hold(&claimed);
+            if let Err(e) = self.start(claimed, time::now_ms()).await {
+                tracing::warn!(error = format!("{e:#}"), "starting fresh deliveries failed; they were given back");
+            }
+            fresh.refill(self.room());
+        }
+    }
+
     /// Claims up to `limit` due deliveries and starts an attempt for each.
     pub async fn claim_batch(self: &Arc<Self>, now: Millis, limit: usize) -> anyhow::Result<Tick> {
         let lease_until = time::add(now, self.state.settings.lease_duration);
@@ -274,8 +331,14 @@ impl Worker {
         if claimed.is_empty() {
             return Ok(Tick::EmptyQueue);
         }
-        let n = claimed.len();
         self.leases.hold(&claimed);
+        self.start(claimed, now).await
+    }
+
+    /// Starts an attempt for each delivery leased to this worker (claimed,
+    /// or handed over fresh), already in the lease book.
+    async fn start(self: &Arc<Self>, claimed: Vec<ClaimedDelivery>, now: Millis) -> anyhow::Result<Tick> {
+        let n = claimed.len();
         let ctx = match self.store().batch_context(&claimed, now).await {
             Ok(ctx) => ctx,
             Err(e) => {
@@ -327,6 +390,9 @@ impl Worker {
         let saturated = started == 0 && !deferred.is_empty();
         if !deferred.is_empty() {
             self.leases.defer(self.store(), deferred).await;
+            // Due again later: a claim loop idling since before (fresh
+            // deliveries start outside it) must read its next due time again.
+            self.state.wake.work_committed(Reach::ThisInstance).await;
         }
         if saturated {
             return Ok(Tick::Saturated);

@@ -280,3 +280,72 @@ async fn a_410_recorded_disables_its_endpoint() {
     assert!(endpoint.state_reason.unwrap_or_default().contains("410 Gone"));
     assert_eq!(s.deliveries().await[0].status, DeliveryStatus::Failed);
 }
+
+#[tokio::test]
+async fn fresh_deliveries_of_an_idle_worker_are_leased_at_insert_and_come_due_when_the_lease_runs_out() {
+    let s = setup(|_| {}).await;
+    let fresh = s.state.wake.fresh();
+    let mut handed = fresh.take("idle-worker", Duration::from_secs(30));
+    // Closed until the worker says it has nothing due: ingestion leaves the delivery to claims.
+    s.events(1).await;
+    assert!(handed.try_recv().is_err(), "nothing is handed over while the worker has no room");
+    let t = time::now_ms();
+    assert_eq!(s.claim("w", t, t + 600_000).await.len(), 1, "the first event's delivery is due for a claim");
+
+    fresh.open(10);
+    s.events(1).await;
+    let got = handed.try_recv().expect("handed over by the time the event is answered");
+    assert_eq!((got.len(), got[0].attempt_count, got[0].lane_seq), (1, 0, None));
+    let rows = s.deliveries().await;
+    let row = rows.iter().find(|d| d.id == got[0].id).expect("stored");
+    assert_eq!(row.status, DeliveryStatus::InFlight, "leased as it was inserted: {row:?}");
+    let t = time::now_ms();
+    assert!(s.claim("other", t, t + 60_000).await.is_empty(), "no other worker takes a leased delivery");
+    // The worker died before sending it: the delivery comes due when its lease runs out.
+    let later = t + 31_000;
+    let again = s.claim("other", later, later + 60_000).await;
+    assert_eq!(again.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), [got[0].id.as_str()]);
+    assert!(again[0].lease_token > got[0].lease_token, "the old lease's outcome would not apply");
+}
+
+#[tokio::test]
+async fn fresh_deliveries_no_worker_takes_any_more_are_given_back_at_once() {
+    let s = setup(|_| {}).await;
+    let fresh = s.state.wake.fresh();
+    // The worker opened its room, then went away before the hand-over.
+    let handed = fresh.take("gone-worker", Duration::from_secs(30));
+    fresh.open(10);
+    drop(handed);
+    s.events(2).await;
+    let rows = s.deliveries().await;
+    assert!(rows.iter().all(|d| d.status == DeliveryStatus::Pending), "no lease is kept: {rows:?}");
+    let t = time::now_ms();
+    assert_eq!(s.claim("next", t, t + 60_000).await.len(), 2, "due at once, not when a lease would run out");
+}
+
+#[tokio::test]
+async fn a_running_worker_sends_what_is_ingested_while_it_idles_and_leaves_nothing_leased() {
+    let s = setup(|_| {}).await;
+    let (worker, rx) = Worker::new(s.state.clone(), reqwest::Client::new());
+    let shutdown = CancellationToken::new();
+    let running = tokio::spawn(worker.clone().run(rx, shutdown.clone()));
+    for _ in 0..20 {
+        s.events(3).await;
+        tokio::task::yield_now().await;
+    }
+    // Until every delivery has its (refused) attempt recorded.
+    loop {
+        let rows = s.deliveries().await;
+        if rows.len() == 60 && rows.iter().all(|d| d.attempt_count == 1 && d.status != DeliveryStatus::InFlight) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    shutdown.cancel();
+    running.await.expect("the worker stops");
+    assert!(worker.leases.is_empty());
+    for d in s.deliveries().await {
+        let attempts = s.state.store.list_attempts(&d.id).await.expect("attempts");
+        assert_eq!(attempts.len(), 1, "one attempt each, none sent twice: {d:?}");
+    }
+}

@@ -117,6 +117,37 @@ pub struct BatchContext {
     pub secrets: HashMap<String, Vec<SecretRow>>,
 }
 
+/// A lease an ingest batch may put on its fresh deliveries for this
+/// instance's worker, which then gets them in hand without claiming them
+/// (`wake.rs`, [`crate::wake::Fresh`]): the claim's own columns, set at insert.
+#[derive(Debug, Clone)]
+pub struct FreshLease {
+    pub owner: String,
+    pub lease_until: Millis,
+    /// How many deliveries of the batch may be leased at most.
+    pub max: usize,
+}
+
+/// The token a delivery leased at its insert carries: that of a first claim.
+pub const FRESH_LEASE_TOKEN: i64 = 1;
+
+impl ClaimedDelivery {
+    /// A delivery leased as it was inserted ([`FreshLease`]): no attempt yet,
+    /// never of an ordered lane.
+    pub(super) fn fresh(d: &plan::NewDelivery<'_>) -> ClaimedDelivery {
+        ClaimedDelivery {
+            id: d.id.clone(),
+            app_id: d.app_id.to_string(),
+            event_id: d.event_id.to_string(),
+            endpoint_id: d.endpoint_id.clone(),
+            attempt_count: 0,
+            budget_start: 0,
+            lease_token: FRESH_LEASE_TOKEN,
+            lane_seq: None,
+        }
+    }
+}
+
 /// The parts of an endpoint the worker needs to send to it.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct EndpointTarget {
@@ -230,15 +261,21 @@ impl Store {
     /// write connection the caller holds, possibly across batches. With
     /// [`Whole::AllOrNothing`] an event refused for its fan-out stores nothing
     /// of the batch (its answer says which).
+    ///
+    /// With `fresh`, up to `fresh.max` of the unordered deliveries are
+    /// inserted leased to `fresh.owner` and answered as claimed (those
+    /// written): the caller hands them to that worker after the commit, or
+    /// gives the leases back.
     pub async fn ingest_batch(
         &self,
         writer: &mut HeldWriter,
         events: &[NewEvent],
         whole: Whole,
-    ) -> sqlx::Result<Vec<Ingested>> {
+        fresh: Option<&FreshLease>,
+    ) -> sqlx::Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
         match writer {
-            HeldWriter::Sqlite(conn) => sqlite::ingest_batch(conn, events, whole).await,
-            HeldWriter::Postgres(conn) => postgres::ingest_batch(conn, events, whole).await,
+            HeldWriter::Sqlite(conn) => sqlite::ingest_batch(conn, events, whole, fresh).await,
+            HeldWriter::Postgres(conn) => postgres::ingest_batch(conn, events, whole, fresh).await,
         }
     }
 

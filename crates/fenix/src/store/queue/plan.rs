@@ -117,6 +117,21 @@ impl Plan<'_> {
         }
     }
 
+    /// Which deliveries are inserted leased to `fresh`'s worker
+    /// ([`super::FreshLease`]): the first `fresh.max` unordered ones (an
+    /// ordered one waits for its lane's claim).
+    pub fn fresh_leased(&self, fresh: Option<&super::FreshLease>) -> Vec<bool> {
+        let mut left = fresh.map_or(0, |f| f.max);
+        self.deliveries
+            .iter()
+            .map(|d| {
+                let leased = left > 0 && d.lane_seq.is_none();
+                left -= usize::from(leased);
+                leased
+            })
+            .collect()
+    }
+
     /// True when the batch creates due work (workers should hear of it).
     pub fn makes_deliveries(&self) -> bool {
         !self.deliveries.is_empty()

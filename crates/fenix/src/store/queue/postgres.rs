@@ -11,8 +11,8 @@ use sqlx::{pool::PoolConnection, PgPool, Postgres};
 
 use super::{
     plan::{self, Conn, Whole},
-    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome, PARKED, PROMOTE_NEXT,
-    TARGET_COLUMNS,
+    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, FreshLease, Health, LeaseChange, Outcome,
+    FRESH_LEASE_TOKEN, PARKED, PROMOTE_NEXT, TARGET_COLUMNS,
 };
 use crate::{
     store::{deliveries::AttemptRecord, endpoints::SecretRow, events::Ingested, events::NewEvent, WAKE_CHANNEL},
@@ -77,7 +77,9 @@ const LANE_RECHECK: &str =
 /// when their rows are locked (`FOR KEY SHARE`, in id order, until commit),
 /// so an endpoint's deletion waits for this batch and then deletes its
 /// deliveries, or came first and gets none. The `NOTIFY` (only when a
-/// delivery was written and $16) is delivered at commit.
+/// delivery was written unleased and $16) is delivered at commit.
+/// Deliveries with a `lease_until` ($23) are leased fresh to this instance's
+/// worker ($21, token $22: see `wake.rs`); the ids of those written are answered.
 const INGEST_BATCH: &str = "\
     WITH targets AS ( \
         SELECT id FROM endpoints WHERE id = ANY($20::text[]) ORDER BY id FOR KEY SHARE), \
@@ -90,17 +92,20 @@ const INGEST_BATCH: &str = "\
         RETURNING id), \
     d AS ( \
         INSERT INTO deliveries (id, app_id, event_id, event_type, endpoint_id, status, attempt_count, \
-                                next_attempt_at, created_at, updated_at, ordering_key, lane_seq) \
+                                next_attempt_at, created_at, updated_at, ordering_key, lane_seq, \
+                                lease_until, lease_owner, lease_token) \
         SELECT u.id, u.app_id, u.event_id, u.event_type, u.endpoint_id, 'pending', 0, u.due, u.at, u.at, \
-               u.ordering_key, u.lane_seq \
+               u.ordering_key, u.lane_seq, u.lease_until, CASE WHEN u.lease_until IS NULL THEN NULL ELSE $21 END, \
+               CASE WHEN u.lease_until IS NULL THEN 0 ELSE $22 END \
         FROM UNNEST($9::text[], $10::text[], $11::text[], $12::text[], $13::int8[], $14::text[], $17::text[], \
-                    $18::int8[], $19::int8[]) \
-             AS u(id, app_id, event_id, endpoint_id, at, event_type, ordering_key, lane_seq, due) \
+                    $18::int8[], $19::int8[], $23::int8[]) \
+             AS u(id, app_id, event_id, endpoint_id, at, event_type, ordering_key, lane_seq, due, lease_until) \
         WHERE u.event_id IN (SELECT id FROM e) AND u.endpoint_id IN (SELECT id FROM targets) \
-        RETURNING 1) \
+        RETURNING id, lease_until IS NOT NULL AS leased) \
     SELECT (SELECT COUNT(*) FROM e) AS written, \
-           (SELECT COUNT(*) FROM (SELECT pg_notify($15, '') FROM (SELECT 1 FROM d LIMIT 1) AS any_delivery \
-                                  WHERE $16) AS notified) AS notified";
+           (SELECT COUNT(*) FROM (SELECT pg_notify($15, '') FROM (SELECT 1 FROM d WHERE NOT leased LIMIT 1) AS any_delivery \
+                                  WHERE $16) AS notified) AS notified, \
+           (SELECT array_agg(id) FROM d WHERE leased) AS leased";
 
 /// A batch of outcomes in one statement: the attempts (any whose delivery was
 /// deleted meanwhile is skipped), the delivery rows whose lease token still
@@ -147,32 +152,44 @@ pub(super) async fn ingest_batch(
     writer: &mut PoolConnection<Postgres>,
     events: &[NewEvent],
     whole: Whole,
-) -> sqlx::Result<Vec<Ingested>> {
+    fresh: Option<&FreshLease>,
+) -> sqlx::Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
     let mut plan = plan::plan(Conn::Postgres(writer), events).await?;
     if plan.events.is_empty() || plan.refused_whole(whole) {
-        return Ok(plan.answers);
+        return Ok((plan.answers, Vec::new()));
     }
     // Deliveries to ordered endpoints: their lane numbers are taken in a
     // transaction that keeps the endpoints' rows locked until the events are
     // in (batches to unordered endpoints only stay one statement).
-    let written = if plan.lane_counts().is_empty() {
-        insert_batch(writer, &plan).await?
+    let (written, leased) = if plan.lane_counts().is_empty() {
+        insert_batch(writer, &plan, fresh).await?
     } else {
         // sqlx's transaction: rolled back if dropped on an error, so the held
         // writer never goes back to its pool inside a transaction.
         let mut tx = sqlx::Connection::begin(&mut **writer).await?;
         plan::order_lanes(Conn::Postgres(&mut tx), &mut plan).await?;
-        let written = insert_batch(&mut tx, &plan).await?;
+        let written = insert_batch(&mut tx, &plan, fresh).await?;
         tx.commit().await?;
         written
     };
-    after_insert(writer, plan, written).await
+    // Only the rows written: an event whose key another instance stored
+    // meanwhile, or an endpoint deleted meanwhile, left some out.
+    let leased: HashSet<String> = leased.into_iter().collect();
+    let claimed = plan.deliveries.iter().filter(|d| leased.contains(&d.id)).map(ClaimedDelivery::fresh).collect();
+    Ok((after_insert(writer, plan, written).await?, claimed))
 }
 
-/// [`INGEST_BATCH`] for a plan; answers how many events were written.
-async fn insert_batch(writer: &mut sqlx::PgConnection, plan: &plan::Plan<'_>) -> sqlx::Result<i64> {
+/// [`INGEST_BATCH`] for a plan; answers how many events were written and
+/// the ids of the deliveries written leased to `fresh`.
+async fn insert_batch(
+    writer: &mut sqlx::PgConnection,
+    plan: &plan::Plan<'_>,
+    fresh: Option<&FreshLease>,
+) -> sqlx::Result<(i64, Vec<String>)> {
     let (evs, ds) = (&plan.events, &plan.deliveries);
-    let (written, _notified): (i64, i64) = sqlx::query_as(INGEST_BATCH)
+    let leased = plan.fresh_leased(fresh);
+    let lease_until = fresh.map(|f| f.lease_until);
+    let (written, _notified, leased): (i64, i64, Option<Vec<String>>) = sqlx::query_as(INGEST_BATCH)
         .bind(evs.iter().map(|(e, _)| e.id.as_str()).collect::<Vec<_>>())
         .bind(evs.iter().map(|(e, _)| e.app_id.as_str()).collect::<Vec<_>>())
         .bind(evs.iter().map(|(e, _)| e.event_type.as_str()).collect::<Vec<_>>())
@@ -193,9 +210,12 @@ async fn insert_batch(writer: &mut sqlx::PgConnection, plan: &plan::Plan<'_>) ->
         .bind(ds.iter().map(|d| d.lane_seq).collect::<Vec<_>>())
         .bind(ds.iter().map(|d| d.due).collect::<Vec<_>>())
         .bind(plan.endpoint_ids())
+        .bind(fresh.map(|f| f.owner.as_str()))
+        .bind(FRESH_LEASE_TOKEN)
+        .bind(leased.iter().map(|&l| if l { lease_until } else { None }).collect::<Vec<_>>())
         .fetch_one(&mut *writer)
         .await?;
-    Ok(written)
+    Ok((written, leased.unwrap_or_default()))
 }
 
 /// The rest of [`ingest_batch`] after the write.

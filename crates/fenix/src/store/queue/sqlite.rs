@@ -10,8 +10,8 @@ use sqlx::{pool::PoolConnection, Connection, QueryBuilder, Sqlite, SqliteConnect
 
 use super::{
     plan::{self, Conn, Whole},
-    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, Health, LeaseChange, Outcome, PARKED, PROMOTE_NEXT,
-    TARGET_COLUMNS,
+    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, FreshLease, Health, LeaseChange, Outcome,
+    FRESH_LEASE_TOKEN, PARKED, PROMOTE_NEXT, TARGET_COLUMNS,
 };
 use crate::{
     store::{deliveries::AttemptRecord, endpoints::SecretRow, events::Ingested, events::NewEvent},
@@ -63,12 +63,13 @@ pub(super) async fn ingest_batch(
     writer: &mut PoolConnection<Sqlite>,
     events: &[NewEvent],
     whole: Whole,
-) -> sqlx::Result<Vec<Ingested>> {
+    fresh: Option<&FreshLease>,
+) -> sqlx::Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
     let mut tx = begin_write(writer).await?;
     let mut plan = plan::plan(Conn::Sqlite(&mut tx), events).await?;
     if plan.refused_whole(whole) {
         // Dropping the transaction rolls it back: it wrote nothing yet.
-        return Ok(plan.answers);
+        return Ok((plan.answers, Vec::new()));
     }
     // Lane numbers of ordered endpoints, taken inside the write transaction:
     // one writer at a time, so they follow commit order.
@@ -91,13 +92,15 @@ pub(super) async fn ingest_batch(
         });
         qb.build().execute(&mut *tx).await?;
     }
-    // 10 parameters a row.
-    for chunk in plan.deliveries.chunks(1000) {
+    let leased = plan.fresh_leased(fresh);
+    // 10 parameters a row (13 with a lease).
+    for (chunk, leased) in plan.deliveries.chunks(1000).zip(leased.chunks(1000)) {
         let mut qb = QueryBuilder::new(
             "INSERT INTO deliveries (id, app_id, event_id, event_type, endpoint_id, status, attempt_count, \
-             next_attempt_at, created_at, updated_at, ordering_key, lane_seq) ",
+             next_attempt_at, created_at, updated_at, ordering_key, lane_seq",
         );
-        qb.push_values(chunk, |mut b, d| {
+        qb.push(if fresh.is_some() { ", lease_until, lease_owner, lease_token) " } else { ") " });
+        qb.push_values(chunk.iter().zip(leased), |mut b, (d, &leased)| {
             b.push_bind(d.id.as_str())
                 .push_bind(d.app_id)
                 .push_bind(d.event_id)
@@ -110,11 +113,18 @@ pub(super) async fn ingest_batch(
                 .push_bind(d.at)
                 .push_bind(d.ordering_key)
                 .push_bind(d.lane_seq);
+            if let Some(f) = fresh {
+                b.push_bind(leased.then_some(f.lease_until))
+                    .push_bind(leased.then_some(f.owner.as_str()))
+                    .push_bind(if leased { FRESH_LEASE_TOKEN } else { 0 });
+            }
         });
         qb.build().execute(&mut *tx).await?;
     }
     tx.commit().await?;
-    Ok(plan.answers)
+    // One writer, keys read inside the transaction: every planned row was written.
+    let claimed = plan.deliveries.iter().zip(leased).filter(|(_, l)| *l).map(|(d, _)| ClaimedDelivery::fresh(d));
+    Ok((plan.answers, claimed.collect()))
 }
 
 /// Leases due rows in one statement on the writer.
