@@ -308,7 +308,13 @@ impl Worker {
     /// still on its way, to be released with the other leases.
     async fn take_fresh(self: Arc<Self>, mut rx: mpsc::UnboundedReceiver<Vec<ClaimedDelivery>>) {
         let fresh = self.state.wake.fresh();
-        while let Some(claimed) = rx.recv().await {
+        while let Some(mut claimed) = rx.recv().await {
+            // What arrived while the last hand-over was being started goes
+            // together: one context read and one ask for shared limits for
+            // all of it (on PostgreSQL each is a round trip or more).
+            while let Ok(more) = rx.try_recv() {
+                claimed.extend(more);
+            }
             if self.stopping.load(Ordering::Relaxed) {
                 for c in &claimed {
                     self.leases.set_aside(&c.id, c.lease_token);

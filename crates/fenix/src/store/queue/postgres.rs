@@ -284,26 +284,23 @@ pub(super) async fn batch_context(
     endpoint_ids: &[&str],
     now: Millis,
 ) -> sqlx::Result<ContextRows> {
-    let events =
+    let endpoints_sql = format!("SELECT {TARGET_COLUMNS} FROM endpoints WHERE id = ANY($1)");
+    // Three reads side by side, each on a connection of its own: the
+    // context is in hand after the slowest, not after all three.
+    tokio::try_join!(
         sqlx::query_as::<_, EventPart>("SELECT id, event_type, payload, created_at FROM events WHERE id = ANY($1)")
             .bind(event_ids)
-            .fetch_all(pool)
-            .await?;
-    let endpoints =
-        sqlx::query_as::<_, EndpointTarget>(&format!("SELECT {TARGET_COLUMNS} FROM endpoints WHERE id = ANY($1)"))
-            .bind(endpoint_ids)
-            .fetch_all(pool)
-            .await?;
-    let secrets = sqlx::query_as::<_, SecretRow>(
-        "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets \
-         WHERE (expires_at IS NULL OR expires_at > $1) AND endpoint_id = ANY($2) \
-         ORDER BY endpoint_id, version DESC",
+            .fetch_all(pool),
+        sqlx::query_as::<_, EndpointTarget>(&endpoints_sql).bind(endpoint_ids).fetch_all(pool),
+        sqlx::query_as::<_, SecretRow>(
+            "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets \
+             WHERE (expires_at IS NULL OR expires_at > $1) AND endpoint_id = ANY($2) \
+             ORDER BY endpoint_id, version DESC",
+        )
+        .bind(now)
+        .bind(endpoint_ids)
+        .fetch_all(pool),
     )
-    .bind(now)
-    .bind(endpoint_ids)
-    .fetch_all(pool)
-    .await?;
-    Ok((events, endpoints, secrets))
 }
 
 /// [`RECORD_OUTCOMES`] on the worker's pool, the rows in id order; answers the
