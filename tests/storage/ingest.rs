@@ -3,7 +3,7 @@
 
 use fenix::{
     ingest::Ingestor,
-    store::{is_unique_violation, DeliveryFilter},
+    store::{is_unique_violation, queue::Whole, DeliveryFilter, FreshLease},
     wake::Wake,
 };
 
@@ -286,7 +286,50 @@ async fn the_ingestion_queue_stores_the_other_events_when_one_is_refused_and_ann
     assert!(announced, "the ingestion queue announces the deliveries it wrote");
 }
 
+/// A batch written with a fresh lease: up to `max` deliveries of unordered
+/// endpoints are stored leased to the worker named (shown `in_flight`) and
+/// answered as claimed; no claim takes them until the lease runs out.
+async fn fresh_deliveries_are_stored_leased_to_the_idle_worker_and_answered_as_claimed(backend: Backend) {
+    let fx = Fixture::new(backend).await;
+    let app = fx.app("acme").await;
+    let plain = [fx.endpoint(&app, &[]).await, fx.endpoint(&app, &[]).await];
+    let lane = fx.endpoint(&app, &[]).await;
+    fx.raw().await.exec("UPDATE endpoints SET ordered = TRUE WHERE id = $1", &[(&lane).into()]).await;
+    let events: Vec<_> = (0..2).map(|n| new_event(&app, "booking.confirmed", None, T0 + n)).collect();
+    let fresh = FreshLease { owner: "idle-worker".into(), lease_until: T0 + 30_000, max: 3 };
+
+    let mut writer = fx.store.hold_writer().await.unwrap();
+    let (answers, claimed) =
+        fx.store.ingest_batch(&mut writer, &events, Whole::EachOnItsOwn, Some(&fresh)).await.unwrap();
+    drop(writer);
+    assert!(answers.iter().all(|a| a.created && a.event.delivery_count == 3));
+    // Three of the four unordered deliveries (the most asked for); none of the ordered lane.
+    assert_eq!(claimed.len(), 3, "{claimed:?}");
+    assert!(claimed.iter().all(|c| plain.contains(&c.endpoint_id) && c.attempt_count == 0 && c.lane_seq.is_none()));
+    let rows = fx.store.list_deliveries(&app, &all()).await.unwrap();
+    for d in &rows {
+        let leased = claimed.iter().any(|c| c.id == d.id);
+        assert_eq!(d.status.as_str(), if leased { "in_flight" } else { "pending" }, "{d:?}");
+    }
+    let raw = fx.raw().await;
+    let owners = raw.int("SELECT COUNT(*) FROM deliveries WHERE lease_owner = 'idle-worker'", &[]).await;
+    assert_eq!(owners, Some(3));
+
+    // A claim before the lease ends takes the other two (the unleased plain one and the lane's head).
+    let other = fx.store.claim_due("other", T0 + 100, T0 + 60_000, 100).await.unwrap();
+    assert_eq!(other.len(), 2, "{other:?}");
+    assert!(other.iter().all(|o| claimed.iter().all(|c| c.id != o.id)));
+    // The worker died: its deliveries come due when the lease runs out, under a new token.
+    let later = fx.store.claim_due("other", T0 + 30_000, T0 + 90_000, 100).await.unwrap();
+    let mut taken: Vec<&str> = later.iter().map(|c| c.id.as_str()).collect();
+    let mut leased: Vec<&str> = claimed.iter().map(|c| c.id.as_str()).collect();
+    (taken.sort(), leased.sort());
+    assert_eq!(taken, leased);
+    assert!(later.iter().all(|l| claimed.iter().any(|c| c.id == l.id && l.lease_token > c.lease_token)));
+}
+
 crate::on_both_backends!(
+    fresh_deliveries_are_stored_leased_to_the_idle_worker_and_answered_as_claimed,
     an_event_gets_one_pending_delivery_per_endpoint_that_wants_its_type_whatever_its_state,
     an_event_nobody_wants_is_stored_without_deliveries,
     a_repeated_idempotency_key_returns_the_original_event_and_creates_no_delivery,

@@ -136,9 +136,6 @@ async fn run(store: Store, wake: Wake, mut rx: mpsc::Receiver<Job>) {
         let (results, leased) = match written {
             Ok((results, leased)) => (results.into_iter().map(Ok).collect(), leased),
             Err(e) => {
-                if let Some(lease) = &fresh {
-                    wake.fresh().unused(lease);
-                }
                 // Give the connection back (the pool replaces it if it is broken
                 // or still inside a transaction); each event is retried alone.
                 held = None;
@@ -146,12 +143,10 @@ async fn run(store: Store, wake: Wake, mut rx: mpsc::Receiver<Job>) {
             }
         };
         let handed = leased.len();
-        if let Some(lease) = &fresh {
-            if let Err(orphans) = wake.fresh().hand_over(lease, leased) {
-                // The worker stopped meanwhile: due again now, for any instance.
-                held = None;
-                give_back(&store, &orphans).await;
-            }
+        if let Err(orphans) = wake.fresh().hand_over(leased) {
+            // The worker stopped meanwhile: due again now, for any instance.
+            held = None;
+            give_back(&store, &orphans).await;
         }
         // Wake the worker for what it was not handed. (On PostgreSQL the
         // batch's statement carried the NOTIFY to the other instances.)

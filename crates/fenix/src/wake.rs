@@ -136,41 +136,34 @@ impl Fresh {
     }
 
     /// For an ingest batch written now: the lease its fresh deliveries may
-    /// carry, taking all the room there is (`None`: none, leave them to claims).
+    /// carry, as many as there is room for (`None`: none, leave them to
+    /// claims). One ingestion queue asks at a time; the room shrinks by what
+    /// the batch leased when it is handed over.
     pub fn lease(&self, now: Millis) -> Option<FreshLease> {
-        if self.room.load(Ordering::Relaxed) == 0 {
+        let max = self.room.load(Ordering::Relaxed);
+        if max == 0 {
             return None;
         }
         let taker = self.taker.lock().expect("fresh taker lock");
         let taker = taker.as_ref()?;
-        let max = self.room.swap(0, Ordering::Relaxed);
-        (max > 0).then(|| FreshLease { owner: taker.owner.clone(), lease_until: time::add(now, taker.lease), max })
+        Some(FreshLease { owner: taker.owner.clone(), lease_until: time::add(now, taker.lease), max })
     }
 
     /// After the batch committed: hands the deliveries it leased to the
-    /// worker and gives back the room it did not use. `Err` gives back the
-    /// deliveries when no worker takes them any more (their leases must be
-    /// released).
-    pub fn hand_over(&self, lease: &FreshLease, leased: Vec<ClaimedDelivery>) -> Result<(), Vec<ClaimedDelivery>> {
-        let unused = lease.max.saturating_sub(leased.len());
-        if unused > 0 && self.open.load(Ordering::Acquire) {
-            self.room.fetch_add(unused, Ordering::Relaxed);
-        }
+    /// worker, taking their places from the room (the worker sets it afresh,
+    /// from what it has in hand, after starting them). `Err` gives the
+    /// deliveries back when no worker takes them any more (their leases must
+    /// be released).
+    pub fn hand_over(&self, leased: Vec<ClaimedDelivery>) -> Result<(), Vec<ClaimedDelivery>> {
         if leased.is_empty() {
             return Ok(());
         }
+        let n = leased.len();
+        let _ = self.room.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| Some(r.saturating_sub(n)));
         let taker = self.taker.lock().expect("fresh taker lock");
         match taker.as_ref() {
             Some(t) => t.tx.send(leased).map_err(|e| e.0),
             None => Err(leased),
-        }
-    }
-
-    /// A batch that leased fresh deliveries failed (nothing of it is
-    /// stored): its room is free again.
-    pub fn unused(&self, lease: &FreshLease) {
-        if self.open.load(Ordering::Acquire) {
-            self.room.fetch_add(lease.max, Ordering::Relaxed);
         }
     }
 }
