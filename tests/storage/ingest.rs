@@ -323,7 +323,8 @@ async fn fresh_deliveries_are_stored_leased_to_the_idle_worker_and_answered_as_c
     let later = fx.store.claim_due("other", T0 + 30_000, T0 + 90_000, 100).await.unwrap();
     let mut taken: Vec<&str> = later.iter().map(|c| c.id.as_str()).collect();
     let mut leased: Vec<&str> = claimed.iter().map(|c| c.id.as_str()).collect();
-    (taken.sort(), leased.sort());
+    taken.sort();
+    leased.sort();
     assert_eq!(taken, leased);
     assert!(later.iter().all(|l| claimed.iter().any(|c| c.id == l.id && l.lease_token > c.lease_token)));
 }
