@@ -51,8 +51,8 @@ pub struct Wake {
 }
 
 /// The hand-over of fresh deliveries from the ingestion queue to this
-/// instance's worker. Closed (no room) unless a worker runs here and has
-/// nothing due: fresh work never jumps a backlog.
+/// instance's worker. Closed (no room) unless a worker runs here and its
+/// last look at the queue emptied it: fresh work never jumps a backlog.
 #[derive(Default)]
 pub struct Fresh {
     /// Set while the worker has nothing due and takes fresh work.
@@ -102,7 +102,7 @@ impl Wake {
 
 impl Fresh {
     /// The worker `owner` takes fresh deliveries from now on, leased for
-    /// `lease`; they arrive on the returned channel (closed while it has no room).
+    /// `lease`; they arrive on the returned channel (none while it offers no room).
     pub fn take(&self, owner: &str, lease: Duration) -> mpsc::UnboundedReceiver<Vec<ClaimedDelivery>> {
         let (tx, rx) = mpsc::unbounded_channel();
         *self.taker.lock().expect("fresh taker lock") = Some(Taker { owner: owner.to_string(), lease, tx });
