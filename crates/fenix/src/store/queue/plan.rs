@@ -57,6 +57,9 @@ pub struct NewDelivery<'a> {
     /// endpoint's counter ([`Plan::take_lane_numbers`]) under the endpoint
     /// row's lock. `None` for an unordered endpoint.
     pub lane_seq: Option<i64>,
+    /// Inserted leased to the worker of the batch's [`super::FreshLease`]
+    /// ([`Plan::lease_fresh`]).
+    pub leased: bool,
 }
 
 /// What a batch writes, and what each of its events is answered.
@@ -117,19 +120,14 @@ impl Plan<'_> {
         }
     }
 
-    /// Which deliveries are inserted leased to `fresh`'s worker
+    /// Marks the deliveries inserted leased to `fresh`'s worker
     /// ([`super::FreshLease`]): the first `fresh.max` unordered ones (an
     /// ordered one waits for its lane's claim).
-    pub fn fresh_leased(&self, fresh: Option<&super::FreshLease>) -> Vec<bool> {
-        let mut left = fresh.map_or(0, |f| f.max);
-        self.deliveries
-            .iter()
-            .map(|d| {
-                let leased = left > 0 && d.lane_seq.is_none();
-                left -= usize::from(leased);
-                leased
-            })
-            .collect()
+    pub fn lease_fresh(&mut self, fresh: Option<&super::FreshLease>) {
+        let max = fresh.map_or(0, |f| f.max);
+        for d in self.deliveries.iter_mut().filter(|d| d.lane_seq.is_none()).take(max) {
+            d.leased = true;
+        }
     }
 
     /// True when the batch creates due work (workers should hear of it).
@@ -307,6 +305,7 @@ pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> sqlx::Resul
                 endpoint_id: t.id.clone(),
                 at: ev.created_at,
                 due: ev.created_at,
+                leased: false,
             });
         }
         let row = ev.stored_row(count);

@@ -161,6 +161,7 @@ pub(super) async fn ingest_batch(
     // Deliveries to ordered endpoints: their lane numbers are taken in a
     // transaction that keeps the endpoints' rows locked until the events are
     // in (batches to unordered endpoints only stay one statement).
+    plan.lease_fresh(fresh);
     let (written, leased) = if plan.lane_counts().is_empty() {
         insert_batch(writer, &plan, fresh).await?
     } else {
@@ -187,7 +188,6 @@ async fn insert_batch(
     fresh: Option<&FreshLease>,
 ) -> sqlx::Result<(i64, Vec<String>)> {
     let (evs, ds) = (&plan.events, &plan.deliveries);
-    let leased = plan.fresh_leased(fresh);
     let lease_until = fresh.map(|f| f.lease_until);
     let (written, _notified, leased): (i64, i64, Option<Vec<String>>) = sqlx::query_as(INGEST_BATCH)
         .bind(evs.iter().map(|(e, _)| e.id.as_str()).collect::<Vec<_>>())
@@ -212,7 +212,7 @@ async fn insert_batch(
         .bind(plan.endpoint_ids())
         .bind(fresh.map(|f| f.owner.as_str()))
         .bind(FRESH_LEASE_TOKEN)
-        .bind(leased.iter().map(|&l| if l { lease_until } else { None }).collect::<Vec<_>>())
+        .bind(ds.iter().map(|d| lease_until.filter(|_| d.leased)).collect::<Vec<_>>())
         .fetch_one(&mut *writer)
         .await?;
     Ok((written, leased.unwrap_or_default()))

@@ -92,15 +92,15 @@ pub(super) async fn ingest_batch(
         });
         qb.build().execute(&mut *tx).await?;
     }
-    let leased = plan.fresh_leased(fresh);
+    plan.lease_fresh(fresh);
     // 10 parameters a row (13 with a lease).
-    for (chunk, leased) in plan.deliveries.chunks(1000).zip(leased.chunks(1000)) {
+    for chunk in plan.deliveries.chunks(1000) {
         let mut qb = QueryBuilder::new(
             "INSERT INTO deliveries (id, app_id, event_id, event_type, endpoint_id, status, attempt_count, \
              next_attempt_at, created_at, updated_at, ordering_key, lane_seq",
         );
         qb.push(if fresh.is_some() { ", lease_until, lease_owner, lease_token) " } else { ") " });
-        qb.push_values(chunk.iter().zip(leased), |mut b, (d, &leased)| {
+        qb.push_values(chunk, |mut b, d| {
             b.push_bind(d.id.as_str())
                 .push_bind(d.app_id)
                 .push_bind(d.event_id)
@@ -114,17 +114,17 @@ pub(super) async fn ingest_batch(
                 .push_bind(d.ordering_key)
                 .push_bind(d.lane_seq);
             if let Some(f) = fresh {
-                b.push_bind(leased.then_some(f.lease_until))
-                    .push_bind(leased.then_some(f.owner.as_str()))
-                    .push_bind(if leased { FRESH_LEASE_TOKEN } else { 0 });
+                b.push_bind(d.leased.then_some(f.lease_until))
+                    .push_bind(d.leased.then_some(f.owner.as_str()))
+                    .push_bind(if d.leased { FRESH_LEASE_TOKEN } else { 0 });
             }
         });
         qb.build().execute(&mut *tx).await?;
     }
     tx.commit().await?;
     // One writer, keys read inside the transaction: every planned row was written.
-    let claimed = plan.deliveries.iter().zip(leased).filter(|(_, l)| *l).map(|(d, _)| ClaimedDelivery::fresh(d));
-    Ok((plan.answers, claimed.collect()))
+    let claimed = plan.deliveries.iter().filter(|d| d.leased).map(ClaimedDelivery::fresh).collect();
+    Ok((plan.answers, claimed))
 }
 
 /// Leases due rows in one statement on the writer.
