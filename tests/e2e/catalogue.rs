@@ -188,6 +188,59 @@ async fn a_batch_with_one_bad_payload_is_refused_by_its_index(backend: Backend) 
     assert_eq!(event_count(&fenix, &app).await, 0, "the whole batch was refused");
 }
 
+/// Sends `body` as it is written (raw JSON text, which `json!` could not carry).
+async fn send_raw(fenix: &Fenix, path: &str, body: String) -> (u16, Value) {
+    let resp = fenix.request("POST", path).header("content-type", "application/json").body(body).send().await.unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+/// Data whose every reading is not the same value: the schema check cannot
+/// vouch for it, so it is refused (issue 26, finding 2), with its code and place.
+fn unreadable_data() -> Vec<(String, &'static str, &'static str)> {
+    let deep = format!("{{\"amount\":1,\"currency\":\"EUR\",\"x\":{}{}}}", "[".repeat(130), "]".repeat(130));
+    vec![
+        (r#"{"amount":"x","amount":5,"currency":"EUR"}"#.into(), "duplicate_key", "/amount"),
+        (r#"{"amount":1,"currency":"EUR","m":{"k":1,"k":2}}"#.into(), "duplicate_key", "/m/k"),
+        (r#"{"amount":1e400,"currency":"EUR"}"#.into(), "number_out_of_range", "/amount"),
+        (r#"{"amount":1,"currency":"EUR","note":"\ud800"}"#.into(), "invalid_unicode", "/note"),
+        (deep, "data_too_deep", "/x/0/0/0"),
+    ]
+}
+
+async fn data_that_cannot_be_checked_is_refused_in_single_and_batch_ingestion(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let app = fenix.create_app("acme").await;
+    add_type(&fenix, json!({"name": "order.paid", "schema": payment_schema()})).await;
+    let (single, batch) = (format!("/v1/apps/{app}/events"), format!("/v1/apps/{app}/events/batch"));
+    for (data, want, place) in unreadable_data() {
+        let (status, body) = send_raw(&fenix, &single, format!(r#"{{"type":"order.paid","data":{data}}}"#)).await;
+        assert_eq!((status, code(&body)), (422, want), "{data}: {body}");
+        assert!(paths(&body)[0].starts_with(&format!("/data{place}")), "{data}: {body}");
+        assert!(body["error"]["message"].as_str().unwrap().contains("`order.paid`"), "{body}");
+        let events = format!(
+            r#"{{"events":[{{"type":"order.paid","data":{{"amount":1,"currency":"EUR"}}}},{{"type":"order.paid","data":{data}}}]}}"#
+        );
+        let (status, body) = send_raw(&fenix, &batch, events).await;
+        assert_eq!((status, code(&body)), (422, want), "batch {data}: {body}");
+        assert!(body["error"]["message"].as_str().unwrap().starts_with("events[1]: "), "{body}");
+        assert!(paths(&body)[0].starts_with(&format!("/events/1/data{place}")), "{data}: {body}");
+    }
+    assert_eq!(event_count(&fenix, &app).await, 0, "nothing refused was stored");
+    // A type without a schema checks nothing, so reads nothing: its data is taken as sent.
+    let (status, body) = send_raw(&fenix, &single, r#"{"type":"user.note","data":{"a":1,"a":2}}"#.into()).await;
+    assert_eq!(status, 202, "{body}");
+
+    // A schema or an example is read the same way when it is written.
+    let (status, body) =
+        send_raw(&fenix, "/v1/event-types", r#"{"name":"a.b","schema":{"type":"object","type":"string"}}"#.into())
+            .await;
+    assert_eq!((status, code(&body)), (422, "invalid_schema"), "{body}");
+    let (status, body) = send_raw(&fenix, "/v1/event-types", r#"{"name":"a.b","example":{"n":1e400}}"#.into()).await;
+    assert_eq!((status, code(&body)), (422, "invalid_example"), "{body}");
+}
+
 async fn a_changed_schema_is_in_force_for_the_next_event(backend: Backend) {
     let db = TestDb::new(backend).await;
     let fenix = Fenix::start(&db, &[]).await;
@@ -297,6 +350,7 @@ crate::on_both_backends!(
     admins_write_the_catalogue_and_every_field_is_checked,
     an_event_that_breaks_its_schema_is_refused_naming_each_place,
     a_batch_with_one_bad_payload_is_refused_by_its_index,
+    data_that_cannot_be_checked_is_refused_in_single_and_batch_ingestion,
     a_changed_schema_is_in_force_for_the_next_event,
     strict_mode_refuses_unknown_types_and_filters,
     app_tokens_and_portal_sessions_read_the_catalogue_but_cannot_change_it,

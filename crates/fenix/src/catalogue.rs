@@ -31,6 +31,10 @@ use crate::{
     store::Store,
 };
 
+mod data;
+
+pub use data::{Unchecked, Unreadable, MAX_DEPTH};
+
 /// How long an instance trusts its catalogue without asking the database
 /// again: a type created, changed or deleted through another instance takes
 /// effect here within this time.
@@ -66,22 +70,86 @@ pub fn unknown_type(name: &str) -> InvalidEventType {
     }
 }
 
+/// Why an event's `data` was refused by its type's check: each a stable
+/// code, a message naming the type, and where it can, the places (`details`).
+#[derive(Debug)]
+pub enum Refusal {
+    /// `data` does not match the schema (`schema_mismatch`).
+    Mismatch { event_type: String, violations: Vec<SchemaViolation> },
+    /// `data` cannot be checked faithfully (`duplicate_key`, `data_too_deep`, …):
+    /// refused, never let through unchecked.
+    Unchecked { event_type: String, reason: Unreadable, path: String },
+}
+
+impl Refusal {
+    /// The API's error code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Refusal::Mismatch { .. } => "schema_mismatch",
+            Refusal::Unchecked { reason, .. } => reason.code(),
+        }
+    }
+
+    /// What to tell the producer; never quotes the payload.
+    pub fn message(&self) -> String {
+        match self {
+            Refusal::Mismatch { event_type, violations } => format!(
+                "data does not match the schema of event type `{event_type}` in the event-type catalogue \
+                 ({} mismatch{} in details)",
+                violations.len(),
+                if violations.len() == 1 { "" } else { "es" }
+            ),
+            Refusal::Unchecked { event_type, reason, path } => format!(
+                "data cannot be checked against the schema of event type `{event_type}`: {} (at {path})",
+                reason.what()
+            ),
+        }
+    }
+
+    /// Each place that failed, for the answer's `details`.
+    pub fn details(self) -> Vec<SchemaViolation> {
+        match self {
+            Refusal::Mismatch { violations, .. } => violations,
+            Refusal::Unchecked { reason, path, .. } => vec![SchemaViolation { path, message: reason.what() }],
+        }
+    }
+}
+
 /// A catalogued type, ready for ingestion.
 pub struct CompiledType {
     pub deprecated: bool,
+    name: String,
     revision: i64,
     validator: Option<jsonschema::Validator>,
 }
 
 impl CompiledType {
     /// Checks `data` against the type's schema. With no schema nothing is
-    /// parsed. Errors name their paths below `base` (`/data`).
-    pub fn check(&self, data: &RawValue, base: &str) -> Result<(), Vec<SchemaViolation>> {
+    /// parsed. Data that cannot be read faithfully for the check (a key
+    /// given twice, a number beyond `f64`, …) is refused like a mismatch.
+    /// Errors name their paths below `base` (`/data`).
+    pub fn check(&self, data: &RawValue, base: &str) -> Result<(), Refusal> {
         let Some(validator) = &self.validator else { return Ok(()) };
-        // `data` was parsed once already (to a `RawValue`), so it is valid JSON.
-        let Ok(instance) = serde_json::from_str::<Value>(data.get()) else { return Ok(()) };
+        let event_type = || self.name.clone();
+        let instance = data::read(data.get()).map_err(|Unchecked { reason, path }| Refusal::Unchecked {
+            event_type: event_type(),
+            reason,
+            path: format!("{base}{path}"),
+        })?;
         violations(validator, &instance, base)
+            .map_err(|violations| Refusal::Mismatch { event_type: event_type(), violations })
     }
+
+    /// Whether events of this type are checked at all (parsed, validated).
+    pub fn has_schema(&self) -> bool {
+        self.validator.is_some()
+    }
+}
+
+/// Reads a schema or an example from the request, refusing what cannot be
+/// read faithfully (as event data is): `what` names it in the message.
+pub fn read_json(raw: &RawValue, what: &str) -> Result<Value, String> {
+    data::read(raw.get()).map_err(|Unchecked { reason, path }| format!("{what} at {path:?}: {}", reason.what()))
 }
 
 /// The catalogue at one moment.
@@ -226,7 +294,7 @@ fn compile_row(name: &str, schema: Option<&str>, deprecated: bool, revision: i64
         let compiled = serde_json::from_str::<Value>(text).map_err(|e| e.to_string()).and_then(|v| compile(&v));
         compiled.map_err(|e| tracing::error!(event_type = name, error = e, "a catalogued schema does not compile")).ok()
     });
-    CompiledType { deprecated, revision, validator }
+    CompiledType { deprecated, name: name.to_string(), revision, validator }
 }
 
 /// Compiles a schema as draft 2020-12: it must name no other draft, be a
@@ -301,7 +369,12 @@ mod tests {
     }
 
     fn typed(schema: Option<Value>) -> CompiledType {
-        CompiledType { deprecated: false, revision: 1, validator: schema.map(|s| compile(&s).unwrap()) }
+        CompiledType {
+            deprecated: false,
+            name: "order.paid".into(),
+            revision: 1,
+            validator: schema.map(|s| compile(&s).unwrap()),
+        }
     }
 
     #[test]
@@ -311,7 +384,8 @@ mod tests {
             "required": ["amount", "currency"],
             "properties": {"amount": {"type": "integer"}, "items": {"type": "array", "items": {"type": "string"}}}
         })));
-        let errors = t.check(&raw(json!({"amount": "s3cr3t-payload", "items": ["a", 7]})), "/data").unwrap_err();
+        let errors =
+            t.check(&raw(json!({"amount": "s3cr3t-payload", "items": ["a", 7]})), "/data").unwrap_err().details();
         let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
         assert!(paths.contains(&"/data/amount"), "{errors:?}");
         assert!(paths.contains(&"/data/items/1"), "{errors:?}");
@@ -324,7 +398,28 @@ mod tests {
     fn errors_are_bounded() {
         let t = typed(Some(json!({"type": "object", "additionalProperties": {"type": "integer"}})));
         let many: serde_json::Map<String, Value> = (0..50).map(|i| (format!("k{i}"), json!("x"))).collect();
-        assert_eq!(t.check(&raw(Value::Object(many)), "/data").unwrap_err().len(), MAX_SCHEMA_ERRORS);
+        assert_eq!(t.check(&raw(Value::Object(many)), "/data").unwrap_err().details().len(), MAX_SCHEMA_ERRORS);
+    }
+
+    #[test]
+    fn data_that_cannot_be_checked_is_refused_never_passed() {
+        let t = typed(Some(json!({"type": "object", "properties": {"amount": {"type": "integer"}}})));
+        for (text, code, path) in [
+            (r#"{"amount":"x","amount":5}"#, "duplicate_key", "/data/amount"),
+            (r#"{"amount":1e400}"#, "number_out_of_range", "/data/amount"),
+            (r#"{"note":"\ud800"}"#, "invalid_unicode", "/data/note"),
+        ] {
+            let refusal = t.check(&RawValue::from_string(text.into()).unwrap(), "/data").expect_err(text);
+            assert_eq!(refusal.code(), code, "{text}");
+            assert!(refusal.message().contains("`order.paid`"), "{}", refusal.message());
+            assert_eq!(refusal.details()[0].path, path, "{text}");
+        }
+        let deep = format!("{{\"amount\":5,\"x\":{}{}}}", "[".repeat(129), "]".repeat(129));
+        let refusal = t.check(&RawValue::from_string(deep).unwrap(), "/events/3/data").unwrap_err();
+        assert_eq!(refusal.code(), "data_too_deep");
+        assert!(refusal.details()[0].path.starts_with("/events/3/data/x/0/"));
+        // Without a schema nothing is read, so nothing is refused.
+        assert!(typed(None).check(&RawValue::from_string(r#"{"a":1,"a":2}"#.into()).unwrap(), "/data").is_ok());
     }
 
     #[test]

@@ -13,7 +13,7 @@
 
 use axum::{extract::State, http::StatusCode, Json};
 use serde::{Deserialize, Serialize};
-use serde_json::{value::RawValue, Value};
+use serde_json::value::RawValue;
 use utoipa::IntoParams;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -144,13 +144,17 @@ fn check_schema_and_example(
     schema: Option<&RawValue>,
     example: Option<&RawValue>,
 ) -> Result<(Option<String>, Option<String>), ApiError> {
-    let parse = |r: &RawValue| serde_json::from_str::<Value>(r.get()).expect("a RawValue is JSON");
+    // Read as event data is: a key given twice, or a number beyond `f64`, has
+    // no one meaning (the schema would keep one reading, a reader another).
     let validator = match schema {
         None => None,
-        Some(raw) => Some(catalogue::compile(&parse(raw)).map_err(|e| ApiError::invalid("invalid_schema", e))?),
+        Some(raw) => {
+            let invalid = |e| ApiError::invalid("invalid_schema", e);
+            Some(catalogue::compile(&catalogue::read_json(raw, "schema").map_err(invalid)?).map_err(invalid)?)
+        }
     };
     if let Some(raw) = example {
-        let value = parse(raw);
+        let value = catalogue::read_json(raw, "example").map_err(|e| ApiError::invalid("invalid_example", e))?;
         if !value.is_object() {
             return Err(ApiError::invalid("invalid_example", "example must be a JSON object, as an event's data is"));
         }

@@ -38,24 +38,24 @@ const MAX_KEY_LEN: usize = 256;
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = NewEvent)]
-struct IngestBody {
+pub(super) struct IngestBody {
     #[serde(rename = "type")]
     #[schema(
         example = "booking.confirmed",
         pattern = "^[A-Za-z0-9_:-][A-Za-z0-9_.:-]{0,126}[A-Za-z0-9_:-]$|^[A-Za-z0-9_:-]$"
     )]
-    event_type: String,
+    pub(super) event_type: String,
     #[schema(value_type = Object, example = json!({"booking_id": "bk_123"}))]
-    data: Box<RawValue>,
+    pub(super) data: Box<RawValue>,
     /// The producer's idempotency key (the `Idempotency-Key` header wins).
     #[schema(min_length = 1, max_length = 256)]
-    id: Option<String>,
+    pub(super) id: Option<String>,
     /// On an ordered endpoint, events with the same key are delivered one at a
     /// time in the order they were accepted; different keys go in parallel.
     /// Without a key, the event is in the endpoint's one keyless lane.
     /// Ignored by unordered endpoints.
     #[schema(min_length = 1, max_length = 256)]
-    ordering_key: Option<String>,
+    pub(super) ordering_key: Option<String>,
 }
 
 /// An event as the API shows it; `data` only with `?include=payload`.
@@ -157,7 +157,9 @@ fn checked_key(label: &str, code: &'static str, key: Option<String>) -> Result<O
         (status = 422, description = "`invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, \
             `invalid_ordering_key`, `fanout_limit_reached`, `schema_mismatch` (the event-type catalogue's schema; each mismatch in \
             `error.details`, its `path` a JSON Pointer into the body such as `/data/amount`), \
-            `unknown_event_type` (only with `FENIX_EVENT_TYPES_STRICT`)",
+            `unknown_event_type` (only with `FENIX_EVENT_TYPES_STRICT`); when the type has a schema, data that \
+            cannot be checked faithfully: `duplicate_key`, `number_out_of_range`, `invalid_unicode`, `data_too_deep` \
+            (the place in `error.details`)",
             body = ErrorBody),
     )
 )]
@@ -206,8 +208,9 @@ async fn ingest(
 /// (matching its type's schema, if the catalogue has one; `data_path` is
 /// where `data` sits in the request, for the errors' paths), and its key.
 /// A type the catalogue lacks passes unless `FENIX_EVENT_TYPES_STRICT` is on.
-/// `made`: the new event's id and creation time.
-fn checked_event(
+/// `made`: the new event's id and creation time. Test events
+/// (`test_events.rs`) go through it too.
+pub(super) fn checked_event(
     s: &SharedState,
     catalogue: &Snapshot,
     made: (String, time::Millis),
@@ -222,19 +225,7 @@ fn checked_event(
     }
     match catalogue.get(event_type.as_str()) {
         // Without a schema, `check` parses nothing: no cost for uncatalogued or schema-less types.
-        Some(known) => known.check(&body.data, data_path).map_err(|details| {
-            ApiError::invalid(
-                "schema_mismatch",
-                format!(
-                    "data does not match the schema of event type `{}` in the event-type catalogue \
-                     ({} mismatch{} in details)",
-                    event_type.as_str(),
-                    details.len(),
-                    if details.len() == 1 { "" } else { "es" }
-                ),
-            )
-            .with_details(details)
-        })?,
+        Some(known) => known.check(&body.data, data_path)?,
         None if s.settings.event_types_strict => return Err(unknown_type(event_type.as_str()).into()),
         None => {}
     }
@@ -244,6 +235,15 @@ fn checked_event(
     let mut new = crate::ingest::new_event_as(id, created_at, app_id, &event_type, &body.data, key, max_fanout);
     new.ordering_key = ordering_key;
     Ok(new)
+}
+
+/// A type's check refused an event's data: `422` with its code and the
+/// places in `details`. (With the event errors, as every route that ingests
+/// meets it through `?`; it belongs in `error.rs` next to the other `From`s.)
+impl From<crate::catalogue::Refusal> for ApiError {
+    fn from(r: crate::catalogue::Refusal) -> ApiError {
+        ApiError::invalid(r.code(), r.message()).with_details(r.details())
+    }
 }
 
 fn fanout_refused(what: &str, matched: i64, s: &SharedState) -> ApiError {
@@ -349,7 +349,7 @@ impl<T: serde::de::DeserializeOwned> FromRequest<SharedState> for BatchJson<T> {
             message) `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `invalid_ordering_key`, \
             `fanout_limit_reached`, \
             `schema_mismatch` (with `error.details`, paths such as `/events/3/data/amount`), `unknown_event_type` \
-            (strict mode)",
+            (strict mode), `duplicate_key`, `number_out_of_range`, `invalid_unicode`, `data_too_deep`",
             body = ErrorBody),
     )
 )]
