@@ -454,4 +454,148 @@ on_both_backends!(
     an_expired_link_and_an_expired_session_are_refused,
     a_revoked_link_and_the_session_made_from_it_are_refused,
     revoking_the_admin_token_ends_the_operator_sessions_it_opened,
+    a_portal_link_replaces_another_live_session_only_when_asked_and_ends_it,
 );
+
+/// `used_at` of the portal link `ps` of `app`, as the admin API lists it.
+async fn used_at(fenix: &Fenix, app: &str, ps: &Value) -> Value {
+    let (status, list) = fenix.call("GET", &format!("/v1/apps/{app}/portal-sessions"), None).await;
+    assert_eq!(status, 200, "{list}");
+    let row = list["data"].as_array().unwrap().iter().find(|r| r["id"] == ps["id"]).cloned();
+    row.unwrap_or_else(|| panic!("{ps} in {list}"))["used_at"].clone()
+}
+
+/// The CSRF token of a live session's cookie.
+async fn csrf_of(fenix: &Fenix, cookie: &str) -> String {
+    let me = session(fenix, cookie).await;
+    assert_eq!(me.status, 200, "{:?}", me.body);
+    me.body["csrf_token"].as_str().unwrap().to_string()
+}
+
+/// `POST /console/api/portal/exchange` from a browser that holds `cookie`.
+async fn exchange_beside(fenix: &Fenix, cookie: &str, csrf: Option<&str>, body: Value) -> Answer {
+    with_cookie(fenix, "POST", "/console/api/portal/exchange", cookie, csrf, Some(body)).await
+}
+
+async fn a_portal_link_replaces_another_live_session_only_when_asked_and_ends_it(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let acme = fenix.create_app("acme").await;
+    let globex = fenix.create_app("globex").await;
+    let operator = login(&fenix, &fenix.token).await.cookie();
+    let operator_csrf = csrf_of(&fenix, &operator).await;
+
+    // Another page sends the operator's browser to a link of its own: nothing is exchanged.
+    let link = mint(&fenix, &acme, json!({"access": "manage"})).await;
+    let secret = secret_of(&link);
+    let asked = exchange_beside(&fenix, &operator, None, json!({ "link": secret })).await;
+    assert_eq!((asked.status, code(&asked.body)), (409, "session_exists"), "{:?}", asked.body);
+    assert!(asked.set_cookie.is_none(), "the operator's cookie is left alone");
+    assert_eq!(used_at(&fenix, &acme, &link).await, Value::Null, "the link is still unused");
+    assert_eq!(session(&fenix, &operator).await.body["kind"], "operator");
+    // Replacing needs the current session's CSRF token: only the console's page knows it.
+    for csrf in [None, Some("wrong")] {
+        let out = exchange_beside(&fenix, &operator, csrf, json!({"link": secret, "replace": true})).await;
+        assert_eq!((out.status, code(&out.body)), (403, "csrf_failed"), "{csrf:?}");
+    }
+    assert_eq!(used_at(&fenix, &acme, &link).await, Value::Null, "still unused");
+
+    // The person chose the link: the operator's session ends on the server.
+    let made = exchange_beside(&fenix, &operator, Some(&operator_csrf), json!({"link": secret, "replace": true})).await;
+    assert_eq!(made.status, 204, "{:?}", made.body);
+    let portal = made.cookie();
+    assert_eq!(session(&fenix, &portal).await.body["app_id"], acme.as_str());
+    let old = session(&fenix, &operator).await;
+    assert_eq!((old.status, code(&old.body)), (401, "session_revoked"), "the replaced operator session is over");
+    let old = with_cookie(&fenix, "GET", "/v1/apps", &operator, None, None).await;
+    assert_eq!((old.status, code(&old.body)), (401, "session_revoked"));
+
+    // A customer's session is not swapped for another app's, or another access, without asking.
+    for (app, access) in [(&globex, "manage"), (&acme, "read")] {
+        let other = mint(&fenix, app, json!({ "access": access })).await;
+        let out = exchange_beside(&fenix, &portal, None, json!({"link": secret_of(&other)})).await;
+        assert_eq!((out.status, code(&out.body)), (409, "session_exists"), "{app} {access}");
+        assert_eq!(used_at(&fenix, app, &other).await, Value::Null);
+    }
+    // The same app with the same access changes nothing the person sees: no question, and
+    // the session it replaces ends.
+    let fresh = mint(&fenix, &acme, json!({"access": "manage"})).await;
+    let out = exchange_beside(&fenix, &portal, None, json!({"link": secret_of(&fresh)})).await;
+    assert_eq!(out.status, 204, "{:?}", out.body);
+    assert_eq!(session(&fenix, &out.cookie()).await.status, 200);
+    assert_eq!(code(&session(&fenix, &portal).await.body), "session_revoked");
+    // A cookie whose session is over holds nothing to keep.
+    let globex_link = mint(&fenix, &globex, json!({"access": "read"})).await;
+    let out = exchange_beside(&fenix, &operator, None, json!({"link": secret_of(&globex_link)})).await;
+    assert_eq!(out.status, 204, "{:?}", out.body);
+    // Nor is a used or unknown link a choice: it is refused as before.
+    let out = exchange_beside(&fenix, &out.cookie(), None, json!({"link": secret_of(&globex_link)})).await;
+    assert_eq!((out.status, code(&out.body)), (410, "link_used"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_login_ends_the_session_it_replaces() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let app = fenix.create_app("acme").await;
+    let portal = exchange(&fenix, &secret_of(&mint(&fenix, &app, json!({"access": "manage"})).await)).await.cookie();
+    let url = format!("{}/console/api/login", fenix.base);
+    let resp = reqwest::Client::new().post(url).header("cookie", &portal).json(&json!({"token": fenix.token}));
+    let operator = answer(resp.send().await.unwrap()).await;
+    assert_eq!(operator.status, 204);
+    assert_eq!(session(&fenix, &operator.cookie()).await.body["kind"], "operator");
+    let old = session(&fenix, &portal).await;
+    assert_eq!((old.status, code(&old.body)), (401, "session_revoked"), "the portal session it replaced is over");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_https_the_cookie_is_a_host_cookie_and_every_reader_takes_that_name_only() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let fenix = Fenix::start(&db, &[("FENIX_PUBLIC_URL", "https://fenix.example.com")]).await;
+    let app = fenix.create_app("acme").await;
+    let link = mint(&fenix, &app, json!({"access": "manage"})).await;
+    for made in [login(&fenix, &fenix.token).await, exchange(&fenix, &secret_of(&link)).await] {
+        let set = made.set_cookie.clone().expect("a cookie");
+        assert!(set.starts_with("__Host-fenix_session=fxs_"), "{set}");
+        let attrs = attributes(&set);
+        assert!(attrs.contains(&"secure".into()) && attrs.contains(&"path=/".into()), "{set}");
+        assert!(!attrs.iter().any(|a| a.starts_with("domain")), "{set}");
+        let cookie = made.cookie();
+        let csrf = csrf_of(&fenix, &cookie).await;
+        assert_eq!(with_cookie(&fenix, "GET", "/v1/apps", &cookie, None, None).await.status, 200);
+        // The same secret under the plain name (a cookie another host or plain http could plant) is no session.
+        let plain = cookie.replacen("__Host-fenix_session=", "fenix_session=", 1);
+        assert_eq!(code(&session(&fenix, &plain).await.body), "unauthorized");
+        let out = with_cookie(&fenix, "GET", "/v1/apps", &plain, None, None).await;
+        assert_eq!((out.status, code(&out.body)), (401, "unauthorized"));
+        let out = with_cookie(&fenix, "POST", "/console/api/logout", &cookie, Some(&csrf), None).await;
+        assert_eq!(out.status, 204);
+        let cleared = out.set_cookie.expect("cleared");
+        assert!(cleared.starts_with("__Host-fenix_session=;") && cleared.contains("Secure"), "{cleared}");
+        assert_eq!(code(&session(&fenix, &cookie).await.body), "session_revoked", "logout read the cookie");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_answer_of_the_console_api_may_be_cached_refusals_included() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let client = reqwest::Client::new();
+    let base = &fenix.base;
+    let answers = [
+        client.get(format!("{base}/console/api/session")).send().await.unwrap(),
+        client.get(format!("{base}/console/api/session")).header("cookie", "fenix_session=fxs_x").send().await.unwrap(),
+        client.post(format!("{base}/console/api/login")).json(&json!({"token": "fxa_no"})).send().await.unwrap(),
+        client
+            .post(format!("{base}/console/api/portal/exchange"))
+            .json(&json!({"link": "fxp_no"}))
+            .send()
+            .await
+            .unwrap(),
+        client.post(format!("{base}/console/api/login")).json(&json!({"token": fenix.token})).send().await.unwrap(),
+    ];
+    for resp in answers {
+        let (status, cache) = (resp.status(), resp.headers().get("cache-control").cloned());
+        assert_eq!(cache.as_ref().and_then(|v| v.to_str().ok()), Some("no-store"), "{status}");
+    }
+}

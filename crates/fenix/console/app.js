@@ -10,6 +10,9 @@
 //   login:     login-form, login-token, login-token-error, login-submit, login-reason, login-status
 //   refusal:   refusal (data-code = link_used | link_expired | link_revoked | link_not_found |
 //              session_expired | session_revoked | logged_out | unauthorized), refusal-title, refusal-detail
+//   choice:    session-choice (data-current-kind = operator | portal; a portal link opened beside a live
+//              session), session-choice-title, session-choice-current, session-choice-keep,
+//              session-choice-replace, session-choice-status, session-choice-error
 //   confirm:   confirm-ok, confirm-cancel (every inline confirmation: delete, revoke)
 //   secrets:   <prefix> (the text), <prefix>-copy, <prefix>-copied, <prefix>-done, <prefix>-box, with
 //              prefix endpoint-secret (create, rotate), token-secret, portal-link-url
@@ -52,7 +55,7 @@
 
 import { api, setCsrf, onSessionLost, seg } from './api.js';
 import { el, replace, message } from './dom.js';
-import { renderLogin, renderRefusal, exchangePortalLink } from './login.js';
+import { renderLogin, renderRefusal, renderSessionChoice, exchangePortalLink } from './login.js';
 import * as endpoints from './endpoints.js';
 import * as deliveries from './deliveries.js';
 import * as operator from './operator.js';
@@ -72,11 +75,9 @@ async function boot() {
   lostHandled = false;
   const hash = location.hash.slice(1);
   if (isPortalPath() && hash.startsWith('fxp_')) {
-    try {
-      await exchangePortalLink(hash);
-    } catch (err) {
-      return renderRefusal(root, err);
-    }
+    // Out of the address bar at once, so it stays in no history entry, bookmark or screenshot.
+    history.replaceState(null, '', location.pathname);
+    if (!(await openPortalLink(hash))) return;
   }
   try {
     session = await api('GET', '/console/api/session');
@@ -94,6 +95,54 @@ async function boot() {
   }
   if (session.app_id && session.app_name) appNames.set(session.app_id, session.app_name);
   route();
+}
+
+/**
+ * Exchanges a portal link; resolves true when the page should go on with the
+ * session the browser now holds. A browser that holds another live session
+ * (an operator's, another app's) is asked first: any page can send a browser
+ * to a link of its own, and that must not silently take the person's session
+ * away. The server refuses such a swap unless asked (`session_exists`).
+ */
+async function openPortalLink(secret, again = false) {
+  const gen = generation;
+  try {
+    await exchangePortalLink(secret);
+    return true;
+  } catch (err) {
+    if (err.code !== 'session_exists') {
+      renderRefusal(root, err);
+      return false;
+    }
+  }
+  let current;
+  try {
+    current = await api('GET', '/console/api/session');
+  } catch (err) {
+    // The other session ended meanwhile: nothing is left to keep.
+    if (err.status === 401 && !again) return openPortalLink(secret, true);
+    renderFatal(err);
+    return false;
+  }
+  if (gen !== generation) return false;
+  setCsrf(current.csrf_token);
+  renderSessionChoice(root, current, {
+    onKeep: () => {
+      history.replaceState(null, '', current.kind === 'portal' ? '/console/portal' : '/console');
+      boot();
+    },
+    onReplace: async () => {
+      try {
+        await exchangePortalLink(secret, true);
+      } catch (err) {
+        if (err.code === 'csrf_failed' || err.code === 'session_exists') throw err;
+        return renderRefusal(root, err);
+      }
+      setCsrf(null);
+      boot();
+    },
+  });
+  return false;
 }
 
 function renderFatal(err) {

@@ -1,5 +1,6 @@
 // The pages shown without a session: the operator's login form, the portal
-// link's exchange, and the refusals (used, expired or revoked link; session ended).
+// link's exchange, the choice between a live session and a portal link, and
+// the refusals (used, expired or revoked link; session ended).
 
 import { api, ApiError } from './api.js';
 import { el, field, button, message, replace } from './dom.js';
@@ -69,12 +70,54 @@ export function renderRefusal(root, reason) {
 }
 
 /**
- * At `/console/portal#fxp_…`: takes the link's secret out of the address bar
- * at once (so it stays in no history entry, bookmark or screenshot), then
- * trades it for a session cookie. Resolves when the session exists; rejects
- * with the ApiError (link_used, link_expired, link_revoked, link_not_found).
+ * Trades a portal link's secret for a session cookie. Resolves when the
+ * session exists; rejects with the ApiError (link_used, link_expired,
+ * link_revoked, link_not_found, or session_exists: this browser holds another
+ * live session and `replace` was not set). `replace` is the person's choice
+ * of the link over that session, which the server then ends (the request
+ * carries that session's CSRF token, set by the caller).
  */
-export async function exchangePortalLink(secret) {
-  history.replaceState(null, '', location.pathname);
-  await api('POST', '/console/api/portal/exchange', { link: secret });
+export async function exchangePortalLink(secret, replace = false) {
+  await api('POST', '/console/api/portal/exchange', replace ? { link: secret, replace: true } : { link: secret });
+}
+
+/** Who a session stands for, in words. */
+function describe(session) {
+  if (session.kind === 'operator') return 'an operator (every app)';
+  const access = session.access === 'read' ? 'read-only access' : 'manage access';
+  return `${access} to ${session.app_name || session.app_id}`;
+}
+
+/**
+ * This browser holds a live session and a portal link was opened: nothing is
+ * exchanged until the person picks. `onKeep()` goes on with the session held
+ * (the link stays unused); `onReplace()` opens the link, which ends that session.
+ */
+export function renderSessionChoice(root, current, { onKeep, onReplace }) {
+  const status = el('div', { testid: 'session-choice-status' });
+  const keep = button(current.kind === 'operator' ? 'Keep my operator session' : 'Keep my current session', null,
+    { kind: 'primary', testid: 'session-choice-keep' });
+  const replaceBtn = button('Open the link instead', null, { testid: 'session-choice-replace' });
+  keep.addEventListener('click', () => onKeep());
+  replaceBtn.addEventListener('click', async () => {
+    keep.disabled = true;
+    replaceBtn.disabled = true;
+    replace(status);
+    try {
+      await onReplace();
+    } catch (err) {
+      status.append(message(err.message, 'error', 'session-choice-error'));
+      keep.disabled = false;
+      replaceBtn.disabled = false;
+    }
+  });
+  const h1 = el('h1', { tabindex: '-1', testid: 'session-choice-title' }, 'You are already signed in here');
+  replace(root, el('main', { class: 'page page-refusal', id: 'main' },
+    el('div', { class: 'card narrow', testid: 'session-choice', 'data-current-kind': current.kind },
+      h1,
+      el('p', {}, 'This browser holds a console session for ', el('strong', { testid: 'session-choice-current' }, describe(current)), '.'),
+      el('p', {}, 'The link you followed opens a customer portal. Opening it ends the session you hold now; keeping your session leaves the link unused. Open it only if you expected this link.'),
+      el('div', { class: 'row-actions' }, keep, replaceBtn),
+      status)));
+  h1.focus();
 }

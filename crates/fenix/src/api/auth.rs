@@ -42,6 +42,7 @@ use super::error::ApiError;
 use crate::{
     access::{Principal, Scope},
     secrets::hash_admin_token,
+    settings::Settings,
     store::Store,
     time::{self, Millis},
 };
@@ -64,17 +65,21 @@ struct Verified {
     at: Instant,
 }
 
-/// What the middleware checks callers with: the store and the tokens it verified lately.
+/// What the middleware checks callers with: the store, the console cookie's
+/// name, and the tokens it verified lately.
 pub struct Auth {
     store: Store,
+    /// The session cookie's one accepted name (`__Host-fenix_session` over HTTPS).
+    cookie: &'static str,
     /// Hash of a verified token → what it is.
     verified: RwLock<HashMap<String, Verified>>,
 }
 
 impl Auth {
     /// A checker with an empty cache.
-    pub fn new(store: Store) -> Arc<Auth> {
-        Arc::new(Auth { store, verified: RwLock::new(HashMap::new()) })
+    pub fn new(store: Store, settings: &Settings) -> Arc<Auth> {
+        let cookie = super::sessions::cookie_name(settings);
+        Arc::new(Auth { store, cookie, verified: RwLock::new(HashMap::new()) })
     }
 
     /// The store callers are checked against (for the console-session path too).
@@ -118,8 +123,9 @@ pub async fn principal_for_bearer(store: &Store, token: &str) -> Result<Option<P
 }
 
 /// The one place a request's headers become its caller: `Authorization:
-/// Bearer <token>`, or else the console's session cookie (`fenix_session`,
-/// with `X-Fenix-CSRF` on state changes: `method` is for that rule), or 401.
+/// Bearer <token>`, or else the console's session cookie (`fenix_session`, or
+/// `__Host-fenix_session` over HTTPS, with `X-Fenix-CSRF` on state changes:
+/// `method` is for that rule), or 401.
 pub async fn principal_from_headers(auth: &Auth, headers: &HeaderMap, method: &Method) -> Result<Principal, ApiError> {
     if let Some(token) = headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(bearer_token) {
         return auth.principal_for_token(token).await?.ok_or_else(ApiError::unauthorized);
@@ -127,7 +133,9 @@ pub async fn principal_from_headers(auth: &Auth, headers: &HeaderMap, method: &M
     if headers.contains_key(AUTHORIZATION) {
         return Err(ApiError::unauthorized());
     }
-    super::sessions::principal_from_cookie(&auth.store, headers, method).await?.ok_or_else(ApiError::unauthorized)
+    super::sessions::principal_from_cookie(&auth.store, auth.cookie, headers, method)
+        .await?
+        .ok_or_else(ApiError::unauthorized)
 }
 
 /// Middleware of every authenticated route: who calls, whether the route's

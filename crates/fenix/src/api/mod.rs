@@ -67,7 +67,7 @@ use crate::state::SharedState;
 
 /// The whole HTTP surface of an instance that runs the API.
 pub fn router(state: SharedState) -> Router {
-    let checker = auth::Auth::new(state.store.clone());
+    let checker = auth::Auth::new(state.store.clone(), &state.settings);
     let auth = axum::middleware::from_fn_with_state(checker.clone(), auth::require_token);
     let (router, _) = routes(auth).split_for_parts();
     // The token API reaches the checker's cache, so a revoked token stops at once here.
@@ -91,7 +91,10 @@ pub fn router(state: SharedState) -> Router {
 
 /// Health, readiness and metrics only (worker-only instances), so they can be probed and scraped.
 pub fn ops_router(state: SharedState) -> Router {
-    let auth = axum::middleware::from_fn_with_state(auth::Auth::new(state.store.clone()), auth::require_token);
+    let auth = axum::middleware::from_fn_with_state(
+        auth::Auth::new(state.store.clone(), &state.settings),
+        auth::require_token,
+    );
     let (router, _) = service::probes().merge(service::metrics().route_layer(auth)).split_for_parts();
     router
         .fallback(|| async {

@@ -9,10 +9,23 @@
 //! - `GET /console/api/session`: who the cookie stands for, and the CSRF token.
 //! - `POST /console/api/logout`: ends the session and clears the cookie.
 //!
-//! The cookie `fenix_session` holds the session secret (`fxs_…`); the database
-//! holds only its SHA-256. It is `HttpOnly` (page scripts cannot read it) and
-//! `SameSite` (Strict for operators; Lax for portal sessions over http, `None;
-//! Secure; Partitioned` over HTTPS so the portal works in a product's iframe).
+//! The cookie holds the session secret (`fxs_…`); the database holds only its
+//! SHA-256. Where the console is served over HTTPS it is named
+//! `__Host-fenix_session`: the browser keeps such a cookie only when it is
+//! `Secure`, on `Path=/` and without `Domain`, so neither a sibling subdomain
+//! nor a plain-http answer can plant one for Fenix (a planted cookie is a
+//! session chosen by someone else). Over http (development) it is plain
+//! `fenix_session`, and each reader accepts the one name of its scheme only.
+//! It is `HttpOnly` (page scripts cannot read it) and `SameSite` (Strict for
+//! operators; Lax for portal sessions over http, `None; Secure; Partitioned`
+//! over HTTPS so the portal works in a product's iframe).
+//!
+//! A session is replaced only when the person asked for it: a portal link
+//! exchanged by a browser whose cookie holds a live session of another app
+//! or access answers `409 session_exists` and exchanges nothing, until the
+//! page sends it again with `"replace": true` and the current session's CSRF
+//! token (the person chose the link on the page). Whatever replaces a
+//! session (that exchange, or a login) ends the replaced one on the server.
 //! Because a portal cookie may travel on cross-site requests, every state
 //! change made with the cookie must also carry `X-Fenix-CSRF`, whose value only
 //! a page that could read `GET /console/api/session` knows: an HMAC-SHA-256 of
@@ -45,8 +58,19 @@ use crate::{
     time,
 };
 
-/// The cookie that carries a console session's secret.
+/// The cookie that carries a console session's secret, over http.
 pub const SESSION_COOKIE: &str = "fenix_session";
+/// The same cookie where the console is served over HTTPS (`__Host-`: Secure, `Path=/`, no `Domain`).
+pub const SESSION_COOKIE_HTTPS: &str = "__Host-fenix_session";
+
+/// The session cookie's name for these settings: the one name every reader and writer uses.
+pub fn cookie_name(settings: &Settings) -> &'static str {
+    if settings.served_over_https() {
+        SESSION_COOKIE_HTTPS
+    } else {
+        SESSION_COOKIE
+    }
+}
 /// The header every state change made with the cookie must carry.
 pub const CSRF_HEADER: &str = "x-fenix-csrf";
 /// Prefix of a portal link's secret (in the link's URL fragment).
@@ -73,15 +97,15 @@ fn csrf_token(session_secret: &str) -> String {
     hex::encode(mac.finalize().into_bytes())
 }
 
-/// The session secret of the request's `fenix_session` cookie, if any.
-fn session_secret(headers: &HeaderMap) -> Option<String> {
+/// The session secret of the request's cookie named `name`, if any.
+fn session_secret(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| Cookie::split_parse(v.to_string()))
         .filter_map(Result::ok)
-        .find(|c| c.name() == SESSION_COOKIE)
+        .find(|c| c.name() == name)
         .map(|c| c.value().to_string())
 }
 
@@ -96,10 +120,10 @@ fn refused(code: &'static str, message: &str) -> ApiError {
     ApiError::new(StatusCode::UNAUTHORIZED, code, message)
 }
 
-/// The session of the request's cookie: `None` without a cookie; an error
-/// when the cookie's session is unknown, expired or revoked.
-async fn live_session(store: &Store, headers: &HeaderMap) -> Result<Option<Live>, ApiError> {
-    let Some(secret) = session_secret(headers) else { return Ok(None) };
+/// The session of the request's cookie (named `cookie`): `None` without a
+/// cookie; an error when the cookie's session is unknown, expired or revoked.
+async fn live_session(store: &Store, cookie: &str, headers: &HeaderMap) -> Result<Option<Live>, ApiError> {
+    let Some(secret) = session_secret(headers, cookie) else { return Ok(None) };
     let row = match secret.starts_with(SESSION_PREFIX) {
         true => store.find_console_session(&digest(&secret), time::now_ms()).await?,
         false => None,
@@ -145,29 +169,46 @@ fn check_csrf(headers: &HeaderMap, secret: &str) -> Result<(), ApiError> {
     }
 }
 
-/// The caller a request's `fenix_session` cookie stands for: `Ok(None)`
-/// without the cookie; 401 (`unauthorized`, `session_expired`,
-/// `session_revoked`) for a session that does not hold; 403 `csrf_failed` for
-/// any method but GET, HEAD and OPTIONS without the session's `X-Fenix-CSRF`.
+/// The session the request's cookie holds, if it is live: a cookie of an
+/// ended, expired or unknown session holds none (it is only replaced).
+async fn holding_session(store: &Store, cookie: &str, headers: &HeaderMap) -> Result<Option<Live>, ApiError> {
+    match live_session(store, cookie, headers).await {
+        Ok(live) => Ok(live),
+        Err(e) if e.status == StatusCode::UNAUTHORIZED => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The caller a request's session cookie (named `cookie`, see [`cookie_name`])
+/// stands for: `Ok(None)` without the cookie; 401 (`unauthorized`,
+/// `session_expired`, `session_revoked`) for a session that does not hold; 403
+/// `csrf_failed` for any method but GET, HEAD and OPTIONS without the
+/// session's `X-Fenix-CSRF`.
 pub async fn principal_from_cookie(
     store: &Store,
+    cookie: &str,
     headers: &HeaderMap,
     method: &Method,
 ) -> Result<Option<Principal>, ApiError> {
-    let Some(live) = live_session(store, headers).await? else { return Ok(None) };
+    let Some(live) = live_session(store, cookie, headers).await? else { return Ok(None) };
     if !is_safe(method) {
         check_csrf(headers, &live.secret)?;
     }
     principal_of(&live.row).map(Some)
 }
 
-/// The console's JSON calls (not in the OpenAPI document).
+/// The console's JSON calls (not in the OpenAPI document). No answer of them
+/// may be kept by a cache: they say who the cookie stands for, refusals too.
 pub fn console_api() -> Router<SharedState> {
     Router::new()
         .route("/console/api/login", post(login))
         .route("/console/api/portal/exchange", post(exchange))
         .route("/console/api/session", get(session))
         .route("/console/api/logout", post(logout))
+        .layer(axum::middleware::map_response(|mut resp: Response| async move {
+            resp.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            resp
+        }))
 }
 
 /// Which kind of session a cookie is for: its `SameSite` differs.
@@ -187,7 +228,8 @@ fn set_cookie(settings: &Settings, kind: Kind, value: &str, max_age_ms: i64) -> 
     // told that the session expired (and the page can say so), instead of
     // arriving with no cookie at all. The server decides when a session ends.
     let keep_ms = if max_age_ms > 0 { max_age_ms + COOKIE_OUTLIVES_SESSION_MS } else { 0 };
-    let mut c = Cookie::build((SESSION_COOKIE, value.to_string()))
+    // `__Host-` over HTTPS: both kinds are `Secure` there, on `Path=/`, with no `Domain`.
+    let mut c = Cookie::build((cookie_name(settings), value.to_string()))
         .http_only(true)
         .path("/")
         .max_age(cookie::time::Duration::seconds((keep_ms + 999) / 1000));
@@ -202,12 +244,20 @@ fn set_cookie(settings: &Settings, kind: Kind, value: &str, max_age_ms: i64) -> 
     HeaderValue::from_str(&c.build().to_string()).expect("a cookie of hex and fixed attributes is a valid header")
 }
 
-/// 204 with the cookie set.
+/// 204 with the cookie set (the router adds `Cache-Control: no-store`).
 fn with_cookie(cookie: HeaderValue) -> Response {
     let mut resp = StatusCode::NO_CONTENT.into_response();
     resp.headers_mut().insert(header::SET_COOKIE, cookie);
-    resp.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     resp
+}
+
+/// Ends the session a new one replaces in this browser, so that it cannot be
+/// used again with a copy of the old cookie.
+async fn end_replaced(store: &Store, replaced: Option<Live>, by: &str) -> Result<(), ApiError> {
+    let Some(old) = replaced else { return Ok(()) };
+    store.end_console_session(&digest(&old.secret), time::now_ms()).await?;
+    tracing::info!(session = %old.row.id, kind = %old.row.kind, by, "console session replaced and ended");
+    Ok(())
 }
 
 #[derive(Deserialize)]
@@ -217,13 +267,20 @@ struct Login {
     token: String,
 }
 
-/// `POST /console/api/login`: an admin token for an operator session.
-async fn login(State(s): State<SharedState>, ApiJson(body): ApiJson<Login>) -> Result<Response, ApiError> {
+/// `POST /console/api/login`: an admin token for an operator session. A
+/// session the browser held until then is ended (the person typed the token:
+/// that is the choice).
+async fn login(
+    State(s): State<SharedState>,
+    headers: HeaderMap,
+    ApiJson(body): ApiJson<Login>,
+) -> Result<Response, ApiError> {
     let token_sha256 = crate::secrets::hash_admin_token(body.token.trim());
     let principal = super::auth::principal_for_bearer(&s.store, body.token.trim()).await?;
     if body.token.trim().is_empty() || principal != Some(Principal::Admin) {
         return Err(ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", "this is not an admin token"));
     }
+    let replaced = holding_session(&s.store, cookie_name(&s.settings), &headers).await?;
     let secret = new_secret(SESSION_PREFIX);
     let now = time::now_ms();
     let ttl = time::millis(s.settings.console_session_ttl);
@@ -231,6 +288,7 @@ async fn login(State(s): State<SharedState>, ApiJson(body): ApiJson<Login>) -> R
     let id = crate::ids::new_id("cs");
     s.store.insert_operator_session(&id, &digest(&secret), &token_sha256, expires_at, now).await?;
     tracing::info!(session = %id, "operator logged in to the console");
+    end_replaced(&s.store, replaced, "an operator login").await?;
     Ok(with_cookie(set_cookie(&s.settings, Kind::Operator, &secret, ttl)))
 }
 
@@ -239,16 +297,49 @@ async fn login(State(s): State<SharedState>, ApiJson(body): ApiJson<Login>) -> R
 struct ExchangeLink {
     /// The link's secret (`fxp_…`), from the portal URL's fragment.
     link: String,
+    /// The person chose the link over the live session this browser holds
+    /// (sent with that session's CSRF token). Without it, such a session is
+    /// not replaced: `409 session_exists`.
+    #[serde(default)]
+    replace: bool,
+}
+
+/// Whether exchanging a link for (`app_id`, `access`) would change what the
+/// browser's live session reaches: a session of the very app and access is
+/// replaced without asking (an embedding product mints a fresh link for
+/// every page view); an operator's, another app's or another access's is not.
+fn changes_what_it_reaches(current: &SessionRow, app_id: &str, access: &str) -> bool {
+    !(current.kind == "portal" && current.app_id.as_deref() == Some(app_id) && current.access == access)
 }
 
 /// `POST /console/api/portal/exchange`: a portal link's secret for a portal session, once.
-async fn exchange(State(s): State<SharedState>, ApiJson(body): ApiJson<ExchangeLink>) -> Result<Response, ApiError> {
+async fn exchange(
+    State(s): State<SharedState>,
+    headers: HeaderMap,
+    ApiJson(body): ApiJson<ExchangeLink>,
+) -> Result<Response, ApiError> {
     let link = body.link.trim();
     let outcome = if link.starts_with(LINK_PREFIX) {
-        let secret = new_secret(SESSION_PREFIX);
         let now = time::now_ms();
+        let current = holding_session(&s.store, cookie_name(&s.settings), &headers).await?;
+        if let Some(current) = &current {
+            if body.replace {
+                // Only the console's page, which read this session, knows its token.
+                check_csrf(&headers, &current.secret)?;
+            } else if let Some((app_id, access)) = s.store.find_exchangeable_portal_link(&digest(link), now).await? {
+                if changes_what_it_reaches(&current.row, &app_id, &access) {
+                    return Err(ApiError::conflict(
+                        "session_exists",
+                        "this browser holds another live console session: it is kept unless the link is \
+                         exchanged again with \"replace\": true (the page asks which to keep)",
+                    ));
+                }
+            }
+        }
+        let secret = new_secret(SESSION_PREFIX);
         match s.store.exchange_portal_link(&digest(link), &digest(&secret), now).await? {
             Exchange::Made { expires_at } => {
+                end_replaced(&s.store, current, "a portal link").await?;
                 let cookie = set_cookie(&s.settings, Kind::Portal, &secret, expires_at - now);
                 return Ok(with_cookie(cookie));
             }
@@ -284,22 +375,19 @@ struct SessionOut {
 }
 
 /// `GET /console/api/session`.
-async fn session(State(s): State<SharedState>, headers: HeaderMap) -> Result<Response, ApiError> {
-    let Some(live) = live_session(&s.store, &headers).await? else {
+async fn session(State(s): State<SharedState>, headers: HeaderMap) -> Result<Json<SessionOut>, ApiError> {
+    let Some(live) = live_session(&s.store, cookie_name(&s.settings), &headers).await? else {
         return Err(refused("unauthorized", "no console session: log in"));
     };
     let row = live.row;
-    let out = SessionOut {
+    Ok(Json(SessionOut {
         kind: if row.kind == "portal" { "portal" } else { "operator" },
         app_id: row.app_id,
         app_name: row.app_name,
         access: row.access,
         expires_at: time::rfc3339_ms(row.expires_at),
         csrf_token: csrf_token(&live.secret),
-    };
-    let mut resp = Json(out).into_response();
-    resp.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    Ok(resp)
+    }))
 }
 
 /// `POST /console/api/logout`: ends a live session (which needs its CSRF
@@ -307,7 +395,7 @@ async fn session(State(s): State<SharedState>, headers: HeaderMap) -> Result<Res
 /// cookie whose session no longer holds is just cleared.
 async fn logout(State(s): State<SharedState>, headers: HeaderMap) -> Result<Response, ApiError> {
     let mut kind = Kind::Operator;
-    if let Some(secret) = session_secret(&headers) {
+    if let Some(secret) = session_secret(&headers, cookie_name(&s.settings)) {
         let hash = digest(&secret);
         if let Some(row) = s.store.find_console_session(&hash, time::now_ms()).await? {
             if row.kind == "portal" {
@@ -344,13 +432,13 @@ mod tests {
     #[test]
     fn the_session_cookie_is_read_among_others() {
         let mut headers = HeaderMap::new();
-        assert_eq!(session_secret(&headers), None);
+        assert_eq!(session_secret(&headers, SESSION_COOKIE), None);
         headers.append(header::COOKIE, "theme=dark; fenix_session=fxs_abc; other=1".parse().unwrap());
-        assert_eq!(session_secret(&headers).as_deref(), Some("fxs_abc"));
+        assert_eq!(session_secret(&headers, SESSION_COOKIE).as_deref(), Some("fxs_abc"));
         let mut split = HeaderMap::new();
         split.append(header::COOKIE, "a=1".parse().unwrap());
         split.append(header::COOKIE, "fenix_session=fxs_x".parse().unwrap());
-        assert_eq!(session_secret(&split).as_deref(), Some("fxs_x"));
+        assert_eq!(session_secret(&split, SESSION_COOKIE).as_deref(), Some("fxs_x"));
     }
 
     #[test]
@@ -366,5 +454,26 @@ mod tests {
         assert!(portal.contains("SameSite=Lax") && !portal.contains("Secure"), "{portal}");
         let framed = text(&https, Kind::Portal);
         assert!(framed.contains("SameSite=None") && framed.contains("Secure") && framed.contains("Partitioned"));
+    }
+
+    #[test]
+    fn over_https_the_cookie_is_a_host_cookie_and_only_that_name_is_read() {
+        let http = Settings::default();
+        let https = Settings { public_url: Some("https://fenix.example.com".into()), ..Settings::default() };
+        assert_eq!(cookie_name(&http), "fenix_session");
+        assert_eq!(cookie_name(&https), "__Host-fenix_session");
+        for kind in [Kind::Operator, Kind::Portal] {
+            let set = set_cookie(&https, kind, "fxs_1", 3_600_000).to_str().unwrap().to_string();
+            assert!(set.starts_with("__Host-fenix_session=fxs_1;"), "{set}");
+            assert!(set.contains("Secure") && set.contains("Path=/") && !set.contains("Domain"), "{set}");
+            let plain = set_cookie(&http, kind, "fxs_1", 3_600_000).to_str().unwrap().to_string();
+            assert!(plain.starts_with("fenix_session=fxs_1;"), "{plain}");
+        }
+        let mut planted = HeaderMap::new();
+        planted.append(header::COOKIE, "fenix_session=fxs_planted".parse().unwrap());
+        assert_eq!(session_secret(&planted, cookie_name(&https)), None, "over https the plain name is not read");
+        planted.append(header::COOKIE, "__Host-fenix_session=fxs_own".parse().unwrap());
+        assert_eq!(session_secret(&planted, cookie_name(&https)).as_deref(), Some("fxs_own"));
+        assert_eq!(session_secret(&planted, cookie_name(&http)).as_deref(), Some("fxs_planted"));
     }
 }

@@ -153,6 +153,24 @@ impl Store {
         })
     }
 
+    /// The app and access of a link that could be exchanged now (unused, not
+    /// revoked, not expired), without exchanging it: so that a browser that
+    /// holds another session is asked before the link replaces it.
+    pub async fn find_exchangeable_portal_link(
+        &self,
+        link_sha256: &str,
+        now: Millis,
+    ) -> sqlx::Result<Option<(String, String)>> {
+        on_read!(self, |pool| sqlx::query_as::<_, (String, String)>(
+            "SELECT app_id, access FROM console_sessions \
+             WHERE link_sha256 = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $2"
+        )
+        .bind(link_sha256)
+        .bind(now)
+        .fetch_optional(pool)
+        .await)
+    }
+
     /// The session whose secret has this digest, live or not. `token_id` is
     /// set only while the admin token an operator logged in with still works
     /// at `now` (not revoked, not expired, still an admin token).
