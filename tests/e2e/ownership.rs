@@ -303,7 +303,116 @@ async fn a_challenge_to_a_destination_that_turned_private_is_refused(backend: Ba
     assert_eq!(receiver.count(), 1, "no request reached the old address");
 }
 
+/// A call's status, `Retry-After` and body.
+async fn post_with_retry_after(fenix: &Fenix, path: &str, body: Value) -> (u16, Option<u64>, Value) {
+    let resp = fenix.request("POST", path).json(&body).send().await.expect("API request");
+    let status = resp.status().as_u16();
+    let retry_after = resp.headers().get("retry-after").map(|v| v.to_str().unwrap().parse().expect("seconds"));
+    (status, retry_after, resp.json().await.unwrap_or(Value::Null))
+}
+
+/// Asserts a `429 challenge_limit_reached` with a `Retry-After` within the cooldown.
+fn assert_over_the_challenge_limit((status, retry_after, body): &(u16, Option<u64>, Value)) {
+    assert_eq!((*status, &body["error"]["code"]), (429, &json!("challenge_limit_reached")), "{body}");
+    assert!(retry_after.is_some_and(|s| (1..=60).contains(&s)), "Retry-After {retry_after:?}");
+}
+
+async fn verify_calls_in_a_burst_send_a_few_challenges_then_answer_429_with_retry_after(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[REQUIRED, ONE_ATTEMPT]).await;
+    let receiver = Receiver::http(|_| Plan::status(500)).await;
+    let app = fenix.create_app("acme").await;
+    let ep = id_of(&fenix.create_endpoint(&app, json!({"url": receiver.url})).await);
+    wait_for_failed_attempts(&fenix, &app, &ep, 1).await;
+
+    let verify = format!("/v1/apps/{app}/endpoints/{ep}/verify");
+    let mut answers = Vec::new();
+    for _ in 0..50 {
+        answers.push(post_with_retry_after(&fenix, &verify, json!({})).await);
+    }
+    let accepted = answers.iter().filter(|a| a.0 == 202).count();
+    assert_eq!(accepted, 2, "the creation's challenge and two more, then the cooldown");
+    answers.iter().filter(|a| a.0 != 202).for_each(assert_over_the_challenge_limit);
+    let last = wait_for_failed_attempts(&fenix, &app, &ep, 1).await;
+    assert_eq!(last["state"], "pending_verification", "{last}");
+    assert!(receiver.count() <= 3, "50 calls sent {} challenge requests", receiver.count());
+}
+
+async fn url_changes_back_and_forth_spend_the_same_challenge_budget(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[REQUIRED, ONE_ATTEMPT]).await;
+    let (a, b) = (Receiver::http(|_| Plan::status(500)).await, Receiver::http(|_| Plan::status(500)).await);
+    let app = fenix.create_app("acme").await;
+    let ep = id_of(&fenix.create_endpoint(&app, json!({"url": a.url})).await);
+    let path = format!("/v1/apps/{app}/endpoints/{ep}");
+    for url in [&b.url, &a.url] {
+        let (status, moved) = fenix.call("PATCH", &path, Some(json!({"url": url}))).await;
+        assert_eq!(status, 200, "{moved}");
+    }
+    let refused = {
+        let resp = fenix.request("PATCH", &path).json(&json!({"url": b.url})).send().await.unwrap();
+        let retry_after = resp.headers().get("retry-after").map(|v| v.to_str().unwrap().parse().unwrap());
+        (resp.status().as_u16(), retry_after, resp.json().await.unwrap())
+    };
+    assert_over_the_challenge_limit(&refused);
+    assert_eq!(endpoint(&fenix, &app, &ep).await["url"], a.url.as_str(), "a refused change changes nothing");
+    // A change that starts no challenge (not the URL) is not limited.
+    let (status, body) = fenix.call("PATCH", &path, Some(json!({"description": "still here"}))).await;
+    assert_eq!(status, 200, "{body}");
+    wait_for_failed_attempts(&fenix, &app, &ep, 1).await;
+    assert!(a.count() + b.count() <= 3, "{} challenge requests", a.count() + b.count());
+}
+
+async fn deleting_and_recreating_endpoints_gets_no_fresh_challenge_budget(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[REQUIRED, ONE_ATTEMPT]).await;
+    let receiver = Receiver::http(|_| Plan::status(500)).await;
+    let app = fenix.create_app("acme").await;
+    let mut created = 0;
+    let refused = loop {
+        let answer =
+            post_with_retry_after(&fenix, &format!("/v1/apps/{app}/endpoints"), json!({"url": receiver.url})).await;
+        if answer.0 != 201 {
+            break answer;
+        }
+        created += 1;
+        assert!(created <= 50, "the app's challenges never ran out");
+        let (status, _) = fenix.call("DELETE", &format!("/v1/apps/{app}/endpoints/{}", id_of(&answer.2)), None).await;
+        assert_eq!(status, 204);
+    };
+    assert_eq!(created, 50, "the app's burst of challenges");
+    assert_over_the_challenge_limit(&refused);
+    let (_, list) = fenix.call("GET", &format!("/v1/apps/{app}/endpoints"), None).await;
+    assert_eq!(list["data"], json!([]), "the refused create stored nothing: {list}");
+    assert!(receiver.count() <= 50, "{} challenge requests", receiver.count());
+    // Another app is not held back by this one.
+    let other = fenix.create_app("globex").await;
+    fenix.create_endpoint(&other, json!({"url": receiver.url})).await;
+}
+
+async fn the_challenge_budget_holds_across_a_restart_and_across_instances(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let mut fenix = Fenix::start(&db, &[REQUIRED, ONE_ATTEMPT]).await;
+    let receiver = Receiver::http(|_| Plan::status(500)).await;
+    let app = fenix.create_app("acme").await;
+    let ep = id_of(&fenix.create_endpoint(&app, json!({"url": receiver.url})).await);
+    let verify = format!("/v1/apps/{app}/endpoints/{ep}/verify");
+    for _ in 0..2 {
+        assert_eq!(post_with_retry_after(&fenix, &verify, json!({})).await.0, 202);
+    }
+    fenix.restart().await;
+    assert_over_the_challenge_limit(&post_with_retry_after(&fenix, &verify, json!({})).await);
+    if backend == Backend::Postgres {
+        let other = Fenix::start(&db, &[REQUIRED, ONE_ATTEMPT]).await;
+        assert_over_the_challenge_limit(&post_with_retry_after(&other, &verify, json!({})).await);
+    }
+}
+
 crate::on_both_backends!(
+    verify_calls_in_a_burst_send_a_few_challenges_then_answer_429_with_retry_after,
+    url_changes_back_and_forth_spend_the_same_challenge_budget,
+    deleting_and_recreating_endpoints_gets_no_fresh_challenge_budget,
+    the_challenge_budget_holds_across_a_restart_and_across_instances,
     a_challenge_to_a_destination_that_turned_private_is_refused,
     an_app_can_ask_for_proof_of_ownership_on_its_own,
     several_instances_on_one_database_send_each_challenge_attempt_once,

@@ -17,4 +17,5 @@ mod outcomes;
 mod plans;
 mod replay;
 mod secrets;
+mod send_budgets;
 mod tokens;

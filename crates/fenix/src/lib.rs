@@ -22,6 +22,7 @@ pub mod operator;
 pub mod receiver;
 pub mod rekey;
 pub mod secrets;
+pub mod send_budgets;
 pub mod settings;
 pub mod startup;
 pub mod state;

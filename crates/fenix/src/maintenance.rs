@@ -46,6 +46,8 @@ pub async fn run_once(state: &SharedState) -> anyhow::Result<()> {
     if payloads + attempts + deliveries > 0 {
         tracing::info!(payloads, attempts, deliveries, "retention purge");
     }
+    // Full budgets of tenant-triggered requests read like no row (`send_budgets`).
+    state.store.purge_spent_budgets(now).await?;
     let cutoff = time::sub(now, s.disable_after_failing);
     for (endpoint_id, app_id, since) in state.store.failing_endpoints(cutoff).await? {
         let reason = format!(

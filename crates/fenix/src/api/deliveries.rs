@@ -16,6 +16,7 @@ use super::{
 };
 use crate::{
     lifecycle::DeliveryStatus,
+    send_budgets::{self, Action},
     state::SharedState,
     store::{
         deliveries::{AttemptRecord, DeliveryFilter, DeliveryRow},
@@ -260,7 +261,8 @@ async fn attempts(
     post, path = "/v1/apps/{app}/deliveries/{dlv}/replay", tag = "deliveries", operation_id = "replay_delivery",
     summary = "Send a failed or skipped delivery again",
     security(("bearer" = ["app:manage"])),
-    description = "Same event id and envelope, a fresh attempt budget; earlier attempts stay in the log.",
+    description = "Same event id and envelope, a fresh attempt budget; earlier attempts stay in the log. \
+        Replays are limited per endpoint and per app (docs/security.md): over the limit, 429 with `Retry-After`.",
     params(DeliveryPath),
     request_body(content = Option<NoOptions>, description = "Optional; empty or `{}`"),
     responses(
@@ -269,6 +271,9 @@ async fn attempts(
         (status = 404, description = "`app_not_found`, `delivery_not_found`", body = ErrorBody),
         (status = 409, description = "`not_replayable` (not failed or skipped), `payload_expired` (purged by \
             retention)", body = ErrorBody),
+        (status = 429, description = "`replay_limit_reached`: the endpoint's or the app's delivery replays are \
+            spent for now; nothing was re-queued", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds until the call is allowed again"))),
     )
 )]
 async fn replay(
@@ -279,7 +284,14 @@ async fn replay(
 ) -> Result<(StatusCode, Json<DeliveryOut>), ApiError> {
     let d = find(&s, &app, &dlv).await?;
     let NoOptions {} = optional_json(&body)?;
-    match s.store.replay_delivery(&d.app_id, &d.id, time::now_ms()).await? {
+    let now = time::now_ms();
+    // Only a call that can re-queue spends (a 409 below sends nothing).
+    if d.status.is_replayable() {
+        send_budgets::take(&s.store, Action::DeliveryReplay, &d.app_id, &d.endpoint_id, now)
+            .await?
+            .map_err(ApiError::over_budget)?;
+    }
+    match s.store.replay_delivery(&d.app_id, &d.id, now).await? {
         Ok(()) => {
             s.wake.work_committed(crate::wake::Reach::AllInstances).await;
             Ok((StatusCode::ACCEPTED, Json(find(&s, &app, &dlv).await?.into())))

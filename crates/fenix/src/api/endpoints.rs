@@ -24,6 +24,7 @@ use crate::{
     ids,
     lifecycle::{DeliveryStatus, EndpointState, OnDeadLetter, SigningAlgorithm},
     secrets::{EndpointKey, SigningSecret},
+    send_budgets::{self, Action},
     state::SharedState,
     store::{
         endpoints::{EndpointPatch, EndpointRow, NewEndpoint},
@@ -32,6 +33,10 @@ use crate::{
     time,
     worker::ownership,
 };
+
+/// The 429 of a call that would start an ownership challenge over its budget.
+const CHALLENGE_LIMIT: &str = "`challenge_limit_reached`: the call would start an ownership challenge, and the \
+    endpoint's or the app's challenges are spent for now (docs/security.md); nothing was changed";
 
 /// How many older secrets may still sign after rotations.
 pub const MAX_OLD_SECRETS: i64 = 5;
@@ -454,6 +459,8 @@ fn attempt_timeout_column(s: &SharedState, raw: &str) -> Result<i64, ApiError> {
         (status = 422, description = concat!("`invalid_event_types`, `unknown_event_type` (strict mode), `invalid_signature_scheme`, `invalid_secret`, \
             `invalid_rate_limit`, `invalid_description`, `endpoint_limit_reached`, `url_*`, `destination_*`, ",
             policy_codes!()), body = ErrorBody),
+        (status = 429, description = CHALLENGE_LIMIT, body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds until the call is allowed again"))),
     )
 )]
 async fn create(
@@ -524,6 +531,11 @@ async fn create(
     let max = s.settings.max_endpoints_per_app;
     let required = s.settings.require_endpoint_verification || s.store.app_requires_verification(&row.app_id).await?;
     let challenge = required.then(ownership::new_challenge);
+    if challenge.is_some() {
+        send_budgets::take(&s.store, Action::Challenge, &row.app_id, &row.id, now)
+            .await?
+            .map_err(ApiError::over_budget)?;
+    }
     if !s.store.insert_endpoint_challenged(&new, max as i64, challenge.as_ref()).await? {
         return Err(ApiError::invalid(
             "endpoint_limit_reached",
@@ -600,6 +612,8 @@ async fn read(
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
         (status = 422, description = concat!("`invalid_event_types`, `unknown_event_type` (strict mode), `invalid_rate_limit`, `invalid_description`, \
             `url_*`, `destination_*`, ", policy_codes!()), body = ErrorBody),
+        (status = 429, description = CHALLENGE_LIMIT, body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds until the call is allowed again"))),
     )
 )]
 async fn update(
@@ -668,8 +682,14 @@ async fn update(
             || s.store.app_requires_verification(&row.app_id).await?
             || s.store.get_challenge(&row.id).await?.is_some());
     let challenge = reprove.then(ownership::new_challenge);
+    let now = time::now_ms();
+    if challenge.is_some() {
+        send_budgets::take(&s.store, Action::Challenge, &row.app_id, &row.id, now)
+            .await?
+            .map_err(ApiError::over_budget)?;
+    }
     let patch = EndpointPatch { challenge, ..patch };
-    s.store.update_endpoint(&row.app_id, &row.id, &patch, time::now_ms()).await?;
+    s.store.update_endpoint(&row.app_id, &row.id, &patch, now).await?;
     let updated = read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await;
     // Read first: the answer shows the new challenge before any attempt of it.
     if patch.challenge.is_some() {
@@ -750,6 +770,8 @@ struct Resume {
             body = ResumedEndpoint),
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
+        (status = 429, description = super::replay::REPLAY_LIMIT, body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds until the call is allowed again"))),
     )
 )]
 async fn resume(
@@ -760,6 +782,9 @@ async fn resume(
 ) -> Result<Json<ResumedEndpoint>, ApiError> {
     let row = lookup::endpoint(&s, &app, &ep).await?;
     let body: Resume = optional_json(&body)?;
+    if body.replay_skipped {
+        super::replay::spend_endpoint_replay(&s, &row).await?;
+    }
     let now = time::now_ms();
     s.store
         .set_endpoint_state(&row.id, EndpointState::Active, "resumed by an operator", &ids::new_id("esc"), now)
@@ -875,7 +900,8 @@ async fn catalogued(s: &SharedState, filter: &EventTypeFilter) -> Result<(), Api
     security(("bearer" = ["app:manage"])),
     description = "Starts a new challenge now, replacing an open or expired one: the endpoint shows \
         `pending_verification` until it answers 2xx echoing it (see docs/receiving.md). A paused or disabled \
-        endpoint is sent it once resumed. An endpoint that proved its URL already answers 409.",
+        endpoint is sent it once resumed. An endpoint that proved its URL already answers 409. Challenges are limited per \
+        endpoint and per app (docs/security.md): over the limit, 429 with `Retry-After`.",
     params(EndpointPath),
     request_body(content = Option<NoOptions>, description = "Optional; empty or `{}`"),
     responses(
@@ -883,6 +909,8 @@ async fn catalogued(s: &SharedState, filter: &EventTypeFilter) -> Result<(), Api
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
         (status = 409, description = "`endpoint_verified`", body = ErrorBody),
+        (status = 429, description = CHALLENGE_LIMIT, body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds until the call is allowed again"))),
     )
 )]
 async fn verify(
@@ -899,7 +927,9 @@ async fn verify(
             "this endpoint has no open challenge: it proved it controls its URL, or no proof was asked of it",
         ));
     }
-    if !s.store.start_challenge(&row.id, &ownership::new_challenge(), time::now_ms()).await? {
+    let now = time::now_ms();
+    send_budgets::take(&s.store, Action::Challenge, &row.app_id, &row.id, now).await?.map_err(ApiError::over_budget)?;
+    if !s.store.start_challenge(&row.id, &ownership::new_challenge(), now).await? {
         return Err(ApiError::not_found("endpoint"));
     }
     let Json(out) = read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await?;

@@ -25,12 +25,14 @@ pub struct ApiError {
     pub code: &'static str,
     pub message: String,
     pub details: Option<Vec<SchemaViolation>>,
+    /// Whole seconds answered as `Retry-After` (a `429`).
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
     /// Any client error with its status, code and message.
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, code, message: message.into(), details: None }
+        ApiError { status, code, message: message.into(), details: None, retry_after: None }
     }
 
     /// The same error with the list of what failed where (`details` of the body).
@@ -63,6 +65,14 @@ impl ApiError {
     /// 409 for a request that conflicts with the current state.
     pub fn conflict(code: &'static str, message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::CONFLICT, code, message)
+    }
+
+    /// 429 for a call over one of its budgets (`send_budgets`): come back after the `Retry-After`.
+    pub fn over_budget(over: crate::send_budgets::OverBudget) -> ApiError {
+        ApiError {
+            retry_after: Some(crate::send_budgets::retry_seconds(over.retry_after)),
+            ..ApiError::new(StatusCode::TOO_MANY_REQUESTS, over.action.code(), over.message())
+        }
     }
 
     /// 401 for a missing or wrong token.
@@ -103,6 +113,9 @@ impl IntoResponse for ApiError {
         let mut resp = (self.status, body).into_response();
         if self.status == StatusCode::UNAUTHORIZED {
             resp.headers_mut().insert("www-authenticate", axum::http::HeaderValue::from_static("Bearer"));
+        }
+        if let Some(seconds) = self.retry_after {
+            resp.headers_mut().insert(axum::http::header::RETRY_AFTER, axum::http::HeaderValue::from(seconds));
         }
         resp
     }

@@ -1,6 +1,8 @@
 //! Replay: re-queue `failed` or `skipped` deliveries with their ORIGINAL event
 //! id and envelope and a fresh attempt budget. Earlier attempts stay in the
 //! log; `succeeded` and still-`pending` deliveries are never replayed.
+//! An endpoint replay (also `resume` with `replay_skipped`) spends the
+//! budgets of `send_budgets` ([`Action::EndpointReplay`]).
 
 use axum::{extract::State, Json};
 use serde::{Deserialize, Serialize};
@@ -12,10 +14,27 @@ use super::{
     extract::{optional_json, ApiPath, EndpointPath, NoQuery, RawBody},
     lookup,
 };
-use crate::{lifecycle::DeliveryStatus, state::SharedState, store::replay::ReplayScope, time};
+use crate::{
+    lifecycle::DeliveryStatus,
+    send_budgets::{self, Action},
+    state::SharedState,
+    store::{endpoints::EndpointRow, replay::ReplayScope},
+    time,
+};
 
 /// Rows re-queued per transaction, so a large replay never holds the database long.
 const BATCH: i64 = 500;
+
+/// Spends one endpoint replay of `endpoint`, or refuses it with `429`.
+pub async fn spend_endpoint_replay(s: &SharedState, endpoint: &EndpointRow) -> Result<(), ApiError> {
+    send_budgets::take(&s.store, Action::EndpointReplay, &endpoint.app_id, &endpoint.id, time::now_ms())
+        .await?
+        .map_err(ApiError::over_budget)
+}
+
+/// The 429 of an endpoint replay over its budget, for the document.
+pub const REPLAY_LIMIT: &str = "`replay_limit_reached`: the endpoint's or the app's endpoint replays are spent for \
+    now; nothing was re-queued";
 
 /// Re-queues an endpoint's deliveries in `statuses` (created within the window) in bounded batches.
 pub async fn requeue_endpoint(
@@ -71,7 +90,8 @@ pub fn router() -> OpenApiRouter<SharedState> {
     summary = "Send an endpoint's failed or skipped deliveries again",
     security(("bearer" = ["app:manage"])),
     description = "Re-queues deliveries in `statuses` (default both `failed` and `skipped`) created between \
-        `since` and `until` (RFC 3339), with their original event id and envelope.",
+        `since` and `until` (RFC 3339), with their original event id and envelope. Endpoint replays are limited \
+        per endpoint and per app (docs/security.md): over the limit, 429 with `Retry-After`.",
     params(EndpointPath),
     request_body(content = Option<ReplayBody>, description = "Optional; an empty body means defaults"),
     responses(
@@ -79,6 +99,8 @@ pub fn router() -> OpenApiRouter<SharedState> {
         (status = 400, description = "`invalid_path`, `invalid_time`", body = ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
         (status = 422, description = "`invalid_statuses`", body = ErrorBody),
+        (status = 429, description = REPLAY_LIMIT, body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds until the call is allowed again"))),
     )
 )]
 async fn replay_endpoint(
@@ -102,6 +124,7 @@ async fn replay_endpoint(
         return Err(ApiError::invalid("invalid_statuses", "statuses may contain only \"failed\" and \"skipped\""));
     }
     let (since, until) = parse_window(body.since.as_deref(), body.until.as_deref())?;
+    spend_endpoint_replay(&s, &endpoint).await?;
     let replayed = requeue_endpoint(&s, &endpoint.id, &statuses, since, until).await?;
     let expired = s
         .store

@@ -26,6 +26,7 @@
 //! | `tokens.rs` | API tokens (admin and app-scoped), by hash, with their expiry |
 //! | `sessions.rs` | console sessions: operators' sessions, portal links exchanged once for a session |
 //! | `limits.rs` | limits shared by every instance on PostgreSQL: concurrency slots leased in blocks, rate-limit send times taken in runs |
+//! | `send_budgets.rs` | budgets of tenant-triggered requests (challenges, test events, replays): GCRA buckets taken all or nothing |
 //! | `maintenance.rs` | retention purges, auto-disable candidates, stats, queue gauges |
 //! | `sqlite_files.rs` | owner-only permissions of the SQLite files |
 //!
@@ -54,6 +55,7 @@ pub mod outcomes;
 pub mod ownership;
 pub mod queue;
 pub mod replay;
+pub mod send_budgets;
 pub mod sessions;
 mod sqlite_files;
 pub mod tokens;
