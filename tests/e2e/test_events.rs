@@ -110,7 +110,88 @@ async fn a_test_event_request_is_checked_like_any_input(backend: Backend) {
     assert!(fenix.deliveries(&app, "").await.is_empty());
 }
 
+/// A catalogued type whose schema wants an integer `amount`.
+async fn catalogue_order_paid(fenix: &Fenix) {
+    let schema = json!({"type": "object", "required": ["amount"], "properties": {"amount": {"type": "integer"}}});
+    let (status, body) =
+        fenix.call("POST", "/v1/event-types", Some(json!({"name": "order.paid", "schema": schema}))).await;
+    assert_eq!(status, 201, "{body}");
+}
+
+async fn a_test_event_is_checked_against_its_types_schema_like_an_ingested_one(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let receiver = Receiver::http(|_| Plan::ok()).await;
+    let app = fenix.create_app("acme").await;
+    let ep = id_of(&fenix.create_endpoint(&app, json!({"url": receiver.url})).await);
+    catalogue_order_paid(&fenix).await;
+
+    for data in [json!({"amount": "x"}), json!({}), json!({"amount": 1.5})] {
+        let body = json!({"event_type": "order.paid", "data": data});
+        let (status, out) = fenix.call("POST", &test_path(&app, &ep), Some(body)).await;
+        assert_eq!((status, &out["error"]["code"]), (422, &json!("schema_mismatch")), "{data} → {out}");
+        assert!(out["error"]["details"][0]["path"].as_str().is_some_and(|p| p.starts_with("/data")), "{out}");
+    }
+    assert!(fenix.deliveries(&app, "").await.is_empty(), "a refused test event stores nothing");
+
+    let body = json!({"event_type": "order.paid", "data": {"amount": 5}});
+    let (status, sent) = fenix.call("POST", &test_path(&app, &ep), Some(body)).await;
+    assert_eq!(status, 202, "{sent}");
+    wait_for_status(&fenix, &app, sent["event_id"].as_str().unwrap(), "succeeded", PATIENCE).await;
+    assert_eq!(receiver.count(), 1, "only the event its schema accepts was sent");
+}
+
+async fn in_strict_mode_a_test_event_needs_a_catalogued_type_except_fenix_test(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[("FENIX_EVENT_TYPES_STRICT", "true")]).await;
+    let receiver = Receiver::http(|_| Plan::ok()).await;
+    let app = fenix.create_app("acme").await;
+    let ep = id_of(&fenix.create_endpoint(&app, json!({"url": receiver.url})).await);
+
+    let body = json!({"event_type": "order.unknown", "data": {"amount": 5}});
+    let (status, out) = fenix.call("POST", &test_path(&app, &ep), Some(body)).await;
+    assert_eq!((status, &out["error"]["code"]), (422, &json!("unknown_event_type")), "{out}");
+    assert!(fenix.deliveries(&app, "").await.is_empty(), "a refused test event stores nothing");
+
+    // Fenix's own probe type needs no entry; once catalogued, its schema applies.
+    let (status, sent) = fenix.call("POST", &test_path(&app, &ep), None).await;
+    assert_eq!(status, 202, "{sent}");
+    let schema = json!({"type": "object", "required": ["probe"]});
+    let (status, body) =
+        fenix.call("POST", "/v1/event-types", Some(json!({"name": "fenix.test", "schema": schema}))).await;
+    assert_eq!(status, 201, "{body}");
+    let (status, out) = fenix.call("POST", &test_path(&app, &ep), None).await;
+    assert_eq!((status, &out["error"]["code"]), (422, &json!("schema_mismatch")), "{out}");
+}
+
+async fn test_events_beyond_their_budget_answer_429_with_retry_after(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let receiver = Receiver::http(|_| Plan::ok()).await;
+    let app = fenix.create_app("acme").await;
+    let ep = id_of(&fenix.create_endpoint(&app, json!({"url": receiver.url})).await);
+    let other = id_of(&fenix.create_endpoint(&app, json!({"url": receiver.url})).await);
+
+    let mut answers = Vec::new();
+    for _ in 0..15 {
+        let resp = fenix.request("POST", &test_path(&app, &ep)).send().await.unwrap();
+        let retry_after: Option<u64> = resp.headers().get("retry-after").map(|v| v.to_str().unwrap().parse().unwrap());
+        answers.push((resp.status().as_u16(), retry_after, resp.json::<Value>().await.unwrap()));
+    }
+    assert_eq!(answers.iter().filter(|a| a.0 == 202).count(), 10, "the endpoint's burst");
+    for (status, retry_after, body) in answers.iter().filter(|a| a.0 != 202) {
+        assert_eq!((*status, &body["error"]["code"]), (429, &json!("test_event_limit_reached")), "{body}");
+        assert!(retry_after.is_some_and(|s| (1..=6).contains(&s)), "{retry_after:?}");
+    }
+    assert_eq!(fenix.deliveries(&app, "").await.len(), 10, "a refused test event stores nothing");
+    let (status, body) = fenix.call("POST", &test_path(&app, &other), None).await;
+    assert_eq!(status, 202, "another endpoint has its own budget: {body}");
+}
+
 crate::on_both_backends!(
+    a_test_event_is_checked_against_its_types_schema_like_an_ingested_one,
+    in_strict_mode_a_test_event_needs_a_catalogued_type_except_fenix_test,
+    test_events_beyond_their_budget_answer_429_with_retry_after,
     a_test_event_reaches_only_its_endpoint_signed_whatever_its_filter,
     a_test_event_to_a_paused_endpoint_is_recorded_as_skipped,
     a_test_event_request_is_checked_like_any_input,

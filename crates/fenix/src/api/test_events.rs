@@ -3,6 +3,11 @@
 //! check) without sending a real event to every subscriber. The event goes
 //! through the normal intake ([`crate::ingest`]): it is stored, signed,
 //! retried and logged like any other, and its delivery can be replayed.
+//! Its data is checked against the event-type catalogue exactly as an
+//! ingested event's (`events::checked_event`): a test event is no way around
+//! a schema or strict mode. Only Fenix's own default type, `fenix.test`, is
+//! taken uncatalogued in strict mode, so a strict deployment can still test
+//! a receiver. Test events spend the budgets of `send_budgets`.
 
 use axum::{extract::State, http::StatusCode, Json};
 use serde::{Deserialize, Serialize};
@@ -11,10 +16,18 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     error::{ApiError, ErrorBody},
+    events::{checked_event, IngestBody},
     extract::{non_null, optional_json, ApiPath, EndpointPath, NoQuery, RawBody},
     lookup,
 };
-use crate::{event_types::EventType, state::SharedState, store::deliveries::DeliveryFilter};
+use crate::{
+    event_types::EventType,
+    ids,
+    send_budgets::{self, Action},
+    state::SharedState,
+    store::deliveries::DeliveryFilter,
+    time,
+};
 
 /// The type of a test event when the request names none.
 pub const DEFAULT_TEST_TYPE: &str = "fenix.test";
@@ -58,14 +71,21 @@ pub fn router() -> OpenApiRouter<SharedState> {
     description = "Stores an event (`event_type`, default `fenix.test`; `data`, default `{}`) with one delivery, \
         to this endpoint only, whatever its event-type filter; the app's other endpoints get nothing. It is \
         signed, retried and logged like any delivery. To a paused or disabled endpoint the delivery is recorded \
-        and `skipped`, like any other delivery to it.",
+        and `skipped`, like any other delivery to it. `data` is checked against the event-type catalogue like an \
+        ingested event's (schema, strict mode; `fenix.test` itself needs no entry). Test events are limited per \
+        endpoint and per app (docs/security.md): over the limit, 429 with `Retry-After`.",
     params(EndpointPath),
     request_body(content = Option<TestEventBody>, description = "Optional; an empty body means defaults"),
     responses(
         (status = 202, description = "Stored; the delivery is queued", body = TestEventSent),
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
-        (status = 422, description = "`invalid_event_type`, `invalid_data`", body = ErrorBody),
+        (status = 422, description = "`invalid_event_type`, `invalid_data`, `schema_mismatch` (with \
+            `error.details`), `unknown_event_type` (strict mode), and every other refusal of the catalogue's check \
+            at ingestion", body = ErrorBody),
+        (status = 429, description = "`test_event_limit_reached`: the endpoint's or the app's test events are \
+            spent for now; nothing was stored", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds until the call is allowed again"))),
     ),
     security(("bearer" = ["app:manage"]))
 )]
@@ -79,17 +99,28 @@ async fn send_test_event(
     let body: TestEventBody = optional_json(&body)?;
     let event_type = EventType::parse(body.event_type.as_deref().unwrap_or(DEFAULT_TEST_TYPE))
         .map_err(|e| ApiError::invalid(e.code, e.message.replacen("type", "event_type", 1)))?;
-    let empty;
-    let data: &RawValue = match &body.data {
-        Some(data) if data.get().trim_start().starts_with('{') => data,
-        Some(_) => return Err(ApiError::invalid("invalid_data", "data must be a JSON object")),
-        None => {
-            empty = RawValue::from_string("{}".into()).expect("valid JSON");
-            &empty
-        }
+    let data = match body.data {
+        Some(data) => data,
+        None => RawValue::from_string("{}".into()).expect("valid JSON"),
     };
-    let mut new = crate::ingest::new_event(endpoint.app_id.clone(), &event_type, data, None, 1);
+    let now = time::now_ms();
+    let made = (ids::new_id("evt"), now);
+    let catalogue = s.catalogue.current(&s.store).await?;
+    let mut new = if event_type.as_str() == DEFAULT_TEST_TYPE && catalogue.get(DEFAULT_TEST_TYPE).is_none() {
+        // Fenix's own probe type, uncatalogued: nothing to check it against, even in strict mode.
+        if !data.get().trim_start().starts_with('{') {
+            return Err(ApiError::invalid("invalid_data", "data must be a JSON object"));
+        }
+        crate::ingest::new_event_as(made.0, now, endpoint.app_id.clone(), &event_type, &data, None, 1)
+    } else {
+        let event = IngestBody { event_type: event_type.as_str().to_string(), data, id: None, ordering_key: None };
+        checked_event(&s, &catalogue, made, endpoint.app_id.clone(), event, None, "/data")?
+    };
     new.only_endpoint = Some(endpoint.id.clone());
+    new.max_fanout = 1;
+    send_budgets::take(&s.store, Action::TestEvent, &endpoint.app_id, &endpoint.id, now)
+        .await?
+        .map_err(ApiError::over_budget)?;
     let ingested = s.ingestor.ingest(new).await.map_err(lookup::app_deleted_meanwhile)?;
     s.metrics.ingested(ingested.event.delivery_count);
     let filter = DeliveryFilter { event_id: Some(ingested.event.id.clone()), limit: 1, ..Default::default() };
