@@ -151,6 +151,12 @@ async fn refused_headers_answer_422_with_a_code_naming_the_header(backend: Backe
         (json!({"X-Tenant": "acme\r\nX-Injected: 1"}), "invalid_header_value", "X-Tenant"),
         (json!({"X-Tenant": "a\nb"}), "invalid_header_value", "X-Tenant"),
         (json!({"X-Tenant": "a\u{0}b"}), "invalid_header_value", "X-Tenant"),
+        // Visible ASCII, space and tab only: nothing sent as raw bytes beyond ASCII.
+        (json!({"X-Tenant": "café"}), "invalid_header_value", "X-Tenant"),
+        (json!({"X-Tenant": "a\u{85}b"}), "invalid_header_value", "X-Tenant"),
+        // The text reads show for a hidden value, with no stored secret behind it.
+        (json!({"X-Tenant": "[redacted]"}), "invalid_header_value", "X-Tenant"),
+        (json!({"Authorization": "[REDACTED]"}), "invalid_header_value", "Authorization"),
         (json!({"X Bad": "v"}), "invalid_header_name", "X Bad"),
         (json!({"X-Bad\r\nX-Injected": "v"}), "invalid_header_name", "X-Bad"),
         (json!({"Connection": "close"}), "hop_by_hop_header", "Connection"),

@@ -2,14 +2,18 @@
 //!
 //! Custom headers are checked once, when the owner sets them, so every attempt
 //! can send them without a second thought: a name must be an HTTP token, a
-//! value valid header text (no CR, LF or NUL: no header injection), and no
+//! value visible ASCII, space and tab only (no CR, LF, NUL, other control
+//! characters or bytes beyond ASCII: no header injection, and nothing a
+//! receiver's server would read differently from Fenix), and no
 //! header may change how the request travels (hop-by-hop headers) or override
 //! what Fenix itself sends (its `X-Fenix-*` and `webhook-*` headers, `Host`,
 //! `Content-Length`, `Content-Type`, `User-Agent`, `Idempotency-Key`). Values
 //! of credential headers (`Authorization`, `Cookie`, and any name the owner
 //! marks sensitive) are sealed with the master key like signing secrets, bound
 //! to the endpoint and the header's name, and every read shows them as
-//! [`REDACTED`].
+//! [`REDACTED`]. That text is never a value of its own: given back, it only
+//! keeps a sealed value already stored, so a read showing it always means a
+//! secret is hidden there.
 //!
 //! The retry policy (an own schedule, status codes that fail at once, an own
 //! attempt timeout) stays within the bounds of the global settings; absent, the
@@ -185,6 +189,22 @@ fn check_name(name: &str) -> Result<(), InvalidPolicy> {
     Ok(())
 }
 
+/// Checks one header value: visible ASCII, space and tab only (docs/api.md).
+/// `HeaderValue` alone would take bytes beyond ASCII (`é`, U+0085) and send
+/// them raw, which receivers' servers read in different ways.
+fn check_value(name: &str, value: &str) -> Result<(), InvalidPolicy> {
+    if value.chars().all(|c| c == '\t' || (' '..='~').contains(&c)) {
+        return Ok(());
+    }
+    Err(invalid(
+        "invalid_header_value",
+        format!(
+            "the value of header {name} must be visible ASCII, space and tab only (no CR, LF, NUL, other control \
+             characters or non-ASCII characters)"
+        ),
+    ))
+}
+
 /// The owner's headers, checked and made ready to store: values of credential
 /// headers and of the names in `sensitive` sealed under `key` for `endpoint_id`.
 /// A sensitive header given as [`REDACTED`] keeps its value from `previous`
@@ -220,23 +240,26 @@ pub fn parse_headers(
                 format!("header {name} is given twice (names are case-insensitive)"),
             ));
         }
-        if HeaderValue::from_str(value).is_err() {
-            return Err(invalid(
-                "invalid_header_value",
-                format!(
-                    "the value of header {name} must be printable ASCII (no CR, LF, NUL or other control characters)"
-                ),
-            ));
-        }
+        check_value(name, value)?;
         bytes += name.len() + value.len();
         let secret = is_credential(name) || sensitive.iter().any(|s| s.eq_ignore_ascii_case(name));
         let was_sealed = || previous.0.iter().any(|h| h.name.eq_ignore_ascii_case(name) && h.sealed.is_some());
-        let stored = if !secret && value == REDACTED && was_sealed() {
+        let placeholder = value.trim().eq_ignore_ascii_case(REDACTED);
+        let stored = if !secret && placeholder && was_sealed() {
             // Un-marking a sensitive header takes its value again: its stored
             // one is never turned into plain text, and "[redacted]" is not it.
             return Err(invalid(
                 "invalid_header_value",
                 format!("header {name} is no longer sensitive: give its value, not {REDACTED:?}"),
+            ));
+        } else if placeholder && (!secret || value != REDACTED) {
+            // Stored as text, reads would show a secret hidden where there is none.
+            return Err(invalid(
+                "invalid_header_value",
+                format!(
+                    "header {name} is {REDACTED:?}, the text reads show for a hidden value: it only keeps a sensitive \
+                     value already stored under that name; give the header's real value"
+                ),
             ));
         } else if !secret {
             StoredHeader { name: name.clone(), value: Some(value.clone()), sealed: None }
@@ -374,6 +397,7 @@ mod tests {
         assert_eq!(code(&[("X-A", "a\r\nX-B: b")]), "invalid_header_value");
         assert_eq!(code(&[("X-A", "a\nb")]), "invalid_header_value");
         assert_eq!(code(&[("X-A", "a\0b")]), "invalid_header_value");
+        assert_eq!(code(&[("X-A", "a\x7fb")]), "invalid_header_value");
         assert_eq!(code(&[("X A", "a")]), "invalid_header_name");
         assert_eq!(code(&[("", "a")]), "invalid_header_name");
         for hop in ["Connection", "keep-alive", "Proxy-Authorization", "TE", "Trailer", "Transfer-Encoding", "Upgrade"]
@@ -437,6 +461,29 @@ mod tests {
         assert_eq!(unmarked.code, "invalid_header_value", "a sensitive value is never stored as the text [redacted]");
         let plain = parse_headers(&headers(&[("X-Key", "now-public")]), &[], &marked, &key, "ep").unwrap();
         assert_eq!(plain.redacted().0["X-Key"], "now-public");
+    }
+
+    #[test]
+    fn values_beyond_visible_ascii_are_refused() {
+        for value in ["café", "a\u{85}b", "a\u{a0}b", "日本", "a\u{2028}b"] {
+            assert_eq!(code(&[("X-A", value)]), "invalid_header_value", "{value:?}");
+        }
+        let fine = parse(&[("X-A", "Visible ASCII ~!@#$%^&*()_+{}|:\"<>?\tand tab")], &[]).unwrap();
+        assert_eq!(fine.redacted().0["X-A"], "Visible ASCII ~!@#$%^&*()_+{}|:\"<>?\tand tab");
+    }
+
+    #[test]
+    fn the_redacted_text_is_refused_where_no_stored_secret_stands_behind_it() {
+        for value in [REDACTED, "[REDACTED]", " [redacted] "] {
+            assert_eq!(code(&[("X-Plain", value)]), "invalid_header_value", "plain {value:?}");
+            assert_eq!(code(&[("Authorization", value)]), "invalid_header_value", "new secret {value:?}");
+            assert_eq!(parse(&[("X-Key", value)], &["X-Key"]).unwrap_err().code, "invalid_header_value");
+        }
+        let key = MasterKey::generate();
+        let stored = parse_headers(&headers(&[("Cookie", "a=1")]), &[], &StoredHeaders::default(), &key, "ep").unwrap();
+        let variant = parse_headers(&headers(&[("Cookie", "[REDACTED]")]), &[], &stored, &key, "ep").unwrap_err();
+        assert_eq!(variant.code, "invalid_header_value", "only the exact placeholder keeps a stored value");
+        assert_eq!(parse_headers(&headers(&[("Cookie", REDACTED)]), &[], &stored, &key, "ep").unwrap(), stored);
     }
 
     #[test]
