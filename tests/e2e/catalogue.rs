@@ -241,6 +241,44 @@ async fn data_that_cannot_be_checked_is_refused_in_single_and_batch_ingestion(ba
     assert_eq!((status, code(&body)), (422, "invalid_example"), "{body}");
 }
 
+/// Definitions `d0`..`d{levels}`, each an `anyOf` of two `$ref`s to the one before:
+/// checking one value applies 2^levels schemas (issue 26, finding 3).
+fn doubling_schema(levels: usize) -> Value {
+    let mut defs = serde_json::Map::new();
+    defs.insert("d0".into(), json!({"type": "object"}));
+    for i in 1..=levels {
+        let prev = format!("#/$defs/d{}", i - 1);
+        defs.insert(format!("d{i}"), json!({"anyOf": [{"$ref": prev}, {"$ref": prev}]}));
+    }
+    json!({"$defs": defs, "$ref": format!("#/$defs/d{levels}")})
+}
+
+async fn a_schema_whose_cost_can_grow_exponentially_is_refused_when_written(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let recursive_doubling = json!({"type": "array", "items": {"$ref": "#"}, "contains": {"$ref": "#"}});
+    let looping = json!({"$defs": {"a": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"});
+    for (schema, want) in [
+        (doubling_schema(20), "schema_too_costly"),
+        (recursive_doubling, "schema_too_costly"),
+        (looping, "schema_too_costly"),
+    ] {
+        let (status, body) =
+            fenix.call("POST", "/v1/event-types", Some(json!({"name": "a.b", "schema": schema}))).await;
+        assert_eq!((status, code(&body)), (422, want), "{body}");
+        let (status, body) = fenix.call("GET", "/v1/event-types/a.b", None).await;
+        assert_eq!(status, 404, "nothing refused was stored: {body}");
+    }
+    // A schema of the same shape but a bounded cost is written, and so is a recursive one that is linear.
+    add_type(&fenix, json!({"name": "a.b", "schema": doubling_schema(8)})).await;
+    let json_value = json!({"anyOf": [{"type": ["null", "boolean", "number", "string"]},
+        {"type": "array", "items": {"$ref": "#"}}, {"type": "object", "additionalProperties": {"$ref": "#"}}]});
+    add_type(&fenix, json!({"name": "a.c", "schema": json_value})).await;
+    // A PATCH is held to the same bound.
+    let (status, body) = fenix.call("PATCH", "/v1/event-types/a.b", Some(json!({"schema": doubling_schema(30)}))).await;
+    assert_eq!((status, code(&body)), (422, "schema_too_costly"), "{body}");
+}
+
 async fn a_changed_schema_is_in_force_for_the_next_event(backend: Backend) {
     let db = TestDb::new(backend).await;
     let fenix = Fenix::start(&db, &[]).await;
@@ -351,6 +389,7 @@ crate::on_both_backends!(
     an_event_that_breaks_its_schema_is_refused_naming_each_place,
     a_batch_with_one_bad_payload_is_refused_by_its_index,
     data_that_cannot_be_checked_is_refused_in_single_and_batch_ingestion,
+    a_schema_whose_cost_can_grow_exponentially_is_refused_when_written,
     a_changed_schema_is_in_force_for_the_next_event,
     strict_mode_refuses_unknown_types_and_filters,
     app_tokens_and_portal_sessions_read_the_catalogue_but_cannot_change_it,

@@ -31,6 +31,7 @@ use crate::{
     store::Store,
 };
 
+mod cost;
 mod data;
 
 pub use data::{Unchecked, Unreadable, MAX_DEPTH};
@@ -301,6 +302,12 @@ fn compile_row(name: &str, schema: Option<&str>, deprecated: bool, revision: i64
 /// valid 2020-12 schema (checked against the meta-schema), and resolve every
 /// `$ref` within itself. The error says what is wrong, for `invalid_schema`.
 pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
+    well_formed(schema)?;
+    build(schema)
+}
+
+/// An object naming draft 2020-12 or no draft, valid against its meta-schema.
+fn well_formed(schema: &Value) -> Result<(), String> {
     // An object only: `true`/`false` are schemas too, but of no use for a type's
     // data, and the API documents (and answers) the schema as an object.
     if !schema.is_object() {
@@ -315,11 +322,36 @@ pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
         let at = e.instance_path().as_str();
         return Err(short(&format!("schema is not a valid draft 2020-12 schema at {:?}: {e}", at)));
     }
+    Ok(())
+}
+
+/// The validator, every `$ref` resolved within the schema.
+fn build(schema: &Value) -> Result<jsonschema::Validator, String> {
     jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
         .with_pattern_options(jsonschema::PatternOptions::regex())
         .build(schema)
         .map_err(|e| short(&format!("schema cannot be used: {e}")))
+}
+
+/// Why a schema is not written, for the API: `invalid_schema` or `schema_too_costly`.
+#[derive(Debug)]
+pub struct SchemaRefused {
+    pub code: &'static str,
+    pub message: String,
+}
+
+/// A schema being written to the catalogue: [`compile`]d, and refused
+/// (`schema_too_costly`) when checking one value could cost without bound
+/// (`cost.rs`). Stored schemas are compiled without this bound: one written
+/// before it existed keeps working, under the time budget of each check.
+pub fn compile_new(schema: &Value) -> Result<jsonschema::Validator, SchemaRefused> {
+    let invalid = |message| SchemaRefused { code: "invalid_schema", message };
+    // The bound reads a schema that passed the meta-schema, and runs before
+    // the validator is built (which would follow an in-place loop).
+    well_formed(schema).map_err(invalid)?;
+    cost::bound(schema).map_err(|e| SchemaRefused { code: e.code(), message: short(e.message()) })?;
+    build(schema).map_err(invalid)
 }
 
 /// Checks `example` against a compiled schema; the errors as for an event.

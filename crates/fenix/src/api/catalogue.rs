@@ -149,8 +149,8 @@ fn check_schema_and_example(
     let validator = match schema {
         None => None,
         Some(raw) => {
-            let invalid = |e| ApiError::invalid("invalid_schema", e);
-            Some(catalogue::compile(&catalogue::read_json(raw, "schema").map_err(invalid)?).map_err(invalid)?)
+            let schema = catalogue::read_json(raw, "schema").map_err(|e| ApiError::invalid("invalid_schema", e))?;
+            Some(catalogue::compile_new(&schema).map_err(|e| ApiError::invalid(e.code, e.message))?)
         }
     };
     if let Some(raw) = example {
