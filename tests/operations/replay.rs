@@ -5,7 +5,8 @@
 use serde_json::json;
 
 use super::common::{
-    attempts, delivery, ep_path, id_of, requests_for, send_events, wait_for_count, wait_for_delivery, wait_for_requests,
+    attempts, delivery, endpoint, ep_path, id_of, requests_for, send_events, wait_for_count, wait_for_delivery,
+    wait_for_requests,
 };
 use crate::support::{Backend, Fenix, Plan, Receiver, TestDb};
 
@@ -149,7 +150,63 @@ async fn an_endpoint_replay_honours_its_time_window(backend: Backend) {
     assert_eq!(bad["error"]["code"], "invalid_time");
 }
 
+/// A call's status, `Retry-After` and body.
+async fn post_with_retry_after(
+    fenix: &Fenix,
+    path: &str,
+    body: serde_json::Value,
+) -> (u16, Option<u64>, serde_json::Value) {
+    let resp = fenix.request("POST", path).json(&body).send().await.expect("API request");
+    let status = resp.status().as_u16();
+    let retry_after = resp.headers().get("retry-after").map(|v| v.to_str().unwrap().parse().expect("seconds"));
+    (status, retry_after, resp.json().await.unwrap_or_default())
+}
+
+fn assert_over_the_replay_limit((status, retry_after, body): &(u16, Option<u64>, serde_json::Value), most: u64) {
+    assert_eq!((*status, &body["error"]["code"]), (429, &json!("replay_limit_reached")), "{body}");
+    assert!(retry_after.is_some_and(|s| (1..=most).contains(&s)), "Retry-After {retry_after:?}");
+}
+
+/// Replays are limited per endpoint (and per app): one delivery 60 times at
+/// once, a whole endpoint 5 times at once (`resume` with `replay_skipped`
+/// counting as one), then 429 with `Retry-After`. The endpoint is paused, so
+/// replayed deliveries are skipped again and nothing is sent.
+async fn replays_beyond_their_budget_answer_429_with_retry_after(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let receiver = Receiver::http(|_| Plan::ok()).await;
+    let app = fenix.create_app("acme").await;
+    let ep = id_of(&fenix.create_endpoint(&app, json!({"url": receiver.url})).await);
+    let (status, body) = fenix.call("POST", &ep_path(&app, &ep, "/pause"), None).await;
+    assert_eq!(status, 200, "{body}");
+    send_events(&fenix, &app, "booking.confirmed", 61).await;
+    wait_for_count(&fenix, &app, &ep, "skipped", 61).await;
+
+    let skipped = fenix.deliveries(&app, &format!("endpoint_id={ep}")).await;
+    let mut answers = Vec::new();
+    for d in &skipped {
+        let path = format!("/v1/apps/{app}/deliveries/{}/replay", id_of(d));
+        answers.push(post_with_retry_after(&fenix, &path, json!({})).await);
+    }
+    assert_eq!(answers.iter().filter(|a| a.0 == 202).count(), 60, "the endpoint's burst of delivery replays");
+    assert_over_the_replay_limit(answers.last().unwrap(), 1);
+    let replay = ep_path(&app, &ep, "/replay");
+    for i in 0..5 {
+        let (status, _, body) = post_with_retry_after(&fenix, &replay, json!({})).await;
+        assert_eq!(status, 200, "endpoint replay {i}: {body}");
+    }
+    assert_over_the_replay_limit(&post_with_retry_after(&fenix, &replay, json!({})).await, 60);
+    let resume = post_with_retry_after(&fenix, &ep_path(&app, &ep, "/resume"), json!({"replay_skipped": true})).await;
+    assert_over_the_replay_limit(&resume, 60);
+    assert_eq!(endpoint(&fenix, &app, &ep).await["state"], "paused", "a refused resume changes nothing");
+    assert_eq!(receiver.count(), 0, "paused: every replayed delivery was skipped again");
+    // Resuming without a replay sends nothing by itself and is not limited.
+    let (status, body) = fenix.call("POST", &ep_path(&app, &ep, "/resume"), None).await;
+    assert_eq!(status, 200, "{body}");
+}
+
 crate::on_both_backends!(
+    replays_beyond_their_budget_answer_429_with_retry_after,
     failed_deliveries_replayed_after_the_receiver_is_fixed_arrive_with_the_same_bytes_and_a_longer_history,
     one_failed_delivery_can_be_replayed_on_its_own,
     a_delivery_still_waiting_for_its_retry_is_not_replayable,
