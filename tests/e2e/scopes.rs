@@ -461,8 +461,43 @@ async fn the_cli_makes_lists_and_revokes_app_tokens(backend: Backend) {
     .await;
 }
 
+async fn a_malformed_path_is_invalid_path_for_every_caller_whatever_app_it_names(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let receiver = Receiver::http(|_| Plan::ok()).await;
+    let a = app_with_resources(&fenix, "acme", &receiver).await;
+    let b = app_with_resources(&fenix, "globex", &receiver).await;
+    let (_, manage) = make_token(&fenix, "a-manage", Some(&a.id), "manage").await;
+    let (_, read) = make_token(&fenix, "a-read", Some(&a.id), "read").await;
+    let paths = [
+        ("GET", "/v1/apps/x%00/endpoints".to_string()),
+        ("GET", "/v1/apps/%FF/endpoints".to_string()),
+        ("GET", format!("/v1/apps/{}/events/%FF", a.id)),
+        ("GET", format!("/v1/apps/{}/events/evt%00", a.uid)),
+        ("GET", format!("/v1/apps/{}/endpoints/%C0%AF", a.id)),
+        ("POST", format!("/v1/apps/{}/endpoints/ep%01/pause", a.id)),
+        // Another app's, or none at all: the same answer, so it tells nothing about the app.
+        ("GET", format!("/v1/apps/{}/events/%FF", b.id)),
+        ("GET", "/v1/apps/app_01JZZZZZZZZZZZZZZZZZZZZZZZ/deliveries/%FF".to_string()),
+    ];
+    for (method, path) in &paths {
+        for (who, token) in [("admin", fenix.token.as_str()), ("manage", manage.as_str()), ("read", read.as_str())] {
+            let (status, body) = fenix.call_as(Some(token), method, path, None).await;
+            assert_eq!(
+                (status, body["error"]["code"].as_str()),
+                (400, Some("invalid_path")),
+                "{who} {method} {path}: {body}"
+            );
+        }
+    }
+    // A well-formed path of another app is still the unknown app's 404.
+    let (status, body) = fenix.call_as(Some(&read), "GET", &format!("/v1/apps/{}/events/{}", b.id, b.evt), None).await;
+    assert_eq!((status, body), (404, unknown_app()));
+}
+
 crate::on_both_backends!(
     every_operation_answers_each_caller_as_its_declared_scope_says,
+    a_malformed_path_is_invalid_path_for_every_caller_whatever_app_it_names,
     an_app_token_lists_only_its_app_and_an_admin_every_app,
     a_manage_token_runs_its_app_and_a_read_token_only_reads_it,
     expired_and_revoked_tokens_are_refused,

@@ -31,14 +31,14 @@ use std::{
 };
 
 use axum::{
-    extract::{MatchedPath, RawPathParams, Request, State},
+    extract::{MatchedPath, Request, State},
     http::{header::AUTHORIZATION, HeaderMap, Method, StatusCode},
     middleware::Next,
     response::Response,
     RequestExt,
 };
 
-use super::error::ApiError;
+use super::{error::ApiError, extract::PlainPathParams};
 use crate::{
     access::{Principal, Scope},
     secrets::hash_admin_token,
@@ -148,8 +148,10 @@ pub async fn require_token(State(auth): State<Arc<Auth>>, mut req: Request, next
         if scope == Scope::Admin {
             return Err(forbidden("this call needs an admin token"));
         }
+        // A malformed path is refused as it is for an admin (400 `invalid_path`), before
+        // any lookup: whether the app exists cannot change that answer.
+        let PlainPathParams(params) = req.extract_parts::<PlainPathParams>().await?;
         // The app in the path must be the caller's, else the answer is an unknown app's.
-        let params = req.extract_parts::<RawPathParams>().await.map_err(|_| ApiError::not_found("app"))?;
         if let Some((_, named)) = params.iter().find(|(name, _)| *name == "app") {
             if !names_app(&auth.store, named, app_id).await? {
                 return Err(ApiError::not_found("app"));

@@ -95,7 +95,7 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> axum::extract::FromRequestParts
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut axum::http::request::Parts, state: &S) -> Result<Self, Self::Rejection> {
-        use axum::extract::{path::ErrorKind, rejection::PathRejection, RawPathParams};
+        use axum::extract::{path::ErrorKind, rejection::PathRejection};
         // Typed first: its rejection names the parameter that is not UTF-8.
         let axum::extract::Path(v) = axum::extract::Path::<T>::from_request_parts(parts, state).await.map_err(|r| {
             let message = match &r {
@@ -108,9 +108,34 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> axum::extract::FromRequestParts
             ApiError::bad_request("invalid_path", message)
         })?;
         // Every value is UTF-8 now; look for control characters by name.
-        let raw = RawPathParams::from_request_parts(parts, state)
-            .await
-            .map_err(|r| ApiError::bad_request("invalid_path", r.body_text()))?;
+        let PlainPathParams(_) = PlainPathParams::from_request_parts(parts, state).await?;
+        Ok(ApiPath(v))
+    }
+}
+
+/// Every path parameter, checked as [`ApiPath`] checks them (UTF-8 once
+/// percent-decoded, no control character), else 400 `invalid_path` naming it.
+/// For what reads the path before any handler (the token check, which looks
+/// up the app it names): a malformed path must answer there what it answers
+/// an admin, not the 404 of a lookup that could never match.
+pub struct PlainPathParams(pub axum::extract::RawPathParams);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for PlainPathParams {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, state: &S) -> Result<Self, Self::Rejection> {
+        use axum::extract::{rejection::RawPathParamsRejection, RawPathParams};
+        let raw = RawPathParams::from_request_parts(parts, state).await.map_err(|r| {
+            let message = match &r {
+                // "Invalid UTF-8 in `key`": the key is the part worth keeping.
+                RawPathParamsRejection::InvalidUtf8InPathParam(e) => match e.body_text().split_once('`') {
+                    Some((_, rest)) => format!("path parameter `{}` is not valid UTF-8", rest.trim_end_matches('`')),
+                    None => e.body_text(),
+                },
+                _ => r.body_text(),
+            };
+            ApiError::bad_request("invalid_path", message)
+        })?;
         for (key, value) in &raw {
             if value.chars().any(char::is_control) {
                 return Err(ApiError::bad_request(
@@ -119,7 +144,7 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> axum::extract::FromRequestParts
                 ));
             }
         }
-        Ok(ApiPath(v))
+        Ok(PlainPathParams(raw))
     }
 }
 
