@@ -599,3 +599,49 @@ async fn no_answer_of_the_console_api_may_be_cached_refusals_included() {
         assert_eq!(cache.as_ref().and_then(|v| v.to_str().ok()), Some("no-store"), "{status}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pause_and_a_resume_are_recorded_as_made_by_whoever_made_them() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let app = fenix.create_app("acme").await;
+    let ep = fenix.create_endpoint(&app, json!({"url": "http://127.0.0.1:9/hooks"})).await;
+    let ep = format!("/v1/apps/{app}/endpoints/{}", ep["id"].as_str().unwrap());
+    let (status, made) =
+        fenix.call("POST", "/v1/tokens", Some(json!({"name": "ci", "app": app, "access": "manage"}))).await;
+    assert_eq!(status, 201, "{made}");
+    let app_token = made["token"].as_str().unwrap().to_string();
+    let portal = exchange(&fenix, &secret_of(&mint(&fenix, &app, json!({"access": "manage"})).await)).await.cookie();
+    let portal_csrf = csrf_of(&fenix, &portal).await;
+    let operator = login(&fenix, &fenix.token).await.cookie();
+    let operator_csrf = csrf_of(&fenix, &operator).await;
+
+    let reason = || async {
+        let (status, body) = fenix.call("GET", &ep, None).await;
+        assert_eq!(status, 200, "{body}");
+        body["state_reason"].as_str().unwrap_or_default().to_string()
+    };
+    // Each pauses, then resumes (a pause of a paused endpoint changes nothing and records nothing).
+    for who in ["an operator", "an operator's console", "an app token", "a portal customer"] {
+        for (action, done) in [("pause", "paused"), ("resume", "resumed")] {
+            let path = format!("{ep}/{action}");
+            let status = match who {
+                "an operator" => fenix.call("POST", &path, None).await.0,
+                "an operator's console" => {
+                    with_cookie(&fenix, "POST", &path, &operator, Some(&operator_csrf), None).await.status
+                }
+                "an app token" => fenix.call_as(Some(&app_token), "POST", &path, None).await.0,
+                _ => with_cookie(&fenix, "POST", &path, &portal, Some(&portal_csrf), None).await.status,
+            };
+            assert_eq!(status, 200, "{who} {action}");
+            let by = if who == "an operator's console" { "an operator" } else { who };
+            assert_eq!(reason().await, format!("{done} by {by}"), "{who} {action}");
+        }
+    }
+    let (_, changes) = fenix.call("GET", &format!("{ep}/state-changes"), None).await;
+    let reasons: Vec<&str> = changes["data"].as_array().unwrap().iter().filter_map(|c| c["reason"].as_str()).collect();
+    assert!(
+        reasons.contains(&"paused by a portal customer") && reasons.contains(&"paused by an app token"),
+        "{reasons:?}"
+    );
+}

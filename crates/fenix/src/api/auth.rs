@@ -122,6 +122,38 @@ pub async fn principal_for_bearer(store: &Store, token: &str) -> Result<Option<P
     Ok(store.find_live_token(&hash_admin_token(token), time::now_ms()).await?.map(|row| row.principal))
 }
 
+/// Who made a change, for the records that say so (an endpoint's state
+/// changes): the [`Principal`] says what a caller may do, this how it came.
+/// In the request's extensions beside the principal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Actor {
+    /// An admin token, or an operator's console session.
+    Operator,
+    /// An app-scoped token (`fxk_…`).
+    AppToken,
+    /// A customer's portal session in the console.
+    PortalCustomer,
+}
+
+impl Actor {
+    /// The actor in words, as the records put it: "paused by {}".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Actor::Operator => "an operator",
+            Actor::AppToken => "an app token",
+            Actor::PortalCustomer => "a portal customer",
+        }
+    }
+
+    fn of(principal: &Principal, by_bearer: bool) -> Actor {
+        match (principal, by_bearer) {
+            (Principal::Admin, _) => Actor::Operator,
+            (Principal::App { .. }, true) => Actor::AppToken,
+            (Principal::App { .. }, false) => Actor::PortalCustomer,
+        }
+    }
+}
+
 /// The one place a request's headers become its caller: `Authorization:
 /// Bearer <token>`, or else the console's session cookie (`fenix_session`, or
 /// `__Host-fenix_session` over HTTPS, with `X-Fenix-CSRF` on state changes:
@@ -161,7 +193,9 @@ pub async fn require_token(State(auth): State<Arc<Auth>>, mut req: Request, next
             return Err(forbidden("this token has read access only: the call needs app:manage"));
         }
     }
+    let actor = Actor::of(&principal, req.headers().contains_key(AUTHORIZATION));
     req.extensions_mut().insert(principal);
+    req.extensions_mut().insert(actor);
     Ok(next.run(req).await)
 }
 

@@ -6,11 +6,12 @@
 
 use std::collections::BTreeMap;
 
-use axum::{extract::State, http::StatusCode, Json};
+use axum::{extract::State, http::StatusCode, Extension, Json};
 use serde::{Deserialize, Serialize};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
+    auth::Actor,
     error::{ApiError, ErrorBody},
     extract::{
         non_null, optional_json, ApiJson, ApiPath, ApiQuery, AppPath, EndpointPath, ListScope, NoOptions, NoQuery,
@@ -734,21 +735,16 @@ async fn remove(
 )]
 async fn pause(
     State(s): State<SharedState>,
+    Extension(actor): Extension<Actor>,
     _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
     RawBody(body): RawBody,
 ) -> Result<Json<EndpointOut>, ApiError> {
     let row = lookup::endpoint(&s, &app, &ep).await?;
     let NoOptions {} = optional_json(&body)?;
-    s.store
-        .set_endpoint_state(
-            &row.id,
-            EndpointState::Paused,
-            "paused by an operator",
-            &ids::new_id("esc"),
-            time::now_ms(),
-        )
-        .await?;
+    // The record says who paused it: an operator, an app token or the customer in the portal.
+    let reason = format!("paused by {}", actor.as_str());
+    s.store.set_endpoint_state(&row.id, EndpointState::Paused, &reason, &ids::new_id("esc"), time::now_ms()).await?;
     read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await
 }
 
@@ -776,6 +772,7 @@ struct Resume {
 )]
 async fn resume(
     State(s): State<SharedState>,
+    Extension(actor): Extension<Actor>,
     _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
     RawBody(body): RawBody,
@@ -786,9 +783,8 @@ async fn resume(
         super::replay::spend_endpoint_replay(&s, &row).await?;
     }
     let now = time::now_ms();
-    s.store
-        .set_endpoint_state(&row.id, EndpointState::Active, "resumed by an operator", &ids::new_id("esc"), now)
-        .await?;
+    let reason = format!("resumed by {}", actor.as_str());
+    s.store.set_endpoint_state(&row.id, EndpointState::Active, &reason, &ids::new_id("esc"), now).await?;
     let replayed = if body.replay_skipped {
         super::replay::requeue_endpoint(&s, &row.id, &[DeliveryStatus::Skipped], None, None).await?
     } else {
