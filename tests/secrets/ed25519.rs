@@ -56,6 +56,11 @@ async fn jwks(fenix: &Fenix, app: &str) -> (u16, String, Value) {
     (status, cache, resp.json().await.unwrap_or(Value::Null))
 }
 
+/// The key id signatures and documents name an endpoint's key of `version` by (opaque).
+fn kid(endpoint_id: &str, version: i64) -> String {
+    ::fenix::secrets::key_id(endpoint_id, version)
+}
+
 /// The public key of a JWK, from its `x` alone (as a JOSE library reads it).
 fn jwk_key(jwk: &Value) -> Ed25519PublicKey {
     assert_eq!(
@@ -91,10 +96,14 @@ async fn an_ed25519_endpoint_is_verified_with_the_public_key_from_the_api_and_fr
     for (scheme, ep, created_key) in &eps {
         let listed = public_keys(&fenix, &app, ep).await;
         assert_eq!(listed.len(), 1, "{listed:?}");
-        assert_eq!(listed[0]["key_id"], format!("{ep}.v1"));
+        assert_eq!(listed[0]["key_id"], kid(ep, 1));
         assert_eq!(whpk(&listed[0]["public_key"]), *created_key, "the API shows the key the create answer showed");
-        let jwk = keys.iter().find(|k| k["endpoint_id"] == ep.as_str()).expect("the endpoint's JWK");
-        assert_eq!(jwk["kid"], format!("{ep}.v1"));
+        let jwk = keys.iter().find(|k| k["kid"] == kid(ep, 1).as_str()).expect("the endpoint's JWK");
+        let members: Vec<&str> = jwk.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut members = members;
+        members.sort_unstable();
+        assert_eq!(members, ["alg", "crv", "expires_at", "kid", "kty", "public_key", "use", "x"], "{jwk}");
+        assert!(!doc.to_string().contains(ep.as_str()), "the public document names no endpoint: {doc}");
         assert_eq!(jwk["expires_at"], Value::Null);
         let from_jwks = jwk_key(jwk);
         assert_eq!(from_jwks, *created_key);
@@ -106,7 +115,7 @@ async fn an_ed25519_endpoint_is_verified_with_the_public_key_from_the_api_and_fr
         let entries = signatures(request);
         assert_eq!(entries.len(), 1, "{entries:?}");
         match scheme {
-            Scheme::FenixV1 => assert!(entries[0].starts_with(&format!("v1a={ep}.v1:")), "{entries:?}"),
+            Scheme::FenixV1 => assert!(entries[0].starts_with(&format!("v1a={}:", kid(ep, 1))), "{entries:?}"),
             Scheme::StandardWebhooks => assert!(entries[0].starts_with("v1a,"), "{entries:?}"),
         }
         assert_eq!(verify_ed(request, &[from_jwks]).map(|v| v.secret_index), Ok(0), "{scheme}: key from the JWKS");
@@ -118,16 +127,14 @@ async fn an_ed25519_endpoint_is_verified_with_the_public_key_from_the_api_and_fr
         assert_eq!(signed_with(&fenix, &app, &event, ep).await, json!([1]));
     }
 
-    // Unknown apps, and an app addressed by its uid, are not found; no token is needed, none is checked.
-    for path in ["/v1/apps/app_00000000000000000000000000/jwks.json", "/v1/apps/acme/jwks.json"] {
-        let resp = reqwest::Client::new().get(format!("{}{path}", fenix.base)).send().await.unwrap();
-        assert_eq!(resp.status().as_u16(), 404, "{path}");
-        let body: Value = resp.json().await.unwrap();
-        assert_eq!(body["error"]["code"], "app_not_found", "{path}: {body}");
-    }
+    // An app without Ed25519 keys, an id that names no app and an app's uid all answer the
+    // same: the public document cannot tell which app ids or uids exist. No token is checked.
     let empty = fenix.create_app("globex").await;
-    let (status, _, doc) = jwks(&fenix, &empty).await;
-    assert_eq!((status, doc), (200, json!({"keys": []})));
+    let without_keys = jwks(&fenix, &empty).await;
+    assert_eq!(without_keys, (200, "public, max-age=300".into(), json!({"keys": []})));
+    for app in ["app_00000000000000000000000000", "acme", "globex"] {
+        assert_eq!(jwks(&fenix, app).await, without_keys, "{app}");
+    }
     assert_eq!(public_keys(&fenix, &app, hmac["id"].as_str().unwrap()).await, Vec::<Value>::new());
 }
 
@@ -149,7 +156,7 @@ async fn a_rotation_overlap_sends_both_signatures_also_from_hmac_to_ed25519(back
     let old_key = whpk(&ed["public_key"]);
     let rotated = rotate(&fenix, &app, &ed_id, json!({"overlap_seconds": 3600})).await;
     assert_eq!(rotated["signing_algorithm"], "ed25519");
-    assert_eq!(rotated["key_id"], format!("{ed_id}.v2"));
+    assert_eq!(rotated["key_id"], kid(&ed_id, 2));
     assert!(rotated.get("secret").is_none(), "{rotated}");
     let new_key = whpk(&rotated["public_key"]);
     assert_ne!(new_key, old_key);
@@ -157,7 +164,7 @@ async fn a_rotation_overlap_sends_both_signatures_also_from_hmac_to_ed25519(back
     assert_eq!(listed, [new_key, old_key], "both keys sign during the overlap, newest first");
     let (_, _, doc) = jwks(&fenix, &app).await;
     let kids: Vec<_> = doc["keys"].as_array().unwrap().iter().map(|k| k["kid"].clone()).collect();
-    assert_eq!(kids, [json!(format!("{ed_id}.v2")), json!(format!("{ed_id}.v1"))]);
+    assert_eq!(kids, [json!(kid(&ed_id, 2)), json!(kid(&ed_id, 1))]);
     assert!(doc["keys"][1]["expires_at"].is_string(), "the old key's end is published: {doc}");
 
     // HMAC → Ed25519 (Standard Webhooks).
@@ -180,8 +187,8 @@ async fn a_rotation_overlap_sends_both_signatures_also_from_hmac_to_ed25519(back
         let entries = signatures(request);
         assert_eq!(entries.len(), 2, "two signatures during the overlap: {entries:?}");
         if *ep == ed_id {
-            assert!(entries[0].starts_with(&format!("v1a={ed_id}.v2:")), "newest first: {entries:?}");
-            assert!(entries[1].starts_with(&format!("v1a={ed_id}.v1:")), "{entries:?}");
+            assert!(entries[0].starts_with(&format!("v1a={}:", kid(&ed_id, 2))), "newest first: {entries:?}");
+            assert!(entries[1].starts_with(&format!("v1a={}:", kid(&ed_id, 1))), "{entries:?}");
             assert_eq!(verify_ed(request, &[old_key]).map(|v| v.secret_index), Ok(0), "the old key alone verifies");
             assert_eq!(verify_ed(request, &[new_key]).map(|v| v.secret_index), Ok(0), "the new key alone verifies");
         } else {
@@ -387,7 +394,7 @@ async fn documented_ed25519_receiver_verifies_what_fenix_sends(snippet: &str, sc
         let jwk = doc["keys"].as_array().unwrap().iter().find(|k| k["kid"] == kid.as_str()).expect("kid").clone();
         jwk["public_key"].as_str().unwrap().to_string()
     };
-    let (new, old) = (whpk_of(format!("{ep_id}.v2")), whpk_of(format!("{ep_id}.v1")));
+    let (new, old) = (whpk_of(kid(ep_id, 2)), whpk_of(kid(ep_id, 1)));
 
     let knows_old = Running::start(snippet, scheme, &[&old]).await;
     assert_eq!(forward(knows_old.url(), &before, &before.body).await, (200, "ok".into()), "{snippet}: old key");

@@ -147,11 +147,16 @@ impl EndpointKey {
     }
 }
 
-/// The id receivers look an Ed25519 key up by: the endpoint and the key's
-/// version, e.g. `ep_01J….v2`. Written beside each fenix-v1 `v1a` signature
-/// and as `kid` in the app's public-key document; stable across `fenix rekey`.
+/// The id receivers look an Ed25519 key up by: `k_<ref>.v<version>`, e.g.
+/// `k_3f1c9a0b5d7e2f4a6c8e.v2`, where `<ref>` (20 hex digits of a SHA-256
+/// of the endpoint id) is the same for every version of one endpoint. Written
+/// beside each fenix-v1 `v1a` signature and as `kid` in the app's public-key
+/// document, which anyone holding the app's id may read: opaque, so that
+/// document lists no endpoint id, while a receiver still tells its own
+/// endpoint's keys (one `<ref>`) from the app's others. Stable across `fenix rekey`.
 pub fn key_id(endpoint_id: &str, version: i64) -> String {
-    format!("{endpoint_id}.v{version}")
+    let digest = Sha256::digest(format!("fenix-key-id-v1:{endpoint_id}").as_bytes());
+    format!("k_{}.v{version}", &hex::encode(digest)[..20])
 }
 
 /// The 32-byte key that seals secrets at rest. `Debug` never shows it.
@@ -387,6 +392,18 @@ fn random_token(prefix: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_id_hides_its_endpoint_but_keeps_one_ref_per_endpoint() {
+        let (ep, other) = ("ep_01JD0000000000000000000000", "ep_01JD0000000000000000000001");
+        let v1 = key_id(ep, 1);
+        assert!(v1.starts_with("k_") && v1.ends_with(".v1") && v1.len() == "k_.v1".len() + 20, "{v1}");
+        assert!(!v1.contains("01JD"), "{v1}");
+        let stem = |id: &str| id.rsplit_once(".v").unwrap().0.to_string();
+        assert_eq!(stem(&key_id(ep, 7)), stem(&v1), "one ref for every version of an endpoint");
+        assert_ne!(stem(&key_id(other, 1)), stem(&v1));
+        assert_eq!(key_id(ep, 1), v1, "stable");
+    }
 
     #[test]
     fn admin_and_app_tokens_say_their_kind_and_carry_32_random_bytes() {

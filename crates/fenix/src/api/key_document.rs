@@ -3,11 +3,14 @@
 //! keys as RFC 8037 `OKP`/`Ed25519` JWKs), so receivers can fetch and cache
 //! the keys that verify `v1a` signatures without holding any Fenix token.
 //!
-//! Public on purpose, so outside the token check: it reveals only public
-//! keys, their ids (endpoint id and version) and validity, never a secret, a
-//! URL or anything else about the app. The app is addressed by its id alone
-//! (unguessable), not by its producer-chosen uid, so the document cannot be
-//! used to probe which uids exist.
+//! Public on purpose, so outside the token check, and so it tells a reader
+//! nothing a receiver does not need: each key, its opaque id (the `kid`
+//! signatures name, which hides the endpoint id: `secrets::key_id`) and when
+//! it stops signing; no endpoint id, no creation time, no URL, no secret. An
+//! app id that names no app (or an app's uid, which is not accepted here)
+//! answers exactly what an app without Ed25519 keys answers, `{"keys": []}`
+//! with the same headers, so the document cannot be used to learn which app
+//! ids or uids exist.
 
 use axum::{
     extract::State,
@@ -67,17 +70,14 @@ struct Jwk {
     #[serde(rename = "use")]
     #[schema(example = "sig")]
     use_: &'static str,
-    /// The key id fenix-v1 `v1a` signatures name (`<endpoint id>.v<version>`).
-    #[schema(example = "ep_01JD0000000000000000000000.v2")]
+    /// The key id fenix-v1 `v1a` signatures name: `k_<ref>.v<version>`, opaque;
+    /// `<ref>` is the same for every key of one endpoint.
+    #[schema(example = "k_3f1c9a0b5d7e2f4a6c8e.v2")]
     kid: String,
     /// The 32-byte public key, base64url without padding.
     x: String,
     /// The same key in the Standard Webhooks form, `whpk_<base64>`.
     public_key: String,
-    /// The endpoint it signs for.
-    endpoint_id: String,
-    /// When it started to sign.
-    created_at: String,
     /// When it stops signing (`null`: until a rotation retires it).
     expires_at: Option<String>,
 }
@@ -95,8 +95,6 @@ impl From<PublicKeyRow> for Jwk {
             kid: secrets::key_id(&r.endpoint_id, r.version),
             x,
             public_key: r.public_key,
-            endpoint_id: r.endpoint_id,
-            created_at: time::rfc3339_ms(r.created_at),
             expires_at: r.expires_at.map(time::rfc3339_ms),
         }
     }
@@ -107,14 +105,14 @@ impl From<PublicKeyRow> for Jwk {
     summary = "The app's Ed25519 public keys (JWKS), for receivers",
     security(),
     description = "No token: receivers fetch it to verify `v1a` signatures. Every live Ed25519 key of the app's \
-        endpoints (two for an endpoint in a rotation's overlap), as RFC 8037 JWKs. `Cache-Control: public, \
-        max-age=300`; fetch again when a signature names an unknown `kid`. The app by its id only.",
+        endpoints (two for an endpoint in a rotation's overlap), as RFC 8037 JWKs with opaque key ids. \
+        `Cache-Control: public, max-age=300`; fetch again when a signature names an unknown `kid`. The app by its \
+        id only; an id that names no app answers `{\"keys\": []}`, as an app without Ed25519 keys does.",
     params(AppIdPath),
     responses(
-        (status = 200, description = "The key set (`{\"keys\": []}` when no endpoint signs with Ed25519)",
-            body = KeySet),
+        (status = 200, description = "The key set (`{\"keys\": []}` when no endpoint signs with Ed25519, or no \
+            app has this id)", body = KeySet),
         (status = 400, description = "`invalid_path`, `invalid_query`", body = ErrorBody),
-        (status = 404, description = "`app_not_found`", body = ErrorBody),
     )
 )]
 async fn jwks(
@@ -122,11 +120,9 @@ async fn jwks(
     _: NoQuery,
     ApiPath(AppIdPath { app }): ApiPath<AppIdPath>,
 ) -> Result<Response, ApiError> {
-    let found = s.store.find_app(&app).await?.filter(|row| row.id == app);
-    let Some(app) = found else {
-        return Err(ApiError::not_found("app"));
-    };
-    let rows = s.store.app_public_keys(&app.id, time::now_ms()).await?;
+    // Keys are looked up by the app id itself: an unknown id (or a uid) simply
+    // has none, and is answered as an app without keys is, in the same time.
+    let rows = s.store.app_public_keys(&app, time::now_ms()).await?;
     let mut resp = Json(KeySet { keys: rows.into_iter().map(Jwk::from).collect() }).into_response();
     let cache = HeaderValue::from_str(&format!("public, max-age={MAX_AGE_SECONDS}")).expect("ASCII");
     resp.headers_mut().insert(header::CACHE_CONTROL, cache);
