@@ -279,6 +279,76 @@ async fn a_schema_whose_cost_can_grow_exponentially_is_refused_when_written(back
     assert_eq!((status, code(&body)), (422, "schema_too_costly"), "{body}");
 }
 
+/// A schema the write-time bound admits (one schema per member) whose check
+/// is still slow on many keys: every key is tried against every pattern.
+fn many_patterns_schema() -> Value {
+    let patterns: serde_json::Map<String, Value> =
+        (0..3000).map(|i| (format!("^p{i}_[a-z]+$"), json!({"type": "integer"}))).collect();
+    json!({"type": "object", "patternProperties": patterns})
+}
+
+/// 15,000 keys that match no pattern (about 200 KB).
+fn many_keys() -> Value {
+    Value::Object((0..15_000).map(|i| (format!("k{i}"), json!(1))).collect())
+}
+
+fn metric(text: &str, line_start: &str) -> f64 {
+    text.lines().find_map(|l| l.strip_prefix(line_start)).and_then(|v| v.trim().parse().ok()).unwrap_or(0.0)
+}
+
+async fn a_check_over_its_budget_is_refused_and_its_type_flagged_while_the_api_keeps_answering(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let app = fenix.create_app("acme").await;
+    add_type(&fenix, json!({"name": "order.slow", "schema": many_patterns_schema()})).await;
+    let events = format!("/v1/apps/{app}/events");
+    // A small event of the type is checked as usual.
+    let (status, body) = fenix.call("POST", &events, Some(json!({"type": "order.slow", "data": {"p1_x": 1}}))).await;
+    assert_eq!(status, 202, "{body}");
+
+    // Several hostile events at once: refused at their budget (the default 50ms), or, past
+    // the half of the check slots one app may hold, told to retry.
+    let hostile = (0..4).map(|_| fenix.call("POST", &events, Some(json!({"type": "order.slow", "data": many_keys()}))));
+    let answers = futures::future::join_all(hostile).await;
+    for (status, body) in &answers {
+        assert!(matches!((*status, code(body)), (422, "schema_too_costly") | (503, "overloaded")), "{body}");
+    }
+    let (_, refused) = answers.iter().find(|(status, _)| *status == 422).expect("one was checked and refused");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("`order.slow`"), "{refused}");
+    // ... and while their checks still run (no one can stop them), the API answers.
+    let (status, _) =
+        tokio::time::timeout(std::time::Duration::from_secs(10), fenix.call_as(None, "GET", "/healthz", None))
+            .await
+            .expect("/healthz answers while hostile checks run");
+    assert_eq!(status, 200);
+    let (_, text) = fenix.call("GET", "/metrics", None).await;
+    let text = text.as_str().unwrap_or_default().to_string();
+    assert!(
+        metric(&text, "fenix_schema_checks_running_over{event_type=\"order.slow\"}") >= 1.0,
+        "the checks were still running when /healthz answered: {text}"
+    );
+    assert!(metric(&text, "fenix_schema_too_costly_total{event_type=\"order.slow\"}") >= 1.0, "{text}");
+    // Another app's events are checked meanwhile.
+    let other = fenix.create_app("other").await;
+    add_type(&fenix, json!({"name": "order.paid", "schema": payment_schema()})).await;
+    let paid = json!({"type": "order.paid", "data": {"amount": 5, "currency": "EUR"}});
+    let (status, body) = fenix.call("POST", &format!("/v1/apps/{other}/events"), Some(paid)).await;
+    assert_eq!(status, 202, "{body}");
+    // A batch gets one request's budget, not one per event: refused at its first slow event.
+    let batch: Vec<Value> = (0..3).map(|_| json!({"type": "order.slow", "data": many_keys()})).collect();
+    let (status, body) = fenix.call("POST", &format!("{events}/batch"), Some(json!({ "events": batch }))).await;
+    assert!(matches!((status, code(&body)), (422, "schema_too_costly") | (503, "overloaded")), "{body}");
+    if status == 422 {
+        assert!(body["error"]["message"].as_str().unwrap().starts_with("events[0]: "), "{body}");
+    }
+    assert_eq!(event_count(&fenix, &app).await, 1, "nothing refused was stored");
+    // The operator is told which type, never the payload.
+    let logs = fenix.logs();
+    let flagged = logs.lines().find(|l| l.contains("schema check went over its budget")).unwrap_or_default();
+    assert!(flagged.contains("order.slow"), "{logs}");
+    assert!(!logs.contains("k14999"), "no payload in the log");
+}
+
 async fn a_changed_schema_is_in_force_for_the_next_event(backend: Backend) {
     let db = TestDb::new(backend).await;
     let fenix = Fenix::start(&db, &[]).await;
@@ -390,6 +460,7 @@ crate::on_both_backends!(
     a_batch_with_one_bad_payload_is_refused_by_its_index,
     data_that_cannot_be_checked_is_refused_in_single_and_batch_ingestion,
     a_schema_whose_cost_can_grow_exponentially_is_refused_when_written,
+    a_check_over_its_budget_is_refused_and_its_type_flagged_while_the_api_keeps_answering,
     a_changed_schema_is_in_force_for_the_next_event,
     strict_mode_refuses_unknown_types_and_filters,
     app_tokens_and_portal_sessions_read_the_catalogue_but_cannot_change_it,

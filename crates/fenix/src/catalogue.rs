@@ -31,9 +31,11 @@ use crate::{
     store::Store,
 };
 
+mod checks;
 mod cost;
 mod data;
 
+pub use checks::{Check, Checks};
 pub use data::{Unchecked, Unreadable, MAX_DEPTH};
 
 /// How long an instance trusts its catalogue without asking the database
@@ -80,6 +82,23 @@ pub enum Refusal {
     /// `data` cannot be checked faithfully (`duplicate_key`, `data_too_deep`, …):
     /// refused, never let through unchecked.
     Unchecked { event_type: String, reason: Unreadable, path: String },
+    /// Checking `data` went over the validation budget (`schema_too_costly`).
+    TooCostly { event_type: String, why: OverBudget },
+    /// Every check slot stayed busy for a whole request budget (`503 overloaded`).
+    Busy,
+    /// The check ended without an answer (a fault in the validator; logged).
+    Failed,
+}
+
+/// Which budget a check went over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverBudget {
+    /// `FENIX_SCHEMA_BUDGET`, this event's own.
+    Event(Duration),
+    /// `FENIX_SCHEMA_REQUEST_BUDGET`, shared by the request's events.
+    Request(Duration),
+    /// An earlier check of this type is still running past its budget.
+    Quarantined,
 }
 
 impl Refusal {
@@ -88,6 +107,9 @@ impl Refusal {
         match self {
             Refusal::Mismatch { .. } => "schema_mismatch",
             Refusal::Unchecked { reason, .. } => reason.code(),
+            Refusal::TooCostly { .. } => "schema_too_costly",
+            Refusal::Busy => "overloaded",
+            Refusal::Failed => "internal_error",
         }
     }
 
@@ -104,6 +126,35 @@ impl Refusal {
                 "data cannot be checked against the schema of event type `{event_type}`: {} (at {path})",
                 reason.what()
             ),
+            Refusal::TooCostly { event_type, why } => {
+                let over = match why {
+                    OverBudget::Event(d) => {
+                        format!("went over its budget of {} ms (FENIX_SCHEMA_BUDGET)", d.as_millis())
+                    }
+                    OverBudget::Request(d) => format!(
+                        "went over the request's budget of {} ms for all its checks (FENIX_SCHEMA_REQUEST_BUDGET)",
+                        d.as_millis()
+                    ),
+                    OverBudget::Quarantined => {
+                        "was not run: an earlier check of this type is still running past its budget".to_string()
+                    }
+                };
+                format!(
+                    "checking data against the schema of event type `{event_type}` {over}; nothing was stored. \
+                     The type is flagged for the operator; send smaller data, or ask for a cheaper schema"
+                )
+            }
+            Refusal::Busy => "every schema check slot is busy; retry in a second".to_string(),
+            Refusal::Failed => "internal error".to_string(),
+        }
+    }
+
+    /// The answer's status: `422` for what the data or its schema causes.
+    pub fn status(&self) -> u16 {
+        match self {
+            Refusal::Busy => 503,
+            Refusal::Failed => 500,
+            _ => 422,
         }
     }
 
@@ -112,6 +163,7 @@ impl Refusal {
         match self {
             Refusal::Mismatch { violations, .. } => violations,
             Refusal::Unchecked { reason, path, .. } => vec![SchemaViolation { path, message: reason.what() }],
+            Refusal::TooCostly { .. } | Refusal::Busy | Refusal::Failed => Vec::new(),
         }
     }
 }
@@ -145,6 +197,11 @@ impl CompiledType {
     pub fn has_schema(&self) -> bool {
         self.validator.is_some()
     }
+
+    /// The event type.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
 }
 
 /// Reads a schema or an example from the request, refusing what cannot be
@@ -163,6 +220,11 @@ impl Snapshot {
     /// The type named `name`, if catalogued.
     pub fn get(&self, name: &str) -> Option<&CompiledType> {
         self.types.get(name).map(|t| &**t)
+    }
+
+    /// The type named `name`, shared (for a check on another thread).
+    pub fn shared(&self, name: &str) -> Option<Arc<CompiledType>> {
+        self.types.get(name).cloned()
     }
 
     /// The first pattern of `filter` that names no catalogued type: an exact

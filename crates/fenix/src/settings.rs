@@ -125,6 +125,13 @@ pub struct Settings {
     /// The least attempts in flight an endpoint's adaptive limit falls to
     /// (`endpoint_concurrency` is the most); equal to it, the limit is fixed.
     pub endpoint_concurrency_min: usize,
+    /// Longest one event's schema check may take; over it the event is
+    /// refused (`schema_too_costly`) and its type flagged.
+    pub schema_budget: Duration,
+    /// Longest all schema checks of one request (a batch) may take together.
+    pub schema_request_budget: Duration,
+    /// Schema checks running at once (blocking threads they may hold).
+    pub schema_concurrency: usize,
 }
 
 impl Default for Settings {
@@ -180,6 +187,9 @@ impl Default for Settings {
                 .map(|s| parse_duration(s).expect("static duration"))
                 .collect(),
             endpoint_concurrency_min: 1,
+            schema_budget: Duration::from_millis(50),
+            schema_request_budget: Duration::from_secs(1),
+            schema_concurrency: 4,
         }
     }
 }
@@ -229,6 +239,9 @@ struct FileSettings {
     require_endpoint_verification: Option<bool>,
     verification_retry_schedule: Option<String>,
     endpoint_concurrency_min: Option<usize>,
+    schema_budget: Option<String>,
+    schema_request_budget: Option<String>,
+    schema_concurrency: Option<usize>,
 }
 
 /// A retention (or failing time before disabling) that never runs out:
@@ -373,6 +386,9 @@ impl Settings {
         push("REQUIRE_ENDPOINT_VERIFICATION", f.require_endpoint_verification.map(|b| b.to_string()));
         push("VERIFICATION_RETRY_SCHEDULE", f.verification_retry_schedule);
         push("ENDPOINT_CONCURRENCY_MIN", f.endpoint_concurrency_min.map(|v| v.to_string()));
+        push("SCHEMA_BUDGET", f.schema_budget);
+        push("SCHEMA_REQUEST_BUDGET", f.schema_request_budget);
+        push("SCHEMA_CONCURRENCY", f.schema_concurrency.map(|v| v.to_string()));
         if let Some(v) = f.database_url {
             vars.push(("DATABASE_URL".into(), v));
         }
@@ -531,6 +547,15 @@ impl Settings {
         if let Some(n) = num("FENIX_ENDPOINT_CONCURRENCY_MIN")? {
             self.endpoint_concurrency_min = n;
         }
+        if let Some(v) = get("FENIX_SCHEMA_BUDGET") {
+            self.schema_budget = parse_duration(&v).with_context(ctx("FENIX_SCHEMA_BUDGET"))?;
+        }
+        if let Some(v) = get("FENIX_SCHEMA_REQUEST_BUDGET") {
+            self.schema_request_budget = parse_duration(&v).with_context(ctx("FENIX_SCHEMA_REQUEST_BUDGET"))?;
+        }
+        if let Some(n) = num("FENIX_SCHEMA_CONCURRENCY")? {
+            self.schema_concurrency = n;
+        }
         Ok(())
     }
 
@@ -658,6 +683,7 @@ impl Settings {
             ("FENIX_MAX_FANOUT_PER_EVENT", self.max_fanout_per_event, 100_000),
             ("FENIX_MAX_BATCH_EVENTS", self.max_batch_events, 10_000),
             ("FENIX_MAX_BATCH_BYTES", self.max_batch_bytes, 256 * 1024 * 1024),
+            ("FENIX_SCHEMA_CONCURRENCY", self.schema_concurrency, 256),
         ] {
             if !(1..=max).contains(&n) {
                 bail!("{name} ({n}) must be between 1 and {max}");
@@ -666,10 +692,32 @@ impl Settings {
         if !(1..=100_000).contains(&self.host_concurrency) {
             bail!("FENIX_HOST_CONCURRENCY must be between 1 and 100000 (got {})", self.host_concurrency);
         }
+        self.validate_schema_budgets()?;
         if self.worker_stall_after < Duration::from_secs(1) || self.worker_stall_after > Duration::from_secs(86_400) {
             bail!("FENIX_WORKER_STALL_AFTER must be between 1s and 24h (got {:?})", self.worker_stall_after);
         }
         self.validate_http_limits()
+    }
+
+    /// The validation budgets: long enough for a real check, short enough that
+    /// a request never waits long on one, the request's at least one event's.
+    fn validate_schema_budgets(&self) -> anyhow::Result<()> {
+        let (min, max) = (Duration::from_millis(1), Duration::from_secs(60));
+        for (name, d) in
+            [("FENIX_SCHEMA_BUDGET", self.schema_budget), ("FENIX_SCHEMA_REQUEST_BUDGET", self.schema_request_budget)]
+        {
+            if d < min || d > max {
+                bail!("{name} must be between 1ms and 60s (got {})", humantime::format_duration(d));
+            }
+        }
+        if self.schema_request_budget < self.schema_budget {
+            bail!(
+                "FENIX_SCHEMA_REQUEST_BUDGET ({}) must be at least FENIX_SCHEMA_BUDGET ({})",
+                humantime::format_duration(self.schema_request_budget),
+                humantime::format_duration(self.schema_budget)
+            );
+        }
+        Ok(())
     }
 
     /// The API server's timeouts and caps: each within a range that keeps the
@@ -800,6 +848,34 @@ mod tests {
             (s.http_header_timeout, s.http_max_connections, s.http_max_in_flight),
             (Duration::from_secs(2), 64, 8)
         );
+    }
+
+    #[test]
+    fn schema_budgets_are_read_and_checked_naming_the_variable() {
+        let mut s = Settings::default();
+        assert_eq!((s.schema_budget, s.schema_request_budget), (Duration::from_millis(50), Duration::from_secs(1)));
+        let env = [
+            ("FENIX_SCHEMA_BUDGET", "20ms"),
+            ("FENIX_SCHEMA_REQUEST_BUDGET", "200ms"),
+            ("FENIX_SCHEMA_CONCURRENCY", "2"),
+        ];
+        s.apply_env(|k| env.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())).unwrap();
+        assert_eq!(
+            (s.schema_budget, s.schema_request_budget, s.schema_concurrency),
+            (Duration::from_millis(20), Duration::from_millis(200), 2)
+        );
+        s.validate().unwrap();
+        for (name, value) in [
+            ("FENIX_SCHEMA_BUDGET", "0s"),
+            ("FENIX_SCHEMA_BUDGET", "2m"),
+            ("FENIX_SCHEMA_REQUEST_BUDGET", "10ms"),
+            ("FENIX_SCHEMA_CONCURRENCY", "0"),
+        ] {
+            let mut s = Settings::default();
+            s.apply_env(|k| (k == name).then(|| value.to_string())).unwrap();
+            let e = s.validate().unwrap_err().to_string();
+            assert!(e.contains(name), "{name}={value}: {e}");
+        }
     }
 
     #[test]

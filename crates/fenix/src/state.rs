@@ -35,6 +35,8 @@ pub struct AppState {
     pub wake: crate::wake::Wake,
     /// The event-type catalogue's compiled schemas, for ingestion's checks.
     pub catalogue: crate::catalogue::Catalogue,
+    /// Where those checks run: off the runtime, few at once, within budgets.
+    pub schema_checks: crate::catalogue::Checks,
     /// Recently resolved apps (id or uid → app), for the ingestion hot path.
     app_cache: RwLock<HashMap<String, (AppRow, Instant)>>,
     /// Batches (`POST …/events/batch`) past reading their body: parsed,
@@ -76,6 +78,11 @@ impl AppState {
         AppState {
             batches: Arc::new(tokio::sync::Semaphore::new(batches_at_once(&store))),
             ingestor: crate::ingest::Ingestor::start(store.clone(), wake.clone()),
+            schema_checks: crate::catalogue::Checks::new(
+                settings.schema_concurrency,
+                settings.schema_budget,
+                settings.schema_request_budget,
+            ),
             store,
             settings,
             keyring,

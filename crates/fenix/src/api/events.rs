@@ -20,7 +20,7 @@ use super::{
     lookup,
 };
 use crate::{
-    catalogue::{unknown_type, Snapshot},
+    catalogue::{unknown_type, Check, Snapshot},
     envelope::envelope_data,
     event_types::EventType,
     state::SharedState,
@@ -175,7 +175,7 @@ async fn ingest(
     let catalogue = s.catalogue.current(&s.store).await?;
     let deprecated = catalogue.get(&body.event_type).is_some_and(|t| t.deprecated);
     let made = (crate::ids::new_id("evt"), time::now_ms());
-    let new = checked_event(&s, &catalogue, made, app.id, body, key, "/data")?;
+    let new = checked_event(&s, &catalogue, made, app.id, body, key, "/data").await?;
     let ingested = s.ingestor.ingest(new).await.map_err(lookup::app_deleted_meanwhile)?;
     if ingested.fanout_refused {
         return Err(fanout_refused("this event", ingested.event.delivery_count, &s));
@@ -210,7 +210,7 @@ async fn ingest(
 /// A type the catalogue lacks passes unless `FENIX_EVENT_TYPES_STRICT` is on.
 /// `made`: the new event's id and creation time. Test events
 /// (`test_events.rs`) go through it too.
-pub(super) fn checked_event(
+pub(super) async fn checked_event(
     s: &SharedState,
     catalogue: &Snapshot,
     made: (String, time::Millis),
@@ -219,22 +219,42 @@ pub(super) fn checked_event(
     key: Option<String>,
     data_path: &str,
 ) -> Result<NewEvent, ApiError> {
+    let (new, check) = prepared_event(s, catalogue, made, app_id, body, key, data_path, 0)?;
+    let app_id = new.app_id.clone();
+    s.schema_checks.run(&app_id, check.into_iter().collect()).await.map_err(|(_, refused)| ApiError::from(refused))?;
+    Ok(new)
+}
+
+/// [`checked_event`] but for its schema check, which it gives back to run
+/// (with the batch's others) off the runtime: `None` for a type without a
+/// schema, which costs nothing more. `index`: the event's place in its request.
+#[allow(clippy::too_many_arguments)]
+fn prepared_event(
+    s: &SharedState,
+    catalogue: &Snapshot,
+    made: (String, time::Millis),
+    app_id: String,
+    body: IngestBody,
+    key: Option<String>,
+    data_path: &str,
+    index: usize,
+) -> Result<(NewEvent, Option<Check>), ApiError> {
     let event_type = EventType::parse(&body.event_type)?;
     if !body.data.get().trim_start().starts_with('{') {
         return Err(ApiError::invalid("invalid_data", "data must be a JSON object"));
     }
-    match catalogue.get(event_type.as_str()) {
-        // Without a schema, `check` parses nothing: no cost for uncatalogued or schema-less types.
-        Some(known) => known.check(&body.data, data_path)?,
+    let compiled = match catalogue.shared(event_type.as_str()) {
+        Some(known) => Some(known).filter(|k| k.has_schema()),
         None if s.settings.event_types_strict => return Err(unknown_type(event_type.as_str()).into()),
-        None => {}
-    }
+        None => None,
+    };
     let ordering_key = checked_key("ordering_key", "invalid_ordering_key", body.ordering_key)?;
     let (id, created_at) = made;
     let max_fanout = s.settings.max_fanout_per_event;
     let mut new = crate::ingest::new_event_as(id, created_at, app_id, &event_type, &body.data, key, max_fanout);
     new.ordering_key = ordering_key;
-    Ok(new)
+    let check = compiled.map(|compiled| Check { index, compiled, data: body.data, base: data_path.to_string() });
+    Ok((new, check))
 }
 
 /// A type's check refused an event's data: `422` with its code and the
@@ -242,7 +262,12 @@ pub(super) fn checked_event(
 /// meets it through `?`; it belongs in `error.rs` next to the other `From`s.)
 impl From<crate::catalogue::Refusal> for ApiError {
     fn from(r: crate::catalogue::Refusal) -> ApiError {
-        ApiError::invalid(r.code(), r.message()).with_details(r.details())
+        let status = StatusCode::from_u16(r.status()).unwrap_or(StatusCode::UNPROCESSABLE_ENTITY);
+        let retry_after = (status == StatusCode::SERVICE_UNAVAILABLE).then_some(1);
+        let error = ApiError::new(status, r.code(), r.message());
+        let details = r.details();
+        let error = if details.is_empty() { error } else { error.with_details(details) };
+        ApiError { retry_after, ..error }
     }
 }
 
@@ -378,11 +403,28 @@ async fn ingest_batch(
     // order: they are inserted in that order, each index keyed by id appends.
     let created_at = time::now_ms();
     let ids = crate::ids::new_ids_at("evt", created_at, body.events.len());
+    // Each event's own rules first, then every schema check of the batch in
+    // one go off the runtime, within one request's budget; the first refusal
+    // in the request's order is answered.
+    let (mut checks, mut refused) = (Vec::new(), None);
     for ((i, ev), id) in body.events.into_iter().enumerate().zip(ids) {
-        let key = checked_key(IDEMPOTENCY_KEY, "invalid_idempotency_key", ev.id.clone()).map_err(|e| at(i, e))?;
-        let data_path = format!("/events/{i}/data");
-        let made = (id, created_at);
-        events.push(checked_event(&s, &catalogue, made, app.id.clone(), ev, key, &data_path).map_err(|e| at(i, e))?);
+        let prepared = checked_key(IDEMPOTENCY_KEY, "invalid_idempotency_key", ev.id.clone()).and_then(|key| {
+            prepared_event(&s, &catalogue, (id, created_at), app.id.clone(), ev, key, &format!("/events/{i}/data"), i)
+        });
+        match prepared {
+            Ok((event, check)) => {
+                events.push(event);
+                checks.extend(check);
+            }
+            Err(e) => {
+                refused = Some(at(i, e));
+                break;
+            }
+        }
+    }
+    s.schema_checks.run(&app.id, checks).await.map_err(|(i, r)| at(i, r.into()))?;
+    if let Some(e) = refused {
+        return Err(e);
     }
     let ingested = {
         let mut writer = s.store.hold_writer().await?;

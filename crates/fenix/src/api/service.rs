@@ -127,7 +127,9 @@ async fn readyz(State(s): State<SharedState>) -> (StatusCode, Json<Ready>) {
 )]
 async fn metrics_text(State(s): State<SharedState>) -> Result<impl IntoResponse, ApiError> {
     let queue = s.store.queue_figures(time::now_ms()).await?;
-    Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], s.metrics.render(&queue)))
+    let mut text = s.metrics.render(&queue);
+    s.schema_checks.render_metrics(&mut text);
+    Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text))
 }
 
 /// Serves the document (built once; it only changes with the code).

@@ -142,6 +142,9 @@ fn in_force(s: &Settings) -> Vec<SettingOut> {
             list(&s.verification_retry_schedule.iter().map(|d| dur(*d).unwrap_or_default()).collect::<Vec<_>>()),
         ),
         plain("FENIX_ENDPOINT_CONCURRENCY_MIN", Some(s.endpoint_concurrency_min.to_string())),
+        plain("FENIX_SCHEMA_BUDGET", dur(s.schema_budget)),
+        plain("FENIX_SCHEMA_REQUEST_BUDGET", dur(s.schema_request_budget)),
+        plain("FENIX_SCHEMA_CONCURRENCY", Some(s.schema_concurrency.to_string())),
     ]
 }
 
