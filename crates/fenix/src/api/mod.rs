@@ -15,7 +15,7 @@
 //! | `lookup.rs` | `{app}`, `{ep}` → rows, or 404 |
 //! | `apps.rs`, `endpoints.rs`, `events.rs`, `deliveries.rs`, `replay.rs`, `stats.rs`, `tokens.rs` | one resource each |
 //! | `portal_sessions.rs`, `settings.rs` | portal links (admin); the settings in force, secrets redacted |
-//! | `sessions.rs` | console sessions: the `fenix_session` cookie, CSRF, `/console/api/…` (not in the document) |
+//! | `sessions.rs` | console sessions: the `fenix_session` cookie (`__Host-` over HTTPS), CSRF, `/console/api/…` (not in the document) |
 //! | `console.rs` | the web console's embedded pages and their security headers (not in the document) |
 //! | `test_events.rs` | a test event to one endpoint |
 //! | `catalogue.rs` | the event-type catalogue (`/v1/event-types`): admins write, every caller reads |
