@@ -181,7 +181,8 @@ fn check_schema_and_example(
         (status = 400, description = "`invalid_json`, `unknown_field`", body = ErrorBody),
         (status = 409, description = "`event_type_exists`", body = ErrorBody),
         (status = 422, description = "`invalid_event_type`, `invalid_description`, `invalid_schema`, \
-            `invalid_example`, `example_mismatch` (with `details`)", body = ErrorBody),
+            `invalid_example`, `example_mismatch` (with `details`), `schema_too_costly` (its checking cost can grow \
+            without bound)", body = ErrorBody),
     )
 )]
 async fn create(
@@ -281,7 +282,8 @@ async fn find(s: &SharedState, name: &str) -> Result<EventTypeRow, ApiError> {
         (status = 409, description = "`event_type_changed`: changed by another call meanwhile; read it and retry",
             body = ErrorBody),
         (status = 422, description = "`invalid_body`, `invalid_description`, `invalid_schema`, `invalid_example`, \
-            `example_mismatch` (with `details`)", body = ErrorBody),
+            `example_mismatch` (with `details`), `schema_too_costly` (its checking cost can grow without bound)",
+            body = ErrorBody),
     )
 )]
 async fn update(

@@ -159,8 +159,9 @@ fn checked_key(label: &str, code: &'static str, key: Option<String>) -> Result<O
             `error.details`, its `path` a JSON Pointer into the body such as `/data/amount`), \
             `unknown_event_type` (only with `FENIX_EVENT_TYPES_STRICT`); when the type has a schema, data that \
             cannot be checked faithfully: `duplicate_key`, `number_out_of_range`, `invalid_unicode`, `data_too_deep` \
-            (the place in `error.details`)",
+            (the place in `error.details`); `schema_too_costly` (the check went over `FENIX_SCHEMA_BUDGET`)",
             body = ErrorBody),
+        (status = 503, description = "`overloaded`: every schema check slot stayed busy; retry", body = ErrorBody),
     )
 )]
 async fn ingest(
@@ -374,8 +375,10 @@ impl<T: serde::de::DeserializeOwned> FromRequest<SharedState> for BatchJson<T> {
             message) `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `invalid_ordering_key`, \
             `fanout_limit_reached`, \
             `schema_mismatch` (with `error.details`, paths such as `/events/3/data/amount`), `unknown_event_type` \
-            (strict mode), `duplicate_key`, `number_out_of_range`, `invalid_unicode`, `data_too_deep`",
+            (strict mode), `duplicate_key`, `number_out_of_range`, `invalid_unicode`, `data_too_deep`, \
+            `schema_too_costly` (over `FENIX_SCHEMA_BUDGET`, or the batch's checks over `FENIX_SCHEMA_REQUEST_BUDGET`)",
             body = ErrorBody),
+        (status = 503, description = "`overloaded`: every schema check slot stayed busy; retry", body = ErrorBody),
     )
 )]
 async fn ingest_batch(
