@@ -189,6 +189,19 @@ impl From<crate::event_types::InvalidEventType> for ApiError {
     }
 }
 
+/// A type's check refused an event's data: `422` with its code and the
+/// places in `details` (`503` with `Retry-After` when no check slot was free).
+impl From<crate::catalogue::Refusal> for ApiError {
+    fn from(r: crate::catalogue::Refusal) -> ApiError {
+        let status = StatusCode::from_u16(r.status()).unwrap_or(StatusCode::UNPROCESSABLE_ENTITY);
+        let retry_after = (status == StatusCode::SERVICE_UNAVAILABLE).then_some(1);
+        let error = ApiError::new(status, r.code(), r.message());
+        let details = r.details();
+        let error = if details.is_empty() { error } else { error.with_details(details) };
+        ApiError { retry_after, ..error }
+    }
+}
+
 impl From<QueryRejection> for ApiError {
     fn from(r: QueryRejection) -> ApiError {
         ApiError::bad_request("invalid_query", short(&r.body_text()))

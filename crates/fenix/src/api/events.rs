@@ -258,20 +258,6 @@ fn prepared_event(
     Ok((new, check))
 }
 
-/// A type's check refused an event's data: `422` with its code and the
-/// places in `details`. (With the event errors, as every route that ingests
-/// meets it through `?`; it belongs in `error.rs` next to the other `From`s.)
-impl From<crate::catalogue::Refusal> for ApiError {
-    fn from(r: crate::catalogue::Refusal) -> ApiError {
-        let status = StatusCode::from_u16(r.status()).unwrap_or(StatusCode::UNPROCESSABLE_ENTITY);
-        let retry_after = (status == StatusCode::SERVICE_UNAVAILABLE).then_some(1);
-        let error = ApiError::new(status, r.code(), r.message());
-        let details = r.details();
-        let error = if details.is_empty() { error } else { error.with_details(details) };
-        ApiError { retry_after, ..error }
-    }
-}
-
 fn fanout_refused(what: &str, matched: i64, s: &SharedState) -> ApiError {
     ApiError::invalid(
         "fanout_limit_reached",
