@@ -95,6 +95,7 @@ crate::on_both_backends!(
     a_receiver_answering_503_gets_fewer_requests_at_once_than_the_old_fixed_32,
     a_receiver_that_times_out_gets_fewer_requests_at_once_after_the_first_timeouts,
     a_fast_receiver_gets_more_than_32_requests_at_once_when_the_maximum_allows,
+    a_receiver_answering_slowly_gets_fewer_requests_at_once_after_its_first_answers,
 );
 
 /// `FENIX_ENDPOINT_CONCURRENCY_MIN` equal to the maximum: the fixed limit of
@@ -115,4 +116,24 @@ async fn with_the_minimum_equal_to_the_maximum_the_limit_is_fixed_as_before() {
     println!("fixed limit of 32, a receiver answering 503: at most {most} requests at once");
     assert!(most <= 32, "{most} requests at once past the fixed limit of 32");
     assert!(most > 16, "only {most} requests at once: the fixed limit was not used in full");
+}
+
+/// A receiver that holds every request for 3 s (answering 200 in the end)
+/// is not healthy: after its first answers it gets what that latency
+/// justifies (ten one-second answers' worth: 3 at once), not the initial 10
+/// or more, which it kept before.
+async fn a_receiver_answering_slowly_gets_fewer_requests_at_once_after_its_first_answers(backend: Backend) {
+    const EVENTS: usize = 22;
+    let answer = Duration::from_secs(3);
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[("FENIX_ATTEMPT_TIMEOUT", "10s"), ("FENIX_LEASE_DURATION", "30s")]).await;
+    let receiver = Receiver::http(move |_| Plan::ok().after(answer)).await;
+    let app = fenix.create_app("acme").await;
+    fenix.create_endpoint(&app, json!({"url": receiver.url})).await;
+    backlog(&fenix, &app, EVENTS).await;
+    eventually("every event arrived", Duration::from_secs(90), || async { receiver.count() >= EVENTS }).await;
+    let (first, later) = (receiver.max_concurrent(), most_in_flight_after(&receiver, 12, answer));
+    println!("a receiver answering in 3 s: at most {first} requests at once, {later} after the first 12");
+    assert!(first <= 10, "{first} requests at once before any answer (the initial limit is 10)");
+    assert!(later <= 4, "after its first slow answers, still {later} requests at once to a receiver answering in 3 s");
 }

@@ -6,6 +6,7 @@
 mod adaptive;
 mod common;
 mod failures;
+mod fairness;
 mod observability;
 mod pacing;
 mod pause;

@@ -191,7 +191,43 @@ async fn two_concurrent_claimers_never_get_the_same_delivery(backend: Backend) {
     }
 }
 
+/// The fair claim's two reads: the apps with pending deliveries, round from
+/// a cursor, and one app's earliest due deliveries without the others'.
+async fn a_claim_for_one_app_takes_only_its_due_deliveries_and_apps_with_pending_go_round(backend: Backend) {
+    let fx = Fixture::new(backend).await;
+    let (hog, neighbour, idle) = (fx.app("hog").await, fx.app("neighbour").await, fx.app("idle").await);
+    let mut hogs = Vec::new();
+    fx.endpoint(&hog, &[]).await;
+    for t in [T0, T0 + 1, T0 + 2] {
+        hogs.extend(fx.event(&hog, "booking.confirmed", t).await.1);
+    }
+    fx.endpoint(&neighbour, &[]).await;
+    let (_, now_due) = fx.event(&neighbour, "booking.confirmed", T0 + 3).await;
+    let (_, later) = fx.event(&neighbour, "booking.confirmed", T0 + 5_000).await;
+
+    let mut pending = fx.store.apps_with_pending("", 10).await.unwrap();
+    let mut expected = vec![hog.clone(), neighbour.clone()];
+    expected.sort();
+    assert_eq!(pending, expected, "apps with pending deliveries in id order; {idle} has none");
+    let (first, second) = (&expected[0], &expected[1]);
+    pending = fx.store.apps_with_pending(first, 10).await.unwrap();
+    assert_eq!(pending, [second.clone(), first.clone()], "from the cursor on, then round");
+    assert_eq!(fx.store.apps_with_pending(first, 1).await.unwrap(), [second.clone()], "at most as many as asked");
+
+    let claimed = fx.store.claim_due_of_app("w1", T0 + 10, T0 + 60_000, 10, &neighbour).await.unwrap();
+    assert_eq!(ids(&claimed), ids_of(&now_due), "the neighbour's due delivery only, not the hog's older ones");
+    assert!(!ids(&claimed).contains(&later[0]));
+    let claimed = fx.store.claim_due_of_app("w1", T0 + 10, T0 + 60_000, 2, &hog).await.unwrap();
+    assert_eq!(ids(&claimed), ids_of(&hogs[..2]), "earliest first, up to the limit");
+    assert!(fx.store.claim_due_of_app("w2", T0 + 10, T0 + 60_000, 10, &neighbour).await.unwrap().is_empty());
+}
+
+fn ids_of(ids: &[String]) -> HashSet<String> {
+    ids.iter().cloned().collect()
+}
+
 crate::on_both_backends!(
+    a_claim_for_one_app_takes_only_its_due_deliveries_and_apps_with_pending_go_round,
     a_claim_takes_only_due_deliveries_earliest_first_up_to_the_limit,
     a_claimed_delivery_is_in_flight_with_its_lease_and_is_not_claimed_twice,
     an_expired_lease_makes_the_delivery_claimable_again_with_a_higher_token,

@@ -64,6 +64,35 @@ pub struct Metrics {
     degraded: Mutex<HashMap<&'static str, u64>>,
     /// Whether this instance's worker moves; behind `/readyz` and `fenix_worker_stalled`.
     pub worker: WorkerProgress,
+    /// Each app's share of this instance's worker, read at scrape time.
+    pub shares: WorkerShares,
+}
+
+/// One app's share of this instance's worker (`worker::fair`, `worker::hands`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppShareFigure {
+    pub app_id: String,
+    /// Attempts of the app in flight here (worker slots it holds).
+    pub in_flight: usize,
+    /// Its claimed deliveries in this worker's hands not sending yet.
+    pub waiting: usize,
+}
+
+type ShareSource = Box<dyn Fn() -> Vec<AppShareFigure> + Send + Sync>;
+
+/// Where the per-app share figures come from: the worker registers itself
+/// (an instance without a worker shows none).
+#[derive(Default)]
+pub struct WorkerShares(Mutex<Option<ShareSource>>);
+
+impl WorkerShares {
+    pub fn register(&self, source: ShareSource) {
+        *self.0.lock().expect("shares lock") = Some(source);
+    }
+
+    fn read(&self) -> Vec<AppShareFigure> {
+        self.0.lock().expect("shares lock").as_ref().map(|f| f()).unwrap_or_default()
+    }
 }
 
 /// When this instance's worker last moved, for readiness: an idle worker
@@ -251,16 +280,47 @@ impl Metrics {
              # TYPE fenix_worker_seconds_since_progress gauge\nfenix_worker_seconds_since_progress {}",
             self.worker.since_progress_ms(now) as f64 / 1000.0
         );
+        let mut shares = self.shares.read();
+        shares.sort_by(|a, b| a.app_id.cmp(&b.app_id));
+        let _ = writeln!(
+            out,
+            "# HELP fenix_app_attempts_in_flight Attempts in flight in this instance, per app (its share of FENIX_WORKER_CONCURRENCY).\n\
+             # TYPE fenix_app_attempts_in_flight gauge"
+        );
+        for s in &shares {
+            let _ = writeln!(out, "fenix_app_attempts_in_flight{{app_id=\"{}\"}} {}", s.app_id, s.in_flight);
+        }
+        let _ = writeln!(
+            out,
+            "# HELP fenix_app_deliveries_in_hand_waiting Deliveries this instance's worker claimed per app that wait for a slot.\n\
+             # TYPE fenix_app_deliveries_in_hand_waiting gauge"
+        );
+        for s in &shares {
+            let _ = writeln!(out, "fenix_app_deliveries_in_hand_waiting{{app_id=\"{}\"}} {}", s.app_id, s.waiting);
+        }
+        let _ = writeln!(
+            out,
+            "# HELP fenix_app_oldest_due_seconds How long the oldest due, unclaimed delivery of each app has waited (whole database).\n\
+             # TYPE fenix_app_oldest_due_seconds gauge"
+        );
+        let mut oldest = queue.oldest_due.clone();
+        oldest.sort();
+        for (app, at) in oldest {
+            let _ =
+                writeln!(out, "fenix_app_oldest_due_seconds{{app_id=\"{app}\"}} {}", (now - at).max(0) as f64 / 1000.0);
+        }
         out
     }
 }
 
 /// Queue figures read from the database at scrape time (whole database, every instance).
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct QueueFigures {
     pub due: i64,
     pub waiting: i64,
     pub dead_letter: i64,
+    /// Per app with deliveries due and unclaimed: the oldest one's due time.
+    pub oldest_due: Vec<(String, crate::time::Millis)>,
 }
 
 #[cfg(test)]
@@ -274,7 +334,17 @@ mod tests {
         m.attempt(Some("timeout"), 2000);
         m.finished("app_1", DeliveryStatus::Succeeded);
         m.first_success(40);
-        let text = m.render(&QueueFigures { due: 2, waiting: 3, dead_letter: 1 });
+        m.shares.register(Box::new(|| vec![AppShareFigure { app_id: "app_1".into(), in_flight: 3, waiting: 7 }]));
+        let now = crate::time::now_ms();
+        let text = m.render(&QueueFigures {
+            due: 2,
+            waiting: 3,
+            dead_letter: 1,
+            oldest_due: vec![("app_1".into(), now - 1500)],
+        });
+        assert!(text.contains("fenix_app_attempts_in_flight{app_id=\"app_1\"} 3"));
+        assert!(text.contains("fenix_app_deliveries_in_hand_waiting{app_id=\"app_1\"} 7"));
+        assert!(text.contains("fenix_app_oldest_due_seconds{app_id=\"app_1\"} 1.5"), "{text}");
         assert!(text.contains("fenix_attempts_total{outcome=\"success\",error=\"none\"} 1"));
         assert!(text.contains("fenix_attempts_total{outcome=\"failure\",error=\"timeout\"} 1"));
         assert!(text.contains("fenix_app_deliveries_total{app_id=\"app_1\",status=\"succeeded\"} 1"));

@@ -116,7 +116,16 @@ impl Store {
                 sqlx::query_scalar("SELECT COUNT(*) FROM deliveries WHERE status = 'pending'").fetch_one(pool).await?;
             let dead_letter: i64 =
                 sqlx::query_scalar("SELECT COUNT(*) FROM deliveries WHERE status = 'failed'").fetch_one(pool).await?;
-            Ok(crate::metrics::QueueFigures { due, waiting, dead_letter })
+            // Per app, through `deliveries_due_by_app`: how long its oldest
+            // due delivery has waited unclaimed (the fair share's health).
+            let oldest_due: Vec<(String, Millis)> = sqlx::query_as(
+                "SELECT app_id, MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' \
+                 AND next_attempt_at <= $1 AND lease_until IS NULL GROUP BY app_id",
+            )
+            .bind(now)
+            .fetch_all(pool)
+            .await?;
+            Ok(crate::metrics::QueueFigures { due, waiting, dead_letter, oldest_due })
         })
     }
 

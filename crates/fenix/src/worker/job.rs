@@ -77,6 +77,10 @@ impl SendPolicy {
 }
 
 impl Gated for Job {
+    fn app_id(&self) -> &str {
+        &self.claimed.app_id
+    }
+
     fn endpoint_id(&self) -> &str {
         &self.claimed.endpoint_id
     }

@@ -16,7 +16,9 @@
 //! outcome was never written comes due again when its lease expires.
 
 pub mod attempt;
+mod fair;
 mod gate;
+mod hands;
 mod job;
 mod lease_book;
 pub mod ownership;
@@ -29,6 +31,7 @@ pub(crate) mod signing_keys;
 mod tests;
 
 use std::{
+    collections::{HashMap, HashSet},
     sync::{
         atomic::{AtomicBool, AtomicUsize, Ordering},
         Arc,
@@ -36,12 +39,14 @@ use std::{
     time::Duration,
 };
 
-use tokio::sync::{mpsc, Notify, Semaphore};
+use tokio::sync::{mpsc, Notify};
 use tokio_util::sync::CancellationToken;
 
 pub use self::recorder::Reported;
 use self::{
+    fair::FairSlots,
     gate::{Admission, Gate, Observation, Scope, Signal, Slots, Turn},
+    hands::{Claim, Hands},
     job::Job,
     lease_book::LeaseBook,
     recorder::Recorder,
@@ -49,6 +54,7 @@ use self::{
     signing_keys::Reloaded,
 };
 use crate::{
+    metrics::AppShareFigure,
     state::SharedState,
     store::{ClaimedDelivery, Store},
     time::{self, Millis},
@@ -59,6 +65,11 @@ use crate::{
 const IDLE_POLL: Duration = Duration::from_millis(1000);
 /// How often entries of idle endpoints and hosts are dropped from the worker's maps.
 const PRUNE_EVERY: Duration = Duration::from_secs(30);
+/// After a fair claim came back short, the next one waits this long (or for
+/// new work to be committed): it is a few index seeks per app, not free.
+const FAIR_RETRY: Duration = Duration::from_millis(50);
+/// How many apps a fair claim visits at most (the next one goes on from there).
+const FAIR_APPS: usize = 32;
 /// How long a drain waits for the recorder to write what the last attempts reported.
 const FLUSH_LIMIT: Duration = Duration::from_secs(10);
 
@@ -79,8 +90,9 @@ pub struct Worker {
     client: reqwest::Client,
     /// Identifies this process in `lease_owner` (for operators reading the table).
     owner: String,
-    /// Attempts in flight in this process (`FENIX_WORKER_CONCURRENCY`).
-    global: Arc<Semaphore>,
+    /// Attempts in flight in this process (`FENIX_WORKER_CONCURRENCY`),
+    /// shared fairly among apps ([`fair`]).
+    global: Arc<FairSlots>,
     gate: Gate<Job>,
     /// The gate's limits shared with other instances (PostgreSQL).
     limits: SharedLimits,
@@ -98,6 +110,10 @@ pub struct Worker {
     outstanding: AtomicUsize,
     /// Signalled whenever a job finishes, so a claimer held back by full queues resumes.
     progress: Notify,
+    /// The jobs of `outstanding`, per app: what the next claim may take ([`hands`]).
+    hands: Arc<Hands>,
+    /// The app a fair claim visited last: the next one starts after it.
+    fair_cursor: std::sync::Mutex<String>,
 }
 
 impl Worker {
@@ -110,7 +126,7 @@ impl Worker {
         let scope = if state.store.is_postgres() { Scope::Shared } else { Scope::Process };
         let owner = format!("{}:{}", hostname(), std::process::id());
         let worker = Worker {
-            global: Arc::new(Semaphore::new(settings.worker_concurrency)),
+            global: FairSlots::new(settings.worker_concurrency),
             gate: Gate::new(scope, settings.endpoint_concurrency, settings.host_concurrency)
                 .adaptive_from(settings.endpoint_concurrency_min),
             limits: SharedLimits::new(&owner),
@@ -123,8 +139,24 @@ impl Worker {
             stopping: AtomicBool::new(false),
             outstanding: AtomicUsize::new(0),
             progress: Notify::new(),
+            hands: Arc::default(),
+            fair_cursor: std::sync::Mutex::new(String::new()),
             state,
         };
+        let (slots, hands) = (worker.global.clone(), worker.hands.clone());
+        worker.state.metrics.shares.register(Box::new(move || {
+            let loads = slots.loads();
+            let mut figures: Vec<AppShareFigure> = hands
+                .snapshot()
+                .into_iter()
+                .map(|(app_id, in_hand)| {
+                    let in_flight = loads.get(app_id.as_str()).map_or(0, |l| l.held);
+                    AppShareFigure { in_flight, waiting: in_hand.saturating_sub(in_flight), app_id }
+                })
+                .collect();
+            figures.sort_by(|a, b| a.app_id.cmp(&b.app_id));
+            figures
+        }));
         (Arc::new(worker), rx)
     }
 
@@ -153,7 +185,9 @@ impl Worker {
         let taker = tokio::spawn(self.clone().take_fresh(fresh.take(&self.owner, self.state.settings.lease_duration)));
         let mut failures = 0u32;
         let batch = self.state.settings.claim_batch.max(1);
-        let ahead = self.ahead();
+        let slots = self.state.settings.worker_concurrency;
+        // When the last fair claim came back short: the next waits a little.
+        let mut fair_short_at: Option<std::time::Instant> = None;
         self.state.metrics.worker.start(time::now_ms(), self.state.settings.worker_stall_after);
         let mut pruned_at = std::time::Instant::now();
         while !shutdown.is_cancelled() {
@@ -163,17 +197,32 @@ impl Worker {
                 pruned_at = std::time::Instant::now();
             }
             let outstanding = self.outstanding.load(Ordering::Relaxed);
-            let free = ahead.saturating_sub(outstanding);
             // Claim in sizeable batches while busy (a claim costs about the same
-            // for 10 rows as for 200), at once when idle.
-            if free == 0 || (free < batch / 4 && outstanding > 0) {
-                tokio::select! {
-                    _ = self.progress.notified() => {}
-                    _ = tokio::time::sleep(Duration::from_millis(50)) => {}
-                    _ = shutdown.cancelled() => break,
+            // for 10 rows as for 200), at once when idle; leave out apps that
+            // hold their share while others have work ([`hands`]).
+            let (limit, exclude) = match self.hands.plan(outstanding, slots, batch, std::time::Instant::now()) {
+                Claim::Wait => {
+                    tokio::select! {
+                        _ = self.progress.notified() => {}
+                        _ = tokio::time::sleep(Duration::from_millis(50)) => {}
+                        _ = shutdown.cancelled() => break,
+                    }
+                    continue;
                 }
-                continue;
-            }
+                Claim::Oldest { limit } => (limit, None),
+                Claim::Fair { limit, exclude } => {
+                    if let Some(left) = fair_short_at.and_then(|at| FAIR_RETRY.checked_sub(at.elapsed())) {
+                        tokio::select! {
+                            _ = self.progress.notified() => {}
+                            _ = self.state.wake.notified() => fair_short_at = None,
+                            _ = tokio::time::sleep(left) => {}
+                            _ = shutdown.cancelled() => break,
+                        }
+                        continue;
+                    }
+                    (limit, Some(exclude))
+                }
+            };
             if self.recorder.is_blocked() {
                 fresh.close();
                 tokio::select! {
@@ -183,10 +232,25 @@ impl Worker {
                 continue;
             }
             let now = time::now_ms();
-            let limit = free.min(batch);
-            let claimed = self.claim_batch(now, limit).await;
+            let claimed = match &exclude {
+                None => self.claim_batch(now, limit).await,
+                Some(exclude) => self.claim_fair(now, limit, exclude).await,
+            };
             if claimed.is_ok() {
                 self.state.metrics.worker.progressed(time::now_ms());
+            }
+            if exclude.is_some() {
+                // Apps were left out: an empty or short answer does not mean
+                // the queue is empty (no fresh hand-over, no idle sleep).
+                fresh.close();
+                fair_short_at = match claimed {
+                    Ok(Tick::Claimed(n)) if n >= limit => None,
+                    Err(_) => None,
+                    _ => Some(std::time::Instant::now()),
+                };
+                if !matches!(claimed, Err(_) | Ok(Tick::Saturated)) {
+                    continue;
+                }
             }
             match claimed {
                 Ok(Tick::Claimed(n)) => {
@@ -201,11 +265,14 @@ impl Worker {
                     }
                 }
                 Ok(Tick::Saturated) => {
-                    // Every claimed delivery's endpoint is busy: wait for one to free up.
+                    // Every claimed delivery's endpoint is busy: wait for one
+                    // to free up, or for new work (another app's: the busy
+                    // ones are left out of the next claim).
                     failures = 0;
                     fresh.close();
                     tokio::select! {
                         _ = self.progress.notified() => {}
+                        _ = self.state.wake.notified() => {}
                         _ = tokio::time::sleep(gate::BUSY_RETRY) => {}
                         _ = shutdown.cancelled() => break,
                     }
@@ -330,6 +397,40 @@ impl Worker {
         }
     }
 
+    /// Claims up to `limit` due deliveries of apps not in `exclude`, a share
+    /// of `limit` each, visiting at most [`FAIR_APPS`] apps round-robin, and
+    /// starts an attempt for each.
+    async fn claim_fair(
+        self: &Arc<Self>,
+        now: Millis,
+        limit: usize,
+        exclude: &HashSet<String>,
+    ) -> anyhow::Result<Tick> {
+        let after = self.fair_cursor.lock().expect("cursor lock").clone();
+        let apps = self.store().apps_with_pending(&after, FAIR_APPS).await?;
+        let Some(last) = apps.last() else { return Ok(Tick::EmptyQueue) };
+        *self.fair_cursor.lock().expect("cursor lock") = last.clone();
+        let apps: Vec<&String> = apps.iter().filter(|a| !exclude.contains(*a)).collect();
+        if apps.is_empty() {
+            return Ok(Tick::EmptyQueue);
+        }
+        let share = (limit / apps.len()).max(1);
+        let lease_until = time::add(now, self.state.settings.lease_duration);
+        let mut claimed = Vec::new();
+        for app in apps {
+            let want = share.min(limit.saturating_sub(claimed.len()));
+            if want == 0 {
+                break;
+            }
+            claimed.extend(self.store().claim_due_of_app(&self.owner, now, lease_until, want as i64, app).await?);
+        }
+        if claimed.is_empty() {
+            return Ok(Tick::EmptyQueue);
+        }
+        self.leases.hold(&claimed);
+        self.start(claimed, now).await
+    }
+
     /// Claims up to `limit` due deliveries and starts an attempt for each.
     pub async fn claim_batch(self: &Arc<Self>, now: Millis, limit: usize) -> anyhow::Result<Tick> {
         let lease_until = time::add(now, self.state.settings.lease_duration);
@@ -362,6 +463,8 @@ impl Worker {
         // slow customer cannot take every slot.
         let mut deferred: Vec<(String, i64, Millis)> = Vec::new();
         let mut started = 0usize;
+        // Per app: whether any of its jobs ran or queued, else its shortest deferral.
+        let mut admitted: HashMap<String, Result<(), Duration>> = HashMap::new();
         let policy = &self.state.policy;
         let jobs = job::prepare(claimed, ctx, now, &self.state.keyring, |url| policy.check_url(url));
         // Slots and send times shared with other instances, asked for once per batch if short.
@@ -379,7 +482,16 @@ impl Worker {
             // Counted before the gate sees it: a queued job may be taken and
             // finished by a running task at once.
             self.outstanding.fetch_add(1, Ordering::Relaxed);
-            match self.gate.admit(job, tokio::time::Instant::now()) {
+            self.hands.add(&job.claimed.app_id);
+            let app_id = job.claimed.app_id.clone();
+            let admission = self.gate.admit(job, tokio::time::Instant::now());
+            let seen = admitted.entry(app_id).or_insert(Err(Duration::MAX));
+            match (&admission, &seen) {
+                (Admission::Defer { after, .. }, Err(shortest)) => *seen = Err(*after.min(shortest)),
+                (Admission::Defer { .. }, Ok(())) => {}
+                _ => *seen = Ok(()),
+            }
+            match admission {
                 Admission::Run { job, slots, wait } => {
                     // The task waits for a global slot itself: claiming goes on meanwhile.
                     started += 1;
@@ -389,8 +501,15 @@ impl Worker {
                 Admission::Queued => {}
                 Admission::Defer { job, after } => {
                     self.outstanding.fetch_sub(1, Ordering::Relaxed);
+                    self.hands.remove(&job.claimed.app_id);
                     deferred.push((job.claimed.id.clone(), job.claimed.lease_token, now + after.as_millis() as i64));
                 }
+            }
+        }
+        let at = std::time::Instant::now();
+        for (app, seen) in admitted {
+            if let Err(after) = seen {
+                self.hands.busy(&app, after, at);
             }
         }
         let saturated = started == 0 && !deferred.is_empty();
@@ -410,7 +529,8 @@ impl Worker {
     /// jobs queued behind the same endpoint, one after the other, keeping the
     /// endpoint's and host's slots.
     async fn execute(self: Arc<Self>, job: Job, mut slots: Slots, wait: Duration) {
-        let _global = self.global.clone().acquire_owned().await.expect("semaphore never closed");
+        let app: Arc<str> = Arc::from(job.claimed.app_id.as_str());
+        let _global = self.global.acquire(&app).await;
         if self.stopping.load(Ordering::Relaxed) {
             self.set_aside(&job);
             return;
@@ -428,10 +548,25 @@ impl Worker {
                 let status = a.response_status.and_then(|s| u16::try_from(s).ok());
                 let signal = Signal::of(status, a.error.as_deref());
                 let seen = Observation { started, latency: started.elapsed(), signal };
-                self.gate.observe(&endpoint_id, seen, tokio::time::Instant::now());
+                if signal != Signal::NoAnswer {
+                    self.global.observe(&app, seen.latency);
+                }
+                self.gate.observe(&job, seen, tokio::time::Instant::now());
+            }
+            // A limit that shrank leaves more queued than it justifies: those
+            // go back to the database, out of this app's hands.
+            let shed = self.gate.shed(&endpoint_id);
+            if !shed.is_empty() {
+                let at = time::now_ms() + gate::BUSY_RETRY.as_millis() as i64;
+                let back = shed.iter().map(|j| (j.claimed.id.clone(), j.claimed.lease_token, at)).collect();
+                self.leases.defer(self.store(), back).await;
+                for j in &shed {
+                    self.finished_one(&j.claimed.app_id);
+                }
             }
             let _ = self.results.send(reported);
-            self.finished_one();
+            self.hands.attempted(&job.claimed.app_id);
+            self.finished_one(&job.claimed.app_id);
             // The next job queued behind this endpoint, if any (none once the
             // worker is stopping: queued leases are given back).
             loop {
@@ -450,7 +585,7 @@ impl Worker {
                     Turn::Defer { job: j, after } => {
                         let at = time::now_ms() + after.as_millis() as i64;
                         self.leases.defer(self.store(), vec![(j.claimed.id.clone(), j.claimed.lease_token, at)]).await;
-                        self.finished_one();
+                        self.finished_one(&j.claimed.app_id);
                     }
                 }
             }
@@ -460,13 +595,14 @@ impl Worker {
     /// A claimed job that will not be sent (the worker is stopping).
     fn set_aside(&self, job: &Job) {
         self.leases.set_aside(&job.claimed.id, job.claimed.lease_token);
-        self.finished_one();
+        self.finished_one(&job.claimed.app_id);
     }
 
     /// One claimed job is done with (sent, given back or dropped at shutdown):
     /// room for the claimer.
-    fn finished_one(&self) {
+    fn finished_one(&self, app_id: &str) {
         self.outstanding.fetch_sub(1, Ordering::Relaxed);
+        self.hands.remove(app_id);
         self.progress.notify_one();
     }
 }

@@ -171,7 +171,11 @@ async fn a_drain_before_any_attempt_started_leaves_nothing_leased() {
     .await;
     s.events(3).await;
     let (worker, rx) = Worker::new(s.state.clone(), reqwest::Client::new());
-    let every_slot = worker.global.clone().acquire_many_owned(4).await.expect("global slots");
+    // Two other apps (one alone would be kept off the last slot, the reserve).
+    let mut every_slot = Vec::new();
+    for holder in ["app_holder_1", "app_holder_1", "app_holder_1", "app_holder_2"] {
+        every_slot.push(worker.global.acquire(&Arc::from(holder)).await);
+    }
     let tick = worker.claim_batch(time::now_ms(), 10).await.expect("claim");
     assert_eq!(tick, Tick::Claimed(3));
     assert_eq!(worker.leases.held().len(), 3);

@@ -63,6 +63,25 @@ pub(super) const PROMOTE_NEXT: &str = "UPDATE deliveries SET next_attempt_at = $
       AND n.ordering_key = (SELECT h.ordering_key FROM deliveries h WHERE h.id = $1) \
       AND n.lane_seq IS NOT NULL AND n.status IN ('pending', 'failed') AND n.status = 'pending' \
       ORDER BY n.lane_seq LIMIT 1) AND next_attempt_at = $3";
+/// Up to $2 apps with pending deliveries, in id order after $1: a loose
+/// scan of `deliveries_due_by_app`, one index seek per app whatever its
+/// backlog. The same text on both backends.
+pub(super) const APPS_WITH_PENDING: &str = "WITH RECURSIVE apps(id, n) AS ( \
+     SELECT (SELECT MIN(d.app_id) FROM deliveries d WHERE d.status = 'pending' AND d.app_id > $1), 1 \
+     UNION ALL \
+     SELECT (SELECT MIN(d.app_id) FROM deliveries d WHERE d.status = 'pending' AND d.app_id > apps.id), apps.n + 1 \
+     FROM apps WHERE apps.id IS NOT NULL AND apps.n < $2) \
+     SELECT id FROM apps WHERE id IS NOT NULL";
+
+/// A backend's claim statement narrowed to one app (an extra parameter
+/// after the claim's own four): the same rows, lane rule and lease, read
+/// from `deliveries_due_by_app`.
+fn claim_of_app(claim: &str) -> String {
+    let due = "WHERE d.status = 'pending' AND d.next_attempt_at <= $3";
+    assert!(claim.contains(due), "the claim statement selects due rows as expected");
+    claim.replacen(due, "WHERE d.app_id = $5 AND d.status = 'pending' AND d.next_attempt_at <= $3", 1)
+}
+
 pub mod postgres;
 pub mod sqlite;
 
@@ -291,6 +310,49 @@ impl Store {
             Backend::Sqlite { write, .. } => sqlite::claim_due(write, owner, now, lease_until, limit).await,
             Backend::Postgres { worker, .. } => postgres::claim_due(worker, owner, now, lease_until, limit).await,
         }
+    }
+
+    /// Leases up to `limit` due deliveries of one app, as [`Store::claim_due`]
+    /// does for all: the fair claim's part for an app (see `worker::hands`).
+    pub async fn claim_due_of_app(
+        &self,
+        owner: &str,
+        now: Millis,
+        lease_until: Millis,
+        limit: i64,
+        app_id: &str,
+    ) -> sqlx::Result<Vec<ClaimedDelivery>> {
+        match &self.backend {
+            Backend::Sqlite { write, .. } => {
+                sqlite::claim_due_of_app(write, owner, now, lease_until, limit, app_id).await
+            }
+            Backend::Postgres { worker, .. } => {
+                postgres::claim_due_of_app(worker, owner, now, lease_until, limit, app_id).await
+            }
+        }
+    }
+
+    /// Up to `max` apps with pending deliveries (due or not), in id order
+    /// from just after `after`, going round to the first ones: where a fair
+    /// claim looks next. One index seek per app.
+    pub async fn apps_with_pending(&self, after: &str, max: usize) -> sqlx::Result<Vec<String>> {
+        let scan = |after: String, max: usize| async move {
+            let max = max as i64;
+            match &self.backend {
+                Backend::Sqlite { read, .. } => {
+                    sqlx::query_scalar(APPS_WITH_PENDING).bind(after).bind(max).fetch_all(read).await
+                }
+                Backend::Postgres { worker, .. } => {
+                    sqlx::query_scalar(APPS_WITH_PENDING).bind(after).bind(max).fetch_all(worker).await
+                }
+            }
+        };
+        let mut apps: Vec<String> = scan(after.to_string(), max).await?;
+        if apps.len() < max && !after.is_empty() {
+            let first: Vec<String> = scan(String::new(), max - apps.len()).await?;
+            apps.extend(first.into_iter().filter(|a| a.as_str() <= after));
+        }
+        Ok(apps)
     }
 
     /// Of deliveries claimed (and committed) by one claim, gives back those of

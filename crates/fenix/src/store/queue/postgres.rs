@@ -253,6 +253,30 @@ pub(super) async fn claim_due(
     keep_lane_heads(worker, claimed, now).await
 }
 
+/// [`CLAIM_POSTGRES`] for one app.
+static CLAIM_OF_APP_POSTGRES: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| super::claim_of_app(CLAIM_POSTGRES));
+
+/// Leases one app's due rows, then keeps the heads of their lanes as [`claim_due`] does.
+pub(super) async fn claim_due_of_app(
+    worker: &PgPool,
+    owner: &str,
+    now: Millis,
+    lease_until: Millis,
+    limit: i64,
+    app_id: &str,
+) -> sqlx::Result<Vec<ClaimedDelivery>> {
+    let claimed: Vec<ClaimedDelivery> = sqlx::query_as(CLAIM_OF_APP_POSTGRES.as_str())
+        .bind(lease_until)
+        .bind(owner)
+        .bind(now)
+        .bind(limit)
+        .bind(app_id)
+        .fetch_all(worker)
+        .await?;
+    keep_lane_heads(worker, claimed, now).await
+}
+
 /// Of a committed claim, gives back every ordered row that is not the head
 /// of its lane after all ([`CLAIM_POSTGRES`] says why this can happen) and
 /// answers the rest. Costs nothing for a claim without ordered rows.

@@ -138,6 +138,29 @@ pub(super) async fn claim_due(
     sqlx::query_as(CLAIM_SQLITE).bind(lease_until).bind(owner).bind(now).bind(limit).fetch_all(write).await
 }
 
+/// [`CLAIM_SQLITE`] for one app.
+static CLAIM_OF_APP_SQLITE: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| super::claim_of_app(CLAIM_SQLITE));
+
+/// Leases one app's due rows in one statement on the writer.
+pub(super) async fn claim_due_of_app(
+    write: &SqlitePool,
+    owner: &str,
+    now: Millis,
+    lease_until: Millis,
+    limit: i64,
+    app_id: &str,
+) -> sqlx::Result<Vec<ClaimedDelivery>> {
+    sqlx::query_as(CLAIM_OF_APP_SQLITE.as_str())
+        .bind(lease_until)
+        .bind(owner)
+        .bind(now)
+        .bind(limit)
+        .bind(app_id)
+        .fetch_all(write)
+        .await
+}
+
 /// Reads a claim's events, endpoints and live secrets on readers, one query
 /// each, the ids spelled out as `IN ($1, $2, …)`.
 pub(super) async fn batch_context(

@@ -16,10 +16,18 @@
 //!   before the last decrease are not counted again: one burst of failures
 //!   is one decrease, as TCP reacts once per round trip.
 //!
-//! Other answers (other 4xx, redirects) and refusals before any request
-//! (destination blocked, no secret, DNS) say nothing of the receiver's load
-//! and change nothing. With `min == max` the limit never moves: Fenix's old
-//! fixed limit.
+//! - **Slow answers.** An answer of any status that took longer than
+//!   [`SLOW_ANSWER`] caps the limit at what that latency justifies:
+//!   [`INITIAL`] one-second answers' worth of slot time
+//!   (`INITIAL × SLOW_ANSWER / latency`, at least the minimum), and never
+//!   counts towards growth. A receiver that holds every request for 8 s,
+//!   with a 200 or a 404, keeps one attempt in flight, not ten or more:
+//!   time spent waiting on a receiver is what a slot costs the others.
+//!
+//! Other fast answers (other 4xx, redirects) and refusals before any
+//! request (destination blocked, no secret, DNS) say nothing of the
+//! receiver's load and change nothing. With `min == max` the limit never
+//! moves: Fenix's old fixed limit.
 //!
 //! Pure state: it is fed plain values and tested with them; the gate owns
 //! one per endpoint and drops it with the endpoint's other state when idle.
@@ -41,6 +49,9 @@ const SLOWER: f64 = 0.75;
 const SLACK: Duration = Duration::from_millis(10);
 /// Fewest attempts a latency window holds, so a small limit is not judged by one answer.
 const MIN_WINDOW: usize = 8;
+/// An answer slower than this, whatever its status, is a slow answer: the
+/// limit is capped by its latency (see the module's doc).
+pub(in crate::worker) const SLOW_ANSWER: Duration = Duration::from_secs(1);
 /// Share of the gap to a higher window minimum the recent minimum moves per
 /// window: a receiver that became slower for good gets a new baseline after
 /// some windows, while a sudden rise is seen at once.
@@ -53,8 +64,11 @@ pub(in crate::worker) enum Signal {
     Success,
     /// A 429 or 5xx answer, a timeout, a connection that failed or broke.
     Overload,
-    /// Anything else: no sign either way.
+    /// Any other answer (another 4xx, a redirect): no sign of load, unless slow.
     Neutral,
+    /// No answer because no request was made (destination blocked, no
+    /// secret, DNS, TLS): nothing said of the receiver at all.
+    NoAnswer,
 }
 
 impl Signal {
@@ -65,7 +79,7 @@ impl Signal {
             (Some(429 | 500..=599), _) => Signal::Overload,
             (Some(_), _) => Signal::Neutral,
             (None, Some("timeout" | "connect" | "request")) => Signal::Overload,
-            (None, _) => Signal::Neutral,
+            (None, _) => Signal::NoAnswer,
         }
     }
 }
@@ -136,9 +150,23 @@ impl AdaptiveLimit {
             return;
         }
         match seen.signal {
-            Signal::Neutral => {}
+            Signal::NoAnswer => {}
             Signal::Overload => self.decrease(OVERLOAD, now),
+            Signal::Success | Signal::Neutral if seen.latency > SLOW_ANSWER => self.slow(seen.latency, now),
+            Signal::Neutral => {}
             Signal::Success => self.success(seen.latency, in_flight, now),
+        }
+    }
+
+    /// A slow answer: the limit falls to what `latency` justifies, if above it.
+    fn slow(&mut self, latency: Duration, now: Instant) {
+        let justified = (INITIAL as f64 * SLOW_ANSWER.as_secs_f64() / latency.as_secs_f64()).max(self.min);
+        if self.limit > justified {
+            self.limit = justified.min(self.max);
+            self.slow_start = false;
+            self.credit = 0;
+            self.decreased_at = Some(now);
+            self.window = Window::default();
         }
     }
 
@@ -231,7 +259,7 @@ mod tests {
         assert_eq!(Signal::of(Some(404), Some("http_status")), Signal::Neutral);
         assert_eq!(Signal::of(Some(301), Some("redirect")), Signal::Neutral);
         for error in ["destination_blocked", "dns", "tls", "no_secret"] {
-            assert_eq!(Signal::of(None, Some(error)), Signal::Neutral, "{error}");
+            assert_eq!(Signal::of(None, Some(error)), Signal::NoAnswer, "{error}");
         }
     }
 
@@ -330,9 +358,31 @@ mod tests {
     }
 
     #[test]
-    fn neutral_answers_change_nothing() {
+    fn fast_neutral_answers_and_refusals_change_nothing() {
         let mut limit = AdaptiveLimit::new(1, 64);
-        feed(&mut limit, 100, Instant::now(), Duration::from_secs(5), Signal::Neutral);
+        feed(&mut limit, 100, Instant::now(), 50 * MS, Signal::Neutral);
         assert_eq!(limit.current(), INITIAL);
+        feed(&mut limit, 100, Instant::now(), Duration::from_secs(5), Signal::NoAnswer);
+        assert_eq!(limit.current(), INITIAL, "a slow refusal made no request");
+    }
+
+    #[test]
+    fn slow_answers_of_any_status_cap_the_limit_at_what_their_latency_justifies() {
+        for signal in [Signal::Neutral, Signal::Success] {
+            let mut limit = AdaptiveLimit::new(1, 128);
+            let at = Instant::now();
+            feed(&mut limit, 10, at, Duration::from_secs(8), signal);
+            assert_eq!(limit.current(), 1, "{signal:?}: 8 s answers justify one attempt in flight");
+            // Steady slow successes never grow it back.
+            let later = at + Duration::from_secs(9);
+            rounds(&mut limit, 20, later, Duration::from_secs(8), signal);
+            assert_eq!(limit.current(), 1, "{signal:?}");
+        }
+        let mut limit = AdaptiveLimit::new(1, 128);
+        feed(&mut limit, 10, Instant::now(), Duration::from_secs(2), Signal::Success);
+        assert_eq!(limit.current(), INITIAL / 2, "2 s answers: half the initial limit");
+        let mut floor = AdaptiveLimit::new(3, 128);
+        feed(&mut floor, 10, Instant::now(), Duration::from_secs(8), Signal::Neutral);
+        assert_eq!(floor.current(), 3, "never below the minimum");
     }
 }

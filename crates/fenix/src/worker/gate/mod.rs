@@ -48,6 +48,8 @@ mod adaptive;
 mod shared;
 
 use adaptive::AdaptiveLimit;
+
+use super::fair;
 pub(super) use adaptive::{Observation, Signal};
 
 /// A job over its endpoint's or host's concurrency limit is due again after this.
@@ -71,6 +73,8 @@ pub(super) enum Scope {
 
 /// What the gate needs to know of a job.
 pub(super) trait Gated {
+    /// The app (tenant) whose delivery it is: a host's slots are shared fairly among apps.
+    fn app_id(&self) -> &str;
     fn endpoint_id(&self) -> &str;
     /// The destination host (lower case); `None` when no request will be made.
     fn host(&self) -> Option<&Arc<str>>;
@@ -81,9 +85,38 @@ pub(super) trait Gated {
 /// job that makes no request). Dropping them frees them.
 pub(super) struct Slots {
     endpoint: OwnedSemaphorePermit,
-    host: Option<OwnedSemaphorePermit>,
+    host: Option<HostSlot>,
     /// The host whose slot `host` is.
     host_key: Option<Arc<str>>,
+}
+
+/// Slots of each host held per app: a host's slots are shared fairly among
+/// the apps sending to it (see [`Gate::host_permit`]).
+type HostShares = Arc<Mutex<HashMap<Arc<str>, HashMap<String, fair::Share>>>>;
+
+/// One slot of a host's limit, counted to the app that holds it until dropped.
+struct HostSlot {
+    _permit: OwnedSemaphorePermit,
+    shares: HostShares,
+    host: Arc<str>,
+    app: String,
+}
+
+impl Drop for HostSlot {
+    fn drop(&mut self) {
+        let mut shares = self.shares.lock().expect("host shares lock");
+        if let Some(apps) = shares.get_mut(&self.host) {
+            if let Some(share) = apps.get_mut(&self.app) {
+                share.held = share.held.saturating_sub(1);
+                if share.held == 0 {
+                    apps.remove(&self.app);
+                }
+            }
+            if apps.is_empty() {
+                shares.remove(&self.host);
+            }
+        }
+    }
 }
 
 /// What became of a claimed job at the gate.
@@ -183,6 +216,8 @@ pub(super) struct Gate<J> {
     pacing: Mutex<HashMap<String, Pace>>,
     /// Per-endpoint adaptive limits: how many of its slots may be used now.
     limits: Mutex<HashMap<String, AdaptiveLimit>>,
+    /// Host slots held per app.
+    host_shares: HostShares,
 }
 
 impl<J: Gated> Gate<J> {
@@ -197,6 +232,7 @@ impl<J: Gated> Gate<J> {
             waiting: Mutex::new(HashMap::new()),
             pacing: Mutex::new(HashMap::new()),
             limits: Mutex::new(HashMap::new()),
+            host_shares: HostShares::default(),
         }
     }
 
@@ -250,7 +286,7 @@ impl<J: Gated> Gate<J> {
                 }
             }
         };
-        let Ok(host) = self.host_permit(job.host()) else {
+        let Ok(host) = self.host_permit(job.host(), job.app_id()) else {
             return Admission::Defer { job, after: BUSY_RETRY };
         };
         let wait = match self.pace(&job, now) {
@@ -294,7 +330,7 @@ impl<J: Gated> Gate<J> {
         };
         if job.host() != host_key.as_ref() {
             drop(host.take());
-            match self.host_permit(job.host()) {
+            match self.host_permit(job.host(), job.app_id()) {
                 Ok(permit) => (host, host_key) = (permit, job.host().cloned()),
                 Err(()) => {
                     let slots = Slots { endpoint, host: None, host_key: None };
@@ -307,6 +343,21 @@ impl<J: Gated> Gate<J> {
             Ok(wait) => Some((Turn::Run { job, wait }, slots)),
             Err(after) => Some((Turn::Defer { job, after }, slots)),
         }
+    }
+
+    /// The jobs queued behind `endpoint_id` beyond twice its limit now,
+    /// taken out to be given back: after its limit shrank (slow answers),
+    /// what was queued under the old one would hold its app's place in the
+    /// worker for minutes.
+    pub(super) fn shed(&self, endpoint_id: &str) -> Vec<J> {
+        let mut waiting = self.waiting.lock().expect("waiting lock");
+        let Some(queue) = waiting.get_mut(endpoint_id) else { return Vec::new() };
+        let Some(front) = queue.front() else { return Vec::new() };
+        let keep = self.limit_for(front) * 2;
+        if queue.len() <= keep {
+            return Vec::new();
+        }
+        queue.split_off(keep).into()
     }
 
     /// Every queued job, taken out (the worker is stopping: they will not start).
@@ -336,8 +387,18 @@ impl<J: Gated> Gate<J> {
         self.limits.lock().expect("limits lock").retain(|id, _| kept.contains(id));
     }
 
-    /// Learns from one finished attempt of `endpoint_id` (its slot still held).
-    pub(super) fn observe(&self, endpoint_id: &str, seen: Observation, now: Instant) {
+    /// Learns from one finished attempt of `job` (its slots still held): its
+    /// endpoint's limit, and how fast its app's answers from its host come.
+    pub(super) fn observe(&self, job: &J, seen: Observation, now: Instant) {
+        if seen.signal != Signal::NoAnswer {
+            if let Some(host) = job.host() {
+                let mut shares = self.host_shares.lock().expect("host shares lock");
+                if let Some(share) = shares.get_mut(host).and_then(|apps| apps.get_mut(job.app_id())) {
+                    share.observe(seen.latency);
+                }
+            }
+        }
+        let endpoint_id = job.endpoint_id();
         if self.endpoint_min >= self.endpoint_concurrency {
             return;
         }
@@ -390,15 +451,41 @@ impl<J: Gated> Gate<J> {
         (pool.sem.clone(), pool.capacity)
     }
 
-    /// A slot of the destination host's limit, if one is free (a job without
-    /// a host makes no request and needs none).
-    fn host_permit(&self, host: Option<&Arc<str>>) -> Result<Option<OwnedSemaphorePermit>, ()> {
+    /// A slot of the destination host's limit for `app`, if one is free to
+    /// it (a job without a host makes no request and needs none). The last
+    /// [`host_reserve`] free slots of a host go only to an app known to answer
+    /// fast or holding less than its share of them (the host's slots divided by the apps holding
+    /// some, itself included): one app's receivers on a shared host (a chat
+    /// service's incoming webhooks, a shared gateway) that hold every
+    /// request for seconds cannot keep another app off that host.
+    fn host_permit(&self, host: Option<&Arc<str>>, app: &str) -> Result<Option<HostSlot>, ()> {
         let Some(host) = host else { return Ok(None) };
-        let sem = {
-            let mut map = self.per_host.lock().expect("host slots lock");
-            pool_of(&mut map, host, self.initial(self.host_concurrency)).sem.clone()
+        let mut map = self.per_host.lock().expect("host slots lock");
+        let pool = pool_of(&mut map, host, self.initial(self.host_concurrency));
+        let mut shares = self.host_shares.lock().expect("host shares lock");
+        let apps = shares.entry(host.clone()).or_default();
+        let share = apps.get(app).copied().unwrap_or_default();
+        let sharing = apps.len() + usize::from(share.held == 0);
+        let free = pool.sem.available_permits();
+        if free <= host_reserve(pool.capacity) && !share.may_take_reserved(sharing, pool.capacity) {
+            if apps.is_empty() {
+                shares.remove(host);
+            }
+            return Err(());
+        }
+        let Ok(permit) = pool.sem.clone().try_acquire_owned() else {
+            if apps.is_empty() {
+                shares.remove(host);
+            }
+            return Err(());
         };
-        sem.try_acquire_owned().map(Some).map_err(|_| ())
+        apps.entry(app.to_string()).or_default().held += 1;
+        Ok(Some(HostSlot {
+            _permit: permit,
+            shares: self.host_shares.clone(),
+            host: host.clone(),
+            app: app.to_string(),
+        }))
     }
 
     /// A new pool's capacity: the whole limit when this process is alone,
@@ -437,6 +524,14 @@ impl<J: Gated> Gate<J> {
     }
 }
 
+/// The free slots of a host's pool of `capacity` kept from an app with slow
+/// answers that holds its share ([`fair`]): a sixteenth, none of fewer than
+/// sixteen slots (a small pool, or the few slots leased from the database
+/// for a batch, would otherwise keep its last slot from the one app using it).
+pub(super) fn host_reserve(capacity: usize) -> usize {
+    capacity / 16
+}
+
 /// The pool of `key` in `map`, made with `capacity` slots on first use.
 fn pool_of<'m>(map: &'m mut HashMap<String, Pool>, key: &str, capacity: usize) -> &'m mut Pool {
     if !map.contains_key(key) {
@@ -467,12 +562,17 @@ pub(super) mod tests {
     #[derive(Debug, PartialEq)]
     pub(in crate::worker::gate) struct Probe {
         pub(in crate::worker::gate) name: &'static str,
+        pub(in crate::worker::gate) app: &'static str,
         pub(in crate::worker::gate) endpoint: &'static str,
         pub(in crate::worker::gate) host: Option<Arc<str>>,
         pub(in crate::worker::gate) rate: Option<i64>,
     }
 
     impl Gated for Probe {
+        fn app_id(&self) -> &str {
+            self.app
+        }
+
         fn endpoint_id(&self) -> &str {
             self.endpoint
         }
@@ -487,7 +587,7 @@ pub(super) mod tests {
     }
 
     pub(in crate::worker::gate) fn probe(name: &'static str, endpoint: &'static str, host: &str) -> Probe {
-        Probe { name, endpoint, host: Some(Arc::from(host)), rate: None }
+        Probe { name, app: "app", endpoint, host: Some(Arc::from(host)), rate: None }
     }
 
     /// What the gate did with a job, by name.
@@ -570,7 +670,7 @@ pub(super) mod tests {
         assert_eq!(seen[adaptive::INITIAL..], [Seen::Queued, Seen::Queued]);
         // The receiver answers 503: the limit halves, to 5.
         let overload = Observation { started: now, latency: Duration::from_millis(5), signal: Signal::Overload };
-        gate.observe("ep", overload, now);
+        gate.observe(&probe("a", "ep", "h"), overload, now);
         assert_eq!(admit(&gate, probe("m", "ep", "h"), now, &mut held), Seen::Queued, "10 in flight, limit 5");
         // Finishing tasks over the limit give their slots back instead of taking the queue...
         let mut ran = Vec::new();
@@ -597,7 +697,7 @@ pub(super) mod tests {
         let gate = Gate::new(Scope::Process, 16, 64).adaptive_from(1);
         let now = Instant::now();
         let mut held = Vec::new();
-        let paced = |name| Probe { name, endpoint: "ep", host: Some(Arc::from("h")), rate: Some(1000) };
+        let paced = |name| Probe { name, app: "app", endpoint: "ep", host: Some(Arc::from("h")), rate: Some(1000) };
         let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"];
         for name in names {
             assert!(
@@ -614,14 +714,51 @@ pub(super) mod tests {
         let now = Instant::now();
         let mut held = Vec::new();
         assert_eq!(admit(&gate, probe("a", "ep1", "h"), now, &mut held), Seen::Run("a", Duration::ZERO));
-        assert_eq!(admit(&gate, probe("b", "ep2", "h"), now, &mut held), Seen::Run("b", Duration::ZERO));
+        let b = Probe { app: "other app", ..probe("b", "ep2", "h") };
+        assert_eq!(admit(&gate, b, now, &mut held), Seen::Run("b", Duration::ZERO));
         assert_eq!(admit(&gate, probe("c", "ep3", "h"), now, &mut held), Seen::Defer("c", BUSY_RETRY));
         assert_eq!(admit(&gate, probe("d", "ep3", "other"), now, &mut held), Seen::Run("d", Duration::ZERO));
-        let refused = Probe { name: "e", endpoint: "ep4", host: None, rate: None };
+        let refused = Probe { name: "e", app: "app", endpoint: "ep4", host: None, rate: None };
         assert_eq!(admit(&gate, refused, now, &mut held), Seen::Run("e", Duration::ZERO));
         // The deferred job freed its endpoint slot: ep3 is not left busy.
         drop(held.remove(0));
         assert_eq!(admit(&gate, probe("f", "ep3", "h"), now, &mut held), Seen::Run("f", Duration::ZERO));
+    }
+
+    #[test]
+    fn a_hosts_last_slots_are_kept_from_an_app_with_slow_answers_for_another_app() {
+        let gate = Gate::new(Scope::Process, 64, 32);
+        let now = Instant::now();
+        let mut held = Vec::new();
+        let slow = |name, endpoint| Probe { app: "slow app", ..probe(name, endpoint, "shared.example") };
+        let mut ran = 0;
+        for (i, name) in ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"].iter().enumerate() {
+            for endpoint in ["ep1", "ep2", "ep3", "ep4", "ep5"] {
+                let _ = i;
+                if matches!(admit(&gate, slow(name, endpoint), now, &mut held), Seen::Run(..)) {
+                    ran += 1;
+                }
+            }
+        }
+        assert_eq!(ran, 32 - host_reserve(32), "the slow app's receivers hold all but the reserve");
+        let other = Probe { app: "other app", ..probe("o", "ep9", "shared.example") };
+        assert_eq!(admit(&gate, other, now, &mut held), Seen::Run("o", Duration::ZERO), "another app starts at once");
+        // Known to answer fast, an app may take the reserve too.
+        let fast_job = Probe { app: "fast app", ..probe("f", "ep8", "h2") };
+        let first = admit(&gate, Probe { app: "fast app", ..probe("f0", "ep8", "h2") }, now, &mut held);
+        assert!(matches!(first, Seen::Run(..)));
+        let fast = Observation { started: now, latency: Duration::from_millis(3), signal: Signal::Success };
+        gate.observe(&fast_job, fast, now);
+        let mut fast_ran = 1;
+        for endpoint in ["f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8"] {
+            for _ in 0..4 {
+                let job = Probe { app: "fast app", ..probe("f", endpoint, "h2") };
+                if matches!(admit(&gate, job, now, &mut held), Seen::Run(..)) {
+                    fast_ran += 1;
+                }
+            }
+        }
+        assert_eq!(fast_ran, 32, "a fast app alone uses every slot of its host");
     }
 
     #[test]
@@ -650,7 +787,7 @@ pub(super) mod tests {
         let gate = Gate::new(Scope::Process, 8, 64);
         let now = Instant::now();
         let mut held = Vec::new();
-        let paced = |name| Probe { name, endpoint: "ep", host: Some(Arc::from("h")), rate: Some(10) };
+        let paced = |name| Probe { name, app: "app", endpoint: "ep", host: Some(Arc::from("h")), rate: Some(10) };
         let ms = Duration::from_millis;
         let seen: Vec<Seen> =
             ["a", "b", "c", "d", "e"].iter().map(|n| admit(&gate, paced(n), now, &mut held)).collect();

@@ -184,7 +184,13 @@ impl<J: Gated> Gate<J> {
         for (kind, map) in [(SlotKind::Endpoint, &self.per_endpoint), (SlotKind::Host, &self.per_host)] {
             let mut map = map.lock().expect("slots lock");
             for (key, pool) in map.iter_mut() {
-                let idle = pool.sem.available_permits();
+                let mut idle = pool.sem.available_permits();
+                // A busy host keeps its reserve for other apps: given back,
+                // the slots would go to the instance asking for more, the one
+                // busy app's, and another app's job here would find none.
+                if kind == SlotKind::Host && idle < pool.capacity {
+                    idle = idle.saturating_sub(super::host_reserve(pool.capacity));
+                }
                 if idle > 0 {
                     if let Ok(permits) = pool.sem.try_acquire_many(idle as u32) {
                         permits.forget();
@@ -276,7 +282,7 @@ mod tests {
         let now = Instant::now();
         let mut held = Vec::new();
         let ms = Duration::from_millis;
-        let paced = |name| Probe { name, endpoint: "ep", host: Some(Arc::from("h")), rate: Some(10) };
+        let paced = |name| Probe { name, app: "app", endpoint: "ep", host: Some(Arc::from("h")), rate: Some(10) };
         let jobs = [paced("a"), paced("b"), paced("c")];
         let refs: Vec<&Probe> = jobs.iter().collect();
         assert!(gate.send_times_wanted(refs.iter().copied(), now).is_empty(), "no slot, no send time asked");
