@@ -7,6 +7,8 @@
 //! (`lease_until`, `lease_token`) and write a result only while their token
 //! still holds: several instances on one database send each attempt once,
 //! and an attempt overtaken by a new challenge (a URL change) changes nothing.
+//! Callers spend a challenge budget (`crate::send_budgets`) before they
+//! start one; this file does not count them.
 
 use std::collections::HashSet;
 

@@ -12,7 +12,10 @@
 //! with the challenge echoed (see [`echoed`]); anything else is a failed
 //! attempt with its reason, retried after `FENIX_VERIFICATION_RETRY_SCHEDULE`'s
 //! waits; after the last one the challenge expires (`POST …/verify` starts a
-//! new one).
+//! new one). So one challenge is at most 11 requests, and how many challenges
+//! a tenant can start is bounded where they are started: every call that
+//! starts one spends the budgets of `send_budgets` (per endpoint and per app,
+//! in the database), and is answered 429 once they are spent.
 
 use std::{
     sync::LazyLock,
