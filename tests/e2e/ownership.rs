@@ -326,16 +326,22 @@ async fn verify_calls_in_a_burst_send_a_few_challenges_then_answer_429_with_retr
     wait_for_failed_attempts(&fenix, &app, &ep, 1).await;
 
     let verify = format!("/v1/apps/{app}/endpoints/{ep}/verify");
+    let started = std::time::Instant::now();
     let mut answers = Vec::new();
     for _ in 0..50 {
         answers.push(post_with_retry_after(&fenix, &verify, json!({})).await);
     }
     let accepted = answers.iter().filter(|a| a.0 == 202).count();
-    assert_eq!(accepted, 2, "the creation's challenge and two more, then the cooldown");
+    // (On a machine slow enough to take minutes, the cooldown gives one more a minute.)
+    let refills = (started.elapsed().as_secs() / 60) as usize;
+    assert!(
+        (2..=2 + refills).contains(&accepted),
+        "{accepted}: the creation's challenge and two more, then the cooldown"
+    );
     answers.iter().filter(|a| a.0 != 202).for_each(assert_over_the_challenge_limit);
     let last = wait_for_failed_attempts(&fenix, &app, &ep, 1).await;
     assert_eq!(last["state"], "pending_verification", "{last}");
-    assert!(receiver.count() <= 3, "50 calls sent {} challenge requests", receiver.count());
+    assert!(receiver.count() <= 3 + refills, "50 calls sent {} challenge requests", receiver.count());
 }
 
 async fn url_changes_back_and_forth_spend_the_same_challenge_budget(backend: Backend) {
@@ -368,6 +374,7 @@ async fn deleting_and_recreating_endpoints_gets_no_fresh_challenge_budget(backen
     let fenix = Fenix::start(&db, &[REQUIRED, ONE_ATTEMPT]).await;
     let receiver = Receiver::http(|_| Plan::status(500)).await;
     let app = fenix.create_app("acme").await;
+    let started = std::time::Instant::now();
     let mut created = 0;
     let refused = loop {
         let answer =
@@ -376,15 +383,16 @@ async fn deleting_and_recreating_endpoints_gets_no_fresh_challenge_budget(backen
             break answer;
         }
         created += 1;
-        assert!(created <= 50, "the app's challenges never ran out");
+        assert!(created <= 60, "the app's challenges never ran out");
         let (status, _) = fenix.call("DELETE", &format!("/v1/apps/{app}/endpoints/{}", id_of(&answer.2)), None).await;
         assert_eq!(status, 204);
     };
-    assert_eq!(created, 50, "the app's burst of challenges");
+    let refills = started.elapsed().as_secs() / 60;
+    assert!((50..=50 + refills).contains(&created), "{created}: the app's burst of challenges, then one a minute");
     assert_over_the_challenge_limit(&refused);
     let (_, list) = fenix.call("GET", &format!("/v1/apps/{app}/endpoints"), None).await;
     assert_eq!(list["data"], json!([]), "the refused create stored nothing: {list}");
-    assert!(receiver.count() <= 50, "{} challenge requests", receiver.count());
+    assert!(receiver.count() as u64 <= 50 + refills, "{} challenge requests", receiver.count());
     // Another app is not held back by this one.
     let other = fenix.create_app("globex").await;
     fenix.create_endpoint(&other, json!({"url": receiver.url})).await;

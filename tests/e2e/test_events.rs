@@ -172,18 +172,22 @@ async fn test_events_beyond_their_budget_answer_429_with_retry_after(backend: Ba
     let ep = id_of(&fenix.create_endpoint(&app, json!({"url": receiver.url})).await);
     let other = id_of(&fenix.create_endpoint(&app, json!({"url": receiver.url})).await);
 
+    let started = std::time::Instant::now();
     let mut answers = Vec::new();
     for _ in 0..15 {
         let resp = fenix.request("POST", &test_path(&app, &ep)).send().await.unwrap();
         let retry_after: Option<u64> = resp.headers().get("retry-after").map(|v| v.to_str().unwrap().parse().unwrap());
         answers.push((resp.status().as_u16(), retry_after, resp.json::<Value>().await.unwrap()));
     }
-    assert_eq!(answers.iter().filter(|a| a.0 == 202).count(), 10, "the endpoint's burst");
+    // 10 at once, then one every 6 s while the calls go on.
+    let refills = (started.elapsed().as_secs() / 6) as usize;
+    let accepted = answers.iter().filter(|a| a.0 == 202).count();
+    assert!((10..=10 + refills).contains(&accepted) && accepted < 15, "{accepted}: the endpoint's burst");
     for (status, retry_after, body) in answers.iter().filter(|a| a.0 != 202) {
         assert_eq!((*status, &body["error"]["code"]), (429, &json!("test_event_limit_reached")), "{body}");
         assert!(retry_after.is_some_and(|s| (1..=6).contains(&s)), "{retry_after:?}");
     }
-    assert_eq!(fenix.deliveries(&app, "").await.len(), 10, "a refused test event stores nothing");
+    assert_eq!(fenix.deliveries(&app, "").await.len(), accepted, "a refused test event stores nothing");
     let (status, body) = fenix.call("POST", &test_path(&app, &other), None).await;
     assert_eq!(status, 202, "another endpoint has its own budget: {body}");
 }
