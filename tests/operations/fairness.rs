@@ -21,17 +21,29 @@ const SLOW_ANSWER: Duration = Duration::from_secs(8);
 
 async fn one_apps_slow_endpoints_keep_no_other_app_waiting(backend: Backend) {
     // Default concurrency settings: 60 endpoints, 100 events (6,000 deliveries).
-    slow_app_beside_a_neighbour(backend, 60, 100, &[]).await;
+    slow_apps_beside_a_neighbour(backend, 1, 60, 100, &[]).await;
+}
+
+async fn three_apps_slow_endpoints_keep_no_other_app_waiting(backend: Backend) {
+    // Three slow apps of 40 endpoints each share the worker and the host.
+    slow_apps_beside_a_neighbour(backend, 3, 40, 50, &[]).await;
 }
 
 async fn with_16_worker_slots_one_apps_two_slow_endpoints_keep_no_other_app_waiting(backend: Backend) {
     // 2 endpoints starting at 10 attempts each want more than the 16 slots.
-    slow_app_beside_a_neighbour(backend, 2, 60, &[("FENIX_WORKER_CONCURRENCY", "16")]).await;
+    slow_apps_beside_a_neighbour(backend, 1, 2, 60, &[("FENIX_WORKER_CONCURRENCY", "16")]).await;
 }
 
-/// A slow app with `endpoints` receivers answering after [`SLOW_ANSWER`]
-/// and `events` events to each, then a neighbour's 20 events one every 100 ms.
-async fn slow_app_beside_a_neighbour(backend: Backend, endpoints: usize, events: usize, extra: &[(&str, &str)]) {
+/// `hogs` slow apps, each with `endpoints` receivers answering after
+/// [`SLOW_ANSWER`] and `events` events to each, then a neighbour's 20
+/// events one every 100 ms.
+async fn slow_apps_beside_a_neighbour(
+    backend: Backend,
+    hogs: usize,
+    endpoints: usize,
+    events: usize,
+    extra: &[(&str, &str)],
+) {
     let db = TestDb::new(backend).await;
     // Attempts may last as long as the slow answers.
     let mut settings = vec![("FENIX_ATTEMPT_TIMEOUT", "30s"), ("FENIX_LEASE_DURATION", "60s")];
@@ -44,18 +56,24 @@ async fn slow_app_beside_a_neighbour(backend: Backend, endpoints: usize, events:
     let slow = Receiver::http(|i| if i % 2 == 0 { Plan::status(404) } else { Plan::ok() }.after(SLOW_ANSWER)).await;
     let fast = Receiver::http(|_| Plan::ok()).await;
 
-    let hog = first.create_app("hog").await;
-    for i in 0..endpoints {
-        first.create_endpoint(&hog, json!({"url": format!("{}/slow/{i}", slow.url)})).await;
+    let mut slow_apps = Vec::new();
+    for h in 0..hogs {
+        let hog = first.create_app(&format!("hog-{h}")).await;
+        for i in 0..endpoints {
+            first.create_endpoint(&hog, json!({"url": format!("{}/slow/{h}/{i}", slow.url)})).await;
+        }
+        slow_apps.push(hog);
     }
     let neighbour = first.create_app("neighbour").await;
     first.create_endpoint(&neighbour, json!({"url": fast.url})).await;
 
     let events: Vec<_> = (0..events).map(|i| json!({"type": "booking.confirmed", "data": {"n": i}})).collect();
-    let (status, out) =
-        first.call("POST", &format!("/v1/apps/{hog}/events/batch"), Some(json!({"events": events}))).await;
-    assert_eq!(status, 202, "{out}");
-    let busy = (endpoints * 5).min(100);
+    for hog in &slow_apps {
+        let body = Some(json!({"events": events}));
+        let (status, out) = first.call("POST", &format!("/v1/apps/{hog}/events/batch"), body).await;
+        assert_eq!(status, 202, "{out}");
+    }
+    let busy = (hogs * endpoints * 5).min(100);
     eventually("the slow app's receivers are busy", Duration::from_secs(30), || async { slow.count() >= busy }).await;
 
     // The neighbour sends 20 events, one every 100 ms, through both instances.
@@ -92,10 +110,11 @@ async fn slow_app_beside_a_neighbour(backend: Backend, endpoints: usize, events:
     let held = slow.max_concurrent();
     // (Each instance learns its own limit, starting at 10 per endpoint.)
     let instances = 1 + usize::from(second.is_some());
-    assert!(held <= endpoints * 10 * instances, "{held} requests at once held by the slow receivers");
+    assert!(held <= hogs * endpoints * 10 * instances, "{held} requests at once held by the slow receivers");
 }
 
 crate::on_both_backends!(
     one_apps_slow_endpoints_keep_no_other_app_waiting,
+    three_apps_slow_endpoints_keep_no_other_app_waiting,
     with_16_worker_slots_one_apps_two_slow_endpoints_keep_no_other_app_waiting,
 );

@@ -7,14 +7,15 @@
 //! its own queue, and a freed slot goes to the waiting app that holds the
 //! fewest slots (max-min fairness), so an app's slots are charged for as
 //! long as its receivers keep them: an app with slow receivers holds many
-//! and is served last. An app alone may take every slot; but the last
-//! [`reserve`] ones go to an app whose receivers are slow (their recent
-//! answers took more than [`FAST_ENOUGH`], or none came yet) only while it
-//! would stay under its fair share with one more app beside it. So an app
-//! that arrives while another's slow receivers fill the worker starts at
-//! once instead of waiting for a slow request to end (an attempt in flight
-//! is never interrupted), and an app with fast receivers, which gives its
-//! slots back within milliseconds, wastes none.
+//! and is served last. An app alone may take every slot; but of the last
+//! [`reserve`] ones, an app whose receivers are slow (their recent answers
+//! took more than [`FAST_ENOUGH`], or none came yet) gets one only if it
+//! holds none. So an app that arrives while other apps' slow receivers fill
+//! the worker starts at once instead of waiting for a slow request to end
+//! (an attempt in flight is never interrupted), however many slow apps
+//! share the rest; once its first answers came fast, it may use the reserve
+//! like any slot; and an app with fast receivers, which gives its slots
+//! back within milliseconds, wastes none.
 //!
 //! Pure bookkeeping under one lock; a [`FairPermit`] gives its slot back,
 //! to the next app in line, when dropped.
@@ -27,8 +28,8 @@ use std::{
 
 use tokio::sync::oneshot;
 
-/// The last free slots, kept from an app with slow receivers that holds
-/// its share (see the module's doc): a sixteenth of the slots, at least one
+/// The last free slots, kept from apps with slow receivers that already
+/// hold some (see the module's doc): a sixteenth of the slots, at least one
 /// (none of a single slot).
 pub(super) fn reserve(total: usize) -> usize {
     (total / 16).max(1).min(total.saturating_sub(1))
@@ -52,10 +53,15 @@ impl Share {
         self.latency = Some(self.latency.map_or(latency, |l| (l * 7 + latency) / 8));
     }
 
-    /// Whether this app may take one of the last `reserve` free slots of a
-    /// pool of `total` that `apps` apps hold some of (itself included).
-    pub(super) fn may_take_reserved(&self, apps: usize, total: usize) -> bool {
-        self.latency.is_some_and(|l| l <= FAST_ENOUGH) || self.held * (apps + 1) < total
+    /// Whether this app may take one of a pool's last, reserved free slots:
+    /// its answers come fast, or it holds none of the pool (an arriving app).
+    pub(super) fn may_take_reserved(&self) -> bool {
+        self.held == 0 || self.answers_fast()
+    }
+
+    /// Whether its recent answers came within [`FAST_ENOUGH`].
+    pub(super) fn answers_fast(&self) -> bool {
+        self.latency.is_some_and(|l| l <= FAST_ENOUGH)
     }
 }
 
@@ -151,6 +157,7 @@ impl FairSlots {
         inner
             .apps
             .iter()
+            .filter(|(_, a)| a.share.held > 0 || !a.waiting.is_empty())
             .map(|(app, a)| (app.clone(), AppLoad { held: a.share.held, waiting: a.waiting.len() }))
             .collect()
     }
@@ -166,16 +173,20 @@ impl FairSlots {
         let mut inner = self.inner.lock().expect("fair slots lock");
         inner.free += 1;
         if let Some(a) = inner.apps.get_mut(app) {
+            // Kept at none held: how fast its answers come is remembered
+            // between its deliveries (until `prune`).
             a.share.held = a.share.held.saturating_sub(1);
-            if a.share.held == 0 && a.waiting.is_empty() {
-                inner.apps.remove(app);
-            }
         }
         self.dispatch(&mut inner);
     }
 
+    /// Forgets apps holding no slot and waiting for none.
+    pub(super) fn prune(&self) {
+        self.inner.lock().expect("fair slots lock").apps.retain(|_, a| a.share.held > 0 || !a.waiting.is_empty());
+    }
+
     /// Whether `app` may take a free slot now: beyond the reserve anyone
-    /// may; the reserve only an app under its fair share.
+    /// may; the reserve as [`Share::may_take_reserved`] says.
     fn may_take(&self, inner: &Inner, app: &Arc<str>) -> bool {
         if inner.free == 0 {
             return false;
@@ -183,8 +194,7 @@ impl FairSlots {
         if inner.free > reserve(self.total) {
             return true;
         }
-        let apps = inner.apps.len() + usize::from(!inner.apps.contains_key(app));
-        inner.apps.get(app).map_or(Share::default(), |a| a.share).may_take_reserved(apps, self.total)
+        inner.apps.get(app).is_none_or(|a| a.share.may_take_reserved())
     }
 
     fn take(inner: &mut Inner, app: &Arc<str>) {
@@ -193,19 +203,16 @@ impl FairSlots {
     }
 
     /// Hands free slots to waiting tasks: each to the waiting app holding
-    /// the fewest, while it may take one.
+    /// the fewest of those that may take one.
     fn dispatch(&self, inner: &mut Inner) {
         while inner.free > 0 {
             let next = inner
                 .apps
                 .iter()
-                .filter(|(_, a)| !a.waiting.is_empty())
+                .filter(|(app, a)| !a.waiting.is_empty() && self.may_take(inner, app))
                 .min_by_key(|(_, a)| a.share.held)
                 .map(|(app, _)| app.clone());
             let Some(app) = next else { return };
-            if !self.may_take(inner, &app) {
-                return;
-            }
             let tx = inner.apps.get_mut(&app).and_then(|a| a.waiting.pop_front()).expect("a waiting task");
             Self::take(inner, &app);
             if tx.send(()).is_err() {
@@ -213,9 +220,6 @@ impl FairSlots {
                 inner.free += 1;
                 if let Some(a) = inner.apps.get_mut(&app) {
                     a.share.held -= 1;
-                    if a.share.held == 0 && a.waiting.is_empty() {
-                        inner.apps.remove(&app);
-                    }
                 }
             }
         }
@@ -277,6 +281,29 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn however_many_slow_apps_fill_the_slots_an_arriving_app_starts_at_once() {
+        let slots = FairSlots::new(32);
+        let mut held = Vec::new();
+        for (name, n) in [("a", 20), ("b", 10)] {
+            for _ in 0..n {
+                held.push(slots.acquire(&app(name)).await);
+            }
+        }
+        // b (slow, holding some) is kept off the reserve...
+        let b_more = tokio::spawn({
+            let slots = slots.clone();
+            async move { slots.acquire(&app("b")).await }
+        });
+        tokio::task::yield_now().await;
+        assert!(!b_more.is_finished(), "a slow app holding slots does not take the reserve");
+        // ...which every arriving app finds.
+        for newcomer in ["c", "d"] {
+            let permit = tokio::time::timeout(Duration::from_secs(5), slots.acquire(&app(newcomer))).await;
+            held.push(permit.expect("an arriving app starts at once"));
+        }
+    }
+
+    #[tokio::test]
     async fn a_freed_slot_goes_to_the_waiting_app_holding_the_fewest() {
         let slots = FairSlots::new(4);
         let (a, b) = (app("a"), app("b"));
@@ -285,6 +312,9 @@ mod tests {
             a_held.push(slots.acquire(&a).await);
         }
         let _b1 = slots.acquire(&b).await;
+        // Both answer fast: the reserve is no matter here, only the order.
+        slots.observe(&a, Duration::from_millis(2));
+        slots.observe(&b, Duration::from_millis(2));
         // Full: a waits first, then b.
         let a_next = tokio::spawn({
             let (slots, a) = (slots.clone(), a.clone());
@@ -309,6 +339,9 @@ mod tests {
         let slots = FairSlots::new(2);
         let permit = slots.acquire(&app("a")).await;
         drop(permit);
-        assert!(slots.loads().is_empty());
+        assert!(slots.loads().is_empty(), "no slot held, none waited for");
+        assert_eq!(slots.inner.lock().unwrap().apps.len(), 1, "its answer times are kept until pruned");
+        slots.prune();
+        assert!(slots.inner.lock().unwrap().apps.is_empty());
     }
 }

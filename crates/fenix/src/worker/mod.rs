@@ -193,6 +193,7 @@ impl Worker {
         while !shutdown.is_cancelled() {
             if pruned_at.elapsed() >= PRUNE_EVERY {
                 self.gate.prune_idle(tokio::time::Instant::now());
+                self.global.prune();
                 self.reloaded.prune(time::now_ms());
                 pruned_at = std::time::Instant::now();
             }

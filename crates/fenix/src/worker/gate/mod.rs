@@ -104,17 +104,11 @@ struct HostSlot {
 
 impl Drop for HostSlot {
     fn drop(&mut self) {
+        // Kept at none held (pruned with idle hosts): how fast the app's
+        // answers from the host come is remembered between its deliveries.
         let mut shares = self.shares.lock().expect("host shares lock");
-        if let Some(apps) = shares.get_mut(&self.host) {
-            if let Some(share) = apps.get_mut(&self.app) {
-                share.held = share.held.saturating_sub(1);
-                if share.held == 0 {
-                    apps.remove(&self.app);
-                }
-            }
-            if apps.is_empty() {
-                shares.remove(&self.host);
-            }
+        if let Some(share) = shares.get_mut(&self.host).and_then(|apps| apps.get_mut(&self.app)) {
+            share.held = share.held.saturating_sub(1);
         }
     }
 }
@@ -381,6 +375,12 @@ impl<J: Gated> Gate<J> {
         });
         prune_pools(&mut self.per_host.lock().expect("host slots lock"), |_, pool| leased(pool));
         prune_pacing(&mut self.pacing.lock().expect("pacing lock"), now);
+        let mut shares = self.host_shares.lock().expect("host shares lock");
+        shares.retain(|_, apps| {
+            apps.retain(|_, share| share.held > 0);
+            !apps.is_empty()
+        });
+        drop(shares);
         // An endpoint without slots here has nothing in flight: its limit is
         // learnt again from the start if it comes back.
         let kept: HashSet<String> = self.per_endpoint.lock().expect("endpoint slots lock").keys().cloned().collect();
@@ -454,10 +454,10 @@ impl<J: Gated> Gate<J> {
     /// A slot of the destination host's limit for `app`, if one is free to
     /// it (a job without a host makes no request and needs none). The last
     /// [`host_reserve`] free slots of a host go only to an app known to answer
-    /// fast or holding less than its share of them (the host's slots divided by the apps holding
-    /// some, itself included): one app's receivers on a shared host (a chat
-    /// service's incoming webhooks, a shared gateway) that hold every
-    /// request for seconds cannot keep another app off that host.
+    /// fast, or holding none of the host's slots (as the worker's slots,
+    /// [`fair`]): apps whose receivers on a shared host (a chat service's
+    /// incoming webhooks, a shared gateway) hold every request for seconds
+    /// cannot keep another app off that host.
     fn host_permit(&self, host: Option<&Arc<str>>, app: &str) -> Result<Option<HostSlot>, ()> {
         let Some(host) = host else { return Ok(None) };
         let mut map = self.per_host.lock().expect("host slots lock");
@@ -465,20 +465,11 @@ impl<J: Gated> Gate<J> {
         let mut shares = self.host_shares.lock().expect("host shares lock");
         let apps = shares.entry(host.clone()).or_default();
         let share = apps.get(app).copied().unwrap_or_default();
-        let sharing = apps.len() + usize::from(share.held == 0);
         let free = pool.sem.available_permits();
-        if free <= host_reserve(pool.capacity) && !share.may_take_reserved(sharing, pool.capacity) {
-            if apps.is_empty() {
-                shares.remove(host);
-            }
+        if free <= host_reserve(pool.capacity) && !share.may_take_reserved() {
             return Err(());
         }
-        let Ok(permit) = pool.sem.clone().try_acquire_owned() else {
-            if apps.is_empty() {
-                shares.remove(host);
-            }
-            return Err(());
-        };
+        let Ok(permit) = pool.sem.clone().try_acquire_owned() else { return Err(()) };
         apps.entry(app.to_string()).or_default().held += 1;
         Ok(Some(HostSlot {
             _permit: permit,
