@@ -79,7 +79,7 @@ impl Hands {
 
     /// None of `app`'s jobs of the last claim could start (the first due
     /// again after `after`): leave it out of claims until one of its
-    /// attempts ends, at least that long and at most [`BUSY_FOR`].
+    /// attempts ends, or for [`BUSY_FOR`] (longer when its jobs are due later).
     pub(super) fn busy(&self, app: &str, after: Duration, now: Instant) {
         self.busy.lock().expect("busy lock").insert(app.to_string(), now + after.max(BUSY_FOR));
     }
