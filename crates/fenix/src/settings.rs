@@ -101,6 +101,12 @@ pub struct Settings {
     pub max_batch_events: usize,
     /// Largest body of one `POST …/events/batch`, in bytes.
     pub max_batch_bytes: usize,
+    /// Bytes of items a list page may hold (`FENIX_MAX_PAGE_BYTES`): a page
+    /// stops before it, so that one read cannot take `limit` large payloads.
+    pub max_page_bytes: usize,
+    /// Bytes that the answers carrying payloads may hold at once in this
+    /// process (`FENIX_ANSWER_BYTES`); over it a read waits, then answers 503.
+    pub answer_bytes: usize,
     /// Where people reach this Fenix (`https://fenix.example.com`), the base
     /// of portal links; `None` = `http://<Host header>`. An `https://` URL
     /// also makes the console's cookies `Secure`.
@@ -176,6 +182,8 @@ impl Default for Settings {
             deny_cidrs: Vec::new(),
             max_batch_events: 1000,
             max_batch_bytes: 16 * 1024 * 1024,
+            max_page_bytes: 4 * 1024 * 1024,
+            answer_bytes: 32 * 1024 * 1024,
             public_url: None,
             portal_max_ttl: Duration::from_secs(86_400),
             console_session_ttl: Duration::from_secs(12 * 3600),
@@ -231,6 +239,8 @@ struct FileSettings {
     deny_cidrs: Option<String>,
     max_batch_events: Option<usize>,
     max_batch_bytes: Option<usize>,
+    max_page_bytes: Option<usize>,
+    answer_bytes: Option<usize>,
     public_url: Option<String>,
     portal_max_ttl: Option<String>,
     console_session_ttl: Option<String>,
@@ -378,6 +388,8 @@ impl Settings {
         push("DENY_CIDRS", f.deny_cidrs);
         push("MAX_BATCH_EVENTS", f.max_batch_events.map(|v| v.to_string()));
         push("MAX_BATCH_BYTES", f.max_batch_bytes.map(|v| v.to_string()));
+        push("MAX_PAGE_BYTES", f.max_page_bytes.map(|v| v.to_string()));
+        push("ANSWER_BYTES", f.answer_bytes.map(|v| v.to_string()));
         push("PUBLIC_URL", f.public_url);
         push("PORTAL_MAX_TTL", f.portal_max_ttl);
         push("CONSOLE_SESSION_TTL", f.console_session_ttl);
@@ -496,6 +508,12 @@ impl Settings {
         }
         if let Some(n) = num("FENIX_MAX_BATCH_BYTES")? {
             self.max_batch_bytes = n;
+        }
+        if let Some(n) = num("FENIX_MAX_PAGE_BYTES")? {
+            self.max_page_bytes = n;
+        }
+        if let Some(n) = num("FENIX_ANSWER_BYTES")? {
+            self.answer_bytes = n;
         }
         if let Some(n) = num("FENIX_HOST_CONCURRENCY")? {
             self.host_concurrency = n;
@@ -693,6 +711,7 @@ impl Settings {
             bail!("FENIX_HOST_CONCURRENCY must be between 1 and 100000 (got {})", self.host_concurrency);
         }
         self.validate_schema_budgets()?;
+        self.validate_answer_bytes()?;
         if self.worker_stall_after < Duration::from_secs(1) || self.worker_stall_after > Duration::from_secs(86_400) {
             bail!("FENIX_WORKER_STALL_AFTER must be between 1s and 24h (got {:?})", self.worker_stall_after);
         }
@@ -701,6 +720,24 @@ impl Settings {
 
     /// The validation budgets: long enough for a real check, short enough that
     /// a request never waits long on one, the request's at least one event's.
+    /// A page holds at least 64 KiB (an excerpt-laden list of attempts fits),
+    /// and the process may hold at least one full page.
+    fn validate_answer_bytes(&self) -> anyhow::Result<()> {
+        let (min, max) = (64 * 1024, 1024 * 1024 * 1024);
+        if !(min..=max).contains(&self.max_page_bytes) {
+            bail!("FENIX_MAX_PAGE_BYTES ({}) must be between {min} and {max}", self.max_page_bytes);
+        }
+        if !(self.max_page_bytes..=2 * max).contains(&self.answer_bytes) {
+            bail!(
+                "FENIX_ANSWER_BYTES ({}) must be at least FENIX_MAX_PAGE_BYTES ({}) and at most {}",
+                self.answer_bytes,
+                self.max_page_bytes,
+                2 * max
+            );
+        }
+        Ok(())
+    }
+
     fn validate_schema_budgets(&self) -> anyhow::Result<()> {
         let (min, max) = (Duration::from_millis(1), Duration::from_secs(60));
         for (name, d) in
