@@ -7,6 +7,7 @@
 
 pub mod access;
 pub mod alerts;
+pub mod answer_bytes;
 pub mod api;
 pub mod catalogue;
 pub mod endpoint_policy;

@@ -42,6 +42,8 @@ pub struct AppState {
     /// Batches (`POST …/events/batch`) past reading their body: parsed,
     /// checked and written a few at a time ([`batches_at_once`]).
     pub batches: Arc<tokio::sync::Semaphore>,
+    /// Bytes the answers carrying payloads may hold at once (`FENIX_ANSWER_BYTES`).
+    pub answers: crate::answer_bytes::AnswerBytes,
 }
 
 /// How many batches are parsed, checked and written at once. A batch's
@@ -77,6 +79,7 @@ impl AppState {
     ) -> AppState {
         AppState {
             batches: Arc::new(tokio::sync::Semaphore::new(batches_at_once(&store))),
+            answers: crate::answer_bytes::AnswerBytes::new(settings.answer_bytes),
             ingestor: crate::ingest::Ingestor::start(store.clone(), wake.clone()),
             schema_checks: crate::catalogue::Checks::new(
                 settings.schema_concurrency,

@@ -15,9 +15,10 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use super::{
     error::{ApiError, ErrorBody},
     extract::{
-        decode_cursor, page_limit, plain_text, ApiJson, ApiPath, ApiQuery, AppPath, EventPath, ListScope, NoQuery, Page,
+        decode_cursor, page_limit, plain_text, ApiJson, ApiPath, ApiQuery, AppPath, EventPath, ListScope, NoQuery,
     },
     lookup,
+    sized_page::{self, SizedPage},
 };
 use crate::{
     catalogue::{unknown_type, Check, Snapshot},
@@ -25,7 +26,7 @@ use crate::{
     event_types::EventType,
     state::SharedState,
     store::{
-        events::{EventFilter, EventRow, NewEvent},
+        events::{EventFilter, EventRow, NewEvent, SizedEvent},
         queue::Whole,
     },
     time,
@@ -99,6 +100,17 @@ impl EventOut {
             data,
             warning: None,
         }
+    }
+
+    /// Most bytes `event` takes in a page (its item and the comma before it),
+    /// known before its payload is loaded: its `data` is a part of the stored
+    /// envelope, so never longer than it.
+    fn most_bytes(event: &SizedEvent, include_payload: bool) -> usize {
+        let without_data = serde_json::to_vec(&EventOut::from_row(event.event.clone(), include_payload))
+            .expect("an event serializes")
+            .len();
+        let data = if include_payload { event.payload_bytes.unwrap_or(0) as usize + r#","data":"#.len() } else { 0 };
+        1 + without_data + data
     }
 }
 
@@ -499,20 +511,27 @@ fn include_payload(include: Option<&str>) -> Result<bool, ApiError> {
     summary = "List an app's events",
     security(("bearer" = ["app:read"])),
     description = "Newest first, `limit` (1-250, default 50) per page. Filter by `event_type` (or `type`) and \
-        creation time (`since`, `until`: RFC 3339); `include=payload` adds each event's `data`.",
+        creation time (`since`, `until`: RFC 3339); `include=payload` adds each event's `data`. A page also \
+        stops before `FENIX_MAX_PAGE_BYTES` (default 4 MiB) of items: then `cut_by_size` is `true` and \
+        `next_cursor` continues after its last item; a page holds at least one item, however large. Answers \
+        with payloads share the instance's `FENIX_ANSWER_BYTES`: when it stays full for 5 s, `503 overloaded` \
+        with `Retry-After`.",
     params(AppPath, ListQuery),
     responses(
-        (status = 200, description = "A page of events", body = Page<EventOut>),
+        (status = 200, description = "A page of events", body = SizedPage<EventOut>),
         (status = 400, description = "`invalid_path`, `invalid_limit`, `invalid_cursor`, `invalid_time`, `invalid_include`, `invalid_query`",
             body = ErrorBody),
         (status = 404, description = "`app_not_found`", body = ErrorBody),
+        (status = 503, description = "`overloaded`: answers with payloads hold the instance's `FENIX_ANSWER_BYTES`; \
+            retry after `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
     )
 )]
 async fn list(
     State(s): State<SharedState>,
     ApiPath(AppPath { app }): ApiPath<AppPath>,
     ApiQuery(q): ApiQuery<ListQuery>,
-) -> Result<Json<Page<EventOut>>, ApiError> {
+) -> Result<Response, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
     let limit = page_limit(q.limit)?;
     let (since, until) = parse_window(q.since.as_deref(), q.until.as_deref())?;
@@ -522,8 +541,22 @@ async fn list(
     let list = ListScope::new("evt", &[Some(&app.id), event_type.as_deref(), since_ms.as_deref(), until_ms.as_deref()]);
     let cursor = decode_cursor(&list, q.cursor.as_deref())?;
     let filter = EventFilter { event_type, since, until, cursor, limit: limit + 1, include_payload: include };
-    let rows = s.store.list_events(&app.id, &filter).await?;
-    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), |r| EventOut::from_row(r, include))))
+    let mut rows = s.store.list_event_sizes(&app.id, &filter).await?;
+    // The page's items are chosen by their stored sizes, and only theirs
+    // are loaded, once the process has room for them.
+    let sizes = rows.iter().map(|r| EventOut::most_bytes(r, include));
+    let (count, bytes) = crate::answer_bytes::fitting(sizes, limit as usize, s.settings.max_page_bytes);
+    let more = rows.len() > count;
+    rows.truncate(count);
+    let next_cursor = if more { rows.last().map(|r| list.encode(&r.event.id)) } else { None };
+    let cut_by_size = more && count < limit as usize;
+    let (rows, share) = if include {
+        let share = sized_page::take(&s, bytes).await?;
+        (s.store.with_payloads(&app.id, rows).await?, share)
+    } else {
+        (rows.into_iter().map(|r| r.event).collect(), None)
+    };
+    Ok(sized_page::page_answer(rows, move |r| EventOut::from_row(r, include), next_cursor, cut_by_size, share))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -544,15 +577,25 @@ struct ReadQuery {
         (status = 200, description = "The event", body = EventOut),
         (status = 400, description = "`invalid_path`, `invalid_include`, `invalid_query`", body = ErrorBody),
         (status = 404, description = "`app_not_found`, `event_not_found`", body = ErrorBody),
+        (status = 503, description = "`overloaded` (with `include=payload`): answers with payloads hold the \
+            instance's `FENIX_ANSWER_BYTES`; retry after `Retry-After`", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
     )
 )]
 async fn read(
     State(s): State<SharedState>,
     ApiPath(EventPath { app, evt }): ApiPath<EventPath>,
     ApiQuery(q): ApiQuery<ReadQuery>,
-) -> Result<Json<EventOut>, ApiError> {
+) -> Result<Response, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
     let include = include_payload(q.include.as_deref())?;
-    let row = s.store.get_event(&app.id, &evt, include).await?.ok_or_else(|| ApiError::not_found("event"))?;
-    Ok(Json(EventOut::from_row(row, include)))
+    if !include {
+        let row = s.store.get_event(&app.id, &evt, false).await?.ok_or_else(|| ApiError::not_found("event"))?;
+        return Ok(Json(EventOut::from_row(row, false)).into_response());
+    }
+    // The payload (as large as a batch allowed) is loaded once the process has room for it.
+    let sized = s.store.get_event_size(&app.id, &evt).await?.ok_or_else(|| ApiError::not_found("event"))?;
+    let share = sized_page::take(&s, EventOut::most_bytes(&sized, true)).await?;
+    let row = s.store.with_payloads(&app.id, vec![sized]).await?.pop().expect("one event in, one out");
+    Ok(sized_page::item_answer(&EventOut::from_row(row, true), share))
 }

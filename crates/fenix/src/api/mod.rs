@@ -43,6 +43,7 @@ pub mod replay;
 pub mod service;
 pub mod sessions;
 pub mod settings;
+pub mod sized_page;
 pub mod stats;
 pub mod test_events;
 pub mod tokens;

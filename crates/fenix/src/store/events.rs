@@ -122,21 +122,96 @@ impl Store {
     /// The event log of an app, newest first.
     pub async fn list_events(&self, app_id: &str, f: &EventFilter) -> sqlx::Result<Vec<EventRow>> {
         let cols = if f.include_payload { EVENT_COLUMNS_WITH_PAYLOAD } else { EVENT_COLUMNS };
+        on_read!(self, |pool| log_query(cols, app_id, f).build_query_as::<EventRow>().fetch_all(pool).await)
+    }
+
+    /// The event log of an app, newest first, without payloads but with the
+    /// stored length of each (`f.include_payload` is not looked at): a page
+    /// is cut to its byte budget before any payload is loaded
+    /// ([`Store::event_payloads`]).
+    pub async fn list_event_sizes(&self, app_id: &str, f: &EventFilter) -> sqlx::Result<Vec<SizedEvent>> {
+        let cols = format!("{EVENT_COLUMNS}, {PAYLOAD_BYTES}");
+        on_read!(self, |pool| log_query(&cols, app_id, f).build_query_as::<SizedEvent>().fetch_all(pool).await)
+    }
+
+    /// One event of one app with the stored length of its payload (not loaded).
+    pub async fn get_event_size(&self, app_id: &str, id: &str) -> sqlx::Result<Option<SizedEvent>> {
+        on_read!(self, |pool| sqlx::query_as::<_, SizedEvent>(&format!(
+            "SELECT {EVENT_COLUMNS}, {PAYLOAD_BYTES} FROM events WHERE id = $1 AND app_id = $2"
+        ))
+        .bind(id)
+        .bind(app_id)
+        .fetch_optional(pool)
+        .await)
+    }
+
+    /// `events` (of one app, newest first, as [`Store::list_event_sizes`]
+    /// gave them) with their payloads loaded; an event purged or deleted
+    /// meanwhile comes without one.
+    pub async fn with_payloads(&self, app_id: &str, events: Vec<SizedEvent>) -> sqlx::Result<Vec<EventRow>> {
+        let ids: Vec<String> =
+            events.iter().filter(|e| e.payload_bytes.is_some()).map(|e| e.event.id.clone()).collect();
+        let mut payloads: std::collections::HashMap<String, Option<Vec<u8>>> =
+            self.event_payloads(app_id, &ids).await?.into_iter().collect();
+        let with = |SizedEvent { mut event, .. }| {
+            event.payload = payloads.remove(&event.id).flatten();
+            event
+        };
+        Ok(events.into_iter().map(with).collect())
+    }
+
+    /// The payloads (envelopes) of events of one app: each id with its
+    /// payload, `None` once purged; an id that is gone is left out.
+    async fn event_payloads(&self, app_id: &str, ids: &[String]) -> sqlx::Result<Vec<(String, Option<Vec<u8>>)>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
         on_read!(self, |pool| {
-            let mut qb = QueryBuilder::new(format!("SELECT {cols} FROM events WHERE app_id = "));
-            qb.push_bind(app_id);
-            qb.push(" AND id < ").push_bind(f.cursor.clone().unwrap_or_else(|| CURSOR_END.into()));
-            if let Some(t) = &f.event_type {
-                qb.push(" AND event_type = ").push_bind(t.clone());
+            let mut qb = QueryBuilder::new("SELECT id, payload FROM events WHERE app_id = ");
+            qb.push_bind(app_id).push(" AND id IN (");
+            let mut each = qb.separated(", ");
+            for id in ids {
+                each.push_bind(id.clone());
             }
-            if let Some(s) = f.since {
-                qb.push(" AND created_at >= ").push_bind(s);
-            }
-            if let Some(u) = f.until {
-                qb.push(" AND created_at < ").push_bind(u);
-            }
-            qb.push(" ORDER BY id DESC LIMIT ").push_bind(f.limit);
-            qb.build_query_as::<EventRow>().fetch_all(pool).await
+            qb.push(")");
+            qb.build_query_as::<(String, Option<Vec<u8>>)>().fetch_all(pool).await
         })
     }
+}
+
+/// The stored length of the payload in bytes (`length` of a blob or `bytea`
+/// counts bytes on both backends, and reads the length without the value).
+const PAYLOAD_BYTES: &str = "length(payload) AS payload_bytes";
+
+/// An event of the log without its payload, and the payload's stored length.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct SizedEvent {
+    #[sqlx(flatten)]
+    pub event: EventRow,
+    /// `None` once the payload was purged.
+    pub payload_bytes: Option<i64>,
+}
+
+/// `SELECT cols` of an app's log under `f`, newest first: one query for both
+/// backends (binds are numbered on PostgreSQL, `?` on SQLite by the builder).
+fn log_query<'a, DB: sqlx::Database>(cols: &str, app_id: &'a str, f: &'a EventFilter) -> QueryBuilder<'a, DB>
+where
+    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    String: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    i64: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+{
+    let mut qb = QueryBuilder::new(format!("SELECT {cols} FROM events WHERE app_id = "));
+    qb.push_bind(app_id);
+    qb.push(" AND id < ").push_bind(f.cursor.clone().unwrap_or_else(|| CURSOR_END.into()));
+    if let Some(t) = &f.event_type {
+        qb.push(" AND event_type = ").push_bind(t.clone());
+    }
+    if let Some(s) = f.since {
+        qb.push(" AND created_at >= ").push_bind(s);
+    }
+    if let Some(u) = f.until {
+        qb.push(" AND created_at < ").push_bind(u);
+    }
+    qb.push(" ORDER BY id DESC LIMIT ").push_bind(f.limit);
+    qb
 }
