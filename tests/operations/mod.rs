@@ -4,6 +4,7 @@
 //! stats, metrics and per-endpoint pacing — the real binary, both backends.
 
 mod adaptive;
+mod claimed;
 mod common;
 mod failures;
 mod fairness;

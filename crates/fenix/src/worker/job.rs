@@ -32,6 +32,9 @@ pub(super) struct Job {
     /// once per endpoint and batch: they depend on the URL alone); the address
     /// check runs again before every attempt.
     pub(super) url: CheckedUrl,
+    /// The endpoint's URL as the claim read it (before the URL rules): a
+    /// job whose endpoint has moved since is not sent ([`super::watch`]).
+    pub(super) prepared_for: Arc<str>,
     /// The URL's host (lower case), the key of the per-host limit; `None` when
     /// the URL is refused (no request is made).
     pub(super) host: Option<Arc<str>>,
@@ -114,6 +117,7 @@ pub(super) fn prepare(
     let mut urls: HashMap<String, CheckedUrl> = HashMap::new();
     let mut hosts: HashMap<String, Option<Arc<str>>> = HashMap::new();
     let mut policies: HashMap<String, Arc<SendPolicy>> = HashMap::new();
+    let mut raw_urls: HashMap<String, Arc<str>> = HashMap::new();
     let BatchContext { mut events, endpoints, secrets: sealed } = ctx;
     claimed
         .into_iter()
@@ -151,9 +155,12 @@ pub(super) fn prepare(
                 .entry(c.endpoint_id.clone())
                 .or_insert_with(|| Arc::new(SendPolicy::of(target, keyring)))
                 .clone();
+            let prepared_for =
+                raw_urls.entry(c.endpoint_id.clone()).or_insert_with(|| Arc::from(target.url.as_str())).clone();
             Ok(Job {
                 host,
                 url,
+                prepared_for,
                 rate_limit_per_sec: target.rate_limit_per_sec,
                 scheme,
                 secrets: keys,

@@ -29,6 +29,7 @@ mod shared_limits;
 pub(crate) mod signing_keys;
 #[cfg(test)]
 mod tests;
+mod watch;
 
 use std::{
     collections::{HashMap, HashSet},
@@ -52,6 +53,7 @@ use self::{
     recorder::Recorder,
     shared_limits::SharedLimits,
     signing_keys::Reloaded,
+    watch::Watch,
 };
 use crate::{
     metrics::AppShareFigure,
@@ -114,6 +116,9 @@ pub struct Worker {
     hands: Arc<Hands>,
     /// The app a fair claim visited last: the next one starts after it.
     fair_cursor: std::sync::Mutex<String>,
+    /// The endpoints of the jobs in hand as last read: a job whose endpoint
+    /// was paused, moved or deleted since its claim is not sent ([`watch`]).
+    watch: Watch,
 }
 
 impl Worker {
@@ -141,6 +146,7 @@ impl Worker {
             progress: Notify::new(),
             hands: Arc::default(),
             fair_cursor: std::sync::Mutex::new(String::new()),
+            watch: Watch::default(),
             state,
         };
         let (slots, hands) = (worker.global.clone(), worker.hands.clone());
@@ -181,6 +187,7 @@ impl Worker {
                 me.limits.keep_alive(&me.gate, &me.state.store, lease, shutdown).await
             }
         });
+        let watcher = tokio::spawn(self.clone().watch_endpoints(shutdown.clone()));
         let fresh = self.state.wake.fresh();
         let taker = tokio::spawn(self.clone().take_fresh(fresh.take(&self.owner, self.state.settings.lease_duration)));
         let mut failures = 0u32;
@@ -310,6 +317,7 @@ impl Worker {
         self.drain().await;
         keeper.abort();
         slot_keeper.abort();
+        watcher.abort();
         self.limits.release(self.store()).await;
         recorder.abort();
         let released = self.leases.release_all(self.store(), time::now_ms()).await;
@@ -369,6 +377,27 @@ impl Worker {
     /// The free places in hand: how many more jobs the worker may take now.
     fn room(&self) -> usize {
         self.ahead().saturating_sub(self.outstanding.load(Ordering::Relaxed))
+    }
+
+    /// Reads the endpoints of the jobs in hand every [`watch::WATCH_EVERY`],
+    /// until `shutdown` (a failed read keeps the last one: the claim-time
+    /// state then holds, as before).
+    async fn watch_endpoints(self: Arc<Self>, shutdown: CancellationToken) {
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(watch::WATCH_EVERY) => {}
+                _ = shutdown.cancelled() => return,
+            }
+            let ids = self.gate.endpoint_ids();
+            let at = time::now_ms();
+            match self.store().endpoints_now(&ids).await {
+                Ok(found) => {
+                    let found = found.into_iter().map(|e| (e.id, watch::Now { url: e.url, state: e.state })).collect();
+                    self.watch.read(at, &ids, found);
+                }
+                Err(e) => tracing::warn!(error = %e, "reading the endpoints of the jobs in hand failed; retrying"),
+            }
+        }
     }
 
     /// Starts the fresh deliveries ingestion hands over (leased to this
@@ -542,6 +571,21 @@ impl Worker {
             if !wait.is_zero() {
                 tokio::time::sleep(wait).await;
             }
+            if !self.watch.still_holds(&job) {
+                // Paused, disabled, moved or deleted since its claim: given
+                // back, due at once, to be prepared again under the new state.
+                let back = vec![(job.claimed.id.clone(), job.claimed.lease_token, time::now_ms())];
+                self.leases.defer(self.store(), back).await;
+                self.state.wake.work_committed(Reach::ThisInstance).await;
+                self.finished_one(&job.claimed.app_id);
+                match self.next_job(&endpoint_id, slots).await {
+                    Some((next, next_wait, kept)) => {
+                        (job, wait, slots) = (next, next_wait, kept);
+                        continue;
+                    }
+                    None => return,
+                }
+            }
             let started = tokio::time::Instant::now();
             let reported = attempt::attempt(&self.state, &self.client, &self.reloaded, &job).await;
             // The answer teaches the endpoint's limit, before its slot is reused.
@@ -568,26 +612,29 @@ impl Worker {
             let _ = self.results.send(reported);
             self.hands.attempted(&job.claimed.app_id);
             self.finished_one(&job.claimed.app_id);
-            // The next job queued behind this endpoint, if any (none once the
-            // worker is stopping: queued leases are given back).
-            loop {
-                if self.stopping.load(Ordering::Relaxed) {
-                    return;
-                }
-                let Some((turn, kept)) = self.gate.next(&endpoint_id, slots, tokio::time::Instant::now()) else {
-                    return;
-                };
-                slots = kept;
-                match turn {
-                    Turn::Run { job: j, wait: w } => {
-                        (job, wait) = (j, w);
-                        break;
-                    }
-                    Turn::Defer { job: j, after } => {
-                        let at = time::now_ms() + after.as_millis() as i64;
-                        self.leases.defer(self.store(), vec![(j.claimed.id.clone(), j.claimed.lease_token, at)]).await;
-                        self.finished_one(&j.claimed.app_id);
-                    }
+            match self.next_job(&endpoint_id, slots).await {
+                Some((next, next_wait, kept)) => (job, wait, slots) = (next, next_wait, kept),
+                None => return,
+            }
+        }
+    }
+
+    /// The next job queued behind `endpoint_id` for the task holding its
+    /// `slots`, with its wait, if any (none once the worker is stopping:
+    /// queued leases are given back); the slots go back when there is none.
+    async fn next_job(&self, endpoint_id: &str, mut slots: Slots) -> Option<(Job, Duration, Slots)> {
+        loop {
+            if self.stopping.load(Ordering::Relaxed) {
+                return None;
+            }
+            let (turn, kept) = self.gate.next(endpoint_id, slots, tokio::time::Instant::now())?;
+            slots = kept;
+            match turn {
+                Turn::Run { job, wait } => return Some((job, wait, slots)),
+                Turn::Defer { job: j, after } => {
+                    let at = time::now_ms() + after.as_millis() as i64;
+                    self.leases.defer(self.store(), vec![(j.claimed.id.clone(), j.claimed.lease_token, at)]).await;
+                    self.finished_one(&j.claimed.app_id);
                 }
             }
         }

@@ -183,6 +183,20 @@ pub struct EndpointTarget {
     pub attempt_timeout_ms: Option<i64>,
 }
 
+/// An endpoint's state and URL now, for the worker's watch over the jobs it
+/// holds (`worker::watch`).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct EndpointNow {
+    pub id: String,
+    pub url: String,
+    /// The shown state, as [`TARGET_COLUMNS`] reads it.
+    pub state: EndpointState,
+}
+
+/// The columns of [`EndpointNow`].
+const NOW_COLUMNS: &str = "id, url, \
+     CASE WHEN state = 'active' AND unverified THEN 'pending_verification' ELSE state END AS state";
+
 /// The columns of [`EndpointTarget`], for both backends' batch context reads.
 /// `state` is the *shown* state (`lifecycle::SHOWN_ENDPOINT_STATE_SQL`): an
 /// endpoint still proving its ownership sends nothing.
@@ -328,6 +342,33 @@ impl Store {
             }
             Backend::Postgres { worker, .. } => {
                 postgres::claim_due_of_app(worker, owner, now, lease_until, limit, app_id).await
+            }
+        }
+    }
+
+    /// The state and URL of those of `ids` that still exist, one query.
+    pub async fn endpoints_now(&self, ids: &[String]) -> sqlx::Result<Vec<EndpointNow>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        match &self.backend {
+            Backend::Sqlite { read, .. } => {
+                let mut all = Vec::with_capacity(ids.len());
+                // 500 a statement: well under SQLite's parameter limit.
+                for chunk in ids.chunks(500) {
+                    let mut qb = sqlx::QueryBuilder::new(format!("SELECT {NOW_COLUMNS} FROM endpoints WHERE id IN ("));
+                    let mut list = qb.separated(", ");
+                    for id in chunk {
+                        list.push_bind(id.as_str());
+                    }
+                    qb.push(")");
+                    all.extend(qb.build_query_as::<EndpointNow>().fetch_all(read).await?);
+                }
+                Ok(all)
+            }
+            Backend::Postgres { worker, .. } => {
+                let sql = format!("SELECT {NOW_COLUMNS} FROM endpoints WHERE id = ANY($1)");
+                sqlx::query_as(&sql).bind(ids).fetch_all(worker).await
             }
         }
     }

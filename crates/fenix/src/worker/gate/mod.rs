@@ -354,6 +354,12 @@ impl<J: Gated> Gate<J> {
         queue.split_off(keep).into()
     }
 
+    /// The endpoints this process holds slots of or queues jobs for (and
+    /// those idle since the last prune): whose jobs may still be sent.
+    pub(super) fn endpoint_ids(&self) -> Vec<String> {
+        self.per_endpoint.lock().expect("endpoint slots lock").keys().cloned().collect()
+    }
+
     /// Every queued job, taken out (the worker is stopping: they will not start).
     pub(super) fn take_waiting(&self) -> Vec<J> {
         self.waiting.lock().expect("waiting lock").drain().flat_map(|(_, jobs)| jobs).collect()
