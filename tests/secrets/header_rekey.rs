@@ -70,11 +70,13 @@ async fn rekey_reseals_credential_headers_and_they_are_still_sent(backend: Backe
     assert_eq!(before.len(), 2, "two sealed values");
     next_request_carries_the_credentials(&fenix, &receiver, &app).await;
 
+    let env = with_env(base_env(&db), "FENIX_MASTER_KEY", Some(KEY_B));
+    let env = with_env(env, "FENIX_PREVIOUS_MASTER_KEYS", Some(KEY_A));
+    let prepare = run_fenix(&env, &["rekey", "--prepare"], Duration::from_secs(30)).await;
+    assert!(prepare.status.success(), "rekey --prepare: {}\n{}", prepare.stdout, prepare.stderr);
     fenix.kill9();
     let fenix = Fenix::start(&db, &[("FENIX_MASTER_KEY", KEY_B), ("FENIX_PREVIOUS_MASTER_KEYS", KEY_A)]).await;
     next_request_carries_the_credentials(&fenix, &receiver, &app).await;
-    let env = with_env(base_env(&db), "FENIX_MASTER_KEY", Some(KEY_B));
-    let env = with_env(env, "FENIX_PREVIOUS_MASTER_KEYS", Some(KEY_A));
     let rekey = run_fenix(&env, &["rekey"], Duration::from_secs(30)).await;
     assert!(rekey.status.success(), "rekey: {}\n{}", rekey.stdout, rekey.stderr);
     assert!(rekey.stdout.contains("custom headers of 1 endpoint"), "{}", rekey.stdout);

@@ -88,17 +88,23 @@ async fn rekey_moves_every_secret_to_a_new_master_key_while_deliveries_go_on(bac
     let eps = create_endpoints(&fenix, &receiver).await;
     deliveries_verify_with_the_original_secrets(&fenix, &receiver, &eps).await;
 
-    // Instances learn the new key first (the old one still opens what it sealed) ...
+    // The new key is recorded first (proven by the old one, re-sealing nothing) ...
+    let env = with_env(base_env(&db), "FENIX_MASTER_KEY", Some(KEY_B));
+    let env = with_env(env, "FENIX_PREVIOUS_MASTER_KEYS", Some(KEY_A));
+    let prepare = run_fenix(&env, &["rekey", "--prepare"], START_TIMEOUT).await;
+    assert!(prepare.status.success(), "rekey --prepare: {}\n{}", prepare.stdout, prepare.stderr);
+    deliveries_verify_with_the_original_secrets(&fenix, &receiver, &eps).await;
+
+    // ... then instances learn it (the old key still opens what it sealed) ...
     fenix.kill9();
     let fenix = Fenix::start(&db, &[("FENIX_MASTER_KEY", KEY_B), ("FENIX_PREVIOUS_MASTER_KEYS", KEY_A)]).await;
     deliveries_verify_with_the_original_secrets(&fenix, &receiver, &eps).await;
 
     // ... then `fenix rekey` re-seals every secret while they keep delivering.
-    let env = with_env(base_env(&db), "FENIX_MASTER_KEY", Some(KEY_B));
-    let env = with_env(env, "FENIX_PREVIOUS_MASTER_KEYS", Some(KEY_A));
     let rekey = run_fenix(&env, &["rekey"], START_TIMEOUT).await;
     assert!(rekey.status.success(), "rekey: {}\n{}", rekey.stdout, rekey.stderr);
     assert!(rekey.stdout.contains("re-encrypted 3 secret"), "three secrets were re-sealed: {}", rekey.stdout);
+    assert!(rekey.stdout.contains("nothing is left under another key"), "it says what is left: {}", rekey.stdout);
     deliveries_verify_with_the_original_secrets(&fenix, &receiver, &eps).await;
     let again = run_fenix(&env, &["rekey"], START_TIMEOUT).await;
     assert!(again.status.success() && again.stdout.contains("re-encrypted 0 secret"), "idempotent: {}", again.stdout);
@@ -112,6 +118,10 @@ async fn rekey_moves_every_secret_to_a_new_master_key_while_deliveries_go_on(bac
     let old = run_fenix(&with_env(base_env(&db), "FENIX_MASTER_KEY", Some(KEY_A)), &["serve"], START_TIMEOUT).await;
     assert!(!old.status.success(), "the old key no longer matches the database");
     assert!(old.stderr.contains("master key"), "{}", old.stderr);
+    let env = with_env(base_env(&db), "FENIX_PREVIOUS_MASTER_KEYS", Some(KEY_B));
+    let back = run_fenix(&with_env(env, "FENIX_MASTER_KEY", Some(KEY_A)), &["serve"], START_TIMEOUT).await;
+    assert!(!back.status.success(), "the old key with the new one as previous seals with the wrong key");
+    assert!(back.stderr.contains("FENIX_MASTER_KEY is an older master key"), "{}", back.stderr);
 }
 
 crate::on_both_backends!(

@@ -8,6 +8,7 @@ mod common;
 mod ed25519;
 mod file_modes;
 mod header_rekey;
+mod key_canary;
 mod master_key;
 mod ownership_snippets;
 mod queued;

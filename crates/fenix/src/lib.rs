@@ -16,6 +16,7 @@ pub mod event_types;
 pub mod http_server;
 pub mod ids;
 pub mod ingest;
+pub mod keycheck;
 pub mod lifecycle;
 pub mod maintenance;
 pub mod metrics;

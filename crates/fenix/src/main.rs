@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use fenix::{
     access::{Access, Principal},
+    keycheck::KeyUse,
     secrets::MasterKey,
     settings::Settings,
     startup,
@@ -84,6 +85,14 @@ enum Command {
     Rekey {
         #[command(flatten)]
         config: ConfigFile,
+        /// Only record FENIX_MASTER_KEY as the database's key (instances may then start with it),
+        /// re-encrypting nothing: the first step of a key change with instances running.
+        #[arg(long)]
+        prepare: bool,
+        /// Finish even when some values open with none of the keys given: leave them as they are
+        /// (listed), and exit 0.
+        #[arg(long, conflicts_with = "prepare")]
+        skip_unreadable: bool,
     },
     /// A local receiver for development (like `stripe listen`): verifies each
     /// request and prints one line per request; never the payload unless asked.
@@ -249,23 +258,68 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{}", MasterKey::generate().to_base64());
             Ok(())
         }
-        Command::Rekey { config } => {
+        Command::Rekey { config, prepare, skip_unreadable } => {
             let settings = Settings::load(config.config.as_deref())?;
             let store = startup::connect_existing(&settings).await?;
-            let keyring = startup::load_keyring(&settings)?;
-            startup::check_master_key(&store, &keyring).await?;
-            let n = fenix::rekey::rekey(&store, &keyring).await?;
+            let done = rekey(&store, &settings, prepare, skip_unreadable).await;
             store.close().await;
-            println!(
-                "re-encrypted {} secret(s) and the custom headers of {} endpoint(s) under the current master key",
-                n.secrets, n.header_sets
-            );
-            Ok(())
+            done
         }
         Command::Listen { port, host, secrets, show_payload } => {
             fenix::receiver::run((host, port).into(), fenix::receiver::Listen { secrets, show_payload }).await
         }
     }
+}
+
+/// `fenix rekey [--prepare] [--skip-unreadable]`: records the current key as
+/// the database's newest (after proving the previous ones), then re-seals
+/// everything and says what is left under another key.
+async fn rekey(store: &Store, settings: &Settings, prepare: bool, skip_unreadable: bool) -> anyhow::Result<()> {
+    let keyring = startup::load_keyring(settings)?;
+    startup::check_master_key(store, &keyring, settings, KeyUse::Rekey).await?;
+    let setting = startup::current_key_setting(settings);
+    if prepare {
+        println!(
+            "recorded the master key in {setting} (key id {}) as this database's key; nothing re-encrypted. \
+             Restart every instance with it (the old key in FENIX_PREVIOUS_MASTER_KEYS), then run `fenix rekey`",
+            keyring.current.id_hex()
+        );
+        return Ok(());
+    }
+    let done = fenix::rekey::rekey(store, &keyring).await?;
+    println!(
+        "re-encrypted {} secret(s) and the custom headers of {} endpoint(s) under the current master key",
+        done.secrets, done.header_sets
+    );
+    if done.unreadable.is_empty() {
+        println!("nothing is left under another key: the previous keys are no longer needed");
+        return Ok(());
+    }
+    let (secrets, header_sets) = (done.unreadable_secrets(), done.unreadable.len() - done.unreadable_secrets());
+    let mut endpoints: Vec<&str> = done.unreadable.iter().map(|u| u.endpoint_id.as_str()).collect();
+    endpoints.sort_unstable();
+    endpoints.dedup();
+    eprintln!(
+        "fenix: {secrets} secret(s) and the custom headers of {header_sets} endpoint(s), of {} endpoint(s), \
+         open with none of the keys given and are left as they were:",
+        endpoints.len()
+    );
+    for unreadable in &done.unreadable {
+        eprintln!("  {unreadable}");
+    }
+    if !skip_unreadable {
+        anyhow::bail!(
+            "the key change is not finished: give the key that sealed them in FENIX_PREVIOUS_MASTER_KEYS and run \
+             `fenix rekey` again, or run it with --skip-unreadable to leave them as they are"
+        );
+    }
+    println!(
+        "left {} value(s) of endpoint(s) {} as they were (--skip-unreadable); everything else is under the \
+         current master key. Those endpoints cannot sign with those versions: rotate their secrets",
+        done.unreadable.len(),
+        endpoints.join(", ")
+    );
+    Ok(())
 }
 
 /// `fenix token …` on a database that exists (see [`startup::connect_existing`]).

@@ -1,51 +1,97 @@
 //! `fenix rekey`: every sealed value (signing secrets, sensitive custom header
-//! values, the key check) sealed again under the keyring's current master key.
+//! values) sealed again under the keyring's current master key. What no key
+//! given opens is left as it is and reported, so a key change can finish even
+//! when a value was sealed with a key that is lost (`--skip-unreadable`).
 
-use anyhow::Context;
+use std::fmt;
 
-use crate::{endpoint_policy::StoredHeaders, secrets::Keyring};
+use crate::{
+    endpoint_policy::StoredHeaders,
+    secrets::{Keyring, MasterKey},
+};
 
-/// What `fenix rekey` re-sealed.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+/// What `fenix rekey` re-sealed, and what it could not open.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Rekeyed {
     /// Signing secret versions.
     pub secrets: usize,
     /// Endpoints whose sensitive custom header values were re-sealed.
     pub header_sets: usize,
+    /// Values left as they were: none of the keys given opens them.
+    pub unreadable: Vec<Unreadable>,
 }
 
-/// Re-seals every stored secret, every sensitive custom header value and the
-/// key check under the keyring's current key; what is already under it is
-/// left alone. Running instances keep delivering throughout: they open old
-/// and new blobs alike as long as they know both keys.
-pub async fn rekey(store: &crate::store::Store, keyring: &Keyring) -> anyhow::Result<Rekeyed> {
-    let secrets = rekey_secrets(store, keyring).await?;
-    let header_sets = rekey_headers(store, keyring).await?;
-    if let Some(check) = store.get_meta("master_key_check").await? {
-        if !keyring.is_current(&check) {
-            let clear = keyring.open(&check, "master_key_check")?;
-            store.set_meta("master_key_check", &keyring.current.seal(&clear, "master_key_check")).await?;
+/// A sealed value `fenix rekey` could not open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreadable {
+    /// The endpoint it belongs to.
+    pub endpoint_id: String,
+    /// Which of the endpoint's values.
+    pub what: SealedValue,
+    /// Hex id of the key it was sealed with, if the blob names one.
+    pub key_id: Option<String>,
+}
+
+/// The kinds of sealed value an endpoint holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SealedValue {
+    /// A signing secret (or Ed25519 key) version.
+    Secret { version: i64 },
+    /// Its sensitive custom header values.
+    Headers,
+}
+
+impl fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.what {
+            SealedValue::Secret { version } => write!(f, "{} (secret version {version}", self.endpoint_id)?,
+            SealedValue::Headers => write!(f, "{} (custom headers", self.endpoint_id)?,
+        }
+        match &self.key_id {
+            Some(id) => write!(f, ", sealed with key id {id})"),
+            None => f.write_str(", not a sealed value)"),
         }
     }
-    Ok(Rekeyed { secrets, header_sets })
+}
+
+impl Rekeyed {
+    /// How many signing secret versions were left unopened.
+    pub fn unreadable_secrets(&self) -> usize {
+        self.unreadable.iter().filter(|u| matches!(u.what, SealedValue::Secret { .. })).count()
+    }
+}
+
+/// Re-seals every stored secret and every sensitive custom header value under
+/// the keyring's current key; what is already under it is left alone, and so
+/// is what no key given opens (listed in [`Rekeyed::unreadable`]). Running
+/// instances keep delivering throughout: they open old and new blobs alike
+/// as long as they know both keys.
+pub async fn rekey(store: &crate::store::Store, keyring: &Keyring) -> anyhow::Result<Rekeyed> {
+    let mut done = Rekeyed::default();
+    rekey_secrets(store, keyring, &mut done).await?;
+    rekey_headers(store, keyring, &mut done).await?;
+    Ok(done)
 }
 
 /// Endpoints' sensitive header values (sealed inside the `headers` column).
 /// A set changed through the API meanwhile is read again: its new values are
-/// sealed under the current key already, older ones may not be.
-async fn rekey_headers(store: &crate::store::Store, keyring: &Keyring) -> anyhow::Result<usize> {
-    let mut n = 0;
+/// sealed under the current key already, older ones may not be. A set with a
+/// value that does not open is left whole.
+async fn rekey_headers(store: &crate::store::Store, keyring: &Keyring, done: &mut Rekeyed) -> anyhow::Result<()> {
     for (endpoint_id, mut json) in store.all_endpoint_headers().await? {
         loop {
             let stored = StoredHeaders::from_json(&json);
-            let Some(resealed) = stored
-                .resealed(keyring, &endpoint_id)
-                .with_context(|| format!("opening the custom headers of {endpoint_id}"))?
-            else {
-                break;
+            let resealed = match stored.resealed(keyring, &endpoint_id) {
+                Ok(Some(resealed)) => resealed,
+                Ok(None) => break,
+                Err(_) => {
+                    let key_id = unopened_header_key(&json, keyring);
+                    done.unreadable.push(Unreadable { endpoint_id, what: SealedValue::Headers, key_id });
+                    break;
+                }
             };
             if store.reseal_endpoint_headers(&endpoint_id, &json, &resealed.to_json()).await? {
-                n += 1;
+                done.header_sets += 1;
                 break;
             }
             match store.all_endpoint_headers().await?.into_iter().find(|(id, _)| *id == endpoint_id) {
@@ -54,20 +100,36 @@ async fn rekey_headers(store: &crate::store::Store, keyring: &Keyring) -> anyhow
             }
         }
     }
-    Ok(n)
+    Ok(())
 }
 
-async fn rekey_secrets(store: &crate::store::Store, keyring: &Keyring) -> anyhow::Result<usize> {
-    let mut n = 0;
+/// The key id of the first sealed header value that no key given made.
+fn unopened_header_key(json: &str, keyring: &Keyring) -> Option<String> {
+    use base64::{engine::general_purpose::STANDARD, Engine};
+    let values: Vec<serde_json::Value> = serde_json::from_str(json).ok()?;
+    let known: Vec<String> = std::iter::once(&keyring.current).chain(&keyring.previous).map(|k| k.id_hex()).collect();
+    values
+        .iter()
+        .filter_map(|h| STANDARD.decode(h["sealed"].as_str()?).ok())
+        .filter_map(|blob| MasterKey::blob_key_id(&blob).map(hex::encode))
+        .find(|id| !known.contains(id))
+}
+
+async fn rekey_secrets(store: &crate::store::Store, keyring: &Keyring, done: &mut Rekeyed) -> anyhow::Result<()> {
     for row in store.all_secrets().await? {
         if keyring.is_current(&row.sealed) {
             continue;
         }
-        let clear = keyring
-            .open(&row.sealed, &row.endpoint_id)
-            .with_context(|| format!("opening secret version {} of {}", row.version, row.endpoint_id))?;
+        let Ok(clear) = keyring.open(&row.sealed, &row.endpoint_id) else {
+            done.unreadable.push(Unreadable {
+                key_id: MasterKey::blob_key_id(&row.sealed).map(hex::encode),
+                endpoint_id: row.endpoint_id,
+                what: SealedValue::Secret { version: row.version },
+            });
+            continue;
+        };
         store.reseal_secret(&row.endpoint_id, row.version, &keyring.current.seal(&clear, &row.endpoint_id)).await?;
-        n += 1;
+        done.secrets += 1;
     }
-    Ok(n)
+    Ok(())
 }

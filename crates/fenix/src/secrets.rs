@@ -237,12 +237,19 @@ impl MasterKey {
         out
     }
 
+    /// The key's id as hex: what errors and `master_key_canaries` name a key
+    /// by (a digest of the key, so it tells nothing of the key itself).
+    pub fn id_hex(&self) -> String {
+        hex::encode(self.id)
+    }
+
     /// The key id a sealed blob was made with.
     pub fn blob_key_id(blob: &[u8]) -> Option<[u8; 8]> {
         (blob.len() > 33 && blob[0] == SEALED_V1).then(|| blob[1..9].try_into().expect("8 bytes"))
     }
 
-    fn open(&self, blob: &[u8], context: &str) -> anyhow::Result<Vec<u8>> {
+    /// Opens a blob sealed with this very key, bound to `context`.
+    pub fn open(&self, blob: &[u8], context: &str) -> anyhow::Result<Vec<u8>> {
         if MasterKey::blob_key_id(blob) != Some(self.id) {
             bail!("sealed with another master key");
         }

@@ -8,15 +8,13 @@ use anyhow::{bail, Context};
 
 use crate::{
     ids,
+    keycheck::{self, KeyUse},
     secrets::{generate_admin_token, hash_admin_token, Keyring, MasterKey},
     settings::Settings,
     state::AppState,
     store::Store,
     time,
 };
-
-const KEY_CHECK: &str = "master_key_check";
-const KEY_CHECK_PLAINTEXT: &[u8] = b"fenix master key check";
 
 /// Where the SQLite database file is, if the URL names one.
 pub fn sqlite_path(url: &str) -> Option<PathBuf> {
@@ -39,10 +37,7 @@ pub fn load_keyring(settings: &Settings) -> anyhow::Result<Keyring> {
              Make one with `fenix keygen` (or `openssl rand -base64 32`), keep it safe, and give every instance the same key"
         ),
         None => {
-            let db = sqlite_path(&settings.database_url).context("FENIX_MASTER_KEY is required for this DATABASE_URL")?;
-            let mut name = db.file_name().map(|n| n.to_os_string()).unwrap_or_default();
-            name.push(".key");
-            let path = db.with_file_name(name);
+            let path = key_file_path(settings).context("FENIX_MASTER_KEY is required for this DATABASE_URL")?;
             let (key, created) = MasterKey::load_or_create_file(&path)?;
             if created {
                 eprintln!(
@@ -56,19 +51,31 @@ pub fn load_keyring(settings: &Settings) -> anyhow::Result<Keyring> {
     Ok(Keyring { current, previous })
 }
 
-/// Proves the key opens this database's secrets now, not at the first delivery.
-pub async fn check_master_key(store: &Store, keyring: &Keyring) -> anyhow::Result<()> {
-    let stored = match store.get_meta(KEY_CHECK).await? {
-        Some(v) => v,
-        None => store.put_meta_if_absent(KEY_CHECK, &keyring.current.seal(KEY_CHECK_PLAINTEXT, KEY_CHECK)).await?,
-    };
-    match keyring.open(&stored, KEY_CHECK) {
-        Ok(v) if v == KEY_CHECK_PLAINTEXT => Ok(()),
-        _ => bail!(
-            "the master key does not match the one this database was created with: endpoint secrets cannot be decrypted. \
-             Set FENIX_MASTER_KEY to the original key (or list it in FENIX_PREVIOUS_MASTER_KEYS during `fenix rekey`)"
-        ),
+/// Proves the keys against the database now, not at the first delivery
+/// (see [`crate::keycheck`]); the error names the setting to change.
+pub async fn check_master_key(
+    store: &Store,
+    keyring: &Keyring,
+    settings: &Settings,
+    using: KeyUse,
+) -> anyhow::Result<()> {
+    keycheck::prove_master_key(store, keyring, &current_key_setting(settings), using).await
+}
+
+/// Where the current master key comes from, as errors name it.
+pub fn current_key_setting(settings: &Settings) -> String {
+    match (&settings.master_key, key_file_path(settings)) {
+        (None, Some(path)) => format!("the key file {} (FENIX_MASTER_KEY is unset)", path.display()),
+        _ => "FENIX_MASTER_KEY".to_string(),
     }
+}
+
+/// The key file beside a SQLite database: `<db file>.key`.
+fn key_file_path(settings: &Settings) -> Option<PathBuf> {
+    let db = sqlite_path(&settings.database_url)?;
+    let mut name = db.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".key");
+    Some(db.with_file_name(name))
 }
 
 /// Ensures an admin token exists: `FENIX_ADMIN_TOKEN` if given, otherwise a
@@ -126,7 +133,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
     let keyring = load_keyring(&settings)?;
     let store = Store::connect(&settings.database_url, settings.max_db_connections).await?;
     store.migrate().await?;
-    check_master_key(&store, &keyring).await?;
+    check_master_key(&store, &keyring, &settings, KeyUse::Serve).await?;
     let policy = policy(&settings);
     let destinations = fenix_destination::CheckingResolver::new(policy.clone(), settings.dns_servers.clone())
         .context("setting up the DNS resolver")?;

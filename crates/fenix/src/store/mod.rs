@@ -50,6 +50,7 @@ pub mod event_types;
 pub mod events;
 pub mod limits;
 pub mod maintenance;
+pub mod master_keys;
 mod meta;
 pub mod outcomes;
 pub mod ownership;
