@@ -1,4 +1,5 @@
-//! Small facts about the database (the master-key check value). Tokens are in `tokens.rs`.
+//! Small facts about the database (the master-key check of databases from
+//! before `master_key_canaries`, read once to record their key). Tokens are in `tokens.rs`.
 
 use super::{on_write, Store};
 

@@ -22,7 +22,8 @@
 //! | `event_types.rs` | the event-type catalogue (names, schemas, examples), with a revision per change for the instances' caches |
 //! | `deliveries.rs` | the delivery log, attempts, `next_due_at`, `work_due` |
 //! | `replay.rs` | re-queueing failed or skipped deliveries |
-//! | `apps.rs`, `endpoints.rs`, `meta.rs` | apps; endpoints and their sealed secrets; the key check |
+//! | `apps.rs`, `endpoints.rs` | apps; endpoints and their sealed secrets |
+//! | `master_keys.rs`, `meta.rs` | the master keys a database was sealed with, each with its canary; the key check of databases from before them |
 //! | `tokens.rs` | API tokens (admin and app-scoped), by hash, with their expiry |
 //! | `sessions.rs` | console sessions: operators' sessions, portal links exchanged once for a session |
 //! | `limits.rs` | limits shared by every instance on PostgreSQL: concurrency slots leased in blocks, rate-limit send times taken in runs |
