@@ -11,6 +11,7 @@ mod ingest;
 mod isolation;
 mod lanes;
 mod limits;
+mod lock_order;
 mod log;
 mod migrations;
 mod outcomes;

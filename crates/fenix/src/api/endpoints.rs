@@ -537,7 +537,13 @@ async fn create(
             .await?
             .map_err(ApiError::over_budget)?;
     }
-    if !s.store.insert_endpoint_challenged(&new, max as i64, challenge.as_ref()).await? {
+    // An app deleted since the lookup above (by another call) is the unknown app it now is.
+    let inserted =
+        s.store.insert_endpoint_challenged(&new, max as i64, challenge.as_ref()).await.map_err(|e| match e {
+            sqlx::Error::RowNotFound => ApiError::not_found("app"),
+            e => ApiError::from(e),
+        })?;
+    if !inserted {
         return Err(ApiError::invalid(
             "endpoint_limit_reached",
             format!("this app already has {max} endpoints, the most allowed (FENIX_MAX_ENDPOINTS_PER_APP); delete one first"),

@@ -1,6 +1,6 @@
 //! Apps (tenants).
 
-use super::{on_read, on_write, BeginWrite, Store};
+use super::{on_read, on_write, BeginWrite, Conflicts, Store};
 use crate::time::Millis;
 
 /// An app as stored.
@@ -69,8 +69,21 @@ impl Store {
     /// Deletes an app with its endpoints, events and log. Its deliveries go
     /// in the same transaction, after the app's rows (see
     /// [`Store::delete_endpoint`]: on PostgreSQL they have no foreign key to
-    /// their endpoint or event).
+    /// their endpoint or event). The `DELETE` locks the app's row first, then
+    /// (its cascade) the endpoints' and events': the store's lock order, which
+    /// an ingestion follows too, so the two wait for each other, never in a
+    /// cycle; a conflict that still happens runs the deletion again.
     pub async fn delete_app(&self, id: &str) -> sqlx::Result<bool> {
+        let mut conflicts = Conflicts::default();
+        loop {
+            match self.delete_app_once(id).await {
+                Err(e) if conflicts.again(&e).await => {}
+                done => return done,
+            }
+        }
+    }
+
+    async fn delete_app_once(&self, id: &str) -> sqlx::Result<bool> {
         on_write!(self, |pool| {
             let mut tx = pool.begin_write().await?;
             let deleted =

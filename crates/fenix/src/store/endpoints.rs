@@ -4,7 +4,7 @@ use super::{
     apps::CURSOR_END,
     on_read, on_write,
     ownership::{start_challenge_in, NewChallenge},
-    BeginWrite, Store,
+    BeginWrite, Conflicts, Store,
 };
 use crate::{
     lifecycle::{EndpointState, OnDeadLetter, SigningAlgorithm, SHOWN_ENDPOINT_STATE_SQL},
@@ -130,7 +130,28 @@ impl Store {
 
     /// As [`Store::insert_endpoint_within`]; with a `challenge`, the endpoint
     /// is stored unverified with it (it is never sent an event before it answers).
+    ///
+    /// An app that is gone (deleted before, or while this waited for its
+    /// row) is `Err(sqlx::Error::RowNotFound)`, nothing stored: the app's row
+    /// is locked first (the store's lock order), `FOR NO KEY UPDATE` on
+    /// PostgreSQL, which creations of the app's endpoints wait on and its
+    /// ingestion does not.
     pub async fn insert_endpoint_challenged(
+        &self,
+        new: &NewEndpoint,
+        max_per_app: i64,
+        challenge: Option<&NewChallenge>,
+    ) -> sqlx::Result<bool> {
+        let mut conflicts = Conflicts::default();
+        loop {
+            match self.insert_endpoint_once(new, max_per_app, challenge).await {
+                Err(e) if conflicts.again(&e).await => {}
+                done => return done,
+            }
+        }
+    }
+
+    async fn insert_endpoint_once(
         &self,
         new: &NewEndpoint,
         max_per_app: i64,
@@ -138,13 +159,17 @@ impl Store {
     ) -> sqlx::Result<bool> {
         let r = &new.row;
         let lock_app = if self.is_postgres() {
-            "SELECT id FROM apps WHERE id = $1 FOR UPDATE"
+            "SELECT id FROM apps WHERE id = $1 FOR NO KEY UPDATE"
         } else {
             "SELECT id FROM apps WHERE id = $1"
         };
         on_write!(self, |pool| {
             let mut tx = pool.begin_write().await?;
-            let _: Option<String> = sqlx::query_scalar(lock_app).bind(&r.app_id).fetch_optional(&mut *tx).await?;
+            let app: Option<String> = sqlx::query_scalar(lock_app).bind(&r.app_id).fetch_optional(&mut *tx).await?;
+            if app.is_none() {
+                tx.rollback().await?;
+                return Err(sqlx::Error::RowNotFound);
+            }
             let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM endpoints WHERE app_id = $1")
                 .bind(&r.app_id)
                 .fetch_one(&mut *tx)
@@ -275,9 +300,29 @@ impl Store {
     /// (migration 0014), and an ingestion that fans out to this endpoint holds
     /// a lock on its row until it commits, so its deliveries are in (and
     /// deleted here) or it no longer finds the endpoint and writes none.
+    ///
+    /// The app's row is locked first (`FOR KEY SHARE` on PostgreSQL: the
+    /// store's lock order), so an app's deletion waits for this one or this
+    /// one for it, never both; a conflict that still happens runs it again.
     pub async fn delete_endpoint(&self, app_id: &str, id: &str) -> sqlx::Result<bool> {
+        let mut conflicts = Conflicts::default();
+        loop {
+            match self.delete_endpoint_once(app_id, id).await {
+                Err(e) if conflicts.again(&e).await => {}
+                done => return done,
+            }
+        }
+    }
+
+    async fn delete_endpoint_once(&self, app_id: &str, id: &str) -> sqlx::Result<bool> {
+        let lock_app = if self.is_postgres() {
+            "SELECT id FROM apps WHERE id = $1 FOR KEY SHARE"
+        } else {
+            "SELECT id FROM apps WHERE id = $1"
+        };
         on_write!(self, |pool| {
             let mut tx = pool.begin_write().await?;
+            let _: Option<String> = sqlx::query_scalar(lock_app).bind(app_id).fetch_optional(&mut *tx).await?;
             let deleted = sqlx::query("DELETE FROM endpoints WHERE id = $1 AND app_id = $2")
                 .bind(id)
                 .bind(app_id)

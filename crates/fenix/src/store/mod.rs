@@ -34,6 +34,39 @@
 //! SQLite gets one writer connection and a pool of read-only connections: writes
 //! are serialised in-process (no `SQLITE_BUSY` upgrades), reads run beside them.
 //! Its files are readable by the owner only (see `sqlite_files`).
+//!
+//! # One lock order
+//!
+//! On PostgreSQL several instances write at once, and two transactions that
+//! take the same rows' locks in opposite orders wait on each other until the
+//! server aborts one (`deadlock detected`). Every write that touches an app's
+//! rows takes their locks in this order, and only in this order:
+//!
+//! 1. **the app's row** (`apps`): `FOR UPDATE` by its deletion (the
+//!    `DELETE` itself); `FOR NO KEY UPDATE` by an endpoint's creation (which
+//!    counts the app's endpoints: creations wait for each other, ingestion
+//!    does not wait for them); `FOR KEY SHARE` by everything else that writes
+//!    under the app: ingestion, an endpoint's deletion. Several apps' rows
+//!    are locked in id order;
+//! 2. **its endpoints' rows**, in id order: `FOR KEY SHARE` by ingestion,
+//!    `UPDATE` of lane counters by ordered ingestion, `FOR UPDATE` by an
+//!    outcome batch that moves lanes, the `DELETE` of an endpoint or the
+//!    cascade of an app's;
+//! 3. **events, then deliveries** (and their attempts).
+//!
+//! A foreign-key check locks the parent row (`FOR KEY SHARE`) at the end of
+//! its statement, so a write that inserts under an app (events, endpoints)
+//! locks the app's row *explicitly first*: otherwise the check would take it
+//! after the endpoints, the order an app's deletion reverses. Writes of
+//! deliveries alone (replays, skips, claims, outcomes without lanes) hold no
+//! app or endpoint lock, and where one statement updates many deliveries it
+//! takes them in id order where the statement allows it.
+//!
+//! A deadlock or serialization failure that can still happen (a statement's
+//! plan decides the order it locks rows of one table in; a CLI or an
+//! operator's own session) is retried inside Fenix: the whole transaction
+//! runs again, a few times ([`Conflicts`]), and is never answered as an
+//! internal error. SQLite has one writer: it cannot deadlock.
 
 use std::{str::FromStr, time::Duration};
 
@@ -347,6 +380,65 @@ impl Store {
                 }
             }
         }
+    }
+}
+
+/// How many times a write transaction is run in all when PostgreSQL aborts
+/// it for a deadlock or a serialization failure ([`Conflicts`]).
+const CONFLICT_ATTEMPTS: u32 = 5;
+
+/// True when PostgreSQL aborted the transaction to break a cycle of lock
+/// waits (SQLSTATE `40P01`) or for a serialization failure (`40001`): the
+/// transaction did nothing, and running it again whole is correct. Never true
+/// on SQLite, whose one writer cannot wait in a cycle (and whose `BUSY`, from
+/// another process, is waited out by its busy timeout, then answered as an outage).
+pub fn is_conflict(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Database(d) => {
+            d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some()
+                && matches!(d.code().as_deref(), Some("40P01" | "40001"))
+        }
+        _ => false,
+    }
+}
+
+/// The bounded retry of a whole write transaction that lost a conflict
+/// ([`is_conflict`]). The lock order above makes deadlocks among Fenix's own
+/// writes impossible by design; this is the backstop for what the order
+/// cannot cover (row locks PostgreSQL takes inside one statement in a plan's
+/// order, a CLI or an operator's session), so that a conflict is never
+/// answered as an internal error:
+///
+/// ```ignore
+/// let mut conflicts = Conflicts::default();
+/// loop {
+///     match self.delete_app_once(id).await {
+///         Err(e) if conflicts.again(&e).await => {}
+///         done => return done,
+///     }
+/// }
+/// ```
+#[derive(Debug, Default)]
+pub(crate) struct Conflicts {
+    /// Runs that lost a conflict so far.
+    lost: u32,
+}
+
+impl Conflicts {
+    /// True, after a short, growing pause, when `e` is a conflict and the
+    /// transaction may run again; false when it is another error or the
+    /// attempts are spent (the caller answers the error as it is).
+    pub(crate) async fn again(&mut self, e: &sqlx::Error) -> bool {
+        if !is_conflict(e) || self.lost + 1 >= CONFLICT_ATTEMPTS {
+            return false;
+        }
+        self.lost += 1;
+        tracing::debug!(error = %e, attempt = self.lost + 1, "write transaction lost a conflict; running it again");
+        // The winner of the conflict goes on meanwhile; a jittered pause keeps
+        // two losers from meeting again at once.
+        let pause = 5 * u64::from(self.lost) + rand::random::<u64>() % 10;
+        tokio::time::sleep(Duration::from_millis(pause)).await;
+        true
     }
 }
 

@@ -15,7 +15,9 @@ use super::{
     FRESH_LEASE_TOKEN, PARKED, PROMOTE_NEXT, TARGET_COLUMNS,
 };
 use crate::{
-    store::{deliveries::AttemptRecord, endpoints::SecretRow, events::Ingested, events::NewEvent, WAKE_CHANNEL},
+    store::{
+        deliveries::AttemptRecord, endpoints::SecretRow, events::Ingested, events::NewEvent, Conflicts, WAKE_CHANNEL,
+    },
     time::Millis,
 };
 
@@ -76,13 +78,22 @@ const LANE_RECHECK: &str =
 /// only for events written here, and only to the endpoints ($20) still there
 /// when their rows are locked (`FOR KEY SHARE`, in id order, until commit),
 /// so an endpoint's deletion waits for this batch and then deletes its
-/// deliveries, or came first and gets none. The `NOTIFY` (only when a
+/// deliveries, or came first and gets none. The apps' rows are locked
+/// before those (`owners`, read first: the store's lock order, `store`'s
+/// module doc), and not left to the events' foreign-key check, which would
+/// lock them at the end of the statement, after the endpoints, the order an
+/// app's deletion reverses (the two waited on each other until PostgreSQL
+/// aborted one). An app deleted first leaves its endpoints out and its events
+/// fail that check: nothing of the batch is stored. The `NOTIFY` (only when a
 /// delivery was written unleased and $16) is delivered at commit.
 /// Deliveries with a `lease_until` ($23) are leased fresh to this instance's
 /// worker ($21, token $22: see `wake.rs`); the ids of those written are answered.
 const INGEST_BATCH: &str = "\
-    WITH targets AS ( \
-        SELECT id FROM endpoints WHERE id = ANY($20::text[]) ORDER BY id FOR KEY SHARE), \
+    WITH owners AS ( \
+        SELECT id FROM apps WHERE id = ANY($2::text[]) ORDER BY id FOR KEY SHARE), \
+    targets AS ( \
+        SELECT id FROM endpoints WHERE id = ANY($20::text[]) AND app_id IN (SELECT id FROM owners) \
+        ORDER BY id FOR KEY SHARE), \
     e AS ( \
         INSERT INTO events (id, app_id, event_type, idempotency_key, payload, payload_sha256, delivery_count, \
                             created_at) \
@@ -102,7 +113,7 @@ const INGEST_BATCH: &str = "\
              AS u(id, app_id, event_id, endpoint_id, at, event_type, ordering_key, lane_seq, due, lease_until) \
         WHERE u.event_id IN (SELECT id FROM e) AND u.endpoint_id IN (SELECT id FROM targets) \
         RETURNING id, lease_until IS NOT NULL AS leased) \
-    SELECT (SELECT COUNT(*) FROM e) AS written, \
+    SELECT (SELECT COUNT(*) FROM owners) AS apps, (SELECT COUNT(*) FROM e) AS written, \
            (SELECT COUNT(*) FROM (SELECT pg_notify($15, '') FROM (SELECT 1 FROM d WHERE NOT leased LIMIT 1) AS any_delivery \
                                   WHERE $16) AS notified) AS notified, \
            (SELECT array_agg(id) FROM d WHERE leased) AS leased";
@@ -154,6 +165,27 @@ pub(super) async fn ingest_batch(
     whole: Whole,
     fresh: Option<&FreshLease>,
 ) -> sqlx::Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
+    // A batch that lost a conflict stored nothing: planned and written again.
+    let mut conflicts = Conflicts::default();
+    loop {
+        match ingest_once(writer, events, whole, fresh).await {
+            Err(e) if conflicts.again(&e).await => {}
+            done => return done,
+        }
+    }
+}
+
+/// Locks the rows of the apps of a batch's events (`FOR KEY SHARE`, in id
+/// order) in a batch's transaction, before any endpoint's: the store's lock order.
+const LOCK_APPS: &str = "SELECT id FROM apps WHERE id = ANY($1) ORDER BY id FOR KEY SHARE";
+
+/// [`ingest_batch`], once.
+async fn ingest_once(
+    writer: &mut PoolConnection<Postgres>,
+    events: &[NewEvent],
+    whole: Whole,
+    fresh: Option<&FreshLease>,
+) -> sqlx::Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
     let mut plan = plan::plan(Conn::Postgres(writer), events).await?;
     if plan.events.is_empty() || plan.refused_whole(whole) {
         return Ok((plan.answers, Vec::new()));
@@ -168,6 +200,8 @@ pub(super) async fn ingest_batch(
         // sqlx's transaction: rolled back if dropped on an error, so the held
         // writer never goes back to its pool inside a transaction.
         let mut tx = sqlx::Connection::begin(&mut **writer).await?;
+        let apps: Vec<&str> = plan.events.iter().map(|(e, _)| e.app_id.as_str()).collect();
+        sqlx::query(LOCK_APPS).bind(&apps).execute(&mut *tx).await?;
         plan::order_lanes(Conn::Postgres(&mut tx), &mut plan).await?;
         let written = insert_batch(&mut tx, &plan, fresh).await?;
         tx.commit().await?;
@@ -189,7 +223,7 @@ async fn insert_batch(
 ) -> sqlx::Result<(i64, Vec<String>)> {
     let (evs, ds) = (&plan.events, &plan.deliveries);
     let lease_until = fresh.map(|f| f.lease_until);
-    let (written, _notified, leased): (i64, i64, Option<Vec<String>>) = sqlx::query_as(INGEST_BATCH)
+    let (_apps, written, _notified, leased): (i64, i64, i64, Option<Vec<String>>) = sqlx::query_as(INGEST_BATCH)
         .bind(evs.iter().map(|(e, _)| e.id.as_str()).collect::<Vec<_>>())
         .bind(evs.iter().map(|(e, _)| e.app_id.as_str()).collect::<Vec<_>>())
         .bind(evs.iter().map(|(e, _)| e.event_type.as_str()).collect::<Vec<_>>())
