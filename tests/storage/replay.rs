@@ -1,9 +1,16 @@
 //! Replay: only failed or skipped deliveries go back to the queue, with a fresh
 //! attempt budget and their original event; purged payloads cannot be replayed.
 
-use fenix::store::replay::{ReplayRefusal, ReplayScope};
+use fenix::{
+    lifecycle::DeliveryStatus,
+    store::{
+        queue::Whole,
+        replay::{ReplayRefusal, ReplayScope},
+        Store,
+    },
+};
 
-use super::fixtures::{Fixture, Raw, T0};
+use super::fixtures::{new_event, Fixture, Raw, T0};
 use crate::support::Backend;
 
 /// When every fixture delivery below has come due.
@@ -113,12 +120,13 @@ async fn an_endpoint_replay_runs_in_bounded_batches_and_a_second_run_requeues_no
         since: None,
         until: None,
     };
-    let mut batches = Vec::new();
+    let (mut batches, mut after) = (Vec::new(), String::new());
     loop {
-        let n = fx.store.replay_endpoint_batch(&scope, LATER + 1, 4).await.unwrap();
-        batches.push(n);
-        if n < 4 {
-            break;
+        let batch = fx.store.replay_endpoint_batch(&scope, LATER + 1, &after, 4).await.unwrap();
+        batches.push(batch.requeued);
+        match batch.next {
+            Some(next) => after = next,
+            None => break,
         }
     }
     assert_eq!(batches, [4, 4, 1], "nine deliveries in batches of at most four");
@@ -131,7 +139,7 @@ async fn an_endpoint_replay_runs_in_bounded_batches_and_a_second_run_requeues_no
         assert_eq!(status_of(&raw, id).await.0, "failed", "another endpoint's deliveries stay");
     }
 
-    assert_eq!(fx.store.replay_endpoint_batch(&scope, LATER + 2, 4).await.unwrap(), 0, "already re-queued");
+    assert_eq!(fx.store.replay_endpoint(&scope, LATER + 2, 4).await.unwrap(), 0, "already re-queued");
     assert_eq!(fx.store.claim_due("w1", LATER + 2, LATER + 60_000, 100).await.unwrap().len(), 9);
 }
 
@@ -151,7 +159,7 @@ async fn an_endpoint_replay_honours_its_status_and_time_window(backend: Backend)
         since: None,
         until: None,
     };
-    assert_eq!(fx.store.replay_endpoint_batch(&only_skipped, LATER + 1, 100).await.unwrap(), 2);
+    assert_eq!(fx.store.replay_endpoint(&only_skipped, LATER + 1, 100).await.unwrap(), 2);
     for id in &failed {
         assert_eq!(status_of(&raw, id).await.0, "failed");
     }
@@ -163,7 +171,7 @@ async fn an_endpoint_replay_honours_its_status_and_time_window(backend: Backend)
         since: Some(T0 + 2_000),
         until: Some(T0 + 5_000),
     };
-    assert_eq!(fx.store.replay_endpoint_batch(&window, LATER + 2, 100).await.unwrap(), 3);
+    assert_eq!(fx.store.replay_endpoint(&window, LATER + 2, 100).await.unwrap(), 3);
     let states: Vec<String> =
         futures::future::join_all(failed.iter().map(|id| status_of(&raw, id))).await.into_iter().map(|s| s.0).collect();
     assert_eq!(states, ["failed", "failed", "pending", "pending", "pending", "failed"]);
@@ -181,11 +189,112 @@ async fn an_endpoint_replay_honours_its_status_and_time_window(backend: Backend)
         until: None,
     };
     assert_eq!(fx.store.count_expired_replays(&rest).await.unwrap(), 1);
-    assert_eq!(fx.store.replay_endpoint_batch(&rest, LATER + 3, 100).await.unwrap(), 2);
+    assert_eq!(fx.store.replay_endpoint(&rest, LATER + 3, 100).await.unwrap(), 2);
     assert_eq!(status_of(&raw, &failed[0]).await.0, "failed");
 }
 
+/// `n` deliveries to one endpoint of a new app, all `skipped` (as a paused
+/// endpoint's are), made by one batch.
+async fn skipped_deliveries(fx: &Fixture, n: usize) -> (String, String) {
+    let app = fx.app("acme").await;
+    let ep = fx.endpoint(&app, &[]).await;
+    let events: Vec<_> = (0..n).map(|_| new_event(&app, "booking.confirmed", None, T0)).collect();
+    let mut writer = fx.store.hold_writer().await.unwrap();
+    fx.store.ingest_batch(&mut writer, &events, Whole::AllOrNothing, None).await.unwrap();
+    drop(writer);
+    fx.raw().await.exec("UPDATE deliveries SET status = 'skipped' WHERE endpoint_id = $1", &[(&ep).into()]).await;
+    (app, ep)
+}
+
+/// The second store of a test: another instance on PostgreSQL (SQLite: another
+/// handle on the same file, its writes still one at a time).
+async fn two_stores(fx: &Fixture) -> [Store; 2] {
+    [fx.store.clone(), fx.second_store().await]
+}
+
+/// Eight replays of one failed delivery at once, across two instances: one
+/// re-queues it and answers so; the seven others change nothing and are
+/// refused as not replayable (they find it pending), never a second `Ok`.
+async fn concurrent_replays_of_one_delivery_requeue_it_once(backend: Backend) {
+    let fx = Fixture::new(backend).await;
+    let app = fx.app("acme").await;
+    fx.endpoint(&app, &[]).await;
+    let d = deliveries(&fx, &app, "booking.confirmed", 0..1).await;
+    fx.settle(&d, "failed", 5, LATER).await;
+    let stores = two_stores(&fx).await;
+
+    let replays: Vec<_> = (0..8)
+        .map(|i| {
+            let (store, app, id) = (stores[i % 2].clone(), app.clone(), d[0].clone());
+            tokio::spawn(async move { store.replay_delivery(&app, &id, LATER + 10).await.unwrap() })
+        })
+        .collect();
+    let mut answers = Vec::new();
+    for r in replays {
+        answers.push(r.await.unwrap());
+    }
+    assert_eq!(answers.iter().filter(|a| a.is_ok()).count(), 1, "one re-queue, one Ok: {answers:?}");
+    for refused in answers.iter().filter_map(|a| a.as_ref().err()) {
+        assert_eq!(refused, &ReplayRefusal::NotReplayable(DeliveryStatus::Pending));
+    }
+    assert_eq!(status_of(&fx.raw().await, &d[0]).await.0, "pending");
+}
+
+/// Four replays of one endpoint at once, across two instances: the counts
+/// they answer add up to the deliveries re-queued, each counted once.
+async fn concurrent_endpoint_replays_count_each_requeue_once(backend: Backend) {
+    let fx = Fixture::new(backend).await;
+    let (_, ep) = skipped_deliveries(&fx, 1_500).await;
+    let stores = two_stores(&fx).await;
+
+    let replays: Vec<_> = (0..4)
+        .map(|i| {
+            let (store, ep) = (stores[i % 2].clone(), ep.clone());
+            tokio::spawn(async move {
+                let scope =
+                    ReplayScope { endpoint_id: &ep, statuses: &DeliveryStatus::REPLAYABLE, since: None, until: None };
+                store.replay_endpoint(&scope, LATER, 100).await.unwrap()
+            })
+        })
+        .collect();
+    let mut total = 0;
+    for r in replays {
+        total += r.await.unwrap();
+    }
+    assert_eq!(total, 1_500, "every delivery re-queued, and counted by one replay only");
+    let raw = fx.raw().await;
+    let pending = "SELECT COUNT(*) FROM deliveries WHERE endpoint_id = $1 AND status = 'pending'";
+    assert_eq!(raw.int(pending, &[(&ep).into()]).await, Some(1_500));
+}
+
+/// A paused endpoint's worker skips the deliveries a replay re-queues as
+/// they come due, while the replay goes on: the replay never meets them again
+/// (its batches move on in id order), so it counts each delivery once: it
+/// used to re-queue them round after round, answering more than existed.
+async fn a_replay_counts_a_delivery_skipped_again_meanwhile_once(backend: Backend) {
+    let fx = Fixture::new(backend).await;
+    let (_, ep) = skipped_deliveries(&fx, 30).await;
+    let scope = ReplayScope { endpoint_id: &ep, statuses: &DeliveryStatus::REPLAYABLE, since: None, until: None };
+    let raw = fx.raw().await;
+
+    let (mut total, mut after) = (0, String::new());
+    loop {
+        let batch = fx.store.replay_endpoint_batch(&scope, LATER, &after, 10).await.unwrap();
+        total += batch.requeued;
+        // The paused endpoint's worker: what was re-queued is skipped again.
+        raw.exec("UPDATE deliveries SET status = 'skipped' WHERE endpoint_id = $1", &[(&ep).into()]).await;
+        match batch.next {
+            Some(next) => after = next,
+            None => break,
+        }
+    }
+    assert_eq!(total, 30, "30 deliveries, each re-queued once");
+}
+
 crate::on_both_backends!(
+    concurrent_replays_of_one_delivery_requeue_it_once,
+    concurrent_endpoint_replays_count_each_requeue_once,
+    a_replay_counts_a_delivery_skipped_again_meanwhile_once,
     a_failed_or_skipped_delivery_is_replayed_with_a_fresh_budget,
     a_succeeded_pending_or_in_flight_delivery_is_not_replayable,
     a_delivery_whose_payload_was_purged_cannot_be_replayed,

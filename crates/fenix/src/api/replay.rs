@@ -46,14 +46,9 @@ pub async fn requeue_endpoint(
 ) -> Result<u64, ApiError> {
     let scope = ReplayScope { endpoint_id, statuses, since, until };
     let now = time::now_ms();
-    let mut total = 0;
-    loop {
-        let n = s.store.replay_endpoint_batch(&scope, now, BATCH).await?;
-        total += n;
-        if n < BATCH as u64 {
-            break;
-        }
-    }
+    // Counted by the rows changed: concurrent replays of one endpoint share
+    // its deliveries out, never count one twice.
+    let total = s.store.replay_endpoint(&scope, now, BATCH).await?;
     if total > 0 {
         s.wake.work_committed(crate::wake::Reach::AllInstances).await;
     }
