@@ -15,6 +15,7 @@ mod hostile;
 mod http2;
 mod ingestion;
 mod inputs;
+mod large_reads;
 mod ordering;
 mod ownership;
 mod policy;

@@ -180,8 +180,9 @@ impl Store {
 }
 
 /// The stored length of the payload in bytes (`length` of a blob or `bytea`
-/// counts bytes on both backends, and reads the length without the value).
-const PAYLOAD_BYTES: &str = "length(payload) AS payload_bytes";
+/// counts bytes on both backends, and reads the length without the value;
+/// PostgreSQL answers an `int4`, made a `BIGINT` for one type on both).
+const PAYLOAD_BYTES: &str = "CAST(length(payload) AS BIGINT) AS payload_bytes";
 
 /// An event of the log without its payload, and the payload's stored length.
 #[derive(Debug, Clone, sqlx::FromRow)]
