@@ -109,8 +109,46 @@ async fn overwrite_secret(db: &TestDb, endpoint_id: &str, sealed: &[u8]) {
     assert_eq!(done, 1);
 }
 
+async fn a_database_from_before_the_canaries_records_its_key_and_refuses_a_mistyped_one(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let mut fenix = Fenix::start(&db, &[]).await;
+    assert!(fenix.terminate().await.success());
+    // As an older Fenix left it: no canaries, its key check in `meta`.
+    let check =
+        ::fenix::secrets::MasterKey::from_base64(KEY_A).unwrap().seal(b"fenix master key check", "master_key_check");
+    as_before_the_canaries(&db, &check).await;
+
+    let mistyped = run_fenix(&keys(&db, Some(MISTYPED), Some(KEY_A)), &["serve"], TIMEOUT).await;
+    assert!(!mistyped.status.success(), "{}", mistyped.stdout);
+    assert!(
+        mistyped.stderr.contains("FENIX_MASTER_KEY is not a master key this database was sealed with"),
+        "{}",
+        mistyped.stderr
+    );
+    Fenix::start(&db, &[]).await;
+}
+
+async fn as_before_the_canaries(db: &TestDb, check: &[u8]) {
+    use sqlx::Connection;
+    let (clear, insert) =
+        ("DELETE FROM master_key_canaries", "INSERT INTO meta (key, value) VALUES ('master_key_check', $1)");
+    match db.backend {
+        Backend::Sqlite => {
+            let mut conn = sqlx::SqliteConnection::connect(&db.url).await.expect("connect");
+            sqlx::query(clear).execute(&mut conn).await.expect("delete");
+            sqlx::query(insert).bind(check).execute(&mut conn).await.expect("insert");
+        }
+        Backend::Postgres => {
+            let mut conn = sqlx::PgConnection::connect(&db.url).await.expect("connect");
+            sqlx::query(clear).execute(&mut conn).await.expect("delete");
+            sqlx::query(insert).bind(check).execute(&mut conn).await.expect("insert");
+        }
+    }
+}
+
 crate::on_both_backends!(
     a_mistyped_current_key_beside_the_real_one_refuses_to_start_naming_the_setting,
+    a_database_from_before_the_canaries_records_its_key_and_refuses_a_mistyped_one,
     rekey_reports_what_no_key_given_opens_and_finishes_past_it_only_when_told,
 );
 
