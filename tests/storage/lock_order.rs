@@ -70,6 +70,9 @@ async fn an_ingestion_waiting_for_an_app_being_deleted_holds_none_of_its_endpoin
     }
     let pool = sqlx::PgPool::connect(&fx.db.url).await.unwrap();
     let mut deleting = pool.begin().await.unwrap();
+    // Should the deletion wait in a cycle, it is the one PostgreSQL finds and
+    // aborts (not the ingestion, whose retry would hide the deadlock).
+    sqlx::query("SET LOCAL deadlock_timeout = '50ms'").execute(&mut *deleting).await.unwrap();
     sqlx::query("SELECT id FROM apps WHERE id = $1 FOR UPDATE").bind(&app).execute(&mut *deleting).await.unwrap();
 
     let store = fx.second_store().await;
