@@ -167,6 +167,9 @@ async fn bodies_with_unknown_fields_or_malformed_json_are_refused_everywhere(bac
     let pause = format!("/v1/apps/{app}/endpoints/{ep}/pause");
     let resp = fenix.request("POST", &pause).send().await.expect("an answer");
     assert_eq!(resp.status().as_u16(), 200, "an empty body");
+    let resume = format!("/v1/apps/{app}/endpoints/{ep}/resume");
+    let (status, body) = fenix.call("POST", &resume, Some(json!({}))).await;
+    assert_eq!((status, body["state"].clone()), (200, json!("active")), "{body}");
     let (status, body) = fenix.call("POST", &pause, Some(json!({}))).await;
     assert_eq!((status, body["state"].clone()), (200, json!("paused")), "{body}");
 }

@@ -116,7 +116,35 @@ async fn a_retry_coming_due_while_paused_is_skipped_and_keeps_its_attempt_histor
     assert_eq!(received[0].body, received[1].body, "the replay sent the same envelope bytes");
 }
 
+/// A pause or resume that changes nothing says so: of eight pauses at once,
+/// one answers 200 and the others `409 endpoint_already_paused`; a resume of
+/// an active endpoint (nothing to replay asked) is `409 endpoint_already_active`.
+async fn a_pause_or_resume_that_changes_nothing_answers_409(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let app = fenix.create_app("acme").await;
+    let ep = id_of(&fenix.create_endpoint(&app, json!({"url": "http://127.0.0.1:9/hook"})).await);
+    let pause = ep_path(&app, &ep, "/pause");
+    let calls = (0..8).map(|_| fenix.call("POST", &pause, None));
+    let answers = futures::future::join_all(calls).await;
+    let ok = answers.iter().filter(|(status, _)| *status == 200).count();
+    let refused: Vec<_> = answers.iter().filter(|(status, _)| *status != 200).collect();
+    assert_eq!(ok, 1, "one pause changed the state: {answers:?}");
+    for (status, body) in &refused {
+        assert_eq!((*status, body["error"]["code"].as_str()), (409, Some("endpoint_already_paused")), "{body}");
+    }
+    let (status, body) = fenix.call("POST", &ep_path(&app, &ep, "/resume"), None).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = fenix.call("POST", &ep_path(&app, &ep, "/resume"), None).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (409, Some("endpoint_already_active")), "{body}");
+    // Asked to replay what was skipped, a resume of an active endpoint still does (and counts it).
+    let (status, body) =
+        fenix.call("POST", &ep_path(&app, &ep, "/resume"), Some(json!({"replay_skipped": true}))).await;
+    assert_eq!((status, body["replayed"].as_u64()), (200, Some(0)), "{body}");
+}
+
 crate::on_both_backends!(
+    a_pause_or_resume_that_changes_nothing_answers_409,
     events_sent_while_paused_are_skipped_and_resume_with_replay_sends_each_once_with_its_original_id,
     resume_without_replay_sends_new_events_and_leaves_the_skipped_ones_for_an_explicit_replay,
     a_retry_coming_due_while_paused_is_skipped_and_keeps_its_attempt_history_when_replayed,

@@ -730,13 +730,16 @@ async fn remove(
     post, path = "/v1/apps/{app}/endpoints/{ep}/pause", tag = "endpoints", operation_id = "pause_endpoint",
     summary = "Pause an endpoint",
     security(("bearer" = ["app:manage"])),
-    description = "While paused, new deliveries to it are `skipped`; `resume` can replay them.",
+    description = "While paused, new deliveries to it are `skipped`; `resume` can replay them. \
+        An endpoint already paused answers `409 endpoint_already_paused` (nothing changed).",
     params(EndpointPath),
     request_body(content = Option<NoOptions>, description = "Optional; empty or `{}`"),
     responses(
         (status = 200, description = "The endpoint", body = EndpointOut),
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
+        (status = 409, description = "`endpoint_already_paused`: it was paused already (by this call's twin, say)",
+            body = ErrorBody),
     )
 )]
 async fn pause(
@@ -750,7 +753,13 @@ async fn pause(
     let NoOptions {} = optional_json(&body)?;
     // The record says who paused it: an operator, an app token or the customer in the portal.
     let reason = format!("paused by {}", actor.as_str());
-    s.store.set_endpoint_state(&row.id, EndpointState::Paused, &reason, &ids::new_id("esc"), time::now_ms()).await?;
+    let changed = s
+        .store
+        .set_endpoint_state(&row.id, EndpointState::Paused, &reason, &ids::new_id("esc"), time::now_ms())
+        .await?;
+    if !changed {
+        return Err(ApiError::conflict("endpoint_already_paused", "the endpoint is paused already; nothing changed"));
+    }
     read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await
 }
 
@@ -772,6 +781,8 @@ struct Resume {
             body = ResumedEndpoint),
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
+        (status = 409, description = "`endpoint_already_active`: it was active already and nothing was asked to be \
+            replayed (nothing changed)", body = ErrorBody),
         (status = 429, description = super::replay::REPLAY_LIMIT, body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds until the call is allowed again"))),
     )
@@ -790,7 +801,10 @@ async fn resume(
     }
     let now = time::now_ms();
     let reason = format!("resumed by {}", actor.as_str());
-    s.store.set_endpoint_state(&row.id, EndpointState::Active, &reason, &ids::new_id("esc"), now).await?;
+    let changed = s.store.set_endpoint_state(&row.id, EndpointState::Active, &reason, &ids::new_id("esc"), now).await?;
+    if !changed && !body.replay_skipped {
+        return Err(ApiError::conflict("endpoint_already_active", "the endpoint is active already; nothing changed"));
+    }
     let replayed = if body.replay_skipped {
         super::replay::requeue_endpoint(&s, &row.id, &[DeliveryStatus::Skipped], None, None).await?
     } else {
