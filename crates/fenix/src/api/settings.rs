@@ -123,6 +123,8 @@ fn in_force(s: &Settings) -> Vec<SettingOut> {
         plain("FENIX_MAX_FANOUT_PER_EVENT", Some(s.max_fanout_per_event.to_string())),
         plain("FENIX_MAX_BATCH_EVENTS", Some(s.max_batch_events.to_string())),
         plain("FENIX_MAX_BATCH_BYTES", Some(s.max_batch_bytes.to_string())),
+        plain("FENIX_MAX_PAGE_BYTES", Some(s.max_page_bytes.to_string())),
+        plain("FENIX_ANSWER_BYTES", Some(s.answer_bytes.to_string())),
         plain("FENIX_HOST_CONCURRENCY", Some(s.host_concurrency.to_string())),
         plain("FENIX_WORKER_STALL_AFTER", dur(s.worker_stall_after)),
         plain("FENIX_HTTP_HEADER_TIMEOUT", dur(s.http_header_timeout)),
