@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use sqlx::QueryBuilder;
 
-pub use super::queue::{BatchContext, ClaimedDelivery, EndpointTarget, Outcome};
+pub use super::queue::{AttemptRecord, BatchContext, ClaimedDelivery, EndpointTarget, Outcome};
 use super::{apps::CURSOR_END, on_read, on_write, Store};
 use crate::{
     ids,
@@ -65,23 +65,6 @@ const BLOCKED_BY_SQL: &str = "CASE WHEN deliveries.lane_seq IS NOT NULL AND deli
       AND l.ordering_key = deliveries.ordering_key AND l.lane_seq IS NOT NULL AND l.status = 'pending' \
       AND l.next_attempt_at < 9223372036854775807 AND l.id <> deliveries.id AND l.lease_until IS NOT NULL \
       LIMIT 1)) END";
-
-/// An attempt as stored; `id` is the `X-Fenix-Delivery-Id` that was sent.
-#[derive(Debug, Clone, sqlx::FromRow)]
-pub struct AttemptRecord {
-    pub id: String,
-    pub delivery_id: String,
-    pub endpoint_id: String,
-    pub attempt_number: i64,
-    pub started_at: Millis,
-    pub duration_ms: i64,
-    pub response_status: Option<i64>,
-    pub response_excerpt: Option<String>,
-    pub error: Option<String>,
-    pub error_detail: Option<String>,
-    /// JSON array of the secret versions that signed the request.
-    pub signed_with: String,
-}
 
 /// Filters of the delivery log.
 #[derive(Debug, Default, Clone)]

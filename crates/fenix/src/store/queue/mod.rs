@@ -23,7 +23,6 @@
 use std::collections::{HashMap, HashSet};
 
 use super::{
-    deliveries::AttemptRecord,
     endpoints::SecretRow,
     events::{Ingested, NewEvent},
     Backend, Store,
@@ -84,6 +83,23 @@ fn claim_of_app(claim: &str) -> String {
 
 pub mod postgres;
 pub mod sqlite;
+
+/// An attempt as stored; `id` is the `X-Fenix-Delivery-Id` that was sent.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct AttemptRecord {
+    pub id: String,
+    pub delivery_id: String,
+    pub endpoint_id: String,
+    pub attempt_number: i64,
+    pub started_at: Millis,
+    pub duration_ms: i64,
+    pub response_status: Option<i64>,
+    pub response_excerpt: Option<String>,
+    pub error: Option<String>,
+    pub error_detail: Option<String>,
+    /// JSON array of the secret versions that signed the request.
+    pub signed_with: String,
+}
 
 /// A delivery this worker holds a lease on.
 #[derive(Debug, Clone, sqlx::FromRow)]

@@ -11,12 +11,12 @@ use sqlx::{pool::PoolConnection, PgPool, Postgres};
 
 use super::{
     plan::{self, Conn, Whole},
-    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, FreshLease, Health, LeaseChange, Outcome,
+    AttemptRecord, ClaimedDelivery, ContextRows, EndpointTarget, EventPart, FreshLease, Health, LeaseChange, Outcome,
     FRESH_LEASE_TOKEN, PARKED, PROMOTE_NEXT, TARGET_COLUMNS,
 };
 use crate::{
     store::{
-        deliveries::AttemptRecord, endpoints::SecretRow, events::Ingested, events::NewEvent, Conflicts, WAKE_CHANNEL,
+        endpoints::SecretRow, events::Ingested, events::NewEvent, Conflicts, WAKE_CHANNEL,
     },
     time::Millis,
 };

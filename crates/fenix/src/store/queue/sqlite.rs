@@ -10,11 +10,11 @@ use sqlx::{pool::PoolConnection, Connection, QueryBuilder, Sqlite, SqliteConnect
 
 use super::{
     plan::{self, Conn, Whole},
-    ClaimedDelivery, ContextRows, EndpointTarget, EventPart, FreshLease, Health, LeaseChange, Outcome,
+    AttemptRecord, ClaimedDelivery, ContextRows, EndpointTarget, EventPart, FreshLease, Health, LeaseChange, Outcome,
     FRESH_LEASE_TOKEN, PARKED, PROMOTE_NEXT, TARGET_COLUMNS,
 };
 use crate::{
-    store::{deliveries::AttemptRecord, endpoints::SecretRow, events::Ingested, events::NewEvent},
+    store::{endpoints::SecretRow, events::Ingested, events::NewEvent},
     time::Millis,
 };
 
