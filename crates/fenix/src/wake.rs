@@ -14,6 +14,10 @@
 //! writer: milliseconds under load). Their rows carry the lease like claimed
 //! ones, so a process killed before sending them loses nothing: they come
 //! due when the lease runs out.
+//!
+//! Ownership challenges have a wake-up of their own: the call that starts one
+//! ([`Wake::challenge_started`]) wakes this instance's challenge sender, so
+//! the first request goes at once rather than at its next look (a second).
 
 use std::{
     sync::{
@@ -48,6 +52,8 @@ pub struct Wake {
     local: Arc<Notify>,
     store: Store,
     fresh: Arc<Fresh>,
+    /// Woken when a call on this instance starts an ownership challenge.
+    challenges: Arc<Notify>,
 }
 
 /// The hand-over of fresh deliveries from the ingestion queue to this
@@ -72,7 +78,7 @@ struct Taker {
 impl Wake {
     /// A handle whose cross-instance wake-ups go through `store`.
     pub fn new(store: Store) -> Wake {
-        Wake { local: Arc::new(Notify::new()), store, fresh: Arc::default() }
+        Wake { local: Arc::new(Notify::new()), store, fresh: Arc::default(), challenges: Arc::default() }
     }
 
     /// The hand-over of fresh deliveries to this instance's worker.
@@ -91,6 +97,18 @@ impl Wake {
     /// Resolves at the next announcement (one stored if none is awaited).
     pub fn notified(&self) -> Notified<'_> {
         self.local.notified()
+    }
+
+    /// Tells this instance's challenge sender that a challenge is due now
+    /// (committed, and read back by the call that started it).
+    pub fn challenge_started(&self) {
+        self.challenges.notify_one();
+    }
+
+    /// Resolves at the next [`challenge_started`](Self::challenge_started)
+    /// (one stored if none is awaited).
+    pub fn challenge_notified(&self) -> Notified<'_> {
+        self.challenges.notified()
     }
 
     /// Wakes this instance's worker whenever another instance announces work,

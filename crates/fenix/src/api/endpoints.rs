@@ -555,7 +555,7 @@ async fn create(
     let stored = s.store.get_endpoint(&row.app_id, &row.id).await?.unwrap_or(row);
     let mut out = shown(&s, stored).await?;
     if challenge.is_some() {
-        ownership::kick();
+        s.wake.challenge_started();
     }
     out.secret = key.shown_secret().map(str::to_string);
     out.public_key = new.public_key;
@@ -697,10 +697,10 @@ async fn update(
     }
     let patch = EndpointPatch { challenge, ..patch };
     s.store.update_endpoint(&row.app_id, &row.id, &patch, now).await?;
-    let updated = read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await;
+    let updated = read(State(s.clone()), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await;
     // Read first: the answer shows the new challenge before any attempt of it.
     if patch.challenge.is_some() {
-        ownership::kick();
+        s.wake.challenge_started();
     }
     updated
 }
@@ -948,8 +948,9 @@ async fn verify(
     if !s.store.start_challenge(&row.id, &ownership::new_challenge(), now).await? {
         return Err(ApiError::not_found("endpoint"));
     }
-    let Json(out) = read(State(s), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await?;
+    let Json(out) = read(State(s.clone()), NoQuery, ApiPath(EndpointPath { app: row.app_id, ep: row.id })).await?;
     // Read first: the answer shows the new challenge before any attempt of it.
-    ownership::kick();
+    s.wake.challenge_started();
     Ok((StatusCode::ACCEPTED, Json(out)))
 }
+

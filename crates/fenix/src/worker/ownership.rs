@@ -17,16 +17,12 @@
 //! starts one spends the budgets of `send_budgets` (per endpoint and per app,
 //! in the database), and is answered 429 once they are spent.
 
-use std::{
-    sync::LazyLock,
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
 use bytes::Bytes;
 use rand::RngCore;
 use serde_json::value::RawValue;
-use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use super::{
@@ -52,9 +48,6 @@ const CLAIM_LIMIT: i64 = 16;
 /// Longest idle wait between looks for due challenges.
 const IDLE_POLL: Duration = Duration::from_secs(1);
 
-/// Woken when this instance starts a challenge, so it is sent at once.
-static KICK: LazyLock<Notify> = LazyLock::new(Notify::new);
-
 /// A new challenge: 32 random bytes, base64url without padding (43 characters).
 pub fn new_challenge() -> NewChallenge {
     let mut bytes = [0u8; CHALLENGE_BYTES];
@@ -62,12 +55,8 @@ pub fn new_challenge() -> NewChallenge {
     NewChallenge { challenge: URL_SAFE_NO_PAD.encode(bytes), change_id: ids::new_id("esc") }
 }
 
-/// Tells the sender of this instance that a challenge is due now.
-pub fn kick() {
-    KICK.notify_one();
-}
-
-/// Sends due challenges until `shutdown`.
+/// Sends due challenges until `shutdown`; woken early by
+/// [`Wake::challenge_started`](crate::wake::Wake::challenge_started).
 pub async fn run(state: SharedState, client: reqwest::Client, shutdown: CancellationToken) {
     let mut failures = 0u32;
     while !shutdown.is_cancelled() {
@@ -97,7 +86,7 @@ pub async fn run(state: SharedState, client: reqwest::Client, shutdown: Cancella
             }
         };
         tokio::select! {
-            _ = KICK.notified() => {}
+            _ = state.wake.challenge_notified() => {}
             _ = tokio::time::sleep(wait) => {}
             _ = shutdown.cancelled() => break,
         }
