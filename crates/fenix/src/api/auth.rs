@@ -115,13 +115,6 @@ impl Auth {
     }
 }
 
-/// The caller a bearer token stands for, straight from the database (no
-/// cache): `None` for an unknown, revoked or expired token. For the console's
-/// login, which turns a token into a session.
-pub async fn principal_for_bearer(store: &Store, token: &str) -> Result<Option<Principal>, sqlx::Error> {
-    Ok(store.find_live_token(&hash_admin_token(token), time::now_ms()).await?.map(|row| row.principal))
-}
-
 /// Who made a change, for the records that say so (an endpoint's state
 /// changes): the [`Principal`] says what a caller may do, this how it came.
 /// In the request's extensions beside the principal.
