@@ -29,8 +29,8 @@ use std::fmt;
 
 use url::Url;
 
+use crate::checked_host::CheckedHost;
 use crate::error::{Code, DestinationError};
-use crate::url_policy::CheckedHost;
 
 /// Characters the parser drops or trims before parsing: checked on the raw
 /// input first, before anything else could be confused by them.

@@ -121,6 +121,7 @@
 //! error text. The resolver logs that detail for the operator at `info`.
 
 mod canonical;
+mod checked_host;
 mod error;
 mod ip_policy;
 #[cfg(test)]

@@ -11,6 +11,7 @@ use std::net::IpAddr;
 use url::{Host, Url};
 
 use crate::canonical::{check_canonical, check_no_silently_dropped_characters};
+pub(crate) use crate::checked_host::CheckedHost;
 use crate::error::{Code, DestinationError};
 use crate::Policy;
 
@@ -35,30 +36,6 @@ const SPECIAL_USE_SUFFIXES: &[&str] = &[
     "intranet",
     "private",
 ];
-
-/// A host that passed the host policy.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum CheckedHost {
-    /// A normalised DNS name (lower case, ASCII, no trailing dot).
-    Name(String),
-    /// An IP literal inside the development `allow_cidrs`.
-    Ip(IpAddr),
-    /// `localhost`, admitted only while the development `allow_cidrs` cover
-    /// a loopback address: it stands for those loopback addresses (the ones
-    /// allowed, IPv4 first) and is never looked up in DNS, so it means this
-    /// machine whatever the resolver says.
-    Loopback(String, Vec<IpAddr>),
-}
-
-impl CheckedHost {
-    /// The normalised name, for hosts written as a name.
-    pub(crate) fn name(&self) -> Option<&str> {
-        match self {
-            CheckedHost::Name(name) | CheckedHost::Loopback(name, _) => Some(name),
-            CheckedHost::Ip(_) => None,
-        }
-    }
-}
 
 /// The addresses `localhost` stands for when the development overrides allow them.
 const LOOPBACK: [IpAddr; 2] = [IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), IpAddr::V6(std::net::Ipv6Addr::LOCALHOST)];
