@@ -13,7 +13,7 @@
 //! | `extract.rs` | JSON, query and path extractors in our error shape, path parameters, pagination |
 //! | `error.rs` | [`ApiError`] and the error body |
 //! | `lookup.rs` | `{app}`, `{ep}` → rows, or 404 |
-//! | `apps.rs`, `endpoints.rs`, `events.rs`, `deliveries.rs`, `replay.rs`, `stats.rs`, `tokens.rs` | one resource each |
+//! | `apps.rs`, `endpoints/`, `events.rs`, `deliveries.rs`, `replay.rs`, `stats.rs`, `tokens.rs` | one resource each |
 //! | `portal_sessions.rs`, `settings.rs` | portal links (admin); the settings in force, secrets redacted |
 //! | `sessions.rs` | console sessions: the `fenix_session` cookie (`__Host-` over HTTPS), CSRF, `/console/api/…` (not in the document) |
 //! | `console.rs` | the web console's embedded pages and their security headers (not in the document) |

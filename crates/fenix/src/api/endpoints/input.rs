@@ -1,0 +1,332 @@
+//! The create and update bodies, and their checks: each field parsed into
+//! its stored form (the destination policy for the URL, `endpoint_policy` for
+//! headers and retry rules, the catalogue in strict mode). The checks run in
+//! a fixed order, so a body with several faults is always answered with the
+//! same one.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::{
+    api::{error::ApiError, extract::non_null},
+    endpoint_policy::{self, InvalidPolicy, StoredHeaders},
+    event_types::EventTypeFilter,
+    ids,
+    lifecycle::{EndpointState, OnDeadLetter, SigningAlgorithm},
+    secrets::{EndpointKey, SigningSecret},
+    state::SharedState,
+    store::endpoints::{EndpointPatch, EndpointRow, NewEndpoint},
+    time,
+};
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CreateEndpoint {
+    #[schema(example = "https://hooks.example.com/fenix")]
+    url: String,
+    description: Option<String>,
+    #[serde(default)]
+    event_types: Vec<String>,
+    #[schema(minimum = 1, maximum = 100000)]
+    rate_limit_per_sec: Option<i64>,
+    signature_scheme: Option<String>,
+    /// `hmac` (default) or `ed25519`: Fenix makes an Ed25519 key pair, keeps
+    /// the private key sealed and never shows it; receivers verify with the public key.
+    #[serde(default)]
+    signing_algorithm: SigningAlgorithm,
+    /// Owner-supplied HMAC secret (migrating from another platform); `hmac` only.
+    secret: Option<String>,
+    /// Custom request headers sent with every attempt (at most 20, 8 KiB in all).
+    #[schema(example = json!({"X-Tenant": "acme", "Authorization": "Bearer abc"}))]
+    headers: Option<BTreeMap<String, String>>,
+    /// Names in `headers` whose values are sealed and redacted like
+    /// `Authorization` and `Cookie` (which always are).
+    #[schema(example = json!(["X-Api-Key"]))]
+    sensitive_headers: Option<Vec<String>>,
+    /// Own waits between attempts (at most 20, each at most 30d); absent or
+    /// null: `FENIX_RETRY_SCHEDULE`.
+    #[schema(example = json!(["30s", "5m", "1h"]))]
+    retry_schedule: Option<Vec<String>>,
+    /// 4xx answers (not 408, 410 or 429) that fail a delivery at once.
+    #[schema(example = json!([400, 401, 404]))]
+    final_status_codes: Option<Vec<i64>>,
+    /// Own attempt timeout, at most `FENIX_ATTEMPT_TIMEOUT`; absent or null: that one.
+    #[schema(example = "5s")]
+    attempt_timeout: Option<String>,
+    /// Ordered delivery (default `false`): one delivery at a time per lane, in event order.
+    #[serde(default)]
+    ordered: bool,
+    /// After a dead letter in an ordered lane (default `continue`).
+    #[serde(default)]
+    on_dead_letter: OnDeadLetter,
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct PatchEndpoint {
+    /// Left out: unchanged; cannot be null.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = String, required = false, example = "https://hooks.example.com/fenix")]
+    url: Option<String>,
+    /// Left out: unchanged; cannot be null (`""` empties it).
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = String, required = false)]
+    description: Option<String>,
+    /// Left out: unchanged; cannot be null (`[]` is every type).
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = Vec<String>, required = false)]
+    event_types: Option<Vec<String>>,
+    #[serde(default, with = "double_option")]
+    #[schema(value_type = Option<i64>, minimum = 1, maximum = 100000)]
+    rate_limit_per_sec: Option<Option<i64>>,
+    /// Left out: unchanged; cannot be null (`{}` removes them all). Replaces
+    /// the whole set; a sensitive header given as `"[redacted]"` keeps its stored value.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = BTreeMap<String, String>, required = false)]
+    headers: Option<BTreeMap<String, String>>,
+    /// Only together with `headers`; left out, the names sensitive so far stay sensitive.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = Vec<String>, required = false)]
+    sensitive_headers: Option<Vec<String>>,
+    /// Left out: unchanged; null: back to `FENIX_RETRY_SCHEDULE`.
+    #[serde(default, with = "double_option")]
+    #[schema(value_type = Option<Vec<String>>)]
+    retry_schedule: Option<Option<Vec<String>>>,
+    /// Left out: unchanged; cannot be null (`[]`: none).
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = Vec<i64>, required = false)]
+    final_status_codes: Option<Vec<i64>>,
+    /// Left out: unchanged; null: back to `FENIX_ATTEMPT_TIMEOUT`.
+    #[serde(default, with = "double_option")]
+    #[schema(value_type = Option<String>)]
+    attempt_timeout: Option<Option<String>>,
+    /// Left out: unchanged; cannot be null. Applies to deliveries created from then on.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = bool, required = false)]
+    ordered: Option<bool>,
+    /// Left out: unchanged; cannot be null.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(value_type = OnDeadLetter, required = false)]
+    on_dead_letter: Option<OnDeadLetter>,
+}
+
+/// Distinguishes a field left out (`None`) from an explicit `null` (`Some(None)`).
+mod double_option {
+    use serde::{Deserialize, Deserializer};
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
+        Option::<T>::deserialize(d).map(Some)
+    }
+}
+
+/// The endpoint a create asks for in app `app_id`, checked and ready to
+/// insert (created now, active), and the key it starts to sign with.
+pub(super) async fn new_endpoint(
+    s: &SharedState,
+    app_id: String,
+    body: &CreateEndpoint,
+) -> Result<(NewEndpoint, EndpointKey), ApiError> {
+    let filter = EventTypeFilter::parse(&body.event_types)?;
+    catalogued(s, &filter).await?;
+    let scheme = signature_scheme(body.signature_scheme.as_deref())?;
+    let key = new_key(body.signing_algorithm, body.secret.as_deref())?;
+    let id = ids::new_id("ep");
+    let headers = created_headers(s, &id, body)?;
+    let retry_schedule = body.retry_schedule.as_deref().map(retry_schedule_column).transpose()?;
+    let final_status_codes = final_codes_column(body.final_status_codes.as_deref().unwrap_or_default())?;
+    let attempt_timeout_ms = body.attempt_timeout.as_deref().map(|t| attempt_timeout_column(s, t)).transpose()?;
+    let url = check_url(s, &body.url).await?;
+    let now = time::now_ms();
+    let row = EndpointRow {
+        id,
+        app_id,
+        url,
+        description: check_description(body.description.as_deref().unwrap_or(""))?,
+        event_types: filter.to_json(),
+        state: EndpointState::Active,
+        state_reason: None,
+        state_changed_at: None,
+        rate_limit_per_sec: check_rate(body.rate_limit_per_sec)?,
+        signature_scheme: scheme.as_str().into(),
+        created_at: now,
+        updated_at: now,
+        headers: headers.to_json(),
+        retry_schedule,
+        final_status_codes,
+        attempt_timeout_ms,
+        ordered: body.ordered,
+        on_dead_letter: body.on_dead_letter,
+        signing_algorithm: key.algorithm(),
+    };
+    let new = NewEndpoint { sealed_secret: key.seal(&s.keyring.current, &row.id), public_key: key.public_key(), row };
+    Ok((new, key))
+}
+
+/// The change a patch asks of endpoint `row`, checked; its `challenge` is
+/// left for the caller to decide.
+pub(super) async fn endpoint_patch(
+    s: &SharedState,
+    row: &EndpointRow,
+    body: &PatchEndpoint,
+) -> Result<EndpointPatch, ApiError> {
+    let url = match &body.url {
+        Some(u) => Some(check_url(s, u).await?),
+        None => None,
+    };
+    let headers = patched_headers(s, row, body)?;
+    let event_types = body.event_types.as_deref().map(EventTypeFilter::parse).transpose()?;
+    if let Some(filter) = &event_types {
+        catalogued(s, filter).await?;
+    }
+    Ok(EndpointPatch {
+        url,
+        description: body.description.as_deref().map(check_description).transpose()?,
+        event_types: event_types.map(|f| f.to_json()),
+        rate_limit_per_sec: body.rate_limit_per_sec.map(check_rate).transpose()?,
+        headers,
+        retry_schedule: body
+            .retry_schedule
+            .as_ref()
+            .map(|v| v.as_deref().map(retry_schedule_column).transpose())
+            .transpose()?,
+        final_status_codes: body.final_status_codes.as_deref().map(final_codes_column).transpose()?,
+        attempt_timeout_ms: body
+            .attempt_timeout
+            .as_ref()
+            .map(|v| v.as_deref().map(|t| attempt_timeout_column(s, t)).transpose())
+            .transpose()?,
+        ordered: body.ordered,
+        on_dead_letter: body.on_dead_letter,
+        challenge: None,
+    })
+}
+
+/// A create's custom headers, sensitive values sealed for endpoint `id`.
+fn created_headers(s: &SharedState, id: &str, body: &CreateEndpoint) -> Result<StoredHeaders, ApiError> {
+    match &body.headers {
+        Some(given) => endpoint_policy::parse_headers(
+            given,
+            body.sensitive_headers.as_deref().unwrap_or_default(),
+            &StoredHeaders::default(),
+            &s.keyring.current,
+            id,
+        )
+        .map_err(invalid_policy),
+        None if body.sensitive_headers.as_ref().is_some_and(|v| !v.is_empty()) => {
+            Err(ApiError::invalid("invalid_sensitive_headers", "sensitive_headers needs headers to name"))
+        }
+        None => Ok(StoredHeaders::default()),
+    }
+}
+
+/// A patch's custom headers in stored form (`None`: unchanged). A sensitive
+/// value given as `"[redacted]"` keeps the one `row` stores.
+fn patched_headers(s: &SharedState, row: &EndpointRow, body: &PatchEndpoint) -> Result<Option<String>, ApiError> {
+    let previous = StoredHeaders::from_json(&row.headers);
+    match (&body.headers, &body.sensitive_headers) {
+        (Some(given), sensitive) => {
+            // Left out: what was sensitive stays so, for the names still given.
+            let sensitive = sensitive.clone().unwrap_or_else(|| {
+                let kept = endpoint_policy::still_sensitive(&previous).into_iter();
+                kept.filter(|n| given.keys().any(|g| g.eq_ignore_ascii_case(n))).collect()
+            });
+            Ok(Some(
+                endpoint_policy::parse_headers(given, &sensitive, &previous, &s.keyring.current, &row.id)
+                    .map_err(invalid_policy)?
+                    .to_json(),
+            ))
+        }
+        (None, Some(_)) => Err(ApiError::invalid(
+            "invalid_sensitive_headers",
+            "sensitive_headers can only be changed together with headers",
+        )),
+        (None, None) => Ok(None),
+    }
+}
+
+/// The key a create or rotation starts to sign with: an owner-supplied HMAC
+/// secret, or a fresh key of `algorithm`. An Ed25519 private key is only
+/// ever made here, so it exists nowhere but sealed in the database.
+pub(super) fn new_key(algorithm: SigningAlgorithm, supplied: Option<&str>) -> Result<EndpointKey, ApiError> {
+    match (algorithm, supplied) {
+        (SigningAlgorithm::Hmac, Some(v)) => Ok(EndpointKey::Hmac(SigningSecret::parse(v).map_err(invalid_secret)?)),
+        (SigningAlgorithm::Ed25519, Some(_)) => Err(ApiError::invalid(
+            "invalid_secret",
+            "secret can only be given with signing_algorithm \"hmac\": Fenix makes Ed25519 keys itself",
+        )),
+        (algorithm, None) => Ok(EndpointKey::generate(algorithm)),
+    }
+}
+
+fn invalid_secret(e: crate::secrets::InvalidSecret) -> ApiError {
+    ApiError::invalid("invalid_secret", e.to_string())
+}
+
+/// The scheme a create asks for; left out, `fenix-v1`.
+fn signature_scheme(given: Option<&str>) -> Result<fenix_signing::Scheme, ApiError> {
+    match given {
+        None => Ok(fenix_signing::Scheme::FenixV1),
+        Some(v) => fenix_signing::Scheme::parse(v).ok_or_else(|| {
+            ApiError::invalid(
+                "invalid_signature_scheme",
+                "signature_scheme must be \"fenix-v1\" or \"standard-webhooks\"",
+            )
+        }),
+    }
+}
+
+/// In strict mode (`FENIX_EVENT_TYPES_STRICT`), every pattern of an endpoint's
+/// filter must name a catalogued type: 422 `unknown_event_type` otherwise.
+async fn catalogued(s: &SharedState, filter: &EventTypeFilter) -> Result<(), ApiError> {
+    match s.catalogue.unknown_in_filter(&s.store, s.settings.event_types_strict, filter).await? {
+        Some(refusal) => Err(refusal.into()),
+        None => Ok(()),
+    }
+}
+
+/// Runs the destination policy (URL shape, DNS, every address public).
+async fn check_url(s: &SharedState, raw: &str) -> Result<String, ApiError> {
+    match s.destinations.check_destination(raw).await {
+        Ok(url) => Ok(url.to_string()),
+        Err(e) => Err(ApiError::invalid(e.code(), e.to_string())),
+    }
+}
+
+fn check_rate(rate: Option<i64>) -> Result<Option<i64>, ApiError> {
+    match rate {
+        Some(r) if !(1..=100_000).contains(&r) => {
+            Err(ApiError::invalid("invalid_rate_limit", "rate_limit_per_sec must be between 1 and 100000, or null"))
+        }
+        other => Ok(other),
+    }
+}
+
+fn check_description(d: &str) -> Result<String, ApiError> {
+    if d.len() > 1024 {
+        return Err(ApiError::invalid("invalid_description", "description must be at most 1024 bytes"));
+    }
+    // Line breaks and tabs are fine in a description; NUL is not storable text on PostgreSQL.
+    if d.contains('\0') {
+        return Err(ApiError::invalid("invalid_description", "description must not contain NUL characters"));
+    }
+    Ok(d.to_string())
+}
+
+fn invalid_policy(e: InvalidPolicy) -> ApiError {
+    ApiError::invalid(e.code, e.message)
+}
+
+/// The retry policy fields of a create or patch, checked and in stored form.
+fn retry_schedule_column(waits: &[String]) -> Result<String, ApiError> {
+    endpoint_policy::parse_schedule(waits).map(|s| endpoint_policy::schedule_to_json(&s)).map_err(invalid_policy)
+}
+
+fn final_codes_column(codes: &[i64]) -> Result<String, ApiError> {
+    let codes = endpoint_policy::parse_final_codes(codes).map_err(invalid_policy)?;
+    Ok(serde_json::to_string(&codes).expect("numbers serialize"))
+}
+
+fn attempt_timeout_column(s: &SharedState, raw: &str) -> Result<i64, ApiError> {
+    let t = endpoint_policy::parse_attempt_timeout(raw, s.settings.attempt_timeout).map_err(invalid_policy)?;
+    Ok(i64::try_from(t.as_millis()).unwrap_or(i64::MAX))
+}
