@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::support::{dns::TestDns, eventually, Fenix, TestDb};
+use crate::support::{delivery_of, dns::TestDns, eventually, Fenix, TestDb};
 
 /// A public IPv4 address (never contacted: names answering it are only registered).
 pub const PUBLIC_V4: &str = "93.184.215.14";
@@ -33,23 +33,11 @@ pub async fn change_url(fenix: &Fenix, app: &str, endpoint: &str, url: &str) -> 
     fenix.call("PATCH", &format!("/v1/apps/{app}/endpoints/{endpoint}"), Some(json!({ "url": url }))).await
 }
 
-/// The `error.code` of an error body ("" when there is none).
-pub fn code(body: &Value) -> &str {
-    body["error"]["code"].as_str().unwrap_or("")
-}
-
 /// The endpoints an app has.
 pub async fn endpoints(fenix: &Fenix, app: &str) -> Vec<Value> {
     let (status, body) = fenix.call("GET", &format!("/v1/apps/{app}/endpoints"), None).await;
     assert_eq!(status, 200, "list endpoints: {body}");
     body["data"].as_array().cloned().unwrap_or_default()
-}
-
-/// The one delivery of `event_id`.
-pub async fn delivery_of(fenix: &Fenix, app: &str, event_id: &str) -> Value {
-    let found = fenix.deliveries(app, &format!("event_id={event_id}")).await;
-    assert_eq!(found.len(), 1, "one delivery for {event_id}: {found:?}");
-    found[0].clone()
 }
 
 pub use crate::support::{attempts, signed_v1_by as verifies};

@@ -7,8 +7,10 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::common::{code, register, strict_fenix, wait_for_attempts, PUBLIC_V4};
-use crate::support::{dns::TestDns, eventually, Backend, Fenix, Plan, Receiver, TestDb};
+use super::common::{register, strict_fenix, wait_for_attempts, PUBLIC_V4};
+use crate::support::{
+    dns::TestDns, error_code_or_empty, error_message, eventually, Backend, Fenix, Plan, Receiver, TestDb,
+};
 
 /// (host, code, texts the answer must not contain)
 fn refusals(dns: &TestDns) -> Vec<(&'static str, &'static str, Vec<String>)> {
@@ -47,8 +49,8 @@ async fn a_refused_registration_names_the_host_but_never_internal_dns_data(backe
 
     for (host, expected, hidden) in refusals(&dns) {
         let (status, body) = register(&fenix, &app, &format!("https://{host}/hook")).await;
-        assert_eq!((status, code(&body)), (422, expected), "{host}: {body}");
-        let message = body["error"]["message"].as_str().unwrap_or("");
+        assert_eq!((status, error_code_or_empty(&body)), (422, expected), "{host}: {body}");
+        let message = error_message(&body);
         assert!(message.contains(host), "{host}: the message names the host: {body}");
         for text in hidden {
             assert!(!body.to_string().contains(&text), "{host}: the answer reveals {text:?}: {body}");

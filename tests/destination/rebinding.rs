@@ -12,8 +12,8 @@ use std::{
 
 use serde_json::json;
 
-use super::common::{delivery_of, verifies, wait_for_attempts};
-use crate::support::{dns::TestDns, eventually, Fenix, Plan, Receiver, TestDb};
+use super::common::{verifies, wait_for_attempts};
+use crate::support::{delivery_of, dns::TestDns, eventually, Fenix, Plan, Receiver, TestDb};
 
 const NAME: &str = "hooks.rebind-test.com";
 

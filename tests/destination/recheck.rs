@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::common::{delivery_of, endpoints, verifies, wait_for_attempts};
-use crate::support::{dns::TestDns, eventually, Fenix, Plan, Receiver, TestDb};
+use super::common::{endpoints, verifies, wait_for_attempts};
+use crate::support::{delivery_of, dns::TestDns, eventually, Fenix, Plan, Receiver, TestDb};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ip_endpoint_is_blocked_once_its_range_is_no_longer_allowed() {

@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use super::common::{change_url, code, endpoints, register, strict_fenix, PUBLIC_V4, PUBLIC_V6};
-use crate::support::{dns::TestDns, Backend, TestDb};
+use super::common::{change_url, endpoints, register, strict_fenix, PUBLIC_V4, PUBLIC_V6};
+use crate::support::{dns::TestDns, error_code_or_empty, error_message, Backend, TestDb};
 
 /// The one name of the zone that answers (public addresses only). Every
 /// other name is NXDOMAIN, so a case that wrongly passed the URL policy would
@@ -113,8 +113,8 @@ fn refused_urls() -> Vec<(String, &'static str)> {
 
 /// Checks one refusal: 422, the expected code, a message, and no secret echoed.
 fn assert_refused(what: &str, url: &str, expected: &str, status: u16, body: &Value) {
-    assert_eq!((status, code(body)), (422, expected), "{what} {url:?}: {status} {body}");
-    let message = body["error"]["message"].as_str().unwrap_or("");
+    assert_eq!((status, error_code_or_empty(body)), (422, expected), "{what} {url:?}: {status} {body}");
+    let message = error_message(body);
     assert!(!message.is_empty(), "{what} {url:?}: the refusal says what to change: {body}");
     assert!(!message.contains("s3cr3t-pa55"), "{what} {url:?}: the message echoes the password: {body}");
 }

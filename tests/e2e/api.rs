@@ -6,12 +6,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::common::deliveries_of;
-use crate::support::{Backend, Fenix, Plan, Receiver, TestDb};
-
-/// The error code of an error answer.
-fn code(body: &Value) -> &str {
-    body["error"]["code"].as_str().unwrap_or_else(|| panic!("not an error body: {body}"))
-}
+use crate::support::{error_code, fenix_cli_stdout, Backend, Fenix, Plan, Receiver, TestDb};
 
 /// Posts raw bytes as JSON; answers status and the error code (or "").
 async fn post_raw(fenix: &Fenix, path: &str, body: Vec<u8>) -> (u16, String) {
@@ -28,10 +23,10 @@ async fn calls_without_a_valid_token_are_unauthorized(backend: Backend) {
     let app = fenix.create_app("acme").await;
     for token in [None, Some("fxa_wrong"), Some("")] {
         let (status, body) = fenix.call_as(token, "GET", "/v1/apps", None).await;
-        assert_eq!((status, code(&body)), (401, "unauthorized"), "token {token:?}");
+        assert_eq!((status, error_code(&body)), (401, "unauthorized"), "token {token:?}");
         let event = json!({"type": "booking.confirmed", "data": {}});
         let (status, body) = fenix.call_as(token, "POST", &format!("/v1/apps/{app}/events"), Some(event)).await;
-        assert_eq!((status, code(&body)), (401, "unauthorized"), "token {token:?}");
+        assert_eq!((status, error_code(&body)), (401, "unauthorized"), "token {token:?}");
     }
     let (status, body) = fenix.call("GET", &format!("/v1/apps/{app}/events"), None).await;
     assert_eq!(status, 200);
@@ -57,11 +52,11 @@ async fn unknown_resources_answer_404_with_their_own_code(backend: Backend) {
     ];
     for (method, path, expected) in cases {
         let (status, body) = fenix.call(method, &path, None).await;
-        assert_eq!((status, code(&body)), (404, expected), "{method} {path}: {body}");
+        assert_eq!((status, error_code(&body)), (404, expected), "{method} {path}: {body}");
     }
     let event = json!({"type": "booking.confirmed", "data": {}});
     let (status, body) = fenix.call("POST", "/v1/apps/no-such-uid/events", Some(event)).await;
-    assert_eq!((status, code(&body)), (404, "app_not_found"));
+    assert_eq!((status, error_code(&body)), (404, "app_not_found"));
 }
 
 async fn another_apps_resources_are_not_found_through_this_app(backend: Backend) {
@@ -89,7 +84,7 @@ async fn another_apps_resources_are_not_found_through_this_app(backend: Backend)
     for (method, path, expected) in cases {
         let body = (method == "PATCH").then(|| json!({"description": "taken over"}));
         let (status, answer) = fenix.call(method, &path, body).await;
-        assert_eq!((status, code(&answer)), (404, expected), "{method} {path}: {answer}");
+        assert_eq!((status, error_code(&answer)), (404, expected), "{method} {path}: {answer}");
     }
     for list in ["endpoints", "events", "deliveries"] {
         let (status, answer) = fenix.call("GET", &format!("/v1/apps/{stranger}/{list}"), None).await;
@@ -132,11 +127,11 @@ async fn bad_requests_are_refused_with_a_stable_code_and_store_nothing(backend: 
         .expect("chunked POST");
     assert_eq!(resp.status(), 413);
     let body: Value = resp.json().await.expect("error JSON");
-    assert_eq!(code(&body), "payload_too_large");
+    assert_eq!(error_code(&body), "payload_too_large");
 
     for bad_type in ["", "has space", ".leading", "trailing.", "semi;colon"] {
         let (status, body) = fenix.call("POST", &events, Some(json!({"type": bad_type, "data": {}}))).await;
-        assert_eq!((status, code(&body)), (422, "invalid_event_type"), "type {bad_type:?}");
+        assert_eq!((status, error_code(&body)), (422, "invalid_event_type"), "type {bad_type:?}");
     }
     let (status, _) = fenix.call("POST", &events, Some(json!({"type": "booking.confirmed", "data": [1, 2]}))).await;
     assert_eq!(status, 422, "data must be an object");
@@ -148,7 +143,7 @@ async fn bad_requests_are_refused_with_a_stable_code_and_store_nothing(backend: 
         [("https://user:pw@example.com/x", "url_has_credentials"), ("ftp://example.com/x", "url_scheme_not_https")]
     {
         let (status, body) = fenix.call("POST", &endpoints, Some(json!({"url": url}))).await;
-        assert_eq!((status, code(&body)), (422, expected), "url {url}: {body}");
+        assert_eq!((status, error_code(&body)), (422, expected), "url {url}: {body}");
         assert!(!body["error"]["message"].as_str().unwrap().contains("pw@"), "the message repeats the credentials");
     }
 
@@ -323,38 +318,24 @@ async fn an_app_is_addressable_by_its_uid(backend: Backend) {
     let (status, renamed) = fenix.call("PATCH", "/v1/apps/acme-corp", Some(json!({"name": "Acme Corporation"}))).await;
     assert_eq!((status, &renamed["name"]), (200, &json!("Acme Corporation")));
     let (status, body) = fenix.call("POST", "/v1/apps", Some(json!({"name": "again", "uid": "acme-corp"}))).await;
-    assert_eq!((status, code(&body)), (409, "uid_taken"));
+    assert_eq!((status, error_code(&body)), (409, "uid_taken"));
     let (status, _) = fenix.call("DELETE", "/v1/apps/acme-corp", None).await;
     assert_eq!(status, 204);
     let (status, body) = fenix.call("GET", &format!("/v1/apps/{id}"), None).await;
-    assert_eq!((status, code(&body)), (404, "app_not_found"));
-}
-
-/// Runs a `fenix` sub-command against the same database; answers stdout.
-fn fenix_cli(db_url: &str, args: &[&str]) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fenix"))
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("DATABASE_URL", db_url)
-        .env("FENIX_LOG", "warn")
-        .output()
-        .expect("run fenix");
-    assert!(out.status.success(), "fenix {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).expect("utf-8")
+    assert_eq!((status, error_code(&body)), (404, "app_not_found"));
 }
 
 async fn a_token_made_with_the_cli_works_until_it_is_revoked(backend: Backend) {
     let db = TestDb::new(backend).await;
     let fenix = Fenix::start(&db, &[]).await;
-    let token = fenix_cli(&db.url, &["token", "create", "--name", "ci-robot"]).trim().to_string();
+    let token = fenix_cli_stdout(&db, &["token", "create", "--name", "ci-robot"]).trim().to_string();
     assert!(token.starts_with("fxa_"), "{token}");
     let (status, _) = fenix.call_as(Some(&token), "GET", "/v1/apps", None).await;
     assert_eq!(status, 200);
-    let list = fenix_cli(&db.url, &["token", "list"]);
+    let list = fenix_cli_stdout(&db, &["token", "list"]);
     assert!(!list.contains(&token), "the list never shows a token");
     let id = list.lines().find(|l| l.contains("ci-robot")).and_then(|l| l.split_whitespace().next()).expect("listed");
-    assert!(fenix_cli(&db.url, &["token", "revoke", id]).contains("revoked"));
+    assert!(fenix_cli_stdout(&db, &["token", "revoke", id]).contains("revoked"));
     crate::support::eventually("the revoked token is refused", Duration::from_secs(20), || async {
         fenix.call_as(Some(&token), "GET", "/v1/apps", None).await.0 == 401
     })
@@ -394,11 +375,11 @@ async fn every_documented_operation_is_routed_and_guarded_as_documented(backend:
                 // app is answered as an app without keys, so it cannot tell which apps exist.
                 assert_eq!(status, 200, "{method} {template} is public: {body}");
             } else {
-                assert_eq!((status, code(&body)), (401, "unauthorized"), "{method} {template} without a token");
+                assert_eq!((status, error_code(&body)), (401, "unauthorized"), "{method} {template} without a token");
             }
             let (status, body) = fenix.call(&method, &path, None).await;
             assert!(
-                status != 405 && !(status == 404 && code(&body) == "not_found"),
+                status != 405 && !(status == 404 && error_code(&body) == "not_found"),
                 "{method} {template} is documented but not routed: {status} {body}"
             );
         }

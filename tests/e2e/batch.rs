@@ -7,16 +7,10 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::{io::AsyncWriteExt, net::TcpStream};
 
-use crate::support::{eventually, signed_v1_by, Backend, Fenix, Plan, Receiver, TestDb};
+use crate::support::{event_count, eventually, signed_v1_by, Backend, Fenix, Plan, Receiver, TestDb};
 
 async fn batch(fenix: &Fenix, app: &str, body: Value) -> (u16, Value) {
     fenix.call("POST", &format!("/v1/apps/{app}/events/batch"), Some(body)).await
-}
-
-async fn event_count(fenix: &Fenix, app: &str) -> usize {
-    let (status, page) = fenix.call("GET", &format!("/v1/apps/{app}/events?limit=250"), None).await;
-    assert_eq!(status, 200, "{page}");
-    page["data"].as_array().unwrap().len()
 }
 
 async fn a_batch_is_stored_whole_and_delivered_signed(backend: Backend) {

@@ -6,11 +6,7 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{Backend, Fenix, Receiver, TestDb};
-
-fn code(body: &Value) -> &str {
-    body["error"]["code"].as_str().unwrap_or_default()
-}
+use crate::support::{error_code_or_empty, event_count, Backend, Fenix, Receiver, TestDb};
 
 fn paths(body: &Value) -> Vec<&str> {
     body["error"]["details"].as_array().into_iter().flatten().filter_map(|d| d["path"].as_str()).collect()
@@ -32,11 +28,6 @@ async fn add_type(fenix: &Fenix, body: Value) -> Value {
     out
 }
 
-async fn event_count(fenix: &Fenix, app: &str) -> usize {
-    let (_, page) = fenix.call("GET", &format!("/v1/apps/{app}/events?limit=250"), None).await;
-    page["data"].as_array().unwrap().len()
-}
-
 async fn admins_write_the_catalogue_and_every_field_is_checked(backend: Backend) {
     let db = TestDb::new(backend).await;
     let fenix = Fenix::start(&db, &[]).await;
@@ -54,7 +45,7 @@ async fn admins_write_the_catalogue_and_every_field_is_checked(backend: Backend)
     let (status, read) = fenix.call("GET", "/v1/event-types/order.paid", None).await;
     assert_eq!((status, &read), (200, &made));
     let (status, body) = fenix.call("POST", "/v1/event-types", Some(json!({"name": "order.paid"}))).await;
-    assert_eq!((status, code(&body)), (409, "event_type_exists"), "{body}");
+    assert_eq!((status, error_code_or_empty(&body)), (409, "event_type_exists"), "{body}");
 
     // Input errors, each named.
     for (body, status, want) in [
@@ -75,12 +66,12 @@ async fn admins_write_the_catalogue_and_every_field_is_checked(backend: Backend)
         (json!({"name": "a.b", "deprecated": "yes"}), 422, "invalid_body"),
     ] {
         let (got, answer) = fenix.call("POST", "/v1/event-types", Some(body.clone())).await;
-        assert_eq!((got, code(&answer)), (status, want), "{body}: {answer}");
+        assert_eq!((got, error_code_or_empty(&answer)), (status, want), "{body}: {answer}");
     }
     // An example must match its schema; the answer says where it does not.
     let body = json!({"name": "a.b", "schema": payment_schema(), "example": {"amount": -1}});
     let (status, answer) = fenix.call("POST", "/v1/event-types", Some(body)).await;
-    assert_eq!((status, code(&answer)), (422, "example_mismatch"), "{answer}");
+    assert_eq!((status, error_code_or_empty(&answer)), (422, "example_mismatch"), "{answer}");
     assert!(paths(&answer).contains(&"/example/amount") && paths(&answer).contains(&"/example"), "{answer}");
     let (status, _) = fenix.call("GET", "/v1/event-types/a.b", None).await;
     assert_eq!(status, 404, "nothing refused was stored");
@@ -88,7 +79,7 @@ async fn admins_write_the_catalogue_and_every_field_is_checked(backend: Backend)
     // PATCH: each field, the example still checked against the schema in force.
     let (status, body) =
         fenix.call("PATCH", "/v1/event-types/order.paid", Some(json!({"example": {"amount": "1"}}))).await;
-    assert_eq!((status, code(&body)), (422, "example_mismatch"), "{body}");
+    assert_eq!((status, error_code_or_empty(&body)), (422, "example_mismatch"), "{body}");
     let (status, body) =
         fenix.call("PATCH", "/v1/event-types/order.paid", Some(json!({"schema": null, "deprecated": true}))).await;
     assert_eq!(status, 200, "{body}");
@@ -103,10 +94,10 @@ async fn admins_write_the_catalogue_and_every_field_is_checked(backend: Backend)
         (json!({"schema": {"minimum": "five"}}), 422, "invalid_schema"),
     ] {
         let (got, answer) = fenix.call("PATCH", "/v1/event-types/order.paid", Some(patch.clone())).await;
-        assert_eq!((got, code(&answer)), (status, want), "{patch}: {answer}");
+        assert_eq!((got, error_code_or_empty(&answer)), (status, want), "{patch}: {answer}");
     }
     let (status, body) = fenix.call("PATCH", "/v1/event-types/nope", Some(json!({}))).await;
-    assert_eq!((status, code(&body)), (404, "event_type_not_found"));
+    assert_eq!((status, error_code_or_empty(&body)), (404, "event_type_not_found"));
 
     // The list pages (newest first by id; types made in one millisecond in no set order) with cursors of its own.
     for n in 0..3 {
@@ -124,13 +115,13 @@ async fn admins_write_the_catalogue_and_every_field_is_checked(backend: Backend)
     all.sort();
     assert_eq!(all, ["order.paid", "user.n0", "user.n1", "user.n2"], "every type once over the pages");
     let (status, body) = fenix.call("GET", "/v1/event-types?cursor=garbage", None).await;
-    assert_eq!((status, code(&body)), (400, "invalid_cursor"));
+    assert_eq!((status, error_code_or_empty(&body)), (400, "invalid_cursor"));
     let (status, body) = fenix.call("GET", "/v1/event-types?name=x", None).await;
-    assert_eq!((status, code(&body)), (400, "invalid_query"));
+    assert_eq!((status, error_code_or_empty(&body)), (400, "invalid_query"));
 
     assert_eq!(fenix.call("DELETE", "/v1/event-types/order.paid", None).await.0, 204);
     let (status, body) = fenix.call("DELETE", "/v1/event-types/order.paid", None).await;
-    assert_eq!((status, code(&body)), (404, "event_type_not_found"));
+    assert_eq!((status, error_code_or_empty(&body)), (404, "event_type_not_found"));
 }
 
 async fn an_event_that_breaks_its_schema_is_refused_naming_each_place(backend: Backend) {
@@ -141,7 +132,7 @@ async fn an_event_that_breaks_its_schema_is_refused_naming_each_place(backend: B
 
     let bad = json!({"type": "order.paid", "data": {"amount": "s3cr3t-value", "currency": "euro"}});
     let (status, body) = fenix.call("POST", &format!("/v1/apps/{app}/events"), Some(bad)).await;
-    assert_eq!((status, code(&body)), (422, "schema_mismatch"), "{body}");
+    assert_eq!((status, error_code_or_empty(&body)), (422, "schema_mismatch"), "{body}");
     let mut got = paths(&body);
     got.sort();
     assert_eq!(got, ["/data/amount", "/data/currency"], "{body}");
@@ -182,7 +173,7 @@ async fn a_batch_with_one_bad_payload_is_refused_by_its_index(backend: Backend) 
         {"type": "order.paid", "data": {"amount": 1.5, "currency": "EUR"}},
     ]});
     let (status, body) = fenix.call("POST", &format!("/v1/apps/{app}/events/batch"), Some(events)).await;
-    assert_eq!((status, code(&body)), (422, "schema_mismatch"), "{body}");
+    assert_eq!((status, error_code_or_empty(&body)), (422, "schema_mismatch"), "{body}");
     assert!(body["error"]["message"].as_str().unwrap().starts_with("events[2]: "), "{body}");
     assert_eq!(paths(&body), ["/events/2/data/amount"], "{body}");
     assert_eq!(event_count(&fenix, &app).await, 0, "the whole batch was refused");
@@ -216,14 +207,14 @@ async fn data_that_cannot_be_checked_is_refused_in_single_and_batch_ingestion(ba
     let (single, batch) = (format!("/v1/apps/{app}/events"), format!("/v1/apps/{app}/events/batch"));
     for (data, want, place) in unreadable_data() {
         let (status, body) = send_raw(&fenix, &single, format!(r#"{{"type":"order.paid","data":{data}}}"#)).await;
-        assert_eq!((status, code(&body)), (422, want), "{data}: {body}");
+        assert_eq!((status, error_code_or_empty(&body)), (422, want), "{data}: {body}");
         assert!(paths(&body)[0].starts_with(&format!("/data{place}")), "{data}: {body}");
         assert!(body["error"]["message"].as_str().unwrap().contains("`order.paid`"), "{body}");
         let events = format!(
             r#"{{"events":[{{"type":"order.paid","data":{{"amount":1,"currency":"EUR"}}}},{{"type":"order.paid","data":{data}}}]}}"#
         );
         let (status, body) = send_raw(&fenix, &batch, events).await;
-        assert_eq!((status, code(&body)), (422, want), "batch {data}: {body}");
+        assert_eq!((status, error_code_or_empty(&body)), (422, want), "batch {data}: {body}");
         assert!(body["error"]["message"].as_str().unwrap().starts_with("events[1]: "), "{body}");
         assert!(paths(&body)[0].starts_with(&format!("/events/1/data{place}")), "{data}: {body}");
     }
@@ -236,9 +227,9 @@ async fn data_that_cannot_be_checked_is_refused_in_single_and_batch_ingestion(ba
     let (status, body) =
         send_raw(&fenix, "/v1/event-types", r#"{"name":"a.b","schema":{"type":"object","type":"string"}}"#.into())
             .await;
-    assert_eq!((status, code(&body)), (422, "invalid_schema"), "{body}");
+    assert_eq!((status, error_code_or_empty(&body)), (422, "invalid_schema"), "{body}");
     let (status, body) = send_raw(&fenix, "/v1/event-types", r#"{"name":"a.b","example":{"n":1e400}}"#.into()).await;
-    assert_eq!((status, code(&body)), (422, "invalid_example"), "{body}");
+    assert_eq!((status, error_code_or_empty(&body)), (422, "invalid_example"), "{body}");
 }
 
 /// Definitions `d0`..`d{levels}`, each an `anyOf` of two `$ref`s to the one before:
@@ -265,7 +256,7 @@ async fn a_schema_whose_cost_can_grow_exponentially_is_refused_when_written(back
     ] {
         let (status, body) =
             fenix.call("POST", "/v1/event-types", Some(json!({"name": "a.b", "schema": schema}))).await;
-        assert_eq!((status, code(&body)), (422, want), "{body}");
+        assert_eq!((status, error_code_or_empty(&body)), (422, want), "{body}");
         let (status, body) = fenix.call("GET", "/v1/event-types/a.b", None).await;
         assert_eq!(status, 404, "nothing refused was stored: {body}");
     }
@@ -276,7 +267,7 @@ async fn a_schema_whose_cost_can_grow_exponentially_is_refused_when_written(back
     add_type(&fenix, json!({"name": "a.c", "schema": json_value})).await;
     // A PATCH is held to the same bound.
     let (status, body) = fenix.call("PATCH", "/v1/event-types/a.b", Some(json!({"schema": doubling_schema(30)}))).await;
-    assert_eq!((status, code(&body)), (422, "schema_too_costly"), "{body}");
+    assert_eq!((status, error_code_or_empty(&body)), (422, "schema_too_costly"), "{body}");
 }
 
 /// A schema the write-time bound admits (one schema per member) whose check
@@ -311,7 +302,10 @@ async fn a_check_over_its_budget_is_refused_and_its_type_flagged_while_the_api_k
     let hostile = (0..4).map(|_| fenix.call("POST", &events, Some(json!({"type": "order.slow", "data": many_keys()}))));
     let answers = futures::future::join_all(hostile).await;
     for (status, body) in &answers {
-        assert!(matches!((*status, code(body)), (422, "schema_too_costly") | (503, "overloaded")), "{body}");
+        assert!(
+            matches!((*status, error_code_or_empty(body)), (422, "schema_too_costly") | (503, "overloaded")),
+            "{body}"
+        );
     }
     let (_, refused) = answers.iter().find(|(status, _)| *status == 422).expect("one was checked and refused");
     assert!(refused["error"]["message"].as_str().unwrap().contains("`order.slow`"), "{refused}");
@@ -337,7 +331,7 @@ async fn a_check_over_its_budget_is_refused_and_its_type_flagged_while_the_api_k
     // A batch gets one request's budget, not one per event: refused at its first slow event.
     let batch: Vec<Value> = (0..3).map(|_| json!({"type": "order.slow", "data": many_keys()})).collect();
     let (status, body) = fenix.call("POST", &format!("{events}/batch"), Some(json!({ "events": batch }))).await;
-    assert!(matches!((status, code(&body)), (422, "schema_too_costly") | (503, "overloaded")), "{body}");
+    assert!(matches!((status, error_code_or_empty(&body)), (422, "schema_too_costly") | (503, "overloaded")), "{body}");
     if status == 422 {
         assert!(body["error"]["message"].as_str().unwrap().starts_with("events[0]: "), "{body}");
     }
@@ -385,12 +379,12 @@ async fn strict_mode_refuses_unknown_types_and_filters(backend: Backend) {
 
     let event = json!({"type": "order.paid", "data": {}});
     let (status, body) = fenix.call("POST", &format!("/v1/apps/{app}/events"), Some(event.clone())).await;
-    assert_eq!((status, code(&body)), (422, "unknown_event_type"), "{body}");
+    assert_eq!((status, error_code_or_empty(&body)), (422, "unknown_event_type"), "{body}");
     let endpoints = format!("/v1/apps/{app}/endpoints");
     for filter in [json!(["order.paid"]), json!(["order.*"])] {
         let (status, body) =
             fenix.call("POST", &endpoints, Some(json!({"url": receiver.url, "event_types": filter}))).await;
-        assert_eq!((status, code(&body)), (422, "unknown_event_type"), "{filter}: {body}");
+        assert_eq!((status, error_code_or_empty(&body)), (422, "unknown_event_type"), "{filter}: {body}");
         assert!(body["error"]["message"].as_str().unwrap().starts_with("event_types: "), "{body}");
     }
 
@@ -399,14 +393,14 @@ async fn strict_mode_refuses_unknown_types_and_filters(backend: Backend) {
     assert_eq!(status, 202, "a catalogued type is accepted at once: {body}");
     let batch = json!({"events": [{"type": "order.paid", "data": {}}, {"type": "order.refunded", "data": {}}]});
     let (status, body) = fenix.call("POST", &format!("/v1/apps/{app}/events/batch"), Some(batch)).await;
-    assert_eq!((status, code(&body)), (422, "unknown_event_type"), "{body}");
+    assert_eq!((status, error_code_or_empty(&body)), (422, "unknown_event_type"), "{body}");
     assert!(body["error"]["message"].as_str().unwrap().starts_with("events[1]: "), "{body}");
 
     let ep = fenix.create_endpoint(&app, json!({"url": receiver.url, "event_types": ["order.paid", "order.*"]})).await;
     let ep_path = format!("{endpoints}/{}", ep["id"].as_str().unwrap());
     for filter in [json!(["order.shipped"]), json!(["order.paid.*"]), json!(["order.paid", "user.*"])] {
         let (status, body) = fenix.call("PATCH", &ep_path, Some(json!({"event_types": filter}))).await;
-        assert_eq!((status, code(&body)), (422, "unknown_event_type"), "{filter}: {body}");
+        assert_eq!((status, error_code_or_empty(&body)), (422, "unknown_event_type"), "{filter}: {body}");
     }
     let (_, read) = fenix.call("GET", &ep_path, None).await;
     let mut kept: Vec<&str> = read["event_types"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
@@ -429,7 +423,7 @@ async fn app_tokens_and_portal_sessions_read_the_catalogue_but_cannot_change_it(
     assert_eq!((status, &list["data"][0]["schema"]), (200, &payment_schema()), "{list}");
     assert_eq!(fenix.call_as(Some(token), "GET", "/v1/event-types/order.paid", None).await.0, 200);
     let (status, body) = fenix.call_as(Some(token), "POST", "/v1/event-types", Some(json!({"name": "x.y"}))).await;
-    assert_eq!((status, code(&body)), (403, "forbidden"), "{body}");
+    assert_eq!((status, error_code_or_empty(&body)), (403, "forbidden"), "{body}");
     let (status, _) = fenix.call_as(Some(token), "DELETE", "/v1/event-types/order.paid", None).await;
     assert_eq!(status, 403);
 

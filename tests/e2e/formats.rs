@@ -8,15 +8,7 @@ use std::time::Duration;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{json, Value};
 
-use crate::support::{eventually, Backend, Fenix, Plan, Receiver, TestDb};
-
-fn code(body: &Value) -> &str {
-    body["error"]["code"].as_str().unwrap_or_else(|| panic!("not an error body: {body}"))
-}
-
-fn message(body: &Value) -> &str {
-    body["error"]["message"].as_str().unwrap_or_default()
-}
+use crate::support::{error_code, error_message, eventually, Backend, Fenix, Plan, Receiver, TestDb};
 
 /// The top-level keys of a JSON object, in the order they were written.
 struct Keys(Vec<String>);
@@ -88,11 +80,11 @@ async fn limits_stated_in_characters_are_counted_in_characters(backend: Backend)
     assert_eq!(status, 201, "256 characters (512 bytes) are within the limit: {app}");
     assert_eq!(app["name"], e256.as_str());
     let (status, body) = fenix.call("POST", "/v1/apps", Some(json!({"name": e257}))).await;
-    assert_eq!((status, code(&body)), (422, "invalid_name"), "{body}");
-    assert!(message(&body).contains("256 characters"), "{body}");
+    assert_eq!((status, error_code(&body)), (422, "invalid_name"), "{body}");
+    assert!(error_message(&body).contains("256 characters"), "{body}");
     let app = app["id"].as_str().unwrap();
     let (status, body) = fenix.call("PATCH", &format!("/v1/apps/{app}"), Some(json!({"name": e257}))).await;
-    assert_eq!((status, code(&body)), (422, "invalid_name"), "{body}");
+    assert_eq!((status, error_code(&body)), (422, "invalid_name"), "{body}");
     let (status, body) = fenix.call("PATCH", &format!("/v1/apps/{app}"), Some(json!({"name": "ü".repeat(256)}))).await;
     assert_eq!(status, 200, "{body}");
 
@@ -101,16 +93,16 @@ async fn limits_stated_in_characters_are_counted_in_characters(backend: Backend)
     assert_eq!(status, 202, "an idempotency key of 256 characters is taken: {body}");
     assert_eq!(body["idempotency_key"], e256.as_str());
     let (status, body) = fenix.call("POST", &events, Some(json!({"id": e257, "type": "t", "data": {}}))).await;
-    assert_eq!((status, code(&body)), (422, "invalid_idempotency_key"), "{body}");
-    assert!(message(&body).contains("256 characters"), "{body}");
+    assert_eq!((status, error_code(&body)), (422, "invalid_idempotency_key"), "{body}");
+    assert!(error_message(&body).contains("256 characters"), "{body}");
 }
 
 async fn a_body_error_names_the_field_without_the_frameworks_preamble(backend: Backend) {
     let db = TestDb::new(backend).await;
     let fenix = Fenix::start(&db, &[]).await;
     let (status, body) = fenix.call("POST", "/v1/apps", Some(json!({"name": 5}))).await;
-    assert_eq!((status, code(&body)), (422, "invalid_body"), "{body}");
-    assert_eq!(message(&body), "name: invalid type: integer `5`, expected a string at line 1 column 9");
+    assert_eq!((status, error_code(&body)), (422, "invalid_body"), "{body}");
+    assert_eq!(error_message(&body), "name: invalid type: integer `5`, expected a string at line 1 column 9");
 
     let resp = fenix
         .request("POST", "/v1/apps")
@@ -121,9 +113,9 @@ async fn a_body_error_names_the_field_without_the_frameworks_preamble(backend: B
         .expect("an answer");
     assert_eq!(resp.status().as_u16(), 400);
     let body: Value = resp.json().await.expect("a JSON error");
-    assert_eq!(code(&body), "malformed_json", "{body}");
-    assert!(message(&body).starts_with("the body is not valid JSON: EOF while parsing"), "{body}");
-    assert!(!message(&body).contains("Failed to"), "{body}");
+    assert_eq!(error_code(&body), "malformed_json", "{body}");
+    assert!(error_message(&body).starts_with("the body is not valid JSON: EOF while parsing"), "{body}");
+    assert!(!error_message(&body).contains("Failed to"), "{body}");
 }
 
 async fn time_filters_take_any_rfc3339_offset(backend: Backend) {
@@ -158,7 +150,11 @@ async fn time_filters_take_any_rfc3339_offset(backend: Backend) {
 
     let (status, body) =
         fenix.call("GET", &format!("/v1/apps/{app}/events?since={}", q("2026-11-30T10:00:00+0100")), None).await;
-    assert_eq!((status, code(&body)), (400, "invalid_time"), "an offset without its colon is not RFC 3339: {body}");
+    assert_eq!(
+        (status, error_code(&body)),
+        (400, "invalid_time"),
+        "an offset without its colon is not RFC 3339: {body}"
+    );
 }
 
 async fn the_envelope_created_at_is_the_apis_with_milliseconds(backend: Backend) {

@@ -9,16 +9,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::common::{signing_crate_accepts, Signed};
-use crate::support::{eventually, Backend, Fenix, Plan, Receiver, TestDb};
-
-/// The error code of an error answer.
-fn code(body: &Value) -> &str {
-    body["error"]["code"].as_str().unwrap_or_else(|| panic!("not an error body: {body}"))
-}
-
-fn message(body: &Value) -> &str {
-    body["error"]["message"].as_str().unwrap_or_default()
-}
+use crate::support::{error_code, error_message, eventually, Backend, Fenix, Plan, Receiver, TestDb};
 
 /// A fresh Fenix with app `acme` and one endpoint (its id in `ep`) on a loopback receiver.
 struct Acme {
@@ -44,8 +35,8 @@ async fn a_huge_stats_window_is_refused_naming_the_field(backend: Backend) {
     let stats = format!("/v1/apps/{app}/endpoints/{}/stats", ep);
     for window in ["300000000y", "18446744073709551615s", "0s", "400d"] {
         let (status, body) = fenix.call("GET", &format!("{stats}?window={window}"), None).await;
-        assert_eq!((status, code(&body)), (400, "invalid_window"), "window={window}: {body}");
-        assert!(message(&body).contains("window"), "{body}");
+        assert_eq!((status, error_code(&body)), (400, "invalid_window"), "window={window}: {body}");
+        assert!(error_message(&body).contains("window"), "{body}");
     }
     let (status, body) = fenix.call("GET", &format!("{stats}?window=366d"), None).await;
     assert_eq!(status, 200, "{body}");
@@ -80,16 +71,16 @@ async fn huge_numbers_are_refused_naming_the_field(backend: Backend) {
         let status = resp.status().as_u16();
         let answer: Value = resp.json().await.unwrap();
         assert!(status == 400 || status == 422, "{method} {path} {body}: {status} {answer}");
-        assert!(message(&answer).contains(field), "{method} {path} {body}: {answer}");
+        assert!(error_message(&answer).contains(field), "{method} {path} {body}: {answer}");
     }
     for query in [format!("limit={huge}"), "limit=0".into(), format!("limit={}", i64::MAX)] {
         let (status, answer) = fenix.call("GET", &format!("/v1/apps?{query}"), None).await;
         assert_eq!(status, 400, "{query}: {answer}");
-        assert!(message(&answer).contains("limit"), "{query}: {answer}");
+        assert!(error_message(&answer).contains("limit"), "{query}: {answer}");
     }
     let (status, answer) = fenix.call("GET", &format!("/v1/apps/{app}/events?since=99999-01-01T00:00:00Z"), None).await;
-    assert_eq!((status, code(&answer)), (400, "invalid_time"), "{answer}");
-    assert!(message(&answer).contains("since"), "{answer}");
+    assert_eq!((status, error_code(&answer)), (400, "invalid_time"), "{answer}");
+    assert!(error_message(&answer).contains("since"), "{answer}");
 }
 
 async fn nul_characters_in_text_inputs_are_refused_naming_the_field(backend: Backend) {
@@ -138,8 +129,8 @@ async fn nul_characters_in_text_inputs_are_refused_naming_the_field(backend: Bac
     ];
     for (method, path, body, expected, field) in bodies {
         let (status, answer) = fenix.call(method, &path, Some(body.clone())).await;
-        assert_eq!((status, code(&answer)), (422, expected), "{method} {path} {body}: {answer}");
-        assert!(message(&answer).contains(field), "{answer}");
+        assert_eq!((status, error_code(&answer)), (422, expected), "{method} {path} {body}: {answer}");
+        assert!(error_message(&answer).contains(field), "{answer}");
     }
     let queries = [
         (format!("/v1/apps/{app}/events?event_type=a%00b"), "event_type"),
@@ -150,8 +141,8 @@ async fn nul_characters_in_text_inputs_are_refused_naming_the_field(backend: Bac
     ];
     for (path, field) in queries {
         let (status, answer) = fenix.call("GET", &path, None).await;
-        assert_eq!((status, code(&answer)), (400, "invalid_query"), "{path}: {answer}");
-        assert!(message(&answer).contains(field), "{answer}");
+        assert_eq!((status, error_code(&answer)), (400, "invalid_query"), "{path}: {answer}");
+        assert!(error_message(&answer).contains(field), "{answer}");
     }
     let paths = [
         ("GET", "/v1/apps/%00".to_string(), "app"),
@@ -162,8 +153,8 @@ async fn nul_characters_in_text_inputs_are_refused_naming_the_field(backend: Bac
     ];
     for (method, path, param) in paths {
         let (status, answer) = fenix.call(method, &path, Some(json!({"type": "a.b", "data": {}}))).await;
-        assert_eq!((status, code(&answer)), (400, "invalid_path"), "{method} {path}: {answer}");
-        assert!(message(&answer).contains(&format!("`{param}`")), "{answer}");
+        assert_eq!((status, error_code(&answer)), (400, "invalid_path"), "{method} {path}: {answer}");
+        assert!(error_message(&answer).contains(&format!("`{param}`")), "{answer}");
     }
     let (_, apps) = fenix.call("GET", "/v1/apps", None).await;
     assert_eq!(apps["data"].as_array().unwrap().len(), 1, "nothing was stored: {apps}");
@@ -212,8 +203,11 @@ async fn a_path_that_is_not_utf8_gets_the_json_error(backend: Backend) {
         assert_eq!(resp.status().as_u16(), 400, "{method} {path}");
         assert_eq!(resp.headers()["content-type"], "application/json", "{method} {path}");
         let body: Value = resp.json().await.unwrap();
-        assert_eq!(code(&body), "invalid_path", "{body}");
-        assert!(message(&body).contains(&format!("`{param}`")) && message(&body).contains("UTF-8"), "{body}");
+        assert_eq!(error_code(&body), "invalid_path", "{body}");
+        assert!(
+            error_message(&body).contains(&format!("`{param}`")) && error_message(&body).contains("UTF-8"),
+            "{body}"
+        );
     }
 }
 
@@ -234,10 +228,10 @@ async fn a_cursor_of_another_list_or_garbage_is_refused(backend: Backend) {
         "/v1/apps?cursor=app_%27%20OR%201%3D1".to_string(),
     ] {
         let (status, body) = fenix.call("GET", &path, None).await;
-        assert_eq!((status, code(&body)), (400, "invalid_cursor"), "{path}: {body}");
+        assert_eq!((status, error_code(&body)), (400, "invalid_cursor"), "{path}: {body}");
     }
     let (status, body) = fenix.call("GET", &format!("/v1/apps/{app}/events?cursor={evt}"), None).await;
-    assert_eq!((status, code(&body)), (400, "invalid_cursor"), "a bare id is not a cursor: {body}");
+    assert_eq!((status, error_code(&body)), (400, "invalid_cursor"), "a bare id is not a cursor: {body}");
 }
 
 async fn statuses_are_taken_only_as_the_api_spells_them(backend: Backend) {
@@ -249,8 +243,8 @@ async fn statuses_are_taken_only_as_the_api_spells_them(backend: Backend) {
     }
     for status in ["", "Failed", "in-flight", "dead", "active"] {
         let (answer, body) = fenix.call("GET", &format!("/v1/apps/{app}/deliveries?status={status}"), None).await;
-        assert_eq!((answer, code(&body)), (400, "invalid_status"), "{status:?}: {body}");
-        assert_eq!(message(&body), "status must be one of pending, in_flight, succeeded, failed, skipped");
+        assert_eq!((answer, error_code(&body)), (400, "invalid_status"), "{status:?}: {body}");
+        assert_eq!(error_message(&body), "status must be one of pending, in_flight, succeeded, failed, skipped");
     }
     let replay = format!("/v1/apps/{app}/endpoints/{ep}/replay");
     for statuses in [json!(["failed", "failed"]), json!(["skipped"]), json!(["skipped", "failed"])] {
@@ -259,8 +253,8 @@ async fn statuses_are_taken_only_as_the_api_spells_them(backend: Backend) {
     }
     for statuses in [json!([]), json!(["failed", "dead"]), json!(["in_flight"]), json!(["Failed"])] {
         let (status, body) = fenix.call("POST", &replay, Some(json!({ "statuses": statuses }))).await;
-        assert_eq!((status, code(&body)), (422, "invalid_statuses"), "{statuses}: {body}");
-        assert_eq!(message(&body), "statuses may contain only \"failed\" and \"skipped\"");
+        assert_eq!((status, error_code(&body)), (422, "invalid_statuses"), "{statuses}: {body}");
+        assert_eq!(error_message(&body), "statuses may contain only \"failed\" and \"skipped\"");
     }
 }
 
@@ -276,7 +270,7 @@ async fn concurrent_rotations_answer_200_and_leave_a_consistent_set_of_secrets(b
         let body: Value = resp.json().await.unwrap();
         match status {
             200 => rotated.push((body["version"].as_i64().unwrap(), body["secret"].as_str().unwrap().to_string())),
-            409 => assert!(!code(&body).is_empty()),
+            409 => assert!(!error_code(&body).is_empty()),
             other => panic!("a rotation answered {other}: {body}"),
         }
     }
@@ -308,9 +302,9 @@ async fn the_operator_uid_and_app_id_shaped_uids_are_refused(backend: Backend) {
     ];
     for (uid, expected) in cases {
         let (status, body) = fenix.call("POST", "/v1/apps", Some(json!({"name": "x", "uid": uid}))).await;
-        assert_eq!((status, code(&body)), (422, expected), "create {uid}: {body}");
+        assert_eq!((status, error_code(&body)), (422, expected), "create {uid}: {body}");
         let (status, body) = fenix.call("PATCH", &format!("/v1/apps/{app}"), Some(json!({"uid": uid}))).await;
-        assert_eq!((status, code(&body)), (422, expected), "patch {uid}: {body}");
+        assert_eq!((status, error_code(&body)), (422, expected), "patch {uid}: {body}");
     }
     let (_, read) = fenix.call("GET", &format!("/v1/apps/{app}"), None).await;
     assert_eq!(read["uid"], "acme", "unchanged");
@@ -353,8 +347,10 @@ async fn an_app_cannot_have_more_endpoints_than_the_limit(backend: Backend) {
         match status {
             201 => created += 1,
             422 => {
-                assert_eq!(code(&body), "endpoint_limit_reached");
-                assert!(message(&body).contains("FENIX_MAX_ENDPOINTS_PER_APP") && message(&body).contains('3'));
+                assert_eq!(error_code(&body), "endpoint_limit_reached");
+                assert!(
+                    error_message(&body).contains("FENIX_MAX_ENDPOINTS_PER_APP") && error_message(&body).contains('3')
+                );
                 refused += 1;
             }
             other => panic!("create answered {other}: {body}"),
@@ -378,8 +374,11 @@ async fn an_event_matching_more_endpoints_than_the_fanout_limit_is_refused(backe
     let (status, body) = fenix
         .call("POST", &format!("/v1/apps/{app}/events"), Some(json!({"type": "booking.confirmed", "data": {}})))
         .await;
-    assert_eq!((status, code(&body)), (422, "fanout_limit_reached"), "{body}");
-    assert!(message(&body).contains("FENIX_MAX_FANOUT_PER_EVENT") && message(&body).contains('3'), "{body}");
+    assert_eq!((status, error_code(&body)), (422, "fanout_limit_reached"), "{body}");
+    assert!(
+        error_message(&body).contains("FENIX_MAX_FANOUT_PER_EVENT") && error_message(&body).contains('3'),
+        "{body}"
+    );
     let (_, events) = fenix.call("GET", &format!("/v1/apps/{app}/events"), None).await;
     assert_eq!(events["data"], json!([]), "nothing was stored");
 

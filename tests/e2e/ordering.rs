@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::common::wait_for_status;
-use crate::support::{eventually, Backend, Fenix, Plan, Received, Receiver, TestDb};
+use crate::support::{delivery_of, eventually, Backend, Fenix, Plan, Received, Receiver, TestDb};
 
 /// Short waits between attempts, so that retries and dead letters come quickly.
 const FAST_RETRIES: (&str, &str) = ("FENIX_RETRY_SCHEDULE", "100ms,100ms,100ms");
@@ -41,13 +41,6 @@ async fn ordered_endpoint(fenix: &Fenix, app: &str, url: &str, on_dead_letter: &
     assert_eq!(ep["ordered"], true, "{ep}");
     assert_eq!(ep["on_dead_letter"], on_dead_letter, "{ep}");
     ep
-}
-
-/// The one delivery of an event.
-async fn delivery_of(fenix: &Fenix, app: &str, event_id: &str) -> Value {
-    let d = fenix.deliveries(app, &format!("event_id={event_id}")).await;
-    assert_eq!(d.len(), 1, "one delivery of {event_id}: {d:?}");
-    d.into_iter().next().unwrap()
 }
 
 async fn events_arrive_in_order_even_when_attempts_fail(backend: Backend) {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::common::{secret_of, wait_for_status};
-use crate::support::{eventually, receiver::CHALLENGE, signed_v1_by, Backend, Fenix, Plan, Receiver, TestDb};
+use crate::support::{eventually, id_of, receiver::CHALLENGE, signed_v1_by, Backend, Fenix, Plan, Receiver, TestDb};
 
 const PATIENCE: Duration = Duration::from_secs(15);
 
@@ -19,10 +19,6 @@ const ONE_ATTEMPT: (&str, &str) = ("FENIX_VERIFICATION_RETRY_SCHEDULE", "1h");
 /// Answers the challenge as receiving.md says: `{"challenge": "…"}`.
 fn echo() -> Plan {
     Plan::ok().with_header("content-type", "application/json").with_body(format!(r#"{{"challenge":"{CHALLENGE}"}}"#))
-}
-
-fn id_of(v: &Value) -> String {
-    v["id"].as_str().unwrap_or_else(|| panic!("no id in {v}")).to_string()
 }
 
 async fn endpoint(fenix: &Fenix, app: &str, ep: &str) -> Value {

@@ -6,7 +6,7 @@ use std::{process::Stdio, time::Duration};
 
 use serde_json::{json, Value};
 
-use crate::support::{eventually, Backend, Fenix, Plan, Receiver, TestDb};
+use crate::support::{eventually, free_port, Backend, Fenix, Plan, Receiver, TestDb};
 
 const README: &str = include_str!("../../README.md");
 
@@ -18,11 +18,6 @@ fn quick_start_block() -> String {
     let block = &README[start..end];
     let body = block.split_once("```sh\n").expect("the marked block is a ```sh fence").1;
     body.rsplit_once("```").expect("the fence is closed").0.to_string()
-}
-
-/// A port nothing listens on right now.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// The README's quick start, pasted into bash in an empty directory with only

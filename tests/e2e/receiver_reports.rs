@@ -5,16 +5,12 @@
 
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::common::wait_for_status;
-use crate::support::{Backend, Fenix, Plan, Receiver, TestDb};
+use crate::support::{id_of, Backend, Fenix, Plan, Receiver, TestDb};
 
 const PATIENCE: Duration = Duration::from_secs(10);
-
-fn id_of(v: &Value) -> String {
-    v["id"].as_str().unwrap_or_else(|| panic!("no id in {v}")).to_string()
-}
 
 async fn an_attempt_id_a_receiver_logged_finds_that_attempt_and_its_delivery(backend: Backend) {
     let db = TestDb::new(backend).await;

@@ -7,11 +7,11 @@
 //! last admin token cannot be revoked through the API, and the CLI makes app
 //! tokens.
 
-use std::{process::Command, time::Duration};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::support::{eventually, fenix::base_env, Backend, Fenix, Plan, Receiver, TestDb};
+use crate::support::{eventually, fenix_cli, Backend, Fenix, Plan, Receiver, TestDb};
 
 const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
 
@@ -407,15 +407,6 @@ async fn token_input_is_checked_and_the_last_admin_token_stays(backend: Backend)
     assert_eq!(fenix.call("GET", "/v1/apps", None).await.0, 401, "the revoked bootstrap token stops");
     let (status, body) = fenix.call_as(Some(&second), "DELETE", &format!("/v1/tokens/{second_id}"), None).await;
     assert_eq!((status, &body["error"]["code"]), (409, &json!("last_admin_token")));
-}
-
-fn fenix_cli(db: &TestDb, args: &[&str]) -> std::process::Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fenix"));
-    cmd.args(args).env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
-    for (k, v) in base_env(db) {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("run fenix")
 }
 
 async fn the_cli_makes_lists_and_revokes_app_tokens(backend: Backend) {

@@ -5,15 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{Backend, Fenix, Plan, Receiver, TestDb};
-
-fn code(body: &Value) -> &str {
-    body["error"]["code"].as_str().unwrap_or_else(|| panic!("not an error body: {body}"))
-}
-
-fn message(body: &Value) -> &str {
-    body["error"]["message"].as_str().unwrap_or_default()
-}
+use crate::support::{error_code, error_message, Backend, Fenix, Plan, Receiver, TestDb};
 
 async fn a_misspelt_query_parameter_is_refused_naming_it(backend: Backend) {
     let db = TestDb::new(backend).await;
@@ -34,8 +26,8 @@ async fn a_misspelt_query_parameter_is_refused_naming_it(backend: Backend) {
         (format!("/v1/apps/{app}/endpoints/{ep}/stats?windows=1h"), "windows"),
     ] {
         let (status, body) = fenix.call("GET", &path, None).await;
-        assert_eq!((status, code(&body)), (400, "invalid_query"), "{path}: {body}");
-        assert!(message(&body).contains(&format!("`{param}`")), "{path}: {body}");
+        assert_eq!((status, error_code(&body)), (400, "invalid_query"), "{path}: {body}");
+        assert!(error_message(&body).contains(&format!("`{param}`")), "{path}: {body}");
     }
     // Calls that take no query parameter refuse one too, and change nothing.
     for (method, path) in [
@@ -46,9 +38,9 @@ async fn a_misspelt_query_parameter_is_refused_naming_it(backend: Backend) {
     ] {
         let body = (method == "POST" && path.contains("/events")).then(|| json!({"type": "a.b", "data": {}}));
         let (status, answer) = fenix.call(method, &path, body).await;
-        assert_eq!((status, code(&answer)), (400, "invalid_query"), "{method} {path}: {answer}");
+        assert_eq!((status, error_code(&answer)), (400, "invalid_query"), "{method} {path}: {answer}");
         let param = path.split_once('?').unwrap().1.split('=').next().unwrap();
-        assert!(message(&answer).contains(&format!("`{param}`")), "{method} {path}: {answer}");
+        assert!(error_message(&answer).contains(&format!("`{param}`")), "{method} {path}: {answer}");
     }
     let (_, endpoint) = fenix.call("GET", &format!("/v1/apps/{app}/endpoints/{ep}"), None).await;
     assert_eq!(endpoint["state"], "active", "neither paused nor deleted: {endpoint}");
@@ -118,8 +110,8 @@ async fn a_cursor_continues_only_its_own_list_with_the_same_filters(backend: Bac
         format!("/v1/apps/{app}/events?event_type=a.b&cursor="),
     ] {
         let (status, body) = fenix.call("GET", &path, None).await;
-        assert_eq!((status, code(&body)), (400, "invalid_cursor"), "{path}: {body}");
-        assert!(message(&body).contains("next_cursor"), "{body}");
+        assert_eq!((status, error_code(&body)), (400, "invalid_cursor"), "{path}: {body}");
+        assert!(error_message(&body).contains("next_cursor"), "{body}");
     }
 }
 
@@ -148,8 +140,8 @@ async fn bodies_with_unknown_fields_or_malformed_json_are_refused_everywhere(bac
     let all = posts.iter().map(|p| ("POST", p)).chain(patches.iter().map(|p| ("PATCH", p)));
     for (method, path) in all {
         let (status, body) = fenix.call(method, path, Some(json!({"pasue": true}))).await;
-        assert_eq!((status, code(&body)), (400, "unknown_field"), "{method} {path}: {body}");
-        assert!(message(&body).contains("`pasue`"), "{method} {path}: {body}");
+        assert_eq!((status, error_code(&body)), (400, "unknown_field"), "{method} {path}: {body}");
+        assert!(error_message(&body).contains("`pasue`"), "{method} {path}: {body}");
         let resp = fenix
             .request(method, path)
             .header("content-type", "application/json")
@@ -159,7 +151,7 @@ async fn bodies_with_unknown_fields_or_malformed_json_are_refused_everywhere(bac
             .expect("an answer");
         assert_eq!(resp.status().as_u16(), 400, "{method} {path}");
         let body: Value = resp.json().await.unwrap();
-        assert_eq!(code(&body), "malformed_json", "{method} {path}: {body}");
+        assert_eq!(error_code(&body), "malformed_json", "{method} {path}: {body}");
     }
     let (_, endpoint) = fenix.call("GET", &format!("/v1/apps/{app}/endpoints/{ep}"), None).await;
     assert_eq!(endpoint["state"], "active", "no refused pause took effect: {endpoint}");
@@ -196,8 +188,8 @@ async fn a_null_in_a_patch_clears_a_uid_and_is_refused_where_a_field_cannot_be_n
         (format!("/v1/apps/{app}/endpoints/{ep}"), "event_types"),
     ] {
         let (status, body) = fenix.call("PATCH", &path, Some(json!({ field: null }))).await;
-        assert_eq!((status, code(&body)), (422, "invalid_body"), "{field}: {body}");
-        assert!(message(&body).contains(field) && message(&body).contains("null"), "{field}: {body}");
+        assert_eq!((status, error_code(&body)), (422, "invalid_body"), "{field}: {body}");
+        assert!(error_message(&body).contains(field) && error_message(&body).contains("null"), "{field}: {body}");
     }
     let (_, endpoint) = fenix.call("GET", &format!("/v1/apps/{app}/endpoints/{ep}"), None).await;
     assert_eq!(endpoint["description"], "main", "unchanged: {endpoint}");

@@ -7,16 +7,12 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::common::{deliveries_of, secret_of, wait_for_status};
-use crate::support::{signed_v1_by, Backend, Fenix, Plan, Receiver, TestDb};
+use crate::support::{id_of, signed_v1_by, Backend, Fenix, Plan, Receiver, TestDb};
 
 const PATIENCE: Duration = Duration::from_secs(10);
 
 fn test_path(app: &str, ep: &str) -> String {
     format!("/v1/apps/{app}/endpoints/{ep}/test")
-}
-
-fn id_of(v: &Value) -> String {
-    v["id"].as_str().unwrap_or_else(|| panic!("no id in {v}")).to_string()
 }
 
 async fn a_test_event_reaches_only_its_endpoint_signed_whatever_its_filter(backend: Backend) {

@@ -16,11 +16,6 @@ pub fn ep_path(app: &str, ep: &str, rest: &str) -> String {
     format!("/v1/apps/{app}/endpoints/{ep}{rest}")
 }
 
-/// The id field of an API answer.
-pub fn id_of(v: &Value) -> String {
-    v["id"].as_str().unwrap_or_else(|| panic!("no id in {v}")).to_string()
-}
-
 /// Reads an endpoint (state, state_reason, …).
 pub async fn endpoint(fenix: &Fenix, app: &str, ep: &str) -> Value {
     let (status, body) = fenix.call("GET", &ep_path(app, ep, ""), None).await;
@@ -68,7 +63,7 @@ pub async fn wait_for_count(fenix: &Fenix, app: &str, ep: &str, status: &str, n:
     .await;
 }
 
-pub use crate::support::{attempts, signed_v1_by as signed_by};
+pub use crate::support::{attempts, id_of, signed_v1_by as signed_by};
 
 /// Sends `n` events of `event_type` with `{"n": i}` data; answers the ingest answers' ids in order.
 pub async fn send_events(fenix: &Fenix, app: &str, event_type: &str, n: usize) -> Vec<String> {

@@ -14,13 +14,12 @@
 //! PostgreSQL); elsewhere they print a note and the test passes.
 
 use std::{
-    net::TcpListener,
     path::PathBuf,
     process::{Child, Command, Stdio},
     time::Duration,
 };
 
-use crate::support::{eventually, Received};
+use crate::support::{eventually, free_port, Received};
 
 /// The page, as the test binary was built with it.
 pub const RECEIVING_MD: &str = include_str!("../../docs/receiving.md");
@@ -184,11 +183,6 @@ impl Drop for RustReceiver {
     fn drop(&mut self) {
         self.task.abort();
     }
-}
-
-/// A port that was free a moment ago.
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
 }
 
 /// Sends a request Fenix made (as a receiver recorded it) to `url` again: the

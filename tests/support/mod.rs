@@ -10,11 +10,16 @@
 pub mod db;
 pub mod dns;
 pub mod fenix;
+pub mod helpers;
 pub mod postgres;
 pub mod receiver;
 
 pub use db::{Backend, TestDb};
 pub use fenix::{attempts, Fenix};
+pub use helpers::{
+    delivery_of, error_code, error_code_or_empty, error_message, event_count, fenix_cli, fenix_cli_stdout, free_port,
+    id_of,
+};
 pub use receiver::{signed_v1_by, Plan, Received, Receiver, Tls};
 
 /// Expands one async scenario `fn name(backend: Backend)` into a test per backend.

@@ -13,7 +13,7 @@ use std::{
     process::Stdio,
 };
 
-use super::{Backend, TestDb};
+use super::{free_port, Backend, TestDb};
 
 /// Where the PostgreSQL binaries are: `FENIX_TEST_PG_BIN`, else Debian's PostgreSQL 15.
 pub fn pg_bin() -> PathBuf {
@@ -39,10 +39,6 @@ pub fn private_postgres_available() -> bool {
 
 fn running_as_root() -> bool {
     std::fs::metadata("/proc/self").map(|m| m.uid() == 0).unwrap_or(false)
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port").local_addr().expect("addr").port()
 }
 
 /// A PostgreSQL server of one test.
