@@ -80,6 +80,10 @@ struct Progress {
     cancelled: bool,
     /// The running check's type was counted as running over budget.
     over: Option<String>,
+    /// A check is running (set as it starts, cleared as it ends, under this
+    /// lock): the request counts a check as running over only while it
+    /// runs, so the count it adds is always taken off again.
+    running: bool,
 }
 
 impl Checks {
@@ -119,7 +123,13 @@ impl Checks {
             Err(_) => return Err((checks[0].index, Refusal::Busy)),
         };
         let names: Vec<(usize, String)> = checks.iter().map(|c| (c.index, c.compiled.name().to_string())).collect();
-        let progress = Arc::new(Mutex::new(Progress { at: 0, since: Instant::now(), cancelled: false, over: None }));
+        let progress = Arc::new(Mutex::new(Progress {
+            at: 0,
+            since: Instant::now(),
+            cancelled: false,
+            over: None,
+            running: false,
+        }));
         let (reply, answer) = oneshot::channel();
         let (job_progress, flags, done) = (progress.clone(), self.flags.clone(), self.done.clone());
         tokio::task::spawn_blocking(move || {
@@ -141,16 +151,32 @@ impl Checks {
                     return Err((names[at].0, Refusal::Failed));
                 }
                 Err(_) => {
-                    let mut p = progress.lock().expect("progress lock");
-                    if p.at != at && Instant::now() < started + self.per_request {
-                        continue; // the next check started meanwhile: its own budget
-                    }
-                    p.cancelled = true;
-                    let (index, name) = names[p.at].clone();
-                    p.over = Some(name.clone());
-                    let whole_request = since + self.per_event > started + self.per_request;
-                    drop(p);
-                    return Err((index, self.went_over(name, whole_request)));
+                    // Decided under the progress lock, awaited without it.
+                    let over = {
+                        let mut p = progress.lock().expect("progress lock");
+                        if p.at != at && Instant::now() < started + self.per_request {
+                            continue; // the next check started meanwhile: its own budget
+                        }
+                        if p.running {
+                            p.cancelled = true;
+                            let (index, name) = names[p.at].clone();
+                            // Counted under the progress lock, which the check's
+                            // end takes too: uncounted however the two interleave.
+                            self.flags.lock().expect("flags lock").entry(name.clone()).or_default().running_over += 1;
+                            p.over = Some(name.clone());
+                            Some((index, name, since + self.per_event > started + self.per_request))
+                        } else {
+                            None
+                        }
+                    };
+                    return match over {
+                        Some((index, name, whole_request)) => Err((index, self.went_over(name, whole_request))),
+                        // It ended just now: its answer is on its way.
+                        None => match (&mut answer).await {
+                            Ok(result) => result,
+                            Err(_) => Err((names[at].0, Refusal::Failed)),
+                        },
+                    };
                 }
             }
         }
@@ -175,16 +201,11 @@ impl Checks {
         Refusal::TooCostly { event_type: name.to_string(), why: OverBudget::Quarantined }
     }
 
-    /// The running check of `name` is over budget: counted as running over
-    /// (the job uncounts it when it ends), flagged, logged.
+    /// The running check of `name` is over budget (already counted as
+    /// running over: the job uncounts it when it ends): flagged, logged.
     fn went_over(&self, name: String, whole_request: bool) -> Refusal {
         let budget = if whole_request { self.per_request } else { self.per_event };
-        {
-            let mut flags = self.flags.lock().expect("flags lock");
-            let flag = flags.entry(name.clone()).or_default();
-            flag.running_over += 1;
-            flag.refused += 1;
-        }
+        self.flags.lock().expect("flags lock").entry(name.clone()).or_default().refused += 1;
         tracing::warn!(
             event_type = name,
             budget_ms = budget.as_millis() as u64,
@@ -240,12 +261,14 @@ fn check_all(
     flags: &Mutex<HashMap<String, Flag>>,
     done: &AtomicU64,
 ) -> Result<Vec<Check>, (usize, Refusal)> {
-    /// Uncounts a check that ran over, however the check ends.
+    /// Marks the check ended and uncounts it if it ran over, however it
+    /// ends, under the progress lock (see [`Progress::running`]).
     struct Over<'a>(&'a Mutex<Progress>, &'a Mutex<HashMap<String, Flag>>);
     impl Drop for Over<'_> {
         fn drop(&mut self) {
-            let over = self.0.lock().map(|mut p| p.over.take()).unwrap_or_default();
-            if let Some(name) = over {
+            let Ok(mut p) = self.0.lock() else { return };
+            p.running = false;
+            if let Some(name) = p.over.take() {
                 if let Some(f) = self.1.lock().expect("flags lock").get_mut(&name) {
                     f.running_over = f.running_over.saturating_sub(1);
                 }
@@ -258,15 +281,16 @@ fn check_all(
             if p.cancelled {
                 break;
             }
-            (p.at, p.since) = (at, Instant::now());
+            (p.at, p.since, p.running) = (at, Instant::now(), true);
         }
+        // From here on the check counts as running, until this guard drops.
+        let _over = Over(progress, flags);
         let name = check.compiled.name();
         if let Some(flag) = flags.lock().expect("flags lock").get_mut(name).filter(|f| f.running_over > 0) {
             flag.refused += 1;
             let refusal = Refusal::TooCostly { event_type: name.to_string(), why: OverBudget::Quarantined };
             return Err((check.index, refusal));
         }
-        let _over = Over(progress, flags);
         done.fetch_add(1, Ordering::Relaxed);
         check.compiled.check(&check.data, &check.base).map_err(|r| (check.index, r))?;
     }
@@ -344,6 +368,32 @@ mod tests {
         until_no_check_runs_over(&checks).await;
         assert!(checks.run("app_1", vec![check(0, &slow, small())]).await.is_ok());
         assert!(running_over(&checks).contains("fenix_schema_too_costly_total{event_type=\"order.slow\"} 2"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_check_ending_just_as_its_budget_runs_out_never_leaves_its_type_quarantined() {
+        // Checks about as long as their budget: the budget's end and the
+        // check's end race each other, hundreds of times.
+        let checks = Checks::new(4, Duration::from_micros(200), Duration::from_secs(10));
+        let patterns: serde_json::Map<String, Value> =
+            (0..200).map(|i| (format!("^p{i}_[a-z]+$"), json!({"type": "integer"}))).collect();
+        let racy = typed("order.racy", json!({"type": "object", "patternProperties": patterns}));
+        let keys: serde_json::Map<String, Value> = (0..100).map(|i| (format!("key{i}"), json!(i))).collect();
+        let data = Value::Object(keys).to_string();
+        for _ in 0..300 {
+            let _ = checks.run("app_1", vec![check(0, &racy, RawValue::from_string(data.clone()).unwrap())]).await;
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while running_over(&checks).contains("running_over{event_type=\"order.racy\"} 1")
+            || checks.flags.lock().unwrap().values().any(|f| f.running_over > 0)
+        {
+            assert!(
+                Instant::now() < deadline,
+                "a check's running-over count was never taken off: {}",
+                running_over(&checks)
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
