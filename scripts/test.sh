@@ -70,6 +70,19 @@ if [ ! -d tests/browser/node_modules/playwright-core ]; then
     || { echo "error: npm could not install playwright-core into tests/browser" >&2; exit 1; }
 fi
 
+echo "==> no circles among modules (scripts/module_circles.py)"
+# Every library crate; fenix-bench (a measuring tool, not shipped) is not
+# held to it yet: its phases module and the wrk and ordered phases it runs
+# share types both ways.
+for crate in fenix fenix-signing fenix-destination; do
+  out=$(python3 scripts/module_circles.py "crates/$crate/src")
+  echo "$crate: ${out##*$'\n'}"
+  case "$out" in
+    "0 circles"*) ;;
+    *) echo "$out" >&2; echo "error: module circles in crates/$crate" >&2; exit 1 ;;
+  esac
+done
+
 echo "==> tests"
 if cargo nextest --version >/dev/null 2>&1; then
   cargo nextest run --workspace --no-fail-fast --test-threads 6
