@@ -8,7 +8,10 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::common::{secret_of, wait_for_status};
-use crate::support::{eventually, id_of, receiver::CHALLENGE, signed_v1_by, Backend, Fenix, Plan, Receiver, TestDb};
+use crate::support::{
+    endpoint, eventually, id_of, post_with_retry_after, receiver::CHALLENGE, signed_v1_by, wait_for_state, Backend,
+    Fenix, Plan, Receiver, TestDb,
+};
 
 const PATIENCE: Duration = Duration::from_secs(15);
 
@@ -19,20 +22,6 @@ const ONE_ATTEMPT: (&str, &str) = ("FENIX_VERIFICATION_RETRY_SCHEDULE", "1h");
 /// Answers the challenge as receiving.md says: `{"challenge": "…"}`.
 fn echo() -> Plan {
     Plan::ok().with_header("content-type", "application/json").with_body(format!(r#"{{"challenge":"{CHALLENGE}"}}"#))
-}
-
-async fn endpoint(fenix: &Fenix, app: &str, ep: &str) -> Value {
-    let (status, body) = fenix.call("GET", &format!("/v1/apps/{app}/endpoints/{ep}"), None).await;
-    assert_eq!(status, 200, "{body}");
-    body
-}
-
-async fn wait_for_state(fenix: &Fenix, app: &str, ep: &str, state: &str) -> Value {
-    eventually(&format!("endpoint {ep} {state}"), PATIENCE, || async {
-        endpoint(fenix, app, ep).await["state"] == state
-    })
-    .await;
-    endpoint(fenix, app, ep).await
 }
 
 /// Waits until the open challenge records `attempts` failed attempts.
@@ -59,7 +48,7 @@ async fn an_endpoint_that_echoes_its_challenge_becomes_active_and_gets_events(ba
     assert_eq!(created["state"], "pending_verification", "{created}");
     assert_eq!(created["verification"]["status"], "pending", "{created}");
 
-    let active = wait_for_state(&fenix, &app, &ep, "active").await;
+    let active = wait_for_state(&fenix, &app, &ep, "active", PATIENCE).await;
     assert!(active.get("verification").is_none(), "a verified endpoint has no open challenge: {active}");
     let challenge = &receiver.received()[0];
     assert_eq!(challenge.header("x-fenix-event-type"), "webhook.verification");
@@ -116,7 +105,7 @@ async fn wrong_failing_late_and_unreachable_answers_leave_the_endpoint_pending_w
     let (status, body) = fenix.call("POST", &format!("/v1/apps/{app}/endpoints/{ep}/verify"), None).await;
     assert_eq!(status, 202, "{body}");
     assert_eq!((&body["state"], &body["verification"]["attempts"]), (&json!("pending_verification"), &json!(0)));
-    wait_for_state(&fenix, &app, &ep, "active").await;
+    wait_for_state(&fenix, &app, &ep, "active", PATIENCE).await;
     assert_eq!(wrong.count(), 2, "the first challenge and the new one");
 }
 
@@ -140,7 +129,7 @@ async fn events_sent_while_pending_are_skipped_and_replayable_once_verified(back
     receiver.set_behaviour(|_| echo());
     let (status, body) = fenix.call("POST", &format!("/v1/apps/{app}/endpoints/{ep}/verify"), None).await;
     assert_eq!(status, 202, "{body}");
-    wait_for_state(&fenix, &app, &ep, "active").await;
+    wait_for_state(&fenix, &app, &ep, "active", PATIENCE).await;
     let (status, resumed) = fenix
         .call("POST", &format!("/v1/apps/{app}/endpoints/{ep}/resume"), Some(json!({"replay_skipped": true})))
         .await;
@@ -157,7 +146,7 @@ async fn a_url_change_sends_the_endpoint_back_to_pending_verification(backend: B
     let second = Receiver::http(|_| Plan::status(404)).await;
     let app = fenix.create_app("acme").await;
     let ep = id_of(&fenix.create_endpoint(&app, json!({"url": first.url})).await);
-    wait_for_state(&fenix, &app, &ep, "active").await;
+    wait_for_state(&fenix, &app, &ep, "active", PATIENCE).await;
 
     let (status, moved) =
         fenix.call("PATCH", &format!("/v1/apps/{app}/endpoints/{ep}"), Some(json!({"url": second.url}))).await;
@@ -197,7 +186,7 @@ async fn a_paused_pending_endpoint_gets_no_challenge_until_resumed(backend: Back
     // Resumed, it is pending again, is sent the challenge, and answers it.
     let (status, resumed) = fenix.call("POST", &format!("/v1/apps/{app}/endpoints/{ep}/resume"), None).await;
     assert_eq!((status, &resumed["state"]), (200, &json!("pending_verification")), "{resumed}");
-    wait_for_state(&fenix, &app, &ep, "active").await;
+    wait_for_state(&fenix, &app, &ep, "active", PATIENCE).await;
     assert_eq!(receiver.count(), 2);
 }
 
@@ -234,7 +223,7 @@ async fn several_instances_on_one_database_send_each_challenge_attempt_once(back
     receiver.set_behaviour(|_| echo());
     let (status, body) = c.call("POST", &format!("/v1/apps/{app}/endpoints/{ep}/verify"), None).await;
     assert_eq!(status, 202, "{body}");
-    wait_for_state(&a, &app, &ep, "active").await;
+    wait_for_state(&a, &app, &ep, "active", PATIENCE).await;
     assert_eq!(receiver.count(), 2, "the new challenge, once");
 }
 
@@ -297,14 +286,6 @@ async fn a_challenge_to_a_destination_that_turned_private_is_refused(backend: Ba
     assert!(v["last_error"].as_str().is_some_and(|e| e.starts_with("destination_")), "{refused}");
     assert_eq!((&refused["state"], &v["last_status"]), (&json!("pending_verification"), &Value::Null), "{refused}");
     assert_eq!(receiver.count(), 1, "no request reached the old address");
-}
-
-/// A call's status, `Retry-After` and body.
-async fn post_with_retry_after(fenix: &Fenix, path: &str, body: Value) -> (u16, Option<u64>, Value) {
-    let resp = fenix.request("POST", path).json(&body).send().await.expect("API request");
-    let status = resp.status().as_u16();
-    let retry_after = resp.headers().get("retry-after").map(|v| v.to_str().unwrap().parse().expect("seconds"));
-    (status, retry_after, resp.json().await.unwrap_or(Value::Null))
 }
 
 /// Asserts a `429 challenge_limit_reached` with a `Retry-After` within the cooldown.

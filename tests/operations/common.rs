@@ -16,27 +16,11 @@ pub fn ep_path(app: &str, ep: &str, rest: &str) -> String {
     format!("/v1/apps/{app}/endpoints/{ep}{rest}")
 }
 
-/// Reads an endpoint (state, state_reason, …).
-pub async fn endpoint(fenix: &Fenix, app: &str, ep: &str) -> Value {
-    let (status, body) = fenix.call("GET", &ep_path(app, ep, ""), None).await;
-    assert_eq!(status, 200, "read endpoint: {body}");
-    body
-}
-
 /// An endpoint's recorded state changes, newest first.
 pub async fn state_changes(fenix: &Fenix, app: &str, ep: &str) -> Vec<Value> {
     let (status, body) = fenix.call("GET", &ep_path(app, ep, "/state-changes"), None).await;
     assert_eq!(status, 200, "state changes: {body}");
     body["data"].as_array().cloned().unwrap_or_default()
-}
-
-/// Waits until the endpoint is in `state`; returns it.
-pub async fn wait_for_state(fenix: &Fenix, app: &str, ep: &str, state: &str) -> Value {
-    eventually(&format!("endpoint {ep} is {state}"), PATIENCE, || async {
-        endpoint(fenix, app, ep).await["state"] == state
-    })
-    .await;
-    endpoint(fenix, app, ep).await
 }
 
 /// The delivery of one event to one endpoint.
@@ -63,7 +47,7 @@ pub async fn wait_for_count(fenix: &Fenix, app: &str, ep: &str, status: &str, n:
     .await;
 }
 
-pub use crate::support::{attempts, id_of, signed_v1_by as signed_by};
+pub use crate::support::{attempts, endpoint, id_of, signed_v1_by as signed_by};
 
 /// Sends `n` events of `event_type` with `{"n": i}` data; answers the ingest answers' ids in order.
 pub async fn send_events(fenix: &Fenix, app: &str, event_type: &str, n: usize) -> Vec<String> {

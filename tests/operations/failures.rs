@@ -9,9 +9,9 @@ use serde_json::{json, Value};
 
 use super::common::{
     attempts, delivery, endpoint, ep_path, id_of, millis, requests_for, send_events, signed_by, state_changes,
-    wait_for_count, wait_for_delivery, wait_for_requests, wait_for_state, PATIENCE,
+    wait_for_count, wait_for_delivery, wait_for_requests, PATIENCE,
 };
-use crate::support::{eventually, Backend, Fenix, Plan, Received, Receiver, TestDb};
+use crate::support::{eventually, wait_for_state, Backend, Fenix, Plan, Received, Receiver, TestDb};
 
 /// The operator endpoint's secret (`FENIX_OPERATOR_WEBHOOK_SECRET`): whsec_ + base64 of bytes 1..=32.
 const OPERATOR_SECRET: &str = "whsec_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=";
@@ -62,7 +62,7 @@ async fn a_receiver_answering_410_disables_its_endpoint_and_the_operator_hears_o
     let ep = id_of(&fenix.create_endpoint(&app, json!({"url": gone.url})).await);
 
     let first = send_events(&fenix, &app, "booking.confirmed", 1).await.remove(0);
-    let disabled = wait_for_state(&fenix, &app, &ep, "disabled").await;
+    let disabled = wait_for_state(&fenix, &app, &ep, "disabled", PATIENCE).await;
     let reason = disabled["state_reason"].as_str().unwrap_or_default();
     assert!(reason.contains("410"), "the reason names the 410: {disabled}");
     let changes = state_changes(&fenix, &app, &ep).await;
@@ -224,7 +224,7 @@ async fn an_endpoint_failing_longer_than_the_limit_is_disabled_but_one_that_reco
     wait_for_delivery(&fenix, &app, &recovered, &healthy_ep, "succeeded").await;
     send_events(&fenix, &app, "second.ping", 1).await;
 
-    let disabled = wait_for_state(&fenix, &app, &failing_ep, "disabled").await;
+    let disabled = wait_for_state(&fenix, &app, &failing_ep, "disabled", PATIENCE).await;
     assert!(!disabled["state_reason"].as_str().unwrap_or_default().is_empty(), "a reason is given: {disabled}");
     let changes = state_changes(&fenix, &app, &failing_ep).await;
     assert_eq!(changes.first().map(|c| &c["state"]), Some(&json!("disabled")), "{changes:?}");
@@ -246,7 +246,7 @@ async fn events_sent_while_an_endpoint_is_disabled_are_skipped_and_resume_with_r
     let (ep, secret) = (id_of(&created), created["secret"].as_str().unwrap().to_string());
 
     let first = send_events(&fenix, &app, "booking.confirmed", 1).await.remove(0);
-    wait_for_state(&fenix, &app, &ep, "disabled").await;
+    wait_for_state(&fenix, &app, &ep, "disabled", PATIENCE).await;
     wait_for_delivery(&fenix, &app, &first, &ep, "failed").await;
 
     // While disabled: every new event still gets a delivery for the endpoint, kept as `skipped`.

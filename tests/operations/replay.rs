@@ -8,7 +8,7 @@ use super::common::{
     attempts, delivery, endpoint, ep_path, id_of, requests_for, send_events, wait_for_count, wait_for_delivery,
     wait_for_requests,
 };
-use crate::support::{Backend, Fenix, Plan, Receiver, TestDb};
+use crate::support::{post_with_retry_after, Backend, Fenix, Plan, Receiver, TestDb};
 
 async fn failed_deliveries_replayed_after_the_receiver_is_fixed_arrive_with_the_same_bytes_and_a_longer_history(
     backend: Backend,
@@ -148,18 +148,6 @@ async fn an_endpoint_replay_honours_its_time_window(backend: Backend) {
     let (status, bad) = fenix.call("POST", &ep_path(&app, &ep, "/replay"), Some(json!({"since": "yesterday"}))).await;
     assert_eq!(status, 400, "{bad}");
     assert_eq!(bad["error"]["code"], "invalid_time");
-}
-
-/// A call's status, `Retry-After` and body.
-async fn post_with_retry_after(
-    fenix: &Fenix,
-    path: &str,
-    body: serde_json::Value,
-) -> (u16, Option<u64>, serde_json::Value) {
-    let resp = fenix.request("POST", path).json(&body).send().await.expect("API request");
-    let status = resp.status().as_u16();
-    let retry_after = resp.headers().get("retry-after").map(|v| v.to_str().unwrap().parse().expect("seconds"));
-    (status, retry_after, resp.json().await.unwrap_or_default())
 }
 
 fn assert_over_the_replay_limit((status, retry_after, body): &(u16, Option<u64>, serde_json::Value), most: u64) {

@@ -2,11 +2,14 @@
 //! the parts of an API answer a test asserts on, a free loopback port, and
 //! the `fenix` command line run against a test's database.
 
-use std::process::{Command, Output};
+use std::{
+    process::{Command, Output},
+    time::Duration,
+};
 
 use serde_json::Value;
 
-use super::{fenix::base_env, Fenix, TestDb};
+use super::{eventually, fenix::base_env, Fenix, TestDb};
 
 /// The `error.code` of an error answer. Panics when `body` is not an error
 /// body, so a success answer can never pass for an error in an assertion.
@@ -73,4 +76,29 @@ pub async fn event_count(fenix: &Fenix, app: &str) -> usize {
     let (status, page) = fenix.call("GET", &format!("/v1/apps/{app}/events?limit=250"), None).await;
     assert_eq!(status, 200, "{page}");
     page["data"].as_array().unwrap().len()
+}
+
+/// Reads an endpoint (its state, verification, url, …); asserts the read succeeded.
+pub async fn endpoint(fenix: &Fenix, app: &str, ep: &str) -> Value {
+    let (status, body) = fenix.call("GET", &format!("/v1/apps/{app}/endpoints/{ep}"), None).await;
+    assert_eq!(status, 200, "read endpoint {ep}: {body}");
+    body
+}
+
+/// Waits up to `within` until the endpoint is in `state`; returns it.
+pub async fn wait_for_state(fenix: &Fenix, app: &str, ep: &str, state: &str, within: Duration) -> Value {
+    eventually(&format!("endpoint {ep} is {state}"), within, || async {
+        endpoint(fenix, app, ep).await["state"] == state
+    })
+    .await;
+    endpoint(fenix, app, ep).await
+}
+
+/// POSTs `body` to `path` as the admin; answers the status, the `Retry-After`
+/// seconds (when given) and the body, for the suites that check rate limits.
+pub async fn post_with_retry_after(fenix: &Fenix, path: &str, body: Value) -> (u16, Option<u64>, Value) {
+    let resp = fenix.request("POST", path).json(&body).send().await.expect("API request");
+    let status = resp.status().as_u16();
+    let retry_after = resp.headers().get("retry-after").map(|v| v.to_str().unwrap().parse().expect("seconds"));
+    (status, retry_after, resp.json().await.unwrap_or_default())
 }

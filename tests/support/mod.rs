@@ -17,8 +17,8 @@ pub mod receiver;
 pub use db::{Backend, TestDb};
 pub use fenix::{attempts, Fenix};
 pub use helpers::{
-    delivery_of, error_code, error_code_or_empty, error_message, event_count, fenix_cli, fenix_cli_stdout, free_port,
-    id_of,
+    delivery_of, endpoint, error_code, error_code_or_empty, error_message, event_count, fenix_cli, fenix_cli_stdout,
+    free_port, id_of, post_with_retry_after, wait_for_state,
 };
 pub use receiver::{signed_v1_by, Plan, Received, Receiver, Tls};
 
