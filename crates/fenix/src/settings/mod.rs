@@ -7,10 +7,12 @@
 //! view and doc); the defaults, the file, the environment, the validation and
 //! `GET /v1/settings` all read that table.
 
+mod bounds;
 mod parse;
 mod table;
 #[cfg(test)]
 mod tests;
+mod view;
 
 use std::{fmt, net::SocketAddr, path::PathBuf, time::Duration};
 
@@ -18,7 +20,8 @@ use anyhow::{bail, Context};
 use serde::Deserialize;
 
 pub use parse::{parse_duration, parse_duration_or_forever, parse_origins, parse_schedule, FOREVER};
-pub use table::{Setting, Toml, REDACTED, SETTINGS};
+pub use table::{Setting, Toml, SETTINGS};
+pub use view::REDACTED;
 
 /// A configuration value that must never be printed (tokens, keys).
 #[derive(Clone, Default, Deserialize, PartialEq, Eq)]

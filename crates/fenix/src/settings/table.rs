@@ -11,15 +11,14 @@
 use std::{path::PathBuf, time::Duration};
 
 use super::{
+    bounds::{at_most_other, count, human, is_public_url, positive_at_most, retention, schedule, span},
     parse::{
         non_empty, parse_bool, parse_duration, parse_duration_or_forever, parse_list, parse_listen, parse_number,
-        parse_origins, parse_schedule, FOREVER,
+        parse_origins, parse_schedule,
     },
+    view::{dur, list, secret, url_redacted, waits, REDACTED},
     Redacted, Settings,
 };
-
-/// What a secret shows instead of its value.
-pub const REDACTED: &str = "[redacted]";
 
 /// How the TOML file writes a setting: durations and lists are strings,
 /// numbers and booleans plain TOML values.
@@ -71,9 +70,6 @@ const SECOND: Duration = Duration::from_secs(1);
 const HOUR: Duration = Duration::from_secs(3600);
 const DAY: Duration = Duration::from_secs(86_400);
 const MIB: usize = 1024 * 1024;
-
-/// Longest finite retention or failing time: 100 years (longer means `forever`).
-const MAX_FINITE: Duration = Duration::from_secs(36_500 * 86_400);
 
 /// Every setting, in the order of docs/configuration.md and of `GET /v1/settings`.
 pub static SETTINGS: &[Setting] = &[
@@ -598,106 +594,4 @@ fn set_secret(field: &mut Option<Redacted>, v: &str) -> anyhow::Result<()> {
         *field = Some(Redacted(v.to_string()));
     }
     Ok(())
-}
-
-fn human(d: Duration) -> String {
-    humantime::format_duration(d).to_string()
-}
-
-fn dur(d: Duration) -> Option<String> {
-    Some(if d == FOREVER { "forever".into() } else { human(d) })
-}
-
-fn waits(ws: &[Duration]) -> Option<String> {
-    list(&ws.iter().map(|d| dur(*d).unwrap_or_default()).collect::<Vec<_>>())
-}
-
-fn list<T: ToString>(items: &[T]) -> Option<String> {
-    Some(items.iter().map(ToString::to_string).collect::<Vec<_>>().join(","))
-}
-
-fn secret(v: Option<&Redacted>) -> Option<String> {
-    v.map(|_| REDACTED.to_string())
-}
-
-/// A URL with its password (and, with `query_too`, its query) redacted; not a URL: redacted whole.
-fn url_redacted(u: &str, query_too: bool) -> String {
-    let Ok(mut parsed) = url::Url::parse(u) else { return REDACTED.into() };
-    // Inside a URL the brackets of `[redacted]` would be percent-encoded: the bare word reads better.
-    if parsed.password().is_some() {
-        let _ = parsed.set_password(Some("redacted"));
-    }
-    if query_too && parsed.query().is_some() {
-        parsed.set_query(Some("redacted"));
-    }
-    parsed.to_string()
-}
-
-/// A base for links: http(s), a host, no query, fragment or credentials.
-fn is_public_url(u: &str) -> bool {
-    url::Url::parse(u).is_ok_and(|p| {
-        matches!(p.scheme(), "http" | "https")
-            && p.host().is_some()
-            && p.query().is_none()
-            && p.fragment().is_none()
-            && p.username().is_empty()
-            && p.password().is_none()
-    })
-}
-
-fn count(n: usize, min: usize, max: usize) -> Result<(), String> {
-    if (min..=max).contains(&n) {
-        return Ok(());
-    }
-    Err(format!("({n}) must be between {min} and {max}"))
-}
-
-/// Between 1 and another setting (a minimum under its maximum, a share of a whole).
-fn at_most_other(n: usize, other: &str, max: usize) -> Result<(), String> {
-    if (1..=max).contains(&n) {
-        return Ok(());
-    }
-    Err(format!("({n}) must be between 1 and {other} ({max})"))
-}
-
-fn span(d: Duration, min: Duration, max: Duration) -> Result<(), String> {
-    if (min..=max).contains(&d) {
-        return Ok(());
-    }
-    Err(format!("({}) must be between {} and {}", human(d), human(min), human(max)))
-}
-
-fn positive_at_most(d: Duration, max: Duration) -> Result<(), String> {
-    if d.is_zero() {
-        return Err("must be greater than zero".into());
-    }
-    if d > max {
-        return Err(format!("({}) must be at most {}", human(d), human(max)));
-    }
-    Ok(())
-}
-
-/// A retention or failing time: above zero and at most 100 years, or `forever`.
-/// A huge finite one once wrapped around and purged every payload.
-fn retention(d: Duration) -> Result<(), String> {
-    let forever = " (or write forever)";
-    if d.is_zero() {
-        return Err(format!("must be greater than zero{forever}"));
-    }
-    if d != FOREVER && d > MAX_FINITE {
-        return Err(format!("({}) must be at most {}{forever}", human(d), human(MAX_FINITE)));
-    }
-    Ok(())
-}
-
-/// At most `max_len` waits, each at most `max_wait`.
-fn schedule(waits: &[Duration], max_len: usize, max_wait: Option<Duration>) -> Result<(), String> {
-    if waits.len() > max_len {
-        return Err(format!("has {} waits; at most {max_len} are allowed", waits.len()));
-    }
-    let Some(max) = max_wait else { return Ok(()) };
-    match waits.iter().position(|w| *w > max) {
-        Some(i) => Err(format!("(wait {}: {}) must be at most {}", i + 1, human(waits[i]), human(max))),
-        None => Ok(()),
-    }
 }
