@@ -15,9 +15,7 @@ use super::{
     FRESH_LEASE_TOKEN, PARKED, PROMOTE_NEXT, TARGET_COLUMNS,
 };
 use crate::{
-    store::{
-        endpoints::SecretRow, events::Ingested, events::NewEvent, Conflicts, WAKE_CHANNEL,
-    },
+    store::{endpoints::SecretRow, events::Ingested, events::NewEvent, Conflicts, WAKE_CHANNEL},
     time::Millis,
 };
 
