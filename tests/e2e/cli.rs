@@ -198,3 +198,17 @@ async fn each_development_warning_is_printed_once() {
         assert_eq!(lines, 1, "{setting} is warned about {lines} times:\n{logs}");
     }
 }
+
+/// A SIGTERM sent as soon as `serve` printed its address (a supervisor's
+/// stop right after a start) drains and exits 0: the handler is installed
+/// before the address is printed (it was installed after, by a task of its
+/// own, and such a signal killed the process).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sigterm_right_after_the_address_is_printed_stops_serve_cleanly() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    for _ in 0..5 {
+        let mut fenix = Fenix::start(&db, &[]).await;
+        let status = fenix.terminate().await;
+        assert!(status.success(), "serve did not drain on a SIGTERM right after its start: {status:?}");
+    }
+}

@@ -219,6 +219,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 tokio::net::TcpListener::bind(listen).await.with_context(|| format!("listening on {listen}"))?;
             let addr = listener.local_addr()?;
             let state = fenix::build_state(settings).await?;
+            // Before the address is printed: a SIGTERM sent as soon as it
+            // shows (a supervisor, a test) drains instead of killing.
+            let signals = StopSignals::install()?;
             // Last before serving: nothing after this can fail and lose a printed token.
             match startup::bootstrap_token(&state.store, &state.settings).await? {
                 Some(token) => println!("Admin token (shown once, store it now): {token}"),
@@ -234,7 +237,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             tracing::info!(%addr, api = state.settings.run_api, worker = state.settings.run_worker, "fenix started");
             let shutdown = CancellationToken::new();
-            tokio::spawn(stop_on_signal(shutdown.clone()));
+            tokio::spawn(signals.stop(shutdown.clone()));
             fenix::serve(listener, state, shutdown).await?;
             tracing::info!("fenix stopped");
             Ok(())
@@ -377,18 +380,38 @@ fn parse_expires_in(text: &str) -> Result<std::time::Duration, String> {
     }
 }
 
-async fn stop_on_signal(shutdown: CancellationToken) {
+/// The signals that stop `serve` gracefully (SIGTERM, Ctrl-C), registered
+/// when made: from then on they no longer kill the process.
+struct StopSignals {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = tokio::signal::ctrl_c() => {}
+    term: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    int: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    fn install() -> anyhow::Result<StopSignals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            let term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+            let int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
+            Ok(StopSignals { term, int })
         }
+        #[cfg(not(unix))]
+        Ok(StopSignals {})
     }
-    #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
-    tracing::info!("stopping: draining in-flight deliveries");
-    shutdown.cancel();
+
+    /// Waits for one of them, then starts the drain.
+    async fn stop(mut self, shutdown: CancellationToken) {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = self.term.recv() => {}
+            _ = self.int.recv() => {}
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("stopping: draining in-flight deliveries");
+        shutdown.cancel();
+    }
 }
