@@ -79,5 +79,11 @@ await run(async (t) => {
   await page.goto(again.url);
   await page.locator(tid('endpoints-list')).waitFor();
   t.fact('same_app_choices', await page.locator(tid('session-choice')).count());
-  t.fact('same_app_link_used', (await ask('link-used', { app: 'acme', id: again.id })).used);
+  // The list may show before the exchange's answer came back: wait for it (up to 10 s).
+  let sameAppUsed = false;
+  for (let i = 0; i < 100 && !sameAppUsed; i++) {
+    sameAppUsed = (await ask('link-used', { app: 'acme', id: again.id })).used;
+    if (!sameAppUsed) await page.waitForTimeout(100);
+  }
+  t.fact('same_app_link_used', sameAppUsed);
 });
