@@ -84,6 +84,8 @@ struct Progress {
     /// lock): the request counts a check as running over only while it
     /// runs, so the count it adds is always taken off again.
     running: bool,
+    /// The blocking job ended (its answer was sent first).
+    finished: bool,
 }
 
 impl Checks {
@@ -129,11 +131,15 @@ impl Checks {
             cancelled: false,
             over: None,
             running: false,
+            finished: false,
         }));
         let (reply, answer) = oneshot::channel();
         let (job_progress, flags, done) = (progress.clone(), self.flags.clone(), self.done.clone());
         tokio::task::spawn_blocking(move || {
             let _slot = slot;
+            // Dropped last: uncounts what was counted while no check ran
+            // (the job had not started, or was between two checks).
+            let _finished = Finished(&job_progress, &flags);
             let _ = reply.send(check_all(checks, &job_progress, &flags, &done));
         });
         let started = Instant::now();
@@ -157,21 +163,23 @@ impl Checks {
                         if p.at != at && Instant::now() < started + self.per_request {
                             continue; // the next check started meanwhile: its own budget
                         }
-                        if p.running {
+                        if p.finished {
+                            None
+                        } else {
+                            // Running, not started yet (a starved pool), or between
+                            // two checks: over budget either way. Counted under
+                            // the lock the check's end (or the job's) takes, so it
+                            // is taken off again however the two interleave.
                             p.cancelled = true;
                             let (index, name) = names[p.at].clone();
-                            // Counted under the progress lock, which the check's
-                            // end takes too: uncounted however the two interleave.
                             self.flags.lock().expect("flags lock").entry(name.clone()).or_default().running_over += 1;
                             p.over = Some(name.clone());
                             Some((index, name, since + self.per_event > started + self.per_request))
-                        } else {
-                            None
                         }
                     };
                     return match over {
                         Some((index, name, whole_request)) => Err((index, self.went_over(name, whole_request))),
-                        // It ended just now: its answer is on its way.
+                        // The job ended just now: its answer was sent.
                         None => match (&mut answer).await {
                             Ok(result) => result,
                             Err(_) => Err((names[at].0, Refusal::Failed)),
@@ -251,6 +259,22 @@ impl Checks {
 /// An event type as a label value (its characters need no escaping but `\` and `"` never hurt to).
 fn label(name: &str) -> String {
     name.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// Marks the blocking job ended and uncounts a check counted as running
+/// over while none ran (see [`Progress::running`]).
+struct Finished<'a>(&'a Mutex<Progress>, &'a Mutex<HashMap<String, Flag>>);
+
+impl Drop for Finished<'_> {
+    fn drop(&mut self) {
+        let Ok(mut p) = self.0.lock() else { return };
+        p.finished = true;
+        if let Some(name) = p.over.take() {
+            if let Some(f) = self.1.lock().expect("flags lock").get_mut(&name) {
+                f.running_over = f.running_over.saturating_sub(1);
+            }
+        }
+    }
 }
 
 /// The blocking side: each check in turn, stopping at the first refusal or
