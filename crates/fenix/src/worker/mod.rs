@@ -152,7 +152,7 @@ impl Worker {
         let (slots, hands) = (worker.global.clone(), worker.hands.clone());
         worker.state.metrics.shares.register(Box::new(move || {
             let loads = slots.loads();
-            let mut figures: Vec<AppShareFigure> = hands
+            let figures: Vec<AppShareFigure> = hands
                 .snapshot()
                 .into_iter()
                 .map(|(app_id, in_hand)| {
@@ -160,7 +160,6 @@ impl Worker {
                     AppShareFigure { in_flight, waiting: in_hand.saturating_sub(in_flight), app_id }
                 })
                 .collect();
-            figures.sort_by(|a, b| a.app_id.cmp(&b.app_id));
             figures
         }));
         (Arc::new(worker), rx)
@@ -574,10 +573,8 @@ impl Worker {
             if !self.watch.still_holds(&job) {
                 // Paused, disabled, moved or deleted since its claim: given
                 // back, due at once, to be prepared again under the new state.
-                let back = vec![(job.claimed.id.clone(), job.claimed.lease_token, time::now_ms())];
-                self.leases.defer(self.store(), back).await;
+                self.give_back(std::slice::from_ref(&job), Duration::ZERO).await;
                 self.state.wake.work_committed(Reach::ThisInstance).await;
-                self.finished_one(&job.claimed.app_id);
                 match self.next_job(&endpoint_id, slots).await {
                     Some((next, next_wait, kept)) => {
                         (job, wait, slots) = (next, next_wait, kept);
@@ -600,15 +597,7 @@ impl Worker {
             }
             // A limit that shrank leaves more queued than it justifies: those
             // go back to the database, out of this app's hands.
-            let shed = self.gate.shed(&endpoint_id);
-            if !shed.is_empty() {
-                let at = time::now_ms() + gate::BUSY_RETRY.as_millis() as i64;
-                let back = shed.iter().map(|j| (j.claimed.id.clone(), j.claimed.lease_token, at)).collect();
-                self.leases.defer(self.store(), back).await;
-                for j in &shed {
-                    self.finished_one(&j.claimed.app_id);
-                }
-            }
+            self.give_back(&self.gate.shed(&endpoint_id), gate::BUSY_RETRY).await;
             let _ = self.results.send(reported);
             self.hands.attempted(&job.claimed.app_id);
             self.finished_one(&job.claimed.app_id);
@@ -631,12 +620,22 @@ impl Worker {
             slots = kept;
             match turn {
                 Turn::Run { job, wait } => return Some((job, wait, slots)),
-                Turn::Defer { job: j, after } => {
-                    let at = time::now_ms() + after.as_millis() as i64;
-                    self.leases.defer(self.store(), vec![(j.claimed.id.clone(), j.claimed.lease_token, at)]).await;
-                    self.finished_one(&j.claimed.app_id);
-                }
+                Turn::Defer { job, after } => self.give_back(std::slice::from_ref(&job), after).await,
             }
+        }
+    }
+
+    /// Gives claimed jobs back to the database, due `after` from now, and
+    /// counts them done with.
+    async fn give_back(&self, jobs: &[Job], after: Duration) {
+        if jobs.is_empty() {
+            return;
+        }
+        let at = time::now_ms() + after.as_millis() as i64;
+        let back = jobs.iter().map(|j| (j.claimed.id.clone(), j.claimed.lease_token, at)).collect();
+        self.leases.defer(self.store(), back).await;
+        for j in jobs {
+            self.finished_one(&j.claimed.app_id);
         }
     }
 

@@ -383,8 +383,9 @@ impl Store {
                 Ok(all)
             }
             Backend::Postgres { worker, .. } => {
-                let sql = format!("SELECT {NOW_COLUMNS} FROM endpoints WHERE id = ANY($1)");
-                sqlx::query_as(&sql).bind(ids).fetch_all(worker).await
+                static NOW_POSTGRES: std::sync::LazyLock<String> =
+                    std::sync::LazyLock::new(|| format!("SELECT {NOW_COLUMNS} FROM endpoints WHERE id = ANY($1)"));
+                sqlx::query_as(NOW_POSTGRES.as_str()).bind(ids).fetch_all(worker).await
             }
         }
     }
