@@ -68,8 +68,197 @@ pub fn has_prefix(id: &str, prefix: &str) -> bool {
     id.len() == prefix.len() + 27 && id.starts_with(prefix) && id.as_bytes()[prefix.len()] == b'_'
 }
 
+/// The characters of a ULID as Fenix writes them (Crockford's base 32, upper case).
+const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/// Why a text is not an id of the kind asked for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not an id of kind `{prefix}_`: expected `{prefix}_` and 26 base-32 characters")]
+pub struct BadId {
+    /// The kind's prefix (`evt`, `dlv`, …).
+    pub prefix: &'static str,
+}
+
+/// One newtype per kind of id. Each holds the text as stored and served
+/// (`evt_01J…`), so encoding to sqlx and serde is the text itself
+/// (`transparent`), while the compiler keeps an event id from being passed
+/// where a delivery id is expected. [`parse`](EventId::parse) is the edge's
+/// check (path, body, cursor): the prefix and a ULID's 26 characters. Values
+/// read back from the database are trusted as they are (the store wrote them).
+macro_rules! id_kinds {
+    ($($(#[$doc:meta])* $name:ident = $prefix:literal;)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize, sqlx::Type)]
+        #[serde(transparent)]
+        #[sqlx(transparent)]
+        pub struct $name(String);
+
+        impl $name {
+            /// The prefix of this kind, written here only.
+            pub const PREFIX: &'static str = $prefix;
+
+            /// A new, random id of this kind, sorting by the current time.
+            pub fn new() -> $name {
+                $name(new_id($prefix))
+            }
+
+            /// A new id whose time part is `at_ms`.
+            pub fn new_at(at_ms: i64) -> $name {
+                $name(new_id_at($prefix, at_ms))
+            }
+
+            /// `n` increasing ids made at `at_ms` ([`new_ids_at`]).
+            pub fn new_block(at_ms: i64, n: usize) -> impl Iterator<Item = $name> {
+                new_ids_at($prefix, at_ms, n).map($name)
+            }
+
+            /// The smallest id of this kind made at `at_ms` ([`id_floor`]).
+            pub fn floor(at_ms: i64) -> $name {
+                $name(id_floor($prefix, at_ms))
+            }
+
+            /// Checks a text received from outside: prefix, `_`, 26 base-32 characters.
+            pub fn parse(text: &str) -> Result<$name, BadId> {
+                let ulid = text.strip_prefix($prefix).and_then(|t| t.strip_prefix('_'));
+                match ulid {
+                    Some(u) if u.len() == 26
+                        && u.bytes().all(|b| CROCKFORD.contains(&b))
+                        && ulid::Ulid::from_string(u).is_ok() => Ok($name(text.to_owned())),
+                    _ => Err(BadId { prefix: $prefix }),
+                }
+            }
+
+            /// A value the store wrote (a row, a fixture), taken as it is.
+            pub fn from_stored(text: String) -> $name {
+                $name(text)
+            }
+
+            /// The id as text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+
+            /// The id's text, owned.
+            pub fn into_string(self) -> String {
+                self.0
+            }
+        }
+
+        impl Default for $name {
+            fn default() -> $name {
+                $name::new()
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = BadId;
+            fn from_str(text: &str) -> Result<$name, BadId> {
+                $name::parse(text)
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::borrow::Borrow<str> for $name {
+            fn borrow(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.0 == *other
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
+
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
+                    .pattern(Some(concat!("^", $prefix, "_[0-9A-HJKMNP-TV-Z]{26}$")))
+                    .examples([concat!($prefix, "_01JF3Q8Z6V7W2X9Y4K5M0N1P2R")])
+                    .build()
+                    .into()
+            }
+        }
+
+        impl utoipa::ToSchema for $name {}
+    )*};
+}
+
+id_kinds! {
+    /// An app (a tenant).
+    AppId = "app";
+    /// An endpoint of an app.
+    EndpointId = "ep";
+    /// An ingested event.
+    EventId = "evt";
+    /// A delivery: one event to one endpoint.
+    DeliveryId = "dlv";
+    /// One attempt of a delivery.
+    AttemptId = "att";
+    /// An endpoint's state change (pause, resume, disable, …).
+    StateChangeId = "esc";
+    /// An event type of the catalogue.
+    EventTypeId = "etype";
+    /// An API token.
+    TokenId = "tok";
+    /// A portal session link.
+    PortalSessionId = "ps";
+    /// A console session.
+    ConsoleSessionId = "cs";
+    /// An ownership verification of an endpoint.
+    VerificationId = "vrf";
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn typed_ids_carry_their_kind_and_parse_only_their_own() {
+        let evt = EventId::new();
+        assert!(evt.as_str().starts_with("evt_") && has_prefix(evt.as_str(), EventId::PREFIX));
+        assert_eq!(EventId::parse(evt.as_str()), Ok(evt.clone()));
+        assert_eq!(DeliveryId::parse(evt.as_str()), Err(BadId { prefix: "dlv" }));
+        for bad in [
+            "evt_",
+            "evt_short",
+            "evt-01JF3Q8Z6V7W2X9Y4K5M0N1P2R",
+            "evt_01JF3Q8Z6V7W2X9Y4K5M0N1P2RX",
+            "evt_01JF3Q8Z6V7W2X9Y4K5M0N1P2!",
+            "evt_01jf3q8z6v7w2x9y4k5m0n1p2r",
+        ] {
+            assert!(EventId::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(serde_json::to_string(&evt).unwrap(), format!("\"{evt}\""));
+        let back: EventId = serde_json::from_str(&format!("\"{evt}\"")).unwrap();
+        assert_eq!(back, evt);
+        let block: Vec<DeliveryId> = DeliveryId::new_block(crate::time::now_ms(), 3).collect();
+        assert!(block.windows(2).all(|w| w[0] < w[1]));
+        assert!(DeliveryId::floor(0) < block[0]);
+    }
+
     use super::*;
 
     #[test]
