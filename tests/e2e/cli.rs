@@ -212,3 +212,19 @@ async fn a_sigterm_right_after_the_address_is_printed_stops_serve_cleanly() {
         assert!(status.success(), "serve did not drain on a SIGTERM right after its start: {status:?}");
     }
 }
+
+/// `fenix openapi` prints, without a database, the very document a running
+/// server serves at `/openapi.json`: the SDKs in `sdks/` are generated from it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openapi_prints_the_document_the_server_serves_without_a_database() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let printed = fenix_in(dir.path(), &[], &["openapi"]);
+    assert!(printed.status.success(), "fenix openapi: {}", text(&printed.stderr));
+    assert!(std::fs::read_dir(dir.path()).expect("read dir").next().is_none(), "fenix openapi created a file");
+    let db = TestDb::new(Backend::Sqlite).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let served = fenix.request("GET", "/openapi.json").send().await.expect("GET /openapi.json");
+    assert_eq!(served.status(), 200);
+    let served = served.text().await.expect("body");
+    assert_eq!(text(&printed.stdout).trim_end(), served, "fenix openapi differs from /openapi.json");
+}

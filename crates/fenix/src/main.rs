@@ -1,5 +1,5 @@
-//! The `fenix` binary: `serve`, `migrate`, token and key management, and a
-//! local verifying receiver for development.
+//! The `fenix` binary: `serve`, `migrate`, token and key management, the
+//! OpenAPI document (`openapi`), and a local verifying receiver for development.
 
 use std::path::PathBuf;
 
@@ -81,6 +81,9 @@ enum Command {
     },
     /// Print a new random master key (base64 of 32 bytes) for FENIX_MASTER_KEY.
     Keygen,
+    /// Print the OpenAPI 3.1 document the API serves at /openapi.json (no database needed);
+    /// the SDKs in sdks/ are generated from it.
+    Openapi,
     /// Re-encrypt every endpoint secret under FENIX_MASTER_KEY; the old key(s) go in FENIX_PREVIOUS_MASTER_KEYS.
     Rekey {
         #[command(flatten)]
@@ -259,6 +262,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Keygen => {
             println!("{}", MasterKey::generate().to_base64());
+            Ok(())
+        }
+        Command::Openapi => {
+            println!("{}", fenix::api::document());
             Ok(())
         }
         Command::Rekey { config, prepare, skip_unreadable } => {
