@@ -12,6 +12,7 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod ctx;
 mod db;
 mod fenix;
 mod log;
@@ -330,7 +331,7 @@ async fn run(opts: Opts) -> anyhow::Result<()> {
     progress(&format!("verifying receiver listening on {}", receiver.base));
     let sink = sink::Sink::start(tmp.path()).await?;
     let launch = fenix::Launch::new(bin.clone(), tmp.path().to_path_buf());
-    let mut ctx = phases::Ctx::new(sizes.clone(), launch, receiver, sink, tmp.path().to_path_buf());
+    let mut ctx = ctx::Ctx::new(sizes.clone(), launch, receiver, sink, tmp.path().to_path_buf());
     // On Ctrl-C, stop cleanly: the fenix children and the receiver are killed
     // when dropped, a throwaway PostgreSQL is stopped and deleted.
     let outcome = tokio::select! {

@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::bail;
 
+use crate::ctx::{Ctx, ProcUsage};
 use crate::db::{Databases, Log};
 use crate::fenix::{self, Api, Fenix, Role};
-use crate::phases::{Ctx, ProcUsage};
 use crate::progress;
 
 /// One drain of an ordered endpoint's backlog.

@@ -13,51 +13,12 @@ use base64::Engine as _;
 use bytes::Bytes;
 use rand::RngCore as _;
 
+use crate::ctx::{app_with_endpoints, event_body, Ctx, ProcUsage, Target};
 use crate::db::{Databases, Log};
-use crate::fenix::{self, Api, Fenix, Launch, Role, Usage};
-use crate::receiver::Receiver;
-use crate::sink::{Sink, WrkCeiling};
-use crate::{now_us, progress, Phase, Sizes};
-
-pub struct Ctx {
-    pub sizes: Sizes,
-    pub launch: Launch,
-    pub receiver: Receiver,
-    /// Where the throughput phases deliver (nginx `204`, or the fallback).
-    pub sink: Sink,
-    /// The run's temporary directory (wrk's script).
-    pub dir: std::path::PathBuf,
-    /// The `pad` string that brings each event's `data` to about `payload_bytes`.
-    pad: String,
-}
-
-impl Ctx {
-    pub fn new(sizes: Sizes, launch: Launch, receiver: Receiver, sink: Sink, dir: std::path::PathBuf) -> Ctx {
-        let pad = "x".repeat(sizes.payload_bytes.saturating_sub(r#"{"seq":0000000,"pad":""}"#.len()));
-        Ctx { sizes, launch, receiver, sink, dir, pad }
-    }
-
-    /// The `data` object of event number `seq`.
-    pub(crate) fn data(&self, seq: u64) -> String {
-        data(&self.pad, seq)
-    }
-
-    /// The `pad` of every event's `data` (see `event_body`).
-    pub(crate) fn pad(&self) -> &str {
-        &self.pad
-    }
-
-    fn receiver_cpu(&self) -> f64 {
-        self.receiver.pid().and_then(fenix::cpu_seconds).unwrap_or(0.0)
-    }
-}
-
-/// One fenix process's usage in a phase.
-#[derive(Debug, Clone)]
-pub struct ProcUsage {
-    pub role: &'static str,
-    pub usage: Usage,
-}
+use crate::fenix::{self, Api, Fenix, Role};
+use crate::sink::WrkCeiling;
+use crate::wrk_ingest::Ingestion;
+use crate::{now_us, progress, Phase};
 
 #[derive(Debug, Clone)]
 pub struct Ceiling {
@@ -107,18 +68,6 @@ impl Drain {
     pub fn connections_per_10k(&self) -> f64 {
         self.connections as f64 * 10_000.0 / self.deliveries as f64
     }
-}
-
-#[derive(Debug, Clone)]
-pub struct Ingestion {
-    pub per_s: f64,
-    pub events: u64,
-    pub clients: usize,
-    /// Endpoints each event fans out to.
-    pub endpoints: u64,
-    pub procs: Vec<ProcUsage>,
-    /// The single-event phases: wrk's run and the database check (`None` for batch ingestion).
-    pub wrk: Option<crate::wrk_ingest::WrkIngest>,
 }
 
 #[derive(Debug, Clone)]
@@ -241,16 +190,6 @@ pub async fn run_all(ctx: &mut Ctx, dbs: &mut Databases, phases: &[Phase]) -> an
         r.ordered_keys = Some(crate::ordered::ordered(ctx, dbs, n, keys).await.context("ordered phase, keys")?);
     }
     Ok(r)
-}
-
-/// The `data` object of event number `seq`: about `--payload-bytes` long.
-fn data(pad: &str, seq: u64) -> String {
-    format!(r#"{{"seq":{},"pad":"{pad}"}}"#, 1_000_000 + seq)
-}
-
-/// The ingestion request body of event number `seq`.
-pub(crate) fn event_body(pad: &str, seq: u64) -> String {
-    format!(r#"{{"type":"bench.event","data":{}}}"#, data(pad, seq))
 }
 
 fn new_secret() -> String {
@@ -406,15 +345,6 @@ async fn ingest(ctx: &Ctx, api: &Api, app: &str, count: u64, label: &str) -> any
     Ok(count as f64 / start.elapsed().as_secs_f64())
 }
 
-/// Where a phase's deliveries go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Target {
-    /// The near-free sink (nginx `204`): the throughput phases.
-    Sink,
-    /// The verifying receiver: the correctness phase (every request verified).
-    Verifying,
-}
-
 /// Counters at a phase's target, as differences from the phase's start.
 #[derive(Debug, Clone, Copy, Default)]
 struct Counts {
@@ -468,30 +398,6 @@ fn target_cpu(ctx: &Ctx, target: Target) -> f64 {
         Target::Sink => ctx.sink.pids().into_iter().filter_map(fenix::cpu_seconds).sum(),
         Target::Verifying => ctx.receiver_cpu(),
     }
-}
-
-/// Creates an app and `endpoints` endpoints pointing at `target` under
-/// `/<label>/<i>`, registering each secret with the verifying receiver.
-pub(crate) async fn app_with_endpoints(
-    ctx: &Ctx,
-    api: &Api,
-    label: &str,
-    endpoints: u64,
-    target: Target,
-) -> anyhow::Result<String> {
-    let app = api.create_app(&format!("bench {label}")).await?;
-    for i in 0..endpoints {
-        let path = format!("/{label}/{i}");
-        let base = match target {
-            Target::Sink => ctx.sink.base(),
-            Target::Verifying => ctx.receiver.base.as_str(),
-        };
-        let secret = api.create_endpoint(&app, &format!("{base}{path}")).await?;
-        if target == Target::Verifying {
-            ctx.receiver.register(&path, &[secret]).await?;
-        }
-    }
-    Ok(app)
 }
 
 /// A backlog of `events × endpoints` deliveries, ingested by `fenix --api-only`,

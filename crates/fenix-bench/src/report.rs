@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use crate::phases::{Ctx, Drain, Ingestion, ProcUsage, Results, Target};
+use crate::ctx::{Ctx, ProcUsage, Target};
+use crate::phases::{Drain, Results};
+use crate::wrk_ingest::Ingestion;
 
 fn round(x: f64, places: i32) -> f64 {
     let f = 10f64.powi(places);

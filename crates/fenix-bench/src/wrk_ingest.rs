@@ -18,9 +18,9 @@ use std::path::Path;
 
 use anyhow::{bail, Context};
 
+use crate::ctx::{app_with_endpoints, event_body, Ctx, ProcUsage, Target};
 use crate::db::{Databases, Log};
 use crate::fenix::{Api, Fenix, Role};
-use crate::phases::{app_with_endpoints, event_body, Ctx, Ingestion, ProcUsage, Target};
 use crate::progress;
 
 /// `wrk`'s threads: one per core of the 2-core bench machine, as the ceiling uses.
@@ -277,6 +277,20 @@ fn check_stored(
         );
     }
     Ok(Stored { events, deliveries, unanswered })
+}
+
+/// An ingestion phase's result: the single-event phases here, batch ingestion
+/// (`phases.rs`) without the `wrk` part.
+#[derive(Debug, Clone)]
+pub struct Ingestion {
+    pub per_s: f64,
+    pub events: u64,
+    pub clients: usize,
+    /// Endpoints each event fans out to.
+    pub endpoints: u64,
+    pub procs: Vec<ProcUsage>,
+    /// The single-event phases: wrk's run and the database check (`None` for batch ingestion).
+    pub wrk: Option<WrkIngest>,
 }
 
 /// The wrk-driven part of an ingestion phase's result.
