@@ -1,0 +1,97 @@
+"""What every resource shares: making a generated call, turning a refusal into
+`FenixError`, building request bodies from keyword arguments, and pages.
+
+The generated functions (`_generated/api/...`) build the request and parse the
+answer into the generated models; this layer only checks the status and keeps
+the SDK's calling shape (keyword arguments, `Page`, `list_all`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Generic, Iterator, Mapping, Optional, TypeVar
+
+import attrs
+import httpx
+
+from ._generated.client import AuthenticatedClient
+from ._generated.types import UNSET, Unset
+from .errors import FenixError
+
+T = TypeVar("T")
+M = TypeVar("M")
+
+
+@dataclass
+class Page(Generic[T]):
+    """One page of a list, newest first: pass `next_cursor` as `cursor` for the next one."""
+
+    #: The items: generated models with the API's fields.
+    data: list[T]
+    #: Opaque; None on the last page.
+    next_cursor: Optional[str]
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+
+def walk(fetch: Callable[[Optional[str]], Page[T]]) -> Iterator[T]:
+    """Every item of every page, asking for the next page only when one is needed."""
+    cursor: Optional[str] = None
+    while True:
+        page = fetch(cursor)
+        yield from page.data
+        if not page.next_cursor:
+            return
+        cursor = page.next_cursor
+
+
+def unset_if_none(value: Any) -> Any:
+    """None means "not given" for optional query parameters and create fields."""
+    return UNSET if value is None else value
+
+
+class Resource:
+    """A group of calls (`apps`, `endpoints`, …) over one authenticated client."""
+
+    def __init__(self, client: AuthenticatedClient) -> None:
+        self._client = client
+
+    def _call(self, operation: Any, *args: Any, **kwargs: Any) -> Any:
+        """Runs a generated operation; its parsed answer, or `FenixError`."""
+        try:
+            response = operation.sync_detailed(*args, client=self._client, **kwargs)
+        except httpx.TransportError as error:
+            raise FenixError(0, "network_error", f"{type(error).__name__}: {error}") from error
+        if response.status_code >= 400:
+            raw = httpx.Response(
+                int(response.status_code), headers=response.headers, content=response.content
+            )
+            raise FenixError.from_response(raw)
+        return response.parsed
+
+    def _page(self, operation: Any, *args: Any, **kwargs: Any) -> Page[Any]:
+        """A generated list operation's answer as a `Page`."""
+        parsed = self._call(operation, *args, **kwargs)
+        cursor = parsed.next_cursor
+        return Page(data=list(parsed.data), next_cursor=None if isinstance(cursor, Unset) else cursor)
+
+
+def body(model: type[M], fields: Mapping[str, Any], *, keep_none: bool = False) -> M:
+    """A generated request model from keyword arguments.
+
+    Unknown names are refused here (`TypeError`) rather than sent. With
+    `keep_none=False` (creates) a None means "left out"; with `keep_none=True`
+    (updates) it is sent as JSON null, which Fenix reads as "back to the
+    default" where the field allows it.
+    """
+    # The generator renames a field that would shadow a Python name (`type` -> `type_`).
+    known = {name.rstrip("_") for name in attrs.fields_dict(model)}  # type: ignore[arg-type]
+    unknown = sorted(set(fields) - set(known))
+    if unknown:
+        raise TypeError(f"{model.__name__} has no field {', '.join(unknown)}")
+    values = {name: value for name, value in fields.items() if keep_none or value is not None}
+    return model.from_dict(values)  # type: ignore[attr-defined,no-any-return]

@@ -1,0 +1,199 @@
+from http import HTTPStatus
+from typing import Any, Optional, Union
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response
+from ... import errors
+
+from ...models.error_body import ErrorBody
+from ...models.page_attempt import PageAttempt
+
+
+def _get_kwargs(
+    app: str,
+    dlv: str,
+) -> dict[str, Any]:
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/apps/{app}/deliveries/{dlv}/attempts".format(
+            app=app,
+            dlv=dlv,
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: Union[AuthenticatedClient, Client], response: httpx.Response
+) -> Optional[Union[ErrorBody, PageAttempt]]:
+    if response.status_code == 200:
+        response_200 = PageAttempt.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorBody.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: Union[AuthenticatedClient, Client], response: httpx.Response
+) -> Response[Union[ErrorBody, PageAttempt]]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    app: str,
+    dlv: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[Union[ErrorBody, PageAttempt]]:
+    """List a delivery's attempts
+
+    Args:
+        app (str):
+        dlv (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Union[ErrorBody, PageAttempt]]
+    """
+
+    kwargs = _get_kwargs(
+        app=app,
+        dlv=dlv,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    app: str,
+    dlv: str,
+    *,
+    client: AuthenticatedClient,
+) -> Optional[Union[ErrorBody, PageAttempt]]:
+    """List a delivery's attempts
+
+    Args:
+        app (str):
+        dlv (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Union[ErrorBody, PageAttempt]
+    """
+
+    return sync_detailed(
+        app=app,
+        dlv=dlv,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    app: str,
+    dlv: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[Union[ErrorBody, PageAttempt]]:
+    """List a delivery's attempts
+
+    Args:
+        app (str):
+        dlv (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Union[ErrorBody, PageAttempt]]
+    """
+
+    kwargs = _get_kwargs(
+        app=app,
+        dlv=dlv,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    app: str,
+    dlv: str,
+    *,
+    client: AuthenticatedClient,
+) -> Optional[Union[ErrorBody, PageAttempt]]:
+    """List a delivery's attempts
+
+    Args:
+        app (str):
+        dlv (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Union[ErrorBody, PageAttempt]
+    """
+
+    return (
+        await asyncio_detailed(
+            app=app,
+            dlv=dlv,
+            client=client,
+        )
+    ).parsed

@@ -1,0 +1,257 @@
+from http import HTTPStatus
+from typing import Any, Optional, Union
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response
+from ... import errors
+
+from ...models.delivery import Delivery
+from ...models.error_body import ErrorBody
+from ...models.no_options import NoOptions
+
+
+def _get_kwargs(
+    app: str,
+    dlv: str,
+    *,
+    body: Union["NoOptions", None],
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/apps/{app}/deliveries/{dlv}/replay".format(
+            app=app,
+            dlv=dlv,
+        ),
+    }
+
+    _kwargs["json"]: Union[None, dict[str, Any]]
+    if isinstance(body, NoOptions):
+        _kwargs["json"] = body.to_dict()
+    else:
+        _kwargs["json"] = body
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: Union[AuthenticatedClient, Client], response: httpx.Response
+) -> Optional[Union[Delivery, ErrorBody]]:
+    if response.status_code == 202:
+        response_202 = Delivery.from_dict(response.json())
+
+        return response_202
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = ErrorBody.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = ErrorBody.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 422:
+        response_422 = ErrorBody.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorBody.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: Union[AuthenticatedClient, Client], response: httpx.Response
+) -> Response[Union[Delivery, ErrorBody]]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    app: str,
+    dlv: str,
+    *,
+    client: AuthenticatedClient,
+    body: Union["NoOptions", None],
+) -> Response[Union[Delivery, ErrorBody]]:
+    """Send a failed or skipped delivery again
+
+     Same event id and envelope, a fresh attempt budget; earlier attempts stay in the log. Replays are
+    limited per endpoint and per app (docs/security.md): over the limit, 429 with `Retry-After`.
+
+    Args:
+        app (str):
+        dlv (str):
+        body (Union['NoOptions', None]):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Union[Delivery, ErrorBody]]
+    """
+
+    kwargs = _get_kwargs(
+        app=app,
+        dlv=dlv,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    app: str,
+    dlv: str,
+    *,
+    client: AuthenticatedClient,
+    body: Union["NoOptions", None],
+) -> Optional[Union[Delivery, ErrorBody]]:
+    """Send a failed or skipped delivery again
+
+     Same event id and envelope, a fresh attempt budget; earlier attempts stay in the log. Replays are
+    limited per endpoint and per app (docs/security.md): over the limit, 429 with `Retry-After`.
+
+    Args:
+        app (str):
+        dlv (str):
+        body (Union['NoOptions', None]):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Union[Delivery, ErrorBody]
+    """
+
+    return sync_detailed(
+        app=app,
+        dlv=dlv,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    app: str,
+    dlv: str,
+    *,
+    client: AuthenticatedClient,
+    body: Union["NoOptions", None],
+) -> Response[Union[Delivery, ErrorBody]]:
+    """Send a failed or skipped delivery again
+
+     Same event id and envelope, a fresh attempt budget; earlier attempts stay in the log. Replays are
+    limited per endpoint and per app (docs/security.md): over the limit, 429 with `Retry-After`.
+
+    Args:
+        app (str):
+        dlv (str):
+        body (Union['NoOptions', None]):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Union[Delivery, ErrorBody]]
+    """
+
+    kwargs = _get_kwargs(
+        app=app,
+        dlv=dlv,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    app: str,
+    dlv: str,
+    *,
+    client: AuthenticatedClient,
+    body: Union["NoOptions", None],
+) -> Optional[Union[Delivery, ErrorBody]]:
+    """Send a failed or skipped delivery again
+
+     Same event id and envelope, a fresh attempt budget; earlier attempts stay in the log. Replays are
+    limited per endpoint and per app (docs/security.md): over the limit, 429 with `Retry-After`.
+
+    Args:
+        app (str):
+        dlv (str):
+        body (Union['NoOptions', None]):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Union[Delivery, ErrorBody]
+    """
+
+    return (
+        await asyncio_detailed(
+            app=app,
+            dlv=dlv,
+            client=client,
+            body=body,
+        )
+    ).parsed

@@ -1,0 +1,215 @@
+from http import HTTPStatus
+from typing import Any, Optional, Union
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response
+from ... import errors
+
+from ...models.error_body import ErrorBody
+from ...models.public_keys import PublicKeys
+
+
+def _get_kwargs(
+    app: str,
+    ep: str,
+) -> dict[str, Any]:
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/apps/{app}/endpoints/{ep}/public-keys".format(
+            app=app,
+            ep=ep,
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: Union[AuthenticatedClient, Client], response: httpx.Response
+) -> Optional[Union[ErrorBody, PublicKeys]]:
+    if response.status_code == 200:
+        response_200 = PublicKeys.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorBody.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: Union[AuthenticatedClient, Client], response: httpx.Response
+) -> Response[Union[ErrorBody, PublicKeys]]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    app: str,
+    ep: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[Union[ErrorBody, PublicKeys]]:
+    """Read an endpoint's Ed25519 public keys
+
+     The public keys that sign now, newest first: one, or two during a rotation's overlap. Empty for an
+    `hmac` endpoint. Receivers can also fetch every key of the app, without a token, at
+    `/v1/apps/{app}/jwks.json`.
+
+    Args:
+        app (str):
+        ep (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Union[ErrorBody, PublicKeys]]
+    """
+
+    kwargs = _get_kwargs(
+        app=app,
+        ep=ep,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    app: str,
+    ep: str,
+    *,
+    client: AuthenticatedClient,
+) -> Optional[Union[ErrorBody, PublicKeys]]:
+    """Read an endpoint's Ed25519 public keys
+
+     The public keys that sign now, newest first: one, or two during a rotation's overlap. Empty for an
+    `hmac` endpoint. Receivers can also fetch every key of the app, without a token, at
+    `/v1/apps/{app}/jwks.json`.
+
+    Args:
+        app (str):
+        ep (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Union[ErrorBody, PublicKeys]
+    """
+
+    return sync_detailed(
+        app=app,
+        ep=ep,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    app: str,
+    ep: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[Union[ErrorBody, PublicKeys]]:
+    """Read an endpoint's Ed25519 public keys
+
+     The public keys that sign now, newest first: one, or two during a rotation's overlap. Empty for an
+    `hmac` endpoint. Receivers can also fetch every key of the app, without a token, at
+    `/v1/apps/{app}/jwks.json`.
+
+    Args:
+        app (str):
+        ep (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Union[ErrorBody, PublicKeys]]
+    """
+
+    kwargs = _get_kwargs(
+        app=app,
+        ep=ep,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    app: str,
+    ep: str,
+    *,
+    client: AuthenticatedClient,
+) -> Optional[Union[ErrorBody, PublicKeys]]:
+    """Read an endpoint's Ed25519 public keys
+
+     The public keys that sign now, newest first: one, or two during a rotation's overlap. Empty for an
+    `hmac` endpoint. Receivers can also fetch every key of the app, without a token, at
+    `/v1/apps/{app}/jwks.json`.
+
+    Args:
+        app (str):
+        ep (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Union[ErrorBody, PublicKeys]
+    """
+
+    return (
+        await asyncio_detailed(
+            app=app,
+            ep=ep,
+            client=client,
+        )
+    ).parsed

@@ -1,0 +1,179 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .access import Access
+from .app import App
+from .attempt import Attempt
+from .attempt_with_delivery import AttemptWithDelivery
+from .create_app import CreateApp
+from .create_endpoint import CreateEndpoint
+from .create_endpoint_headers_type_0 import CreateEndpointHeadersType0
+from .create_event_type import CreateEventType
+from .create_event_type_example_type_0 import CreateEventTypeExampleType0
+from .create_event_type_schema_type_0 import CreateEventTypeSchemaType0
+from .create_portal_session import CreatePortalSession
+from .create_token import CreateToken
+from .created_token import CreatedToken
+from .delivery import Delivery
+from .delivery_status import DeliveryStatus
+from .endpoint import Endpoint
+from .endpoint_headers import EndpointHeaders
+from .endpoint_replay import EndpointReplay
+from .endpoint_replay_request import EndpointReplayRequest
+from .endpoint_state import EndpointState
+from .endpoint_stats import EndpointStats
+from .error_body import ErrorBody
+from .error_detail import ErrorDetail
+from .event import Event
+from .event_batch import EventBatch
+from .event_batch_item import EventBatchItem
+from .event_batch_result import EventBatchResult
+from .event_data_type_0 import EventDataType0
+from .event_type import EventType
+from .event_type_example_type_0 import EventTypeExampleType0
+from .event_type_schema_type_0 import EventTypeSchemaType0
+from .health import Health
+from .jwk import Jwk
+from .key_set import KeySet
+from .new_event import NewEvent
+from .new_event_data import NewEventData
+from .no_options import NoOptions
+from .on_dead_letter import OnDeadLetter
+from .page_app import PageApp
+from .page_app_data_item import PageAppDataItem
+from .page_attempt import PageAttempt
+from .page_attempt_data_item import PageAttemptDataItem
+from .page_delivery import PageDelivery
+from .page_delivery_data_item import PageDeliveryDataItem
+from .page_endpoint import PageEndpoint
+from .page_endpoint_data_item import PageEndpointDataItem
+from .page_endpoint_data_item_headers import PageEndpointDataItemHeaders
+from .page_event_type import PageEventType
+from .page_event_type_data_item import PageEventTypeDataItem
+from .page_event_type_data_item_example_type_0 import PageEventTypeDataItemExampleType0
+from .page_event_type_data_item_schema_type_0 import PageEventTypeDataItemSchemaType0
+from .page_portal_session import PagePortalSession
+from .page_portal_session_data_item import PagePortalSessionDataItem
+from .page_state_change import PageStateChange
+from .page_state_change_data_item import PageStateChangeDataItem
+from .page_token import PageToken
+from .page_token_data_item import PageTokenDataItem
+from .patch_app import PatchApp
+from .patch_endpoint import PatchEndpoint
+from .patch_endpoint_headers import PatchEndpointHeaders
+from .patch_event_type import PatchEventType
+from .patch_event_type_example_type_0 import PatchEventTypeExampleType0
+from .patch_event_type_schema_type_0 import PatchEventTypeSchemaType0
+from .portal_link import PortalLink
+from .portal_session import PortalSession
+from .public_key_out import PublicKeyOut
+from .public_keys import PublicKeys
+from .ready import Ready
+from .resume import Resume
+from .resumed_endpoint import ResumedEndpoint
+from .rotate_secret import RotateSecret
+from .rotated import Rotated
+from .schema_violation import SchemaViolation
+from .setting_out import SettingOut
+from .settings_out import SettingsOut
+from .signing_algorithm import SigningAlgorithm
+from .sized_page_event import SizedPageEvent
+from .sized_page_event_data_item import SizedPageEventDataItem
+from .sized_page_event_data_item_data_type_0 import SizedPageEventDataItemDataType0
+from .state_change import StateChange
+from .test_event_request import TestEventRequest
+from .test_event_request_data import TestEventRequestData
+from .test_event_sent import TestEventSent
+from .token import Token
+from .token_access import TokenAccess
+from .verification_out import VerificationOut
+from .verification_status import VerificationStatus
+
+__all__ = (
+    "Access",
+    "App",
+    "Attempt",
+    "AttemptWithDelivery",
+    "CreateApp",
+    "CreatedToken",
+    "CreateEndpoint",
+    "CreateEndpointHeadersType0",
+    "CreateEventType",
+    "CreateEventTypeExampleType0",
+    "CreateEventTypeSchemaType0",
+    "CreatePortalSession",
+    "CreateToken",
+    "Delivery",
+    "DeliveryStatus",
+    "Endpoint",
+    "EndpointHeaders",
+    "EndpointReplay",
+    "EndpointReplayRequest",
+    "EndpointState",
+    "EndpointStats",
+    "ErrorBody",
+    "ErrorDetail",
+    "Event",
+    "EventBatch",
+    "EventBatchItem",
+    "EventBatchResult",
+    "EventDataType0",
+    "EventType",
+    "EventTypeExampleType0",
+    "EventTypeSchemaType0",
+    "Health",
+    "Jwk",
+    "KeySet",
+    "NewEvent",
+    "NewEventData",
+    "NoOptions",
+    "OnDeadLetter",
+    "PageApp",
+    "PageAppDataItem",
+    "PageAttempt",
+    "PageAttemptDataItem",
+    "PageDelivery",
+    "PageDeliveryDataItem",
+    "PageEndpoint",
+    "PageEndpointDataItem",
+    "PageEndpointDataItemHeaders",
+    "PageEventType",
+    "PageEventTypeDataItem",
+    "PageEventTypeDataItemExampleType0",
+    "PageEventTypeDataItemSchemaType0",
+    "PagePortalSession",
+    "PagePortalSessionDataItem",
+    "PageStateChange",
+    "PageStateChangeDataItem",
+    "PageToken",
+    "PageTokenDataItem",
+    "PatchApp",
+    "PatchEndpoint",
+    "PatchEndpointHeaders",
+    "PatchEventType",
+    "PatchEventTypeExampleType0",
+    "PatchEventTypeSchemaType0",
+    "PortalLink",
+    "PortalSession",
+    "PublicKeyOut",
+    "PublicKeys",
+    "Ready",
+    "Resume",
+    "ResumedEndpoint",
+    "Rotated",
+    "RotateSecret",
+    "SchemaViolation",
+    "SettingOut",
+    "SettingsOut",
+    "SigningAlgorithm",
+    "SizedPageEvent",
+    "SizedPageEventDataItem",
+    "SizedPageEventDataItemDataType0",
+    "StateChange",
+    "TestEventRequest",
+    "TestEventRequestData",
+    "TestEventSent",
+    "Token",
+    "TokenAccess",
+    "VerificationOut",
+    "VerificationStatus",
+)

@@ -1,0 +1,110 @@
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from typing import cast, Union
+
+
+T = TypeVar("T", bound="EventBatchItem")
+
+
+@_attrs_define
+class EventBatchItem:
+    """What became of one event of a batch, in the request's order.
+
+    Attributes:
+        created (bool): `true`: stored by this request; `false`: a repeat of an idempotency key seen before (in an
+            earlier request, or earlier in this batch), nothing stored for it.
+        deliveries (int): Deliveries of the event.
+        id (str): The event's id: the new event's, or for a repeat the id of the event first stored with its key.
+        type_ (str):
+        idempotency_key (Union[None, Unset, str]):
+    """
+
+    created: bool
+    deliveries: int
+    id: str
+    type_: str
+    idempotency_key: Union[None, Unset, str] = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        created = self.created
+
+        deliveries = self.deliveries
+
+        id = self.id
+
+        type_ = self.type_
+
+        idempotency_key: Union[None, Unset, str]
+        if isinstance(self.idempotency_key, Unset):
+            idempotency_key = UNSET
+        else:
+            idempotency_key = self.idempotency_key
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "created": created,
+                "deliveries": deliveries,
+                "id": id,
+                "type": type_,
+            }
+        )
+        if idempotency_key is not UNSET:
+            field_dict["idempotency_key"] = idempotency_key
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        created = d.pop("created")
+
+        deliveries = d.pop("deliveries")
+
+        id = d.pop("id")
+
+        type_ = d.pop("type")
+
+        def _parse_idempotency_key(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        idempotency_key = _parse_idempotency_key(d.pop("idempotency_key", UNSET))
+
+        event_batch_item = cls(
+            created=created,
+            deliveries=deliveries,
+            id=id,
+            type_=type_,
+            idempotency_key=idempotency_key,
+        )
+
+        event_batch_item.additional_properties = d
+        return event_batch_item
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

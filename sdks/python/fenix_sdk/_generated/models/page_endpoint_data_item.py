@@ -1,0 +1,379 @@
+from collections.abc import Mapping
+from typing import Any, TypeVar, TYPE_CHECKING
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..models.endpoint_state import EndpointState
+from ..models.on_dead_letter import OnDeadLetter
+from ..models.signing_algorithm import SigningAlgorithm
+from typing import cast
+from typing import Union
+
+if TYPE_CHECKING:
+    from ..models.verification_out import VerificationOut
+    from ..models.page_endpoint_data_item_headers import PageEndpointDataItemHeaders
+
+
+T = TypeVar("T", bound="PageEndpointDataItem")
+
+
+@_attrs_define
+class PageEndpointDataItem:
+    """An endpoint as the API shows it. `secret` only in create and rotate answers.
+
+    Attributes:
+        app_id (str):
+        created_at (str):
+        description (str):
+        event_types (list[str]):
+        final_status_codes (list[int]): Answers that fail a delivery at once, without retry (`[]`: none).
+        headers (PageEndpointDataItemHeaders): Custom request headers sent with every attempt. The values of
+            sensitive headers (`Authorization`, `Cookie`, and `sensitive_headers`)
+            always read `"[redacted]"`. Example: {'Authorization': '[redacted]', 'X-Tenant': 'acme'}.
+        id (str):
+        on_dead_letter (OnDeadLetter):
+        ordered (bool): Ordered delivery: one delivery at a time per lane (`ordering_key`), in event order.
+        sensitive_headers (list[str]): Header names marked sensitive besides `Authorization` and `Cookie`,
+            which always are.
+        signature_scheme (str):
+        signing_algorithm (SigningAlgorithm):
+        state (EndpointState):
+        updated_at (str):
+        url (str):
+        attempt_timeout (Union[None, Unset, str]): The endpoint's own attempt timeout; `null`: `FENIX_ATTEMPT_TIMEOUT`.
+            Example: 5s.
+        public_key (Union[None, Unset, str]): The Ed25519 public key (`whpk_…`): in the create answer of an
+            `ed25519` endpoint (and readable at any time at `…/public-keys`).
+        rate_limit_per_sec (Union[None, Unset, int]):
+        retry_schedule (Union[None, Unset, list[str]]): The endpoint's own waits between attempts; `null`:
+            `FENIX_RETRY_SCHEDULE`. Example: ['30s', '5m', '1h'].
+        secret (Union[None, Unset, str]): The HMAC secret: in the create answer of an `hmac` endpoint only.
+        state_changed_at (Union[None, Unset, str]):
+        state_reason (Union[None, Unset, str]):
+        verification (Union['VerificationOut', None, Unset]):
+    """
+
+    app_id: str
+    created_at: str
+    description: str
+    event_types: list[str]
+    final_status_codes: list[int]
+    headers: "PageEndpointDataItemHeaders"
+    id: str
+    on_dead_letter: OnDeadLetter
+    ordered: bool
+    sensitive_headers: list[str]
+    signature_scheme: str
+    signing_algorithm: SigningAlgorithm
+    state: EndpointState
+    updated_at: str
+    url: str
+    attempt_timeout: Union[None, Unset, str] = UNSET
+    public_key: Union[None, Unset, str] = UNSET
+    rate_limit_per_sec: Union[None, Unset, int] = UNSET
+    retry_schedule: Union[None, Unset, list[str]] = UNSET
+    secret: Union[None, Unset, str] = UNSET
+    state_changed_at: Union[None, Unset, str] = UNSET
+    state_reason: Union[None, Unset, str] = UNSET
+    verification: Union["VerificationOut", None, Unset] = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.verification_out import VerificationOut
+
+        app_id = self.app_id
+
+        created_at = self.created_at
+
+        description = self.description
+
+        event_types = self.event_types
+
+        final_status_codes = self.final_status_codes
+
+        headers = self.headers.to_dict()
+
+        id = self.id
+
+        on_dead_letter = self.on_dead_letter.value
+
+        ordered = self.ordered
+
+        sensitive_headers = self.sensitive_headers
+
+        signature_scheme = self.signature_scheme
+
+        signing_algorithm = self.signing_algorithm.value
+
+        state = self.state.value
+
+        updated_at = self.updated_at
+
+        url = self.url
+
+        attempt_timeout: Union[None, Unset, str]
+        if isinstance(self.attempt_timeout, Unset):
+            attempt_timeout = UNSET
+        else:
+            attempt_timeout = self.attempt_timeout
+
+        public_key: Union[None, Unset, str]
+        if isinstance(self.public_key, Unset):
+            public_key = UNSET
+        else:
+            public_key = self.public_key
+
+        rate_limit_per_sec: Union[None, Unset, int]
+        if isinstance(self.rate_limit_per_sec, Unset):
+            rate_limit_per_sec = UNSET
+        else:
+            rate_limit_per_sec = self.rate_limit_per_sec
+
+        retry_schedule: Union[None, Unset, list[str]]
+        if isinstance(self.retry_schedule, Unset):
+            retry_schedule = UNSET
+        elif isinstance(self.retry_schedule, list):
+            retry_schedule = self.retry_schedule
+
+        else:
+            retry_schedule = self.retry_schedule
+
+        secret: Union[None, Unset, str]
+        if isinstance(self.secret, Unset):
+            secret = UNSET
+        else:
+            secret = self.secret
+
+        state_changed_at: Union[None, Unset, str]
+        if isinstance(self.state_changed_at, Unset):
+            state_changed_at = UNSET
+        else:
+            state_changed_at = self.state_changed_at
+
+        state_reason: Union[None, Unset, str]
+        if isinstance(self.state_reason, Unset):
+            state_reason = UNSET
+        else:
+            state_reason = self.state_reason
+
+        verification: Union[None, Unset, dict[str, Any]]
+        if isinstance(self.verification, Unset):
+            verification = UNSET
+        elif isinstance(self.verification, VerificationOut):
+            verification = self.verification.to_dict()
+        else:
+            verification = self.verification
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "app_id": app_id,
+                "created_at": created_at,
+                "description": description,
+                "event_types": event_types,
+                "final_status_codes": final_status_codes,
+                "headers": headers,
+                "id": id,
+                "on_dead_letter": on_dead_letter,
+                "ordered": ordered,
+                "sensitive_headers": sensitive_headers,
+                "signature_scheme": signature_scheme,
+                "signing_algorithm": signing_algorithm,
+                "state": state,
+                "updated_at": updated_at,
+                "url": url,
+            }
+        )
+        if attempt_timeout is not UNSET:
+            field_dict["attempt_timeout"] = attempt_timeout
+        if public_key is not UNSET:
+            field_dict["public_key"] = public_key
+        if rate_limit_per_sec is not UNSET:
+            field_dict["rate_limit_per_sec"] = rate_limit_per_sec
+        if retry_schedule is not UNSET:
+            field_dict["retry_schedule"] = retry_schedule
+        if secret is not UNSET:
+            field_dict["secret"] = secret
+        if state_changed_at is not UNSET:
+            field_dict["state_changed_at"] = state_changed_at
+        if state_reason is not UNSET:
+            field_dict["state_reason"] = state_reason
+        if verification is not UNSET:
+            field_dict["verification"] = verification
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.verification_out import VerificationOut
+        from ..models.page_endpoint_data_item_headers import PageEndpointDataItemHeaders
+
+        d = dict(src_dict)
+        app_id = d.pop("app_id")
+
+        created_at = d.pop("created_at")
+
+        description = d.pop("description")
+
+        event_types = cast(list[str], d.pop("event_types"))
+
+        final_status_codes = cast(list[int], d.pop("final_status_codes"))
+
+        headers = PageEndpointDataItemHeaders.from_dict(d.pop("headers"))
+
+        id = d.pop("id")
+
+        on_dead_letter = OnDeadLetter(d.pop("on_dead_letter"))
+
+        ordered = d.pop("ordered")
+
+        sensitive_headers = cast(list[str], d.pop("sensitive_headers"))
+
+        signature_scheme = d.pop("signature_scheme")
+
+        signing_algorithm = SigningAlgorithm(d.pop("signing_algorithm"))
+
+        state = EndpointState(d.pop("state"))
+
+        updated_at = d.pop("updated_at")
+
+        url = d.pop("url")
+
+        def _parse_attempt_timeout(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        attempt_timeout = _parse_attempt_timeout(d.pop("attempt_timeout", UNSET))
+
+        def _parse_public_key(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        public_key = _parse_public_key(d.pop("public_key", UNSET))
+
+        def _parse_rate_limit_per_sec(data: object) -> Union[None, Unset, int]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, int], data)
+
+        rate_limit_per_sec = _parse_rate_limit_per_sec(
+            d.pop("rate_limit_per_sec", UNSET)
+        )
+
+        def _parse_retry_schedule(data: object) -> Union[None, Unset, list[str]]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                retry_schedule_type_0 = cast(list[str], data)
+
+                return retry_schedule_type_0
+            except:  # noqa: E722
+                pass
+            return cast(Union[None, Unset, list[str]], data)
+
+        retry_schedule = _parse_retry_schedule(d.pop("retry_schedule", UNSET))
+
+        def _parse_secret(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        secret = _parse_secret(d.pop("secret", UNSET))
+
+        def _parse_state_changed_at(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        state_changed_at = _parse_state_changed_at(d.pop("state_changed_at", UNSET))
+
+        def _parse_state_reason(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        state_reason = _parse_state_reason(d.pop("state_reason", UNSET))
+
+        def _parse_verification(data: object) -> Union["VerificationOut", None, Unset]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                verification_type_1 = VerificationOut.from_dict(data)
+
+                return verification_type_1
+            except:  # noqa: E722
+                pass
+            return cast(Union["VerificationOut", None, Unset], data)
+
+        verification = _parse_verification(d.pop("verification", UNSET))
+
+        page_endpoint_data_item = cls(
+            app_id=app_id,
+            created_at=created_at,
+            description=description,
+            event_types=event_types,
+            final_status_codes=final_status_codes,
+            headers=headers,
+            id=id,
+            on_dead_letter=on_dead_letter,
+            ordered=ordered,
+            sensitive_headers=sensitive_headers,
+            signature_scheme=signature_scheme,
+            signing_algorithm=signing_algorithm,
+            state=state,
+            updated_at=updated_at,
+            url=url,
+            attempt_timeout=attempt_timeout,
+            public_key=public_key,
+            rate_limit_per_sec=rate_limit_per_sec,
+            retry_schedule=retry_schedule,
+            secret=secret,
+            state_changed_at=state_changed_at,
+            state_reason=state_reason,
+            verification=verification,
+        )
+
+        page_endpoint_data_item.additional_properties = d
+        return page_endpoint_data_item
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,185 @@
+from collections.abc import Mapping
+from typing import Any, TypeVar, TYPE_CHECKING
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from typing import cast
+from typing import Union
+
+if TYPE_CHECKING:
+    from ..models.page_event_type_data_item_example_type_0 import (
+        PageEventTypeDataItemExampleType0,
+    )
+    from ..models.page_event_type_data_item_schema_type_0 import (
+        PageEventTypeDataItemSchemaType0,
+    )
+
+
+T = TypeVar("T", bound="PageEventTypeDataItem")
+
+
+@_attrs_define
+class PageEventTypeDataItem:
+    """A catalogued event type as the API shows it.
+
+    Attributes:
+        created_at (str):
+        deprecated (bool): Still accepted; producers are told (`warning`) when they send it.
+        description (str):
+        name (str): The event type, as events carry it in `type`. Example: order.paid.
+        updated_at (str):
+        example (Union['PageEventTypeDataItemExampleType0', None, Unset]): An example `data`; it matches `schema`.
+        schema (Union['PageEventTypeDataItemSchemaType0', None, Unset]): The JSON Schema (draft 2020-12) every event's
+            `data` must match; null: any object.
+    """
+
+    created_at: str
+    deprecated: bool
+    description: str
+    name: str
+    updated_at: str
+    example: Union["PageEventTypeDataItemExampleType0", None, Unset] = UNSET
+    schema: Union["PageEventTypeDataItemSchemaType0", None, Unset] = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.page_event_type_data_item_example_type_0 import (
+            PageEventTypeDataItemExampleType0,
+        )
+        from ..models.page_event_type_data_item_schema_type_0 import (
+            PageEventTypeDataItemSchemaType0,
+        )
+
+        created_at = self.created_at
+
+        deprecated = self.deprecated
+
+        description = self.description
+
+        name = self.name
+
+        updated_at = self.updated_at
+
+        example: Union[None, Unset, dict[str, Any]]
+        if isinstance(self.example, Unset):
+            example = UNSET
+        elif isinstance(self.example, PageEventTypeDataItemExampleType0):
+            example = self.example.to_dict()
+        else:
+            example = self.example
+
+        schema: Union[None, Unset, dict[str, Any]]
+        if isinstance(self.schema, Unset):
+            schema = UNSET
+        elif isinstance(self.schema, PageEventTypeDataItemSchemaType0):
+            schema = self.schema.to_dict()
+        else:
+            schema = self.schema
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "created_at": created_at,
+                "deprecated": deprecated,
+                "description": description,
+                "name": name,
+                "updated_at": updated_at,
+            }
+        )
+        if example is not UNSET:
+            field_dict["example"] = example
+        if schema is not UNSET:
+            field_dict["schema"] = schema
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.page_event_type_data_item_example_type_0 import (
+            PageEventTypeDataItemExampleType0,
+        )
+        from ..models.page_event_type_data_item_schema_type_0 import (
+            PageEventTypeDataItemSchemaType0,
+        )
+
+        d = dict(src_dict)
+        created_at = d.pop("created_at")
+
+        deprecated = d.pop("deprecated")
+
+        description = d.pop("description")
+
+        name = d.pop("name")
+
+        updated_at = d.pop("updated_at")
+
+        def _parse_example(
+            data: object,
+        ) -> Union["PageEventTypeDataItemExampleType0", None, Unset]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                example_type_0 = PageEventTypeDataItemExampleType0.from_dict(data)
+
+                return example_type_0
+            except:  # noqa: E722
+                pass
+            return cast(Union["PageEventTypeDataItemExampleType0", None, Unset], data)
+
+        example = _parse_example(d.pop("example", UNSET))
+
+        def _parse_schema(
+            data: object,
+        ) -> Union["PageEventTypeDataItemSchemaType0", None, Unset]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                schema_type_0 = PageEventTypeDataItemSchemaType0.from_dict(data)
+
+                return schema_type_0
+            except:  # noqa: E722
+                pass
+            return cast(Union["PageEventTypeDataItemSchemaType0", None, Unset], data)
+
+        schema = _parse_schema(d.pop("schema", UNSET))
+
+        page_event_type_data_item = cls(
+            created_at=created_at,
+            deprecated=deprecated,
+            description=description,
+            name=name,
+            updated_at=updated_at,
+            example=example,
+            schema=schema,
+        )
+
+        page_event_type_data_item.additional_properties = d
+        return page_event_type_data_item
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

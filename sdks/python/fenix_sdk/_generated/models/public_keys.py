@@ -1,0 +1,75 @@
+from collections.abc import Mapping
+from typing import Any, TypeVar, TYPE_CHECKING
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+
+if TYPE_CHECKING:
+    from ..models.public_key_out import PublicKeyOut
+
+
+T = TypeVar("T", bound="PublicKeys")
+
+
+@_attrs_define
+class PublicKeys:
+    """An endpoint's live public keys, newest first (empty for an HMAC endpoint).
+
+    Attributes:
+        data (list['PublicKeyOut']):
+    """
+
+    data: list["PublicKeyOut"]
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = []
+        for data_item_data in self.data:
+            data_item = data_item_data.to_dict()
+            data.append(data_item)
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "data": data,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.public_key_out import PublicKeyOut
+
+        d = dict(src_dict)
+        data = []
+        _data = d.pop("data")
+        for data_item_data in _data:
+            data_item = PublicKeyOut.from_dict(data_item_data)
+
+            data.append(data_item)
+
+        public_keys = cls(
+            data=data,
+        )
+
+        public_keys.additional_properties = d
+        return public_keys
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,38 @@
+"""`fenix.apps`: the tenants that own endpoints and events (`/v1/apps`)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Optional
+
+from .._base import Page, Resource, body, unset_if_none, walk
+from .._generated.api.apps import create_app, delete_app, get_app, list_apps, update_app
+from .._generated.models import App, CreateApp, PatchApp
+
+
+class Apps(Resource):
+    def create(self, name: str, uid: Optional[str] = None, **options: Any) -> App:
+        """A new app; `uid` is your own id for it, usable wherever an app id is.
+
+        Options: `require_endpoint_verification`. `409 uid_taken` if the uid exists.
+        """
+        return self._call(create_app, body=body(CreateApp, {"name": name, "uid": uid, **options}))
+
+    def get(self, app: str) -> App:
+        """The app by id (`app_…`) or uid; `404 app_not_found` if there is none."""
+        return self._call(get_app, app)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[App]:
+        """One page of apps, newest first."""
+        return self._page(list_apps, limit=unset_if_none(limit), cursor=unset_if_none(cursor))
+
+    def list_all(self, *, limit: Optional[int] = None) -> Iterator[App]:
+        """Every app, page after page."""
+        return walk(lambda cursor: self.list(limit=limit, cursor=cursor))
+
+    def update(self, app: str, **fields: Any) -> App:
+        """Changes the given fields only (`name`, `uid`, `require_endpoint_verification`)."""
+        return self._call(update_app, app, body=body(PatchApp, fields, keep_none=True))
+
+    def delete(self, app: str) -> None:
+        """Deletes the app with its endpoints, events and deliveries."""
+        self._call(delete_app, app)
