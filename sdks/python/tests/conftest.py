@@ -1,0 +1,6 @@
+"""Lets the integration test import the receiver beside it."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
