@@ -37,19 +37,15 @@ export class FenixError extends Error {
 }
 
 /** Why a webhook request was refused: see {@link WebhookVerificationError.reason}. */
-export type VerificationFailure =
-  | "missing_header"
-  | "malformed_header"
-  | "expired"
-  | "future"
-  | "no_matching_signature"
-  | "invalid_key"
-  | "invalid_body";
+export type VerificationFailure = "missing_header" | "malformed_header" | "expired" | "future" | "no_match" | "malformed_body";
 
 /**
  * A webhook request that does not verify: answer it `401` and do not act on
- * it. `reason` says which check failed (a wrong key and an altered body both
- * read `no_matching_signature`: a receiver cannot tell them apart).
+ * it. `reason` says which check failed: `missing_header`, `malformed_header`,
+ * `expired` or `future` (the signed timestamp is more than 300 s away from
+ * the receiver's clock), `no_match` (no signature matches any key held: a
+ * wrong key and an altered body look the same), `malformed_body` (the signed
+ * body is not a JSON object).
  */
 export class WebhookVerificationError extends Error {
   override name = "WebhookVerificationError";

@@ -52,7 +52,7 @@ export class Webhook {
    */
   constructor(secretOrPublicKey: string | string[]) {
     const all = Array.isArray(secretOrPublicKey) ? secretOrPublicKey : [secretOrPublicKey];
-    if (all.length === 0) throw new WebhookVerificationError("invalid_key", "no secret or public key given");
+    if (all.length === 0) throw new TypeError("Webhook needs at least one secret or public key");
     this.keys = all.map(parseKey);
   }
 
@@ -63,19 +63,24 @@ export class Webhook {
    */
   verify<T = unknown>(rawBody: string | Uint8Array, headers: WebhookHeaders, options: VerifyOptions = {}): WebhookEvent<T> {
     const body = typeof rawBody === "string" ? Buffer.from(rawBody, "utf8") : Buffer.from(rawBody);
-    const signed = readSigned(body, header(headers));
+    const signed = readSigned(body, lowerCased(headers));
     const now = options.now ?? Math.floor(Date.now() / 1000);
     const age = now - Number(signed.timestamp);
     if (age > TOLERANCE_SECONDS) throw new WebhookVerificationError("expired", "the signed timestamp is too old");
     if (age < -TOLERANCE_SECONDS) throw new WebhookVerificationError("future", "the signed timestamp is in the future");
     if (!this.keys.some((key) => matches(key, signed))) {
-      throw new WebhookVerificationError("no_matching_signature", "no signature matches the key(s) given");
+      throw new WebhookVerificationError("no_match", "no signature matches the key(s) held");
     }
+    let event: unknown;
     try {
-      return JSON.parse(body.toString("utf8")) as WebhookEvent<T>;
+      event = JSON.parse(body.toString("utf8"));
     } catch {
-      throw new WebhookVerificationError("invalid_body", "the signed body is not JSON");
+      throw new WebhookVerificationError("malformed_body", "the body is not JSON");
     }
+    if (typeof event !== "object" || event === null || Array.isArray(event)) {
+      throw new WebhookVerificationError("malformed_body", "the body is not a JSON object");
+    }
+    return event as WebhookEvent<T>;
   }
 }
 
@@ -92,62 +97,59 @@ function parseKey(text: string): Key {
       return { kind: "ed25519", publicKey: createPublicKey({ key: jwk, format: "jwk" }) };
     }
   }
-  throw new WebhookVerificationError("invalid_key", "a key is `whsec_` + base64, or `whpk_` + base64 of 32 bytes");
+  throw new TypeError("a key is an endpoint secret (`whsec_` + base64) or public key (`whpk_` + base64 of 32 bytes)");
 }
 
-/** A header by its lower-case name, whatever the case or shape it was given in. */
-function header(headers: WebhookHeaders): (name: string) => string | undefined {
-  if (typeof (headers as Headers).get === "function" && typeof (headers as Headers).has === "function") {
-    return (name) => (headers as Headers).get(name) ?? undefined;
-  }
+/** The headers by lower-case name, whatever shape they were given in. */
+function lowerCased(headers: WebhookHeaders): Map<string, string> {
   const lower = new Map<string, string>();
-  for (const [name, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
+  const pairs: Iterable<[string, string | string[] | undefined]> =
+    typeof (headers as Headers).forEach === "function" && typeof (headers as Headers).get === "function"
+      ? [...(headers as Headers).entries()]
+      : Object.entries(headers as Record<string, string | string[] | undefined>);
+  for (const [name, value] of pairs) {
     if (value !== undefined) lower.set(name.toLowerCase(), Array.isArray(value) ? value.join(", ") : value);
   }
-  return (name) => lower.get(name);
+  return lower;
 }
 
 /** The scheme is told by its headers: `webhook-*` (Standard Webhooks) or `X-Fenix-*`. */
-function readSigned(body: Buffer, get: (name: string) => string | undefined): Signed {
-  const standard = get("webhook-signature");
-  if (standard !== undefined) {
-    const id = required(get, "webhook-id");
-    const timestamp = timestampOf(required(get, "webhook-timestamp"));
-    const signatures = standard
-      .split(" ")
-      .filter((entry) => entry !== "")
-      .map((entry) => split(entry, ","));
-    const message = Buffer.concat([Buffer.from(`${id}.${timestamp}.`), body]);
-    return { scheme: "standard-webhooks", timestamp, message, signatures };
+function readSigned(body: Buffer, headers: Map<string, string>): Signed {
+  const standard = [...headers.keys()].some((name) => name.startsWith("webhook-"));
+  const [id, timestampName, signatureName] = standard
+    ? [required(headers, "webhook-id"), "webhook-timestamp", "webhook-signature"]
+    : ["", "x-fenix-timestamp", "x-fenix-signature"];
+  const timestamp = required(headers, timestampName);
+  const header = required(headers, signatureName);
+  if (!/^\d{1,15}$/.test(timestamp)) {
+    throw new WebhookVerificationError("malformed_header", `${timestampName} is not unix seconds`);
   }
-  const fenix = required(get, "x-fenix-signature");
-  const timestamp = timestampOf(required(get, "x-fenix-timestamp"));
-  const signatures = fenix
-    .split(",")
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== "")
-    .map((entry) => split(entry, "="));
-  const message = Buffer.concat([Buffer.from(`${timestamp}.`), body]);
-  return { scheme: "fenix-v1", timestamp, message, signatures };
+  const signatures = entries(header, standard ? " " : ",", standard ? "," : "=");
+  if (signatures.length === 0) {
+    throw new WebhookVerificationError("malformed_header", `${signatureName} holds no signature`);
+  }
+  const signedPart = standard ? `${id}.${timestamp}.` : `${timestamp}.`;
+  const message = Buffer.concat([Buffer.from(signedPart, "utf8"), body]);
+  return { scheme: standard ? "standard-webhooks" : "fenix-v1", timestamp, message, signatures };
 }
 
-function required(get: (name: string) => string | undefined, name: string): string {
-  const value = get(name);
-  if (value === undefined || value.trim() === "") {
+/** `v1=a,v1a=b` (fenix-v1) or `v1,a v1a,b` (Standard Webhooks) as `[version, value]` pairs; others are skipped. */
+function entries(header: string, separator: string, joiner: string): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (const entry of header.split(separator)) {
+    const trimmed = entry.trim();
+    const at = trimmed.indexOf(joiner);
+    if (at > 0 && at < trimmed.length - 1) pairs.push([trimmed.slice(0, at), trimmed.slice(at + 1)]);
+  }
+  return pairs;
+}
+
+function required(headers: Map<string, string>, name: string): string {
+  const value = headers.get(name)?.trim();
+  if (value === undefined || value === "") {
     throw new WebhookVerificationError("missing_header", `the ${name} header is missing`);
   }
-  return value.trim();
-}
-
-function timestampOf(value: string): string {
-  if (!/^\d{1,15}$/.test(value)) throw new WebhookVerificationError("malformed_header", "the timestamp is not unix seconds");
   return value;
-}
-
-function split(entry: string, separator: string): [string, string] {
-  const at = entry.indexOf(separator);
-  if (at <= 0) throw new WebhookVerificationError("malformed_header", `a signature entry lacks its "${separator}"`);
-  return [entry.slice(0, at), entry.slice(at + 1)];
 }
 
 function matches(key: Key, signed: Signed): boolean {
