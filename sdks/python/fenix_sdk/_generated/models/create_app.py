@@ -1,12 +1,14 @@
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import (
+    Any,
+    TypeVar,
+    Union,
+    cast,
+)
 
 from attrs import define as _attrs_define
 
 from ..types import UNSET, Unset
-
-from typing import cast, Union
-
 
 T = TypeVar("T", bound="CreateApp")
 

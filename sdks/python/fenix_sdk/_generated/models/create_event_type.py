@@ -1,16 +1,19 @@
 from collections.abc import Mapping
-from typing import Any, TypeVar, TYPE_CHECKING
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    TypeVar,
+    Union,
+    cast,
+)
 
 from attrs import define as _attrs_define
 
 from ..types import UNSET, Unset
 
-from typing import cast
-from typing import Union
-
 if TYPE_CHECKING:
-    from ..models.create_event_type_schema_type_0 import CreateEventTypeSchemaType0
     from ..models.create_event_type_example_type_0 import CreateEventTypeExampleType0
+    from ..models.create_event_type_schema_type_0 import CreateEventTypeSchemaType0
 
 
 T = TypeVar("T", bound="CreateEventType")
@@ -37,10 +40,10 @@ class CreateEventType:
     schema: Union["CreateEventTypeSchemaType0", None, Unset] = UNSET
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.create_event_type_schema_type_0 import CreateEventTypeSchemaType0
         from ..models.create_event_type_example_type_0 import (
             CreateEventTypeExampleType0,
         )
+        from ..models.create_event_type_schema_type_0 import CreateEventTypeSchemaType0
 
         name = self.name
 
@@ -84,10 +87,10 @@ class CreateEventType:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.create_event_type_schema_type_0 import CreateEventTypeSchemaType0
         from ..models.create_event_type_example_type_0 import (
             CreateEventTypeExampleType0,
         )
+        from ..models.create_event_type_schema_type_0 import CreateEventTypeSchemaType0
 
         d = dict(src_dict)
         name = d.pop("name")

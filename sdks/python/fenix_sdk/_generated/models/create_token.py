@@ -1,13 +1,15 @@
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import (
+    Any,
+    TypeVar,
+    Union,
+    cast,
+)
 
 from attrs import define as _attrs_define
 
-from ..types import UNSET, Unset
-
 from ..models.token_access import TokenAccess
-from typing import cast, Union
-
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="CreateToken")
 

@@ -1,15 +1,16 @@
+import datetime
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import (
+    Any,
+    TypeVar,
+    Union,
+    cast,
+)
 
 from attrs import define as _attrs_define
+from dateutil.parser import isoparse
 
 from ..types import UNSET, Unset
-
-from dateutil.parser import isoparse
-from typing import cast
-from typing import Union
-import datetime
-
 
 T = TypeVar("T", bound="EndpointReplayRequest")
 

@@ -1,8 +1,11 @@
 from collections.abc import Mapping
-from typing import Any, TypeVar, TYPE_CHECKING
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    TypeVar,
+)
 
 from attrs import define as _attrs_define
-
 
 if TYPE_CHECKING:
     from ..models.new_event import NewEvent

@@ -1,17 +1,20 @@
 from collections.abc import Mapping
-from typing import Any, TypeVar, TYPE_CHECKING
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    TypeVar,
+    Union,
+    cast,
+)
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-from typing import cast
-from typing import Union
-
 if TYPE_CHECKING:
-    from ..models.event_type_schema_type_0 import EventTypeSchemaType0
     from ..models.event_type_example_type_0 import EventTypeExampleType0
+    from ..models.event_type_schema_type_0 import EventTypeSchemaType0
 
 
 T = TypeVar("T", bound="EventType")
@@ -42,8 +45,8 @@ class EventType:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.event_type_schema_type_0 import EventTypeSchemaType0
         from ..models.event_type_example_type_0 import EventTypeExampleType0
+        from ..models.event_type_schema_type_0 import EventTypeSchemaType0
 
         created_at = self.created_at
 
@@ -91,8 +94,8 @@ class EventType:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.event_type_schema_type_0 import EventTypeSchemaType0
         from ..models.event_type_example_type_0 import EventTypeExampleType0
+        from ..models.event_type_schema_type_0 import EventTypeSchemaType0
 
         d = dict(src_dict)
         created_at = d.pop("created_at")

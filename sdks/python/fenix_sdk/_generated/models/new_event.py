@@ -1,12 +1,15 @@
 from collections.abc import Mapping
-from typing import Any, TypeVar, TYPE_CHECKING
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    TypeVar,
+    Union,
+    cast,
+)
 
 from attrs import define as _attrs_define
 
 from ..types import UNSET, Unset
-
-from typing import cast
-from typing import Union
 
 if TYPE_CHECKING:
     from ..models.new_event_data import NewEventData

@@ -3,7 +3,6 @@ from typing import Any, TypeVar
 
 from attrs import define as _attrs_define
 
-
 T = TypeVar("T", bound="NoOptions")
 
 

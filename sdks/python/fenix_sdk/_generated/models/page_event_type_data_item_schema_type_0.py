@@ -4,7 +4,6 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-
 T = TypeVar("T", bound="PageEventTypeDataItemSchemaType0")
 
 

@@ -4,9 +4,7 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-
 from ..models.endpoint_state import EndpointState
-
 
 T = TypeVar("T", bound="PageStateChangeDataItem")
 

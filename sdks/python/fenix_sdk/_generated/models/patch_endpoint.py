@@ -1,13 +1,16 @@
 from collections.abc import Mapping
-from typing import Any, TypeVar, TYPE_CHECKING
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    TypeVar,
+    Union,
+    cast,
+)
 
 from attrs import define as _attrs_define
 
-from ..types import UNSET, Unset
-
 from ..models.on_dead_letter import OnDeadLetter
-from typing import cast
-from typing import Union
+from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.patch_endpoint_headers import PatchEndpointHeaders

@@ -1,16 +1,19 @@
 from collections.abc import Mapping
-from typing import Any, TypeVar, TYPE_CHECKING
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    TypeVar,
+    Union,
+    cast,
+)
 
 from attrs import define as _attrs_define
 
 from ..types import UNSET, Unset
 
-from typing import cast
-from typing import Union
-
 if TYPE_CHECKING:
-    from ..models.patch_event_type_schema_type_0 import PatchEventTypeSchemaType0
     from ..models.patch_event_type_example_type_0 import PatchEventTypeExampleType0
+    from ..models.patch_event_type_schema_type_0 import PatchEventTypeSchemaType0
 
 
 T = TypeVar("T", bound="PatchEventType")
@@ -32,8 +35,8 @@ class PatchEventType:
     schema: Union["PatchEventTypeSchemaType0", None, Unset] = UNSET
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.patch_event_type_schema_type_0 import PatchEventTypeSchemaType0
         from ..models.patch_event_type_example_type_0 import PatchEventTypeExampleType0
+        from ..models.patch_event_type_schema_type_0 import PatchEventTypeSchemaType0
 
         deprecated = self.deprecated
 
@@ -71,8 +74,8 @@ class PatchEventType:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.patch_event_type_schema_type_0 import PatchEventTypeSchemaType0
         from ..models.patch_event_type_example_type_0 import PatchEventTypeExampleType0
+        from ..models.patch_event_type_schema_type_0 import PatchEventTypeSchemaType0
 
         d = dict(src_dict)
         deprecated = d.pop("deprecated", UNSET)

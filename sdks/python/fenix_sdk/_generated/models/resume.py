@@ -1,12 +1,13 @@
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import (
+    Any,
+    TypeVar,
+    Union,
+)
 
 from attrs import define as _attrs_define
 
 from ..types import UNSET, Unset
-
-from typing import Union
-
 
 T = TypeVar("T", bound="Resume")
 

@@ -1,20 +1,23 @@
 from collections.abc import Mapping
-from typing import Any, TypeVar, TYPE_CHECKING
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    TypeVar,
+    Union,
+    cast,
+)
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..types import UNSET, Unset
-
 from ..models.endpoint_state import EndpointState
 from ..models.on_dead_letter import OnDeadLetter
 from ..models.signing_algorithm import SigningAlgorithm
-from typing import cast
-from typing import Union
+from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.verification_out import VerificationOut
     from ..models.endpoint_headers import EndpointHeaders
+    from ..models.verification_out import VerificationOut
 
 
 T = TypeVar("T", bound="ResumedEndpoint")
@@ -214,8 +217,8 @@ class ResumedEndpoint:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.verification_out import VerificationOut
         from ..models.endpoint_headers import EndpointHeaders
+        from ..models.verification_out import VerificationOut
 
         d = dict(src_dict)
         app_id = d.pop("app_id")

@@ -1,14 +1,16 @@
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import (
+    Any,
+    TypeVar,
+    Union,
+    cast,
+)
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..types import UNSET, Unset
-
 from ..models.verification_status import VerificationStatus
-from typing import cast, Union
-
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="VerificationOut")
 

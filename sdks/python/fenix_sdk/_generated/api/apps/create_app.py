@@ -3,13 +3,12 @@ from typing import Any, Optional, Union
 
 import httpx
 
-from ...client import AuthenticatedClient, Client
-from ...types import Response
 from ... import errors
-
+from ...client import AuthenticatedClient, Client
 from ...models.app import App
 from ...models.create_app import CreateApp
 from ...models.error_body import ErrorBody
+from ...types import Response
 
 
 def _get_kwargs(

@@ -3,11 +3,10 @@ from typing import Any, Optional, Union, cast
 
 import httpx
 
-from ...client import AuthenticatedClient, Client
-from ...types import Response
 from ... import errors
-
+from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
+from ...types import Response
 
 
 def _get_kwargs(
@@ -15,9 +14,7 @@ def _get_kwargs(
 ) -> dict[str, Any]:
     _kwargs: dict[str, Any] = {
         "method": "delete",
-        "url": "/v1/apps/{app}".format(
-            app=app,
-        ),
+        "url": f"/v1/apps/{app}",
     }
 
     return _kwargs

@@ -3,12 +3,11 @@ from typing import Any, Optional, Union
 
 import httpx
 
-from ...client import AuthenticatedClient, Client
-from ...types import Response
 from ... import errors
-
+from ...client import AuthenticatedClient, Client
 from ...models.app import App
 from ...models.error_body import ErrorBody
+from ...types import Response
 
 
 def _get_kwargs(
@@ -16,9 +15,7 @@ def _get_kwargs(
 ) -> dict[str, Any]:
     _kwargs: dict[str, Any] = {
         "method": "get",
-        "url": "/v1/apps/{app}".format(
-            app=app,
-        ),
+        "url": f"/v1/apps/{app}",
     }
 
     return _kwargs

@@ -3,13 +3,12 @@ from typing import Any, Optional, Union
 
 import httpx
 
-from ...client import AuthenticatedClient, Client
-from ...types import Response
 from ... import errors
-
+from ...client import AuthenticatedClient, Client
 from ...models.app import App
 from ...models.error_body import ErrorBody
 from ...models.patch_app import PatchApp
+from ...types import Response
 
 
 def _get_kwargs(
@@ -21,9 +20,7 @@ def _get_kwargs(
 
     _kwargs: dict[str, Any] = {
         "method": "patch",
-        "url": "/v1/apps/{app}".format(
-            app=app,
-        ),
+        "url": f"/v1/apps/{app}",
     }
 
     _kwargs["json"] = body.to_dict()

@@ -3,12 +3,11 @@ from typing import Any, Optional, Union
 
 import httpx
 
-from ...client import AuthenticatedClient, Client
-from ...types import Response
 from ... import errors
-
+from ...client import AuthenticatedClient, Client
 from ...models.attempt_with_delivery import AttemptWithDelivery
 from ...models.error_body import ErrorBody
+from ...types import Response
 
 
 def _get_kwargs(
@@ -17,10 +16,7 @@ def _get_kwargs(
 ) -> dict[str, Any]:
     _kwargs: dict[str, Any] = {
         "method": "get",
-        "url": "/v1/apps/{app}/attempts/{att}".format(
-            app=app,
-            att=att,
-        ),
+        "url": f"/v1/apps/{app}/attempts/{att}",
     }
 
     return _kwargs

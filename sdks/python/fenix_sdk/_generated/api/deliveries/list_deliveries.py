@@ -1,16 +1,14 @@
+import datetime
 from http import HTTPStatus
 from typing import Any, Optional, Union
 
 import httpx
 
-from ...client import AuthenticatedClient, Client
-from ...types import Response, UNSET
 from ... import errors
-
+from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
 from ...models.page_delivery import PageDelivery
-from ...types import Unset
-import datetime
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
@@ -56,9 +54,7 @@ def _get_kwargs(
 
     _kwargs: dict[str, Any] = {
         "method": "get",
-        "url": "/v1/apps/{app}/deliveries".format(
-            app=app,
-        ),
+        "url": f"/v1/apps/{app}/deliveries",
         "params": params,
     }
 

@@ -3,13 +3,12 @@ from typing import Any, Optional, Union
 
 import httpx
 
-from ...client import AuthenticatedClient, Client
-from ...types import Response
 from ... import errors
-
+from ...client import AuthenticatedClient, Client
 from ...models.delivery import Delivery
 from ...models.error_body import ErrorBody
 from ...models.no_options import NoOptions
+from ...types import Response
 
 
 def _get_kwargs(
@@ -22,10 +21,7 @@ def _get_kwargs(
 
     _kwargs: dict[str, Any] = {
         "method": "post",
-        "url": "/v1/apps/{app}/deliveries/{dlv}/replay".format(
-            app=app,
-            dlv=dlv,
-        ),
+        "url": f"/v1/apps/{app}/deliveries/{dlv}/replay",
     }
 
     _kwargs["json"]: Union[None, dict[str, Any]]

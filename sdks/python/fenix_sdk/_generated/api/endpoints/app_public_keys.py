@@ -3,12 +3,11 @@ from typing import Any, Optional, Union
 
 import httpx
 
-from ...client import AuthenticatedClient, Client
-from ...types import Response
 from ... import errors
-
+from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
 from ...models.key_set import KeySet
+from ...types import Response
 
 
 def _get_kwargs(
@@ -16,9 +15,7 @@ def _get_kwargs(
 ) -> dict[str, Any]:
     _kwargs: dict[str, Any] = {
         "method": "get",
-        "url": "/v1/apps/{app}/jwks.json".format(
-            app=app,
-        ),
+        "url": f"/v1/apps/{app}/jwks.json",
     }
 
     return _kwargs

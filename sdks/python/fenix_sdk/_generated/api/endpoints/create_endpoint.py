@@ -3,13 +3,12 @@ from typing import Any, Optional, Union
 
 import httpx
 
-from ...client import AuthenticatedClient, Client
-from ...types import Response
 from ... import errors
-
+from ...client import AuthenticatedClient, Client
 from ...models.create_endpoint import CreateEndpoint
 from ...models.endpoint import Endpoint
 from ...models.error_body import ErrorBody
+from ...types import Response
 
 
 def _get_kwargs(
@@ -21,9 +20,7 @@ def _get_kwargs(
 
     _kwargs: dict[str, Any] = {
         "method": "post",
-        "url": "/v1/apps/{app}/endpoints".format(
-            app=app,
-        ),
+        "url": f"/v1/apps/{app}/endpoints",
     }
 
     _kwargs["json"] = body.to_dict()

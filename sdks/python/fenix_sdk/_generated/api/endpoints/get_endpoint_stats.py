@@ -3,13 +3,11 @@ from typing import Any, Optional, Union
 
 import httpx
 
-from ...client import AuthenticatedClient, Client
-from ...types import Response, UNSET
 from ... import errors
-
+from ...client import AuthenticatedClient, Client
 from ...models.endpoint_stats import EndpointStats
 from ...models.error_body import ErrorBody
-from ...types import Unset
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
@@ -26,10 +24,7 @@ def _get_kwargs(
 
     _kwargs: dict[str, Any] = {
         "method": "get",
-        "url": "/v1/apps/{app}/endpoints/{ep}/stats".format(
-            app=app,
-            ep=ep,
-        ),
+        "url": f"/v1/apps/{app}/endpoints/{ep}/stats",
         "params": params,
     }
 

@@ -3,13 +3,12 @@ from typing import Any, Optional, Union
 
 import httpx
 
-from ...client import AuthenticatedClient, Client
-from ...types import Response
 from ... import errors
-
+from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
 from ...models.rotate_secret import RotateSecret
 from ...models.rotated import Rotated
+from ...types import Response
 
 
 def _get_kwargs(
@@ -22,10 +21,7 @@ def _get_kwargs(
 
     _kwargs: dict[str, Any] = {
         "method": "post",
-        "url": "/v1/apps/{app}/endpoints/{ep}/secret/rotate".format(
-            app=app,
-            ep=ep,
-        ),
+        "url": f"/v1/apps/{app}/endpoints/{ep}/secret/rotate",
     }
 
     _kwargs["json"]: Union[None, dict[str, Any]]

@@ -3,13 +3,12 @@ from typing import Any, Optional, Union
 
 import httpx
 
-from ...client import AuthenticatedClient, Client
-from ...types import Response
 from ... import errors
-
+from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
 from ...models.test_event_request import TestEventRequest
 from ...models.test_event_sent import TestEventSent
+from ...types import Response
 
 
 def _get_kwargs(
@@ -22,10 +21,7 @@ def _get_kwargs(
 
     _kwargs: dict[str, Any] = {
         "method": "post",
-        "url": "/v1/apps/{app}/endpoints/{ep}/test".format(
-            app=app,
-            ep=ep,
-        ),
+        "url": f"/v1/apps/{app}/endpoints/{ep}/test",
     }
 
     _kwargs["json"]: Union[None, dict[str, Any]]

@@ -3,13 +3,12 @@ from typing import Any, Optional, Union
 
 import httpx
 
-from ...client import AuthenticatedClient, Client
-from ...types import Response
 from ... import errors
-
+from ...client import AuthenticatedClient, Client
 from ...models.endpoint import Endpoint
 from ...models.error_body import ErrorBody
 from ...models.patch_endpoint import PatchEndpoint
+from ...types import Response
 
 
 def _get_kwargs(
@@ -22,10 +21,7 @@ def _get_kwargs(
 
     _kwargs: dict[str, Any] = {
         "method": "patch",
-        "url": "/v1/apps/{app}/endpoints/{ep}".format(
-            app=app,
-            ep=ep,
-        ),
+        "url": f"/v1/apps/{app}/endpoints/{ep}",
     }
 
     _kwargs["json"] = body.to_dict()

@@ -3,13 +3,12 @@ from typing import Any, Optional, Union
 
 import httpx
 
-from ...client import AuthenticatedClient, Client
-from ...types import Response
 from ... import errors
-
+from ...client import AuthenticatedClient, Client
 from ...models.create_event_type import CreateEventType
 from ...models.error_body import ErrorBody
 from ...models.event_type import EventType
+from ...types import Response
 
 
 def _get_kwargs(

@@ -3,13 +3,12 @@ from typing import Any, Optional, Union
 
 import httpx
 
-from ...client import AuthenticatedClient, Client
-from ...types import Response
 from ... import errors
-
+from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
 from ...models.event_batch import EventBatch
 from ...models.event_batch_result import EventBatchResult
+from ...types import Response
 
 
 def _get_kwargs(
@@ -21,9 +20,7 @@ def _get_kwargs(
 
     _kwargs: dict[str, Any] = {
         "method": "post",
-        "url": "/v1/apps/{app}/events/batch".format(
-            app=app,
-        ),
+        "url": f"/v1/apps/{app}/events/batch",
     }
 
     _kwargs["json"] = body.to_dict()

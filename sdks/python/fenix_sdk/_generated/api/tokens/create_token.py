@@ -3,13 +3,12 @@ from typing import Any, Optional, Union
 
 import httpx
 
-from ...client import AuthenticatedClient, Client
-from ...types import Response
 from ... import errors
-
+from ...client import AuthenticatedClient, Client
 from ...models.create_token import CreateToken
 from ...models.created_token import CreatedToken
 from ...models.error_body import ErrorBody
+from ...types import Response
 
 
 def _get_kwargs(

@@ -3,13 +3,11 @@ from typing import Any, Optional, Union
 
 import httpx
 
-from ...client import AuthenticatedClient, Client
-from ...types import Response, UNSET
 from ... import errors
-
+from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
 from ...models.page_token import PageToken
-from ...types import Unset
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
