@@ -16,7 +16,7 @@ from .._generated.api.deliveries import (
     replay_delivery,
     skip_delivery,
 )
-from .._generated.models import Attempt, AttemptWithDelivery, Delivery, NoOptions
+from .._generated.models import Attempt, AttemptWithDelivery, Delivery, DeliveryStatus, NoOptions
 
 
 def timestamp(value: Union[None, str, datetime.datetime]) -> Optional[datetime.datetime]:
@@ -48,7 +48,8 @@ class Deliveries(Resource):
         return self._page(
             list_deliveries,
             app,
-            status=unset_if_none(status),
+            # A closed set: an unknown status is a ValueError here, not a request.
+            status=unset_if_none(None if status is None else DeliveryStatus(status)),
             endpoint_id=unset_if_none(endpoint_id),
             event_type=unset_if_none(event_type),
             since=unset_if_none(timestamp(since)),
