@@ -1,8 +1,8 @@
 //! One attempt of one job: the destination check, signing with the secrets
 //! live now, one HTTP request with the wire contract's headers (no redirects,
 //! at most 4 KiB of the response read, stored as NUL-free UTF-8), errors
-//! sorted into the classes the log shows (`timeout`, `connect`, `tls`, `dns`,
-//! `destination_blocked`, `redirect`, `http_status`, …), and the next step the
+//! sorted into the classes the log shows ([`ErrorClass`]: `timeout`, `connect`,
+//! `tls`, `dns`, `destination_blocked`, `redirect`, `http_status`, …), and the next step the
 //! schedule decides. It reports; it changes nothing itself: what follows an
 //! outcome happens once it is recorded (`reactions.rs`).
 
@@ -12,6 +12,7 @@ use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE, RETRY_AFTER};
 
 use super::{
+    error_class::ErrorClass,
     job::Job,
     reactions::Notes,
     recorder::Reported,
@@ -54,7 +55,7 @@ pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys:
         attempt_id = %attempt_id,
         endpoint_id = %c.endpoint_id,
         status = result.facts.status,
-        error = result.error,
+        error = result.error.map(ErrorClass::as_str),
         outcome = status.as_str(),
         "attempt finished"
     );
@@ -68,7 +69,7 @@ pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys:
         response_status: result.facts.status.map(i64::from),
         // Both come from the network: made storable on both backends.
         response_excerpt: result.excerpt.map(|e| storable_text(&e).into_owned()),
-        error: result.error.map(str::to_string),
+        error: result.error.map(|e| e.as_str().to_owned()),
         error_detail: result.detail.map(|d| storable_detail(&d)),
         signed_with: serde_json::to_string(&versions).expect("numbers serialize"),
     };
@@ -87,7 +88,7 @@ async fn check_sign_send(
 ) -> AttemptResult {
     let url = match check_destination(state, &job.url).await {
         Ok(url) => url,
-        Err(e) => return refused(e.attempt_error(), e.to_string()),
+        Err(e) => return refused(ErrorClass::of_destination(&e), e.to_string()),
     };
     let now = time::now_ms();
     let c = &job.claimed;
@@ -95,7 +96,7 @@ async fn check_sign_send(
         keys.secrets_for(&state.store, &state.keyring, &c.endpoint_id, &job.secrets, job.loaded_at, now).await;
     let live: Vec<&LiveSecret> = secrets.iter().filter(|s| s.is_live(now)).collect();
     if live.is_empty() {
-        return refused("no_secret", "the endpoint has no usable signing secret".into());
+        return refused(ErrorClass::NoSecret, "the endpoint has no usable signing secret".into());
     }
     let message = Message {
         endpoint_id: &c.endpoint_id,
@@ -110,7 +111,10 @@ async fn check_sign_send(
     };
     *versions = live.iter().map(|s| s.version).collect();
     let Some(custom) = &job.policy.headers else {
-        return refused("sealed_header", "a sensitive custom header of the endpoint could not be opened".into());
+        return refused(
+            ErrorClass::SealedHeader,
+            "a sensitive custom header of the endpoint could not be opened".into(),
+        );
     };
     add_custom_headers(&mut headers, custom);
     send(client, Request { url: url.clone(), headers, body: job.envelope.clone() }).await
@@ -140,7 +144,7 @@ pub(super) fn signed_headers(
     let signature =
         match signing_keys::signature_header(scheme, message.endpoint_id, live, message.id, timestamp, message.body) {
             Ok(signature) => signature,
-            Err(e) => return Err(refused("signing", e.to_string())),
+            Err(e) => return Err(refused(ErrorClass::Signing, e.to_string())),
         };
     Ok(WireHeaders {
         event_id: message.id,
@@ -188,7 +192,7 @@ pub struct AttemptResult {
     pub facts: AttemptFacts,
     pub excerpt: Option<String>,
     /// `None` on success.
-    pub error: Option<&'static str>,
+    pub error: Option<ErrorClass>,
     /// A short human explanation of the error (never contains the payload).
     pub detail: Option<String>,
     pub duration_ms: i64,
@@ -225,11 +229,11 @@ pub async fn send(client: &reqwest::Client, req: Request) -> AttemptResult {
         Ok((status, retry_after, excerpt)) => {
             let error = match status {
                 200..=299 => None,
-                300..=399 => Some("redirect"),
-                _ => Some("http_status"),
+                300..=399 => Some(ErrorClass::Redirect),
+                _ => Some(ErrorClass::HttpStatus),
             };
             let detail = error.map(|e| match e {
-                "redirect" => format!("the receiver answered {status}; redirects are not followed"),
+                ErrorClass::Redirect => format!("the receiver answered {status}; redirects are not followed"),
                 _ => format!("the receiver answered {status}"),
             });
             AttemptResult {
@@ -245,15 +249,15 @@ pub async fn send(client: &reqwest::Client, req: Request) -> AttemptResult {
 
 /// The attempt did not finish within `timeout` (destination check, request or excerpt).
 pub fn timed_out(timeout: Duration) -> AttemptResult {
-    failure("timeout", format!("no complete response within {}", humantime::format_duration(timeout)), 0)
+    failure(ErrorClass::Timeout, format!("no complete response within {}", humantime::format_duration(timeout)), 0)
 }
 
 /// No request was made: the destination check or signing refused it.
-pub fn refused(class: &'static str, detail: String) -> AttemptResult {
+pub fn refused(class: ErrorClass, detail: String) -> AttemptResult {
     failure(class, detail, 0)
 }
 
-fn failure(class: &'static str, detail: String, duration_ms: i64) -> AttemptResult {
+fn failure(class: ErrorClass, detail: String, duration_ms: i64) -> AttemptResult {
     AttemptResult {
         facts: AttemptFacts::default(),
         excerpt: None,
@@ -328,12 +332,12 @@ pub fn storable_detail(detail: &str) -> String {
 }
 
 /// Sorts a client error into a log error class with a short explanation.
-fn classify(e: &reqwest::Error) -> (&'static str, String) {
+fn classify(e: &reqwest::Error) -> (ErrorClass, String) {
     let mut source: Option<&(dyn std::error::Error + 'static)> = e.source();
     let mut chain = String::new();
     while let Some(s) = source {
         if let Some(d) = s.downcast_ref::<fenix_destination::DestinationError>() {
-            return (d.attempt_error(), d.to_string());
+            return (ErrorClass::of_destination(d), d.to_string());
         }
         chain.push_str(&s.to_string());
         chain.push_str(": ");
@@ -341,17 +345,17 @@ fn classify(e: &reqwest::Error) -> (&'static str, String) {
     }
     let lower = chain.to_ascii_lowercase();
     if e.is_timeout() {
-        ("timeout", "the attempt timed out".into())
+        (ErrorClass::Timeout, "the attempt timed out".into())
     } else if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake") {
-        ("tls", format!("TLS failed: {}", chain.trim_end_matches(": ")))
+        (ErrorClass::Tls, format!("TLS failed: {}", chain.trim_end_matches(": ")))
     } else if lower.contains("dns") || lower.contains("resolve") {
-        ("dns", format!("DNS failed: {}", chain.trim_end_matches(": ")))
+        (ErrorClass::Dns, format!("DNS failed: {}", chain.trim_end_matches(": ")))
     } else if e.is_connect() {
-        ("connect", format!("could not connect: {}", chain.trim_end_matches(": ")))
+        (ErrorClass::Connect, format!("could not connect: {}", chain.trim_end_matches(": ")))
     } else if e.is_body() || e.is_decode() {
-        ("response_body", "the response body could not be read".into())
+        (ErrorClass::ResponseBody, "the response body could not be read".into())
     } else {
-        ("request", format!("the request failed: {}", chain.trim_end_matches(": ")))
+        (ErrorClass::Request, format!("the request failed: {}", chain.trim_end_matches(": ")))
     }
 }
 

@@ -1,4 +1,5 @@
-//! The delivery worker: the claim → attempt → record loop.
+//! The delivery worker: the claim → attempt → record loop (`run.rs`: a short
+//! loop over one round of claiming, `Worker::step`, that tests drive).
 //!
 //! 1. [`Worker::claim_batch`] leases due deliveries in one short transaction
 //!    (committed before any request is sent), enters them in the
@@ -16,6 +17,7 @@
 //! outcome was never written comes due again when its lease expires.
 
 pub mod attempt;
+pub mod error_class;
 mod fair;
 mod gate;
 mod hands;
@@ -24,6 +26,7 @@ mod lease_book;
 pub mod ownership;
 mod reactions;
 mod recorder;
+mod run;
 pub mod schedule;
 mod shared_limits;
 pub(crate) mod signing_keys;
@@ -41,13 +44,16 @@ use std::{
 };
 
 use tokio::sync::{mpsc, Notify};
-use tokio_util::sync::CancellationToken;
 
-pub use self::recorder::Reported;
+pub use self::{
+    error_class::ErrorClass,
+    recorder::Reported,
+    run::{Pause, Step},
+};
 use self::{
     fair::FairSlots,
     gate::{Admission, Gate, Observation, Scope, Signal, Slots, Turn},
-    hands::{Claim, Hands},
+    hands::Hands,
     job::Job,
     lease_book::LeaseBook,
     recorder::Recorder,
@@ -58,22 +64,13 @@ use self::{
 use crate::{
     metrics::AppShareFigure,
     state::SharedState,
-    store::{ClaimedDelivery, Store},
+    store::{deliveries::Outcome, ClaimedDelivery, Store},
     time::{self, Millis},
     wake::Reach,
 };
 
-/// Longest idle wait between looks at the queue (the safety net behind wake-ups).
-const IDLE_POLL: Duration = Duration::from_millis(1000);
-/// How often entries of idle endpoints and hosts are dropped from the worker's maps.
-const PRUNE_EVERY: Duration = Duration::from_secs(30);
-/// After a fair claim came back short, the next one waits this long (or for
-/// new work to be committed): it is a few index seeks per app, not free.
-const FAIR_RETRY: Duration = Duration::from_millis(50);
 /// How many apps a fair claim visits at most (the next one goes on from there).
 const FAIR_APPS: usize = 32;
-/// How long a drain waits for the recorder to write what the last attempts reported.
-const FLUSH_LIMIT: Duration = Duration::from_secs(10);
 
 /// Whether a claim found work.
 #[derive(Debug, PartialEq, Eq)]
@@ -169,204 +166,6 @@ impl Worker {
         &self.state.store
     }
 
-    /// Runs until `shutdown`, then drains: stops claiming, lets in-flight
-    /// attempts finish (bounded by the attempt timeout), writes their outcomes,
-    /// and gives back any lease still held.
-    pub async fn run(self: Arc<Self>, rx: mpsc::UnboundedReceiver<Reported>, shutdown: CancellationToken) {
-        let recorder = tokio::spawn(self.recorder.clone().run(self.state.clone(), rx));
-        let keeper = tokio::spawn(self.leases.clone().keep_alive(
-            self.state.store.clone(),
-            self.state.settings.lease_duration,
-            shutdown.clone(),
-        ));
-        let slot_keeper = tokio::spawn({
-            let (me, shutdown) = (self.clone(), shutdown.clone());
-            async move {
-                let lease = me.state.settings.lease_duration;
-                me.limits.keep_alive(&me.gate, &me.state.store, lease, shutdown).await
-            }
-        });
-        let watcher = tokio::spawn(self.clone().watch_endpoints(shutdown.clone()));
-        let fresh = self.state.wake.fresh();
-        let taker = tokio::spawn(self.clone().take_fresh(fresh.take(&self.owner, self.state.settings.lease_duration)));
-        let mut failures = 0u32;
-        let batch = self.state.settings.claim_batch.max(1);
-        let slots = self.state.settings.worker_concurrency;
-        // When the last fair claim came back short: the next waits a little.
-        let mut fair_short_at: Option<std::time::Instant> = None;
-        self.state.metrics.worker.start(time::now_ms(), self.state.settings.worker_stall_after);
-        let mut pruned_at = std::time::Instant::now();
-        while !shutdown.is_cancelled() {
-            if pruned_at.elapsed() >= PRUNE_EVERY {
-                self.gate.prune_idle(tokio::time::Instant::now());
-                self.global.prune();
-                self.reloaded.prune(time::now_ms());
-                pruned_at = std::time::Instant::now();
-            }
-            let outstanding = self.outstanding.load(Ordering::Relaxed);
-            // Claim in sizeable batches while busy (a claim costs about the same
-            // for 10 rows as for 200), at once when idle; leave out apps that
-            // hold their share while others have work ([`hands`]).
-            let (limit, exclude) = match self.hands.plan(outstanding, slots, batch, std::time::Instant::now()) {
-                Claim::Wait => {
-                    tokio::select! {
-                        _ = self.progress.notified() => {}
-                        _ = tokio::time::sleep(Duration::from_millis(50)) => {}
-                        _ = shutdown.cancelled() => break,
-                    }
-                    continue;
-                }
-                Claim::Oldest { limit } => (limit, None),
-                Claim::Fair { limit, exclude } => {
-                    if let Some(left) = fair_short_at.and_then(|at| FAIR_RETRY.checked_sub(at.elapsed())) {
-                        tokio::select! {
-                            _ = self.progress.notified() => {}
-                            _ = self.state.wake.notified() => fair_short_at = None,
-                            _ = tokio::time::sleep(left) => {}
-                            _ = shutdown.cancelled() => break,
-                        }
-                        continue;
-                    }
-                    (limit, Some(exclude))
-                }
-            };
-            if self.recorder.is_blocked() {
-                fresh.close();
-                tokio::select! {
-                    _ = tokio::time::sleep(Duration::from_millis(100)) => {}
-                    _ = shutdown.cancelled() => break,
-                }
-                continue;
-            }
-            let now = time::now_ms();
-            let claimed = match &exclude {
-                None => self.claim_batch(now, limit).await,
-                Some(exclude) => self.claim_fair(now, limit, exclude).await,
-            };
-            if claimed.is_ok() {
-                self.state.metrics.worker.progressed(time::now_ms());
-            }
-            if exclude.is_some() {
-                // Apps were left out: an empty or short answer does not mean
-                // the queue is empty (no fresh hand-over, no idle sleep).
-                fresh.close();
-                fair_short_at = match claimed {
-                    Ok(Tick::Claimed(n)) if n >= limit => None,
-                    Err(_) => None,
-                    _ => Some(std::time::Instant::now()),
-                };
-                if !matches!(claimed, Err(_) | Ok(Tick::Saturated)) {
-                    continue;
-                }
-            }
-            match claimed {
-                Ok(Tick::Claimed(n)) => {
-                    failures = 0;
-                    // A claim that found less than it asked for emptied the
-                    // queue: fresh deliveries may come straight from ingestion
-                    // (never ahead of a backlog).
-                    if n < limit {
-                        fresh.open(self.room());
-                    } else {
-                        fresh.close();
-                    }
-                }
-                Ok(Tick::Saturated) => {
-                    // Every claimed delivery's endpoint is busy: wait for one
-                    // to free up, or for new work (another app's: the busy
-                    // ones are left out of the next claim).
-                    failures = 0;
-                    fresh.close();
-                    tokio::select! {
-                        _ = self.progress.notified() => {}
-                        _ = self.state.wake.notified() => {}
-                        _ = tokio::time::sleep(gate::BUSY_RETRY) => {}
-                        _ = shutdown.cancelled() => break,
-                    }
-                }
-                Ok(Tick::EmptyQueue) => {
-                    failures = 0;
-                    let wait = self.idle_wait(now).await;
-                    // Nothing is due: fresh deliveries may come straight from ingestion.
-                    fresh.open(self.room());
-                    tokio::select! {
-                        _ = self.state.wake.notified() => {}
-                        _ = tokio::time::sleep(wait) => {}
-                        _ = shutdown.cancelled() => {}
-                    }
-                }
-                Err(e) => {
-                    failures += 1;
-                    fresh.close();
-                    tracing::warn!(error = format!("{e:#}"), "claiming deliveries failed; retrying");
-                    let backoff = Duration::from_millis(200 * u64::from(failures.min(25)));
-                    tokio::select! {
-                        _ = tokio::time::sleep(backoff) => {}
-                        _ = shutdown.cancelled() => break,
-                    }
-                }
-            }
-        }
-        // Stopping before any await: no task starts an attempt from here.
-        // Fresh deliveries still on their way are set aside (released below);
-        // any sent after this is given back by the ingestion queue.
-        self.stopping.store(true, Ordering::Relaxed);
-        fresh.stop();
-        let _ = taker.await;
-        self.drain().await;
-        keeper.abort();
-        slot_keeper.abort();
-        watcher.abort();
-        self.limits.release(self.store()).await;
-        recorder.abort();
-        let released = self.leases.release_all(self.store(), time::now_ms()).await;
-        tracing::info!(released, "worker stopped");
-    }
-
-    /// Stops starting jobs: those queued at the gate are set aside; running
-    /// attempts finish (bounded by the attempt timeout; tasks still waiting
-    /// for a global slot get one and set their job aside); the recorder
-    /// writes what they reported (bounded too). What is still leased after
-    /// this is released by the caller.
-    async fn drain(&self) {
-        self.stopping.store(true, Ordering::Relaxed);
-        for job in self.gate.take_waiting() {
-            self.set_aside(&job);
-        }
-        let limit = self.state.settings.attempt_timeout + Duration::from_secs(2);
-        if tokio::time::timeout(limit, self.until_no_job_outstanding()).await.is_err() {
-            tracing::warn!("some attempts did not finish in time; their leases are released");
-        }
-        // The recorder settles each lease it records.
-        if tokio::time::timeout(FLUSH_LIMIT, self.leases.until_empty()).await.is_err() {
-            tracing::warn!("some outcomes were not recorded in time; their leases are released");
-        }
-    }
-
-    /// Returns once every claimed job is finished or set aside. (Waiting for
-    /// every global slot instead would miss a task spawned but not yet
-    /// waiting for its slot: it would wait behind the drain, its lease held
-    /// to the end.)
-    async fn until_no_job_outstanding(&self) {
-        loop {
-            let progress = self.progress.notified();
-            if self.outstanding.load(Ordering::Relaxed) == 0 {
-                return;
-            }
-            progress.await;
-        }
-    }
-
-    /// How long to sleep when nothing is due: until the next due time, at most [`IDLE_POLL`].
-    async fn idle_wait(&self, now: Millis) -> Duration {
-        match self.store().next_due_at().await {
-            Ok(Some(at)) if at > now => Duration::from_millis((at - now) as u64).min(IDLE_POLL),
-            Ok(Some(_)) => Duration::from_millis(25),
-            Ok(None) => IDLE_POLL,
-            Err(_) => IDLE_POLL,
-        }
-    }
-
     /// How many claimed jobs the worker keeps in hand at most: one claim
     /// batch beyond the attempts in flight.
     fn ahead(&self) -> usize {
@@ -376,54 +175,6 @@ impl Worker {
     /// The free places in hand: how many more jobs the worker may take now.
     fn room(&self) -> usize {
         self.ahead().saturating_sub(self.outstanding.load(Ordering::Relaxed))
-    }
-
-    /// Reads the endpoints of the jobs in hand every [`watch::WATCH_EVERY`],
-    /// until `shutdown` (a failed read keeps the last one: the claim-time
-    /// state then holds, as before).
-    async fn watch_endpoints(self: Arc<Self>, shutdown: CancellationToken) {
-        loop {
-            tokio::select! {
-                _ = tokio::time::sleep(watch::WATCH_EVERY) => {}
-                _ = shutdown.cancelled() => return,
-            }
-            let ids = self.gate.endpoint_ids();
-            let at = time::now_ms();
-            match self.store().endpoints_now(&ids).await {
-                Ok(found) => {
-                    let found = found.into_iter().map(|e| (e.id, watch::Now { url: e.url, state: e.state })).collect();
-                    self.watch.read(at, &ids, found);
-                }
-                Err(e) => tracing::warn!(error = %e, "reading the endpoints of the jobs in hand failed; retrying"),
-            }
-        }
-    }
-
-    /// Starts the fresh deliveries ingestion hands over (leased to this
-    /// worker at insert), until the hand-over stops; then sets aside what is
-    /// still on its way, to be released with the other leases.
-    async fn take_fresh(self: Arc<Self>, mut rx: mpsc::UnboundedReceiver<Vec<ClaimedDelivery>>) {
-        let fresh = self.state.wake.fresh();
-        while let Some(mut claimed) = rx.recv().await {
-            // What arrived while the last hand-over was being started goes
-            // together: one context read and one ask for shared limits for
-            // all of it (on PostgreSQL each is a round trip or more).
-            while let Ok(more) = rx.try_recv() {
-                claimed.extend(more);
-            }
-            if self.stopping.load(Ordering::Relaxed) {
-                for c in &claimed {
-                    self.leases.set_aside(&c.id, c.lease_token);
-                }
-                continue;
-            }
-            tracing::debug!(deliveries = claimed.len(), "fresh deliveries taken");
-            self.leases.hold(&claimed);
-            if let Err(e) = self.start(claimed, time::now_ms()).await {
-                tracing::warn!(error = format!("{e:#}"), "starting fresh deliveries failed; they were given back");
-            }
-            fresh.refill(self.room());
-        }
     }
 
     /// Claims up to `limit` due deliveries of apps not in `exclude`, a share
@@ -485,20 +236,45 @@ impl Worker {
                 return Err(e.into());
             }
         };
-        // A delivery whose endpoint is at its concurrency limit waits in the
-        // gate's queue (holding no global slot) and starts when a slot of that
-        // endpoint frees; beyond a short queue, over its host's limit, or paced
-        // far into the future, it goes back to the database for a while. One
-        // slow customer cannot take every slot.
-        let mut deferred: Vec<(String, i64, Millis)> = Vec::new();
-        let mut started = 0usize;
-        // Per app: whether any of its jobs ran or queued, else its shortest deferral.
-        let mut admitted: HashMap<String, Result<(), Duration>> = HashMap::new();
         let policy = &self.state.policy;
         let jobs = job::prepare(claimed, ctx, now, &self.state.keyring, |url| policy.check_url(url));
         // Slots and send times shared with other instances, asked for once per batch if short.
         let ready: Vec<&Job> = jobs.iter().filter_map(|j| j.as_ref().ok()).collect();
         self.limits.reserve(&self.gate, self.store(), &ready, self.state.settings.lease_duration).await;
+        let (started, deferred) = self.admit_all(jobs, now);
+        let saturated = started == 0 && !deferred.is_empty();
+        if !deferred.is_empty() {
+            self.leases.defer(self.store(), deferred).await;
+            // Due again later: a claim loop idling since before (fresh
+            // deliveries start outside it) must read its next due time again.
+            self.state.wake.work_committed(Reach::ThisInstance).await;
+        }
+        if saturated {
+            return Ok(Tick::Saturated);
+        }
+        Ok(Tick::Claimed(n))
+    }
+
+    /// Lets each prepared job through the gate: a task for those that may
+    /// run now, a place in the endpoint's queue, or a deferral (given back to
+    /// the database by the caller). A job that must not be sent is reported
+    /// without an attempt. Answers how many were started or reported, and
+    /// the deferrals (id, lease token, due at).
+    ///
+    /// A delivery whose endpoint is at its concurrency limit waits in the
+    /// gate's queue (holding no global slot) and starts when a slot of that
+    /// endpoint frees; beyond a short queue, over its host's limit, or paced
+    /// far into the future, it goes back to the database for a while. One
+    /// slow customer cannot take every slot.
+    fn admit_all(
+        self: &Arc<Self>,
+        jobs: Vec<Result<Job, Box<Outcome>>>,
+        now: Millis,
+    ) -> (usize, Vec<(String, i64, Millis)>) {
+        let mut deferred: Vec<(String, i64, Millis)> = Vec::new();
+        let mut started = 0usize;
+        // Per app: whether any of its jobs ran or queued, else its shortest deferral.
+        let mut admitted: HashMap<String, Result<(), Duration>> = HashMap::new();
         for job in jobs {
             let job = match job {
                 Ok(job) => job,
@@ -541,17 +317,7 @@ impl Worker {
                 self.hands.busy(&app, after, at);
             }
         }
-        let saturated = started == 0 && !deferred.is_empty();
-        if !deferred.is_empty() {
-            self.leases.defer(self.store(), deferred).await;
-            // Due again later: a claim loop idling since before (fresh
-            // deliveries start outside it) must read its next due time again.
-            self.state.wake.work_committed(Reach::ThisInstance).await;
-        }
-        if saturated {
-            return Ok(Tick::Saturated);
-        }
-        Ok(Tick::Claimed(n))
+        (started, deferred)
     }
 
     /// Takes a global slot, sends the job and reports its outcome, then the
@@ -588,7 +354,7 @@ impl Worker {
             // The answer teaches the endpoint's limit, before its slot is reused.
             if let Some(a) = &reported.outcome.attempt {
                 let status = a.response_status.and_then(|s| u16::try_from(s).ok());
-                let signal = Signal::of(status, a.error.as_deref());
+                let signal = Signal::of(status, reported.notes.error);
                 let seen = Observation { started, latency: started.elapsed(), signal };
                 if signal != Signal::NoAnswer {
                     self.global.observe(&app, seen.latency);

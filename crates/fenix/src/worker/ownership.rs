@@ -27,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{
     attempt::{self, AttemptResult, Message, Request},
+    error_class::ErrorClass,
     signing_keys::{self, LiveSecret},
 };
 use crate::{
@@ -118,13 +119,13 @@ async fn send_and_record(state: &SharedState, client: &reqwest::Client, c: Claim
         Err((error, detail)) => {
             let failure = ChallengeFailure {
                 status: result.facts.status.map(i64::from),
-                error: error.to_string(),
+                error: error.as_str().to_owned(),
                 detail: attempt::storable_detail(&detail),
                 next_attempt_at: next_attempt_at(&state.settings.verification_retry_schedule, c.attempts + 1, now),
             };
             tracing::info!(
                 endpoint_id = %c.endpoint_id,
-                error,
+                error = error.as_str(),
                 elapsed_ms = started.elapsed().as_millis() as u64,
                 expired = failure.next_attempt_at.is_none(),
                 "verification attempt failed"
@@ -150,21 +151,23 @@ async fn check_sign_send(state: &SharedState, client: &reqwest::Client, c: &Clai
     let checked = state.policy.check_url(&c.url);
     let url = match attempt::check_destination(state, &checked).await {
         Ok(url) => url.clone(),
-        Err(e) => return attempt::refused(e.attempt_error(), e.to_string()),
+        Err(e) => return attempt::refused(ErrorClass::of_destination(&e), e.to_string()),
     };
     let now = time::now_ms();
     let rows = match state.store.live_secrets(&c.endpoint_id, now).await {
         Ok(rows) => rows,
-        Err(e) => return attempt::refused("no_secret", format!("the endpoint's secrets could not be read: {e}")),
+        Err(e) => {
+            return attempt::refused(ErrorClass::NoSecret, format!("the endpoint's secrets could not be read: {e}"))
+        }
     };
     let secrets = signing_keys::open(&state.keyring, &c.endpoint_id, Some(&rows));
     let live: Vec<&LiveSecret> = secrets.iter().filter(|s| s.is_live(now)).collect();
     if live.is_empty() {
-        return attempt::refused("no_secret", "the endpoint has no usable signing secret".into());
+        return attempt::refused(ErrorClass::NoSecret, "the endpoint has no usable signing secret".into());
     }
     let Ok(custom) = StoredHeaders::from_json(&c.headers).open(&state.keyring, &c.endpoint_id) else {
         return attempt::refused(
-            "sealed_header",
+            ErrorClass::SealedHeader,
             "a sensitive custom header of the endpoint could not be opened".into(),
         );
     };
@@ -190,7 +193,7 @@ pub fn challenge_body(id: &str, challenge: &str, now: Millis) -> Vec<u8> {
 }
 
 /// Whether the attempt proved ownership; otherwise the error class and reason recorded.
-fn judge(result: &AttemptResult, challenge: &str) -> Result<(), (&'static str, String)> {
+fn judge(result: &AttemptResult, challenge: &str) -> Result<(), (ErrorClass, String)> {
     if let Some(error) = result.error {
         return Err((error, result.detail.clone().unwrap_or_default()));
     }
@@ -199,7 +202,7 @@ fn judge(result: &AttemptResult, challenge: &str) -> Result<(), (&'static str, S
         return Ok(());
     }
     Err((
-        "challenge_mismatch",
+        ErrorClass::ChallengeMismatch,
         format!(
             "the receiver answered {status} without echoing the challenge: answer with a JSON body \
              {{\"challenge\":\"<the challenge>\"}} or with the challenge alone as the body"

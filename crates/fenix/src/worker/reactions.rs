@@ -10,6 +10,7 @@
 
 use std::collections::HashSet;
 
+use super::error_class::ErrorClass;
 use crate::{
     ids,
     lifecycle::{DeliveryStatus, EndpointState},
@@ -22,7 +23,7 @@ use crate::{
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Notes {
     /// The attempt's error class; `None` on success or without an attempt.
-    pub(super) error: Option<&'static str>,
+    pub(super) error: Option<ErrorClass>,
     /// From the event's creation to this success, for a success within the
     /// first attempt budget (not after a replay).
     pub(super) first_success_ms: Option<i64>,
@@ -46,7 +47,7 @@ pub(super) async fn after_recorded(
         // The operator app's own deliveries raise no operator alerts.
         let alerting = state.operator_app_id.as_deref() != Some(o.app_id.as_str());
         if let Some(a) = &o.attempt {
-            state.metrics.attempt(n.error, a.duration_ms);
+            state.metrics.attempt(n.error.map(ErrorClass::as_str), a.duration_ms);
             if alerting {
                 state.alerts.attempt(&o.endpoint_id, &o.app_id, n.error.is_none(), a.started_at);
             }

@@ -14,7 +14,8 @@ use super::{
     lease_book::LeaseBook,
     reactions::{after_recorded, Notes},
     recorder::Recorder,
-    Tick, Worker,
+    run::{Rounds, Step, IDLE_POLL},
+    ErrorClass, Tick, Worker,
 };
 use crate::{
     lifecycle::{DeliveryStatus, EndpointState},
@@ -110,7 +111,7 @@ fn outcome(c: &ClaimedDelivery, status: DeliveryStatus, http_status: u16, at: i6
         duration_ms: 5,
         response_status: Some(i64::from(http_status)),
         response_excerpt: None,
-        error: (!ok).then(|| "http_status".to_string()),
+        error: (!ok).then(|| ErrorClass::HttpStatus.as_str().to_owned()),
         error_detail: None,
         signed_with: "[1]".into(),
     };
@@ -123,7 +124,7 @@ fn succeeded(c: &ClaimedDelivery, at: i64) -> Outcome {
 
 /// What the attempt of [`outcome`] showed.
 fn failed_attempt() -> Notes {
-    Notes { error: Some("http_status"), ..Notes::default() }
+    Notes { error: Some(ErrorClass::HttpStatus), ..Notes::default() }
 }
 
 #[tokio::test]
@@ -351,5 +352,68 @@ async fn a_running_worker_sends_what_is_ingested_while_it_idles_and_leaves_nothi
     for d in s.deliveries().await {
         let attempts = s.state.store.list_attempts(&d.id).await.expect("attempts");
         assert_eq!(attempts.len(), 1, "one attempt each, none sent twice: {d:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_step_claims_what_is_due_and_hands_it_to_tasks_and_the_next_finds_the_queue_empty() {
+    let s = setup(|settings| settings.claim_batch = 10).await;
+    s.events(3).await;
+    let (worker, mut rx) = Worker::new(s.state.clone(), reqwest::Client::new());
+    let mut rounds = Rounds::new();
+
+    assert_eq!(worker.step(&mut rounds).await, Step::Claimed(3));
+    assert_eq!(Step::Claimed(3).pause(), None, "the next round comes at once");
+    assert_eq!(worker.leases.held().len(), 3);
+    // Each claimed delivery went to a task, which made its attempt: refused
+    // by the destination policy before any connection.
+    for _ in 0..3 {
+        let reported = rx.recv().await.expect("an attempt reported");
+        assert_eq!(reported.notes.error, Some(ErrorClass::DestinationBlocked));
+        let record = reported.outcome.attempt.expect("an attempt record");
+        assert_eq!(record.error.as_deref(), Some("destination_blocked"), "stored as today's text");
+    }
+
+    // Their outcomes are not recorded (no recorder runs): nothing else is due.
+    let step = worker.step(&mut rounds).await;
+    let Step::EmptyQueue(wait) = step else { panic!("{step:?}") };
+    assert!(wait <= IDLE_POLL, "{wait:?}");
+    let pause = step.pause().expect("an idle pause");
+    assert!(pause.on_work && !pause.on_progress, "new work ends it: {pause:?}");
+    assert!(rx.try_recv().is_err(), "nothing more was dispatched");
+}
+
+#[tokio::test]
+async fn steps_with_full_hands_leave_their_app_out_and_then_wait_before_a_fair_claim_again() {
+    // Two attempt slots and one delivery a claim: three in hand at most.
+    let s = setup(|settings| {
+        settings.worker_concurrency = 2;
+        settings.claim_batch = 1;
+    })
+    .await;
+    s.events(5).await;
+    let (worker, mut rx) = Worker::new(s.state.clone(), reqwest::Client::new());
+    // The test holds every global slot: no claimed job is attempted yet.
+    let mut every_slot = Vec::new();
+    for holder in ["app_holder_1", "app_holder_2"] {
+        every_slot.push(worker.global.acquire(&Arc::from(holder)).await);
+    }
+    let mut rounds = Rounds::new();
+    for n in 1..=3 {
+        assert_eq!(worker.step(&mut rounds).await, Step::Claimed(1), "claim {n}");
+    }
+    assert_eq!(worker.leases.held().len(), 3);
+    // The one app holds more than its share: left out, the fair claim finds
+    // nothing in the apps it visits, and the next waits a little first.
+    assert_eq!(worker.step(&mut rounds).await, Step::VisitedEmpty);
+    let step = worker.step(&mut rounds).await;
+    assert!(matches!(step, Step::FairTooSoon(left) if left <= Duration::from_millis(50)), "{step:?}");
+    assert_eq!(worker.leases.held().len(), 3, "nothing more claimed");
+    assert!(rx.try_recv().is_err(), "no attempt while every slot is held");
+
+    drop(every_slot);
+    for _ in 0..3 {
+        let reported = rx.recv().await.expect("an attempt reported");
+        assert_eq!(reported.notes.error, Some(ErrorClass::DestinationBlocked));
     }
 }

@@ -36,6 +36,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use crate::worker::error_class::ErrorClass;
+
 /// A new endpoint's limit (within the bounds): TCP's initial window, small
 /// enough that a failing receiver gets fewer requests than a fixed 32 did,
 /// and a fast one is past 32 after two rounds.
@@ -73,12 +75,12 @@ pub(in crate::worker) enum Signal {
 
 impl Signal {
     /// Sorts an attempt by its response status and error class (`attempt.rs`).
-    pub(in crate::worker) fn of(status: Option<u16>, error: Option<&str>) -> Signal {
+    pub(in crate::worker) fn of(status: Option<u16>, error: Option<ErrorClass>) -> Signal {
         match (status, error) {
             (Some(200..=299), _) => Signal::Success,
             (Some(429 | 500..=599), _) => Signal::Overload,
             (Some(_), _) => Signal::Neutral,
-            (None, Some("timeout" | "connect" | "request")) => Signal::Overload,
+            (None, Some(ErrorClass::Timeout | ErrorClass::Connect | ErrorClass::Request)) => Signal::Overload,
             (None, _) => Signal::NoAnswer,
         }
     }
@@ -251,14 +253,14 @@ mod tests {
     fn signals_are_sorted_by_what_they_say_of_the_receivers_load() {
         assert_eq!(Signal::of(Some(204), None), Signal::Success);
         for status in [429, 500, 502, 503, 504] {
-            assert_eq!(Signal::of(Some(status), Some("http_status")), Signal::Overload, "{status}");
+            assert_eq!(Signal::of(Some(status), Some(ErrorClass::HttpStatus)), Signal::Overload, "{status}");
         }
-        for error in ["timeout", "connect", "request"] {
+        for error in [ErrorClass::Timeout, ErrorClass::Connect, ErrorClass::Request] {
             assert_eq!(Signal::of(None, Some(error)), Signal::Overload, "{error}");
         }
-        assert_eq!(Signal::of(Some(404), Some("http_status")), Signal::Neutral);
-        assert_eq!(Signal::of(Some(301), Some("redirect")), Signal::Neutral);
-        for error in ["destination_blocked", "dns", "tls", "no_secret"] {
+        assert_eq!(Signal::of(Some(404), Some(ErrorClass::HttpStatus)), Signal::Neutral);
+        assert_eq!(Signal::of(Some(301), Some(ErrorClass::Redirect)), Signal::Neutral);
+        for error in [ErrorClass::DestinationBlocked, ErrorClass::Dns, ErrorClass::Tls, ErrorClass::NoSecret] {
             assert_eq!(Signal::of(None, Some(error)), Signal::NoAnswer, "{error}");
         }
     }
