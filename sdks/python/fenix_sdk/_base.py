@@ -94,4 +94,4 @@ def body(model: type[M], fields: Mapping[str, Any], *, keep_none: bool = False) 
     if unknown:
         raise TypeError(f"{model.__name__} has no field {', '.join(unknown)}")
     values = {name: value for name, value in fields.items() if keep_none or value is not None}
-    return model.from_dict(values)  # type: ignore[attr-defined,no-any-return]
+    return model.from_dict(values)  # type: ignore[attr-defined]

@@ -136,12 +136,12 @@ def _parse_key(key: str) -> Union[_HmacKey, _Ed25519Key]:
 
 
 def _lower(headers: Mapping[str, Any]) -> dict[str, str]:
-    items = headers.items() if hasattr(headers, "items") else headers
-    return {str(name).lower(): str(value) for name, value in items}
+    return {str(name).lower(): str(value) for name, value in headers.items()}
 
 
 def _read_headers(headers: dict[str, str], body: bytes, tolerance: int, now: float) -> _Signed:
     """The signed parts; refuses missing or malformed headers and a timestamp out of tolerance."""
+    names: tuple[str, ...]
     if any(name.startswith("webhook-") for name in headers):
         scheme, names = "standard-webhooks", ("webhook-id", "webhook-timestamp", "webhook-signature")
     else:
