@@ -5,7 +5,8 @@
 # run as root), installs the receiver-side Python packages the docs' snippets
 # use and the headless browser the console tests drive (Debian's chromium,
 # playwright-core), runs every test (unit, storage on both backends,
-# end-to-end, the console in the browser), then a
+# end-to-end, the console in the browser), checks the deployment files with
+# nginx, systemd-analyze and the compose schema (scripts/check_deploy.sh), then a
 # bounded schemathesis run against the debug binary on SQLite and PostgreSQL (scripts/schemathesis.sh,
 # which installs schemathesis into a virtualenv under target/), and stops
 # PostgreSQL again, whatever happens.
@@ -81,6 +82,10 @@ for src in crates/*/src; do
     *) echo "$out" >&2; echo "error: module circles in crates/$crate" >&2; exit 1 ;;
   esac
 done
+
+echo "==> deployment files (scripts/check_deploy.sh)"
+# nginx -t, systemd-analyze verify and the compose schema on what deploy/ ships.
+scripts/check_deploy.sh
 
 echo "==> tests"
 if cargo nextest --version >/dev/null 2>&1; then
