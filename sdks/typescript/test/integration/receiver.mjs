@@ -14,7 +14,12 @@ export async function startReceiver() {
     refused: [],
     failing: new Set(),
     url: "",
-    close: () => new Promise((resolve) => server.close(resolve)),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(resolve);
+        // Fenix keeps its connections to the receiver open: without this, close waits for them.
+        server.closeAllConnections();
+      }),
   };
   const server = createServer((req, res) => {
     const chunks = [];
