@@ -6,7 +6,10 @@
 # use and the headless browser the console tests drive (Debian's chromium,
 # playwright-core), runs every test (unit, storage on both backends,
 # end-to-end, the console in the browser), checks the deployment files with
-# nginx, systemd-analyze and the compose schema (scripts/check_deploy.sh), then a
+# nginx, systemd-analyze and the compose schema (scripts/check_deploy.sh),
+# checks that the SDKs' generated code is what the API's document gives
+# (scripts/generate_sdks.sh) and runs each SDK's tests against `fenix serve`
+# on both backends (scripts/sdk_tests.sh), then a
 # bounded schemathesis run against the debug binary on SQLite and PostgreSQL (scripts/schemathesis.sh,
 # which installs schemathesis into a virtualenv under target/), and stops
 # PostgreSQL again, whatever happens.
@@ -94,6 +97,22 @@ if cargo nextest --version >/dev/null 2>&1; then
 else
   cargo test --workspace -- --test-threads 6
 fi
+
+echo "==> the SDKs' generated code is fresh (scripts/generate_sdks.sh, then no change)"
+# The document of the binary the tests ran, and each SDK's code generated from
+# it: a change to the API that was not regenerated and committed fails here.
+[ -x target/debug/fenix ] || cargo build -p fenix --bin fenix --quiet
+FENIX_BIN=target/debug/fenix scripts/generate_sdks.sh
+stale=$(git status --porcelain -- sdks crates/fenix-client)
+if [ -n "$stale" ]; then
+  echo "$stale" >&2
+  git --no-pager diff --stat -- sdks crates/fenix-client >&2
+  echo "error: the generated SDK code differs from what sdks/openapi.json gives: run scripts/generate_sdks.sh and commit" >&2
+  exit 1
+fi
+
+echo "==> each SDK against fenix serve on SQLite and PostgreSQL (scripts/sdk_tests.sh)"
+FENIX_BIN=target/debug/fenix scripts/sdk_tests.sh
 
 echo "==> schemathesis against the debug binary's /openapi.json"
 # The binary the integration tests just ran (cargo builds it for them): a
