@@ -8,6 +8,9 @@ the SDK's calling shape (keyword arguments, `Page`, `list_all`).
 
 from __future__ import annotations
 
+import enum
+import functools
+import typing
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, Iterator, Mapping, Optional, TypeVar
 
@@ -62,6 +65,7 @@ class Resource:
 
     def _call(self, operation: Any, *args: Any, **kwargs: Any) -> Any:
         """Runs a generated operation; its parsed answer, or `FenixError`."""
+        kwargs = {name: _as_enum(operation, name, value) for name, value in kwargs.items()}
         try:
             response = operation.sync_detailed(*args, client=self._client, **kwargs)
         except httpx.TransportError as error:
@@ -95,3 +99,27 @@ def body(model: type[M], fields: Mapping[str, Any], *, keep_none: bool = False) 
         raise TypeError(f"{model.__name__} has no field {', '.join(unknown)}")
     values = {name: value for name, value in fields.items() if keep_none or value is not None}
     return model.from_dict(values)  # type: ignore[attr-defined]
+
+
+@functools.lru_cache(maxsize=None)
+def _enum_parameters(operation: Any) -> dict[str, type[enum.Enum]]:
+    """The parameters of a generated call that take a closed set (an enum), by name."""
+    hints = typing.get_type_hints(operation.sync_detailed)
+    found = {}
+    for name, hint in hints.items():
+        for candidate in typing.get_args(hint) or (hint,):
+            if isinstance(candidate, type) and issubclass(candidate, enum.Enum):
+                found[name] = candidate
+    return found
+
+
+def _as_enum(operation: Any, name: str, value: Any) -> Any:
+    """Text given for a closed-set query parameter, as the generated call's enum.
+
+    Callers pass `status="failed"`; the generated call wants the enum the
+    document names. An unknown value is a `ValueError` here, not a request.
+    """
+    kind = _enum_parameters(operation).get(name)
+    if kind is None or not isinstance(value, str) or isinstance(value, enum.Enum):
+        return value
+    return kind(value)

@@ -16,7 +16,7 @@ from .._generated.api.deliveries import (
     replay_delivery,
     skip_delivery,
 )
-from .._generated.models import Attempt, AttemptWithDelivery, Delivery, DeliveryStatus, NoOptions
+from .._generated.models import Attempt, AttemptWithDelivery, Delivery, NoOptions
 
 
 def timestamp(value: Union[None, str, datetime.datetime]) -> Optional[datetime.datetime]:
@@ -48,8 +48,7 @@ class Deliveries(Resource):
         return self._page(
             list_deliveries,
             app,
-            # A closed set: an unknown status is a ValueError here, not a request.
-            status=unset_if_none(None if status is None else DeliveryStatus(status)),
+            status=unset_if_none(status),
             endpoint_id=unset_if_none(endpoint_id),
             event_type=unset_if_none(event_type),
             since=unset_if_none(timestamp(since)),
