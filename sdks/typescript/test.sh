@@ -5,7 +5,7 @@
 #   2. `npm install <this directory>` into a scratch project in a temp dir:
 #      `import { Fenix, Webhook, FenixError, WebhookVerificationError } from
 #      "fenix-sdk"` must work from JavaScript and type-check from TypeScript,
-#      as must every TypeScript example of README.md;
+#      as must every TypeScript example of README.md and ../../README.md;
 #   3. with FENIX_URL and FENIX_TOKEN (an admin token) set, the integration
 #      test against that Fenix (scripts/sdk_tests.sh starts one and sets both).
 set -euo pipefail
@@ -58,14 +58,17 @@ export async function quickStart(url: string, token: string): Promise<string> {
   return page.next_cursor ?? (FenixError.name as string);
 }
 TS
-  # Every TypeScript example of the README, each a module of its own.
-  python3 - "$here/README.md" <<'PY'
+  # Every TypeScript example of this README and the repository's, each a module of its own.
+  python3 - "$here/README.md" "$here/../../README.md" <<'PY'
 import re, sys
-blocks = re.findall(r"^```ts\n(.*?)^```", open(sys.argv[1], encoding="utf-8").read(), re.S | re.M)
-assert blocks, "the README has no TypeScript example"
+blocks = []
+for readme in sys.argv[1:]:
+    found = re.findall(r"^```ts\n(.*?)^```", open(readme, encoding="utf-8").read(), re.S | re.M)
+    assert found, f"{readme} has no TypeScript example"
+    blocks += found
 for i, block in enumerate(blocks):
     open(f"readme-{i}.ts", "w", encoding="utf-8").write(block)
-print(f"README: {len(blocks)} TypeScript examples")
+print(f"READMEs: {len(blocks)} TypeScript examples")
 PY
   "$here/node_modules/.bin/tsc" --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 \
     --types node --typeRoots "$here/node_modules/@types" check.ts readme-*.ts
