@@ -15,7 +15,7 @@ trap 'rm -rf "$venv"' EXIT
 
 echo "python SDK: installing $here into a fresh venv ($("$python" --version))"
 "$python" -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check "$here" "pytest>=7" "mypy>=1.8"
+"$venv/bin/pip" install --quiet --disable-pip-version-check "$here" "pytest>=7" "mypy>=1.8" types-python-dateutil
 
 cd "$here"
 echo "python SDK: type check (mypy --strict, pyproject.toml's settings)"
