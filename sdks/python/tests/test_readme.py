@@ -31,7 +31,7 @@ needs_fenix = pytest.mark.skipif(not (URL and TOKEN), reason="FENIX_URL and FENI
 
 
 def test_the_readme_has_each_example():
-    assert set(BLOCKS) == {"quickstart", "pagination", "errors", "replay", "receiver"}
+    assert set(BLOCKS) == {"quickstart", "batch", "pagination", "errors", "replay", "receiver"}
 
 
 @needs_fenix
@@ -49,7 +49,7 @@ def test_the_quick_start_and_the_examples_after_it_run():
         namespace: dict = {}
         exec(quickstart, namespace)
         receiver.webhook = Webhook(namespace["endpoint"].secret)
-        for name in ("pagination", "errors", "replay"):
+        for name in ("batch", "pagination", "errors", "replay"):
             exec(BLOCKS[name], namespace)
     finally:
         receiver.close()
