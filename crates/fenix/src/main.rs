@@ -1,5 +1,6 @@
 //! The `fenix` binary: `serve`, `migrate`, token and key management, the
-//! OpenAPI document (`openapi`), and a local verifying receiver for development.
+//! OpenAPI document (`openapi`), a health probe for containers (`health`), and
+//! a local verifying receiver for development.
 
 use std::path::PathBuf;
 
@@ -19,7 +20,8 @@ use fenix::{
 #[derive(Parser)]
 #[command(
     name = "fenix",
-    version,
+    // The git revision comes from build.rs (`unknown` outside a git checkout).
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("FENIX_GIT_REVISION"), ")"),
     about = "Outbound webhook delivery: signed, retried, logged.",
     after_help = "The main settings: `fenix serve --help`; every setting: docs/configuration.md."
 )]
@@ -80,7 +82,19 @@ enum Command {
         command: TokenCommand,
     },
     /// Print a new random master key (base64 of 32 bytes) for FENIX_MASTER_KEY.
-    Keygen,
+    Keygen {
+        /// Print a whole `.env` file instead (a master key, an admin token and a
+        /// PostgreSQL password): `fenix keygen --env > .env` for docker-compose.yml.
+        #[arg(long)]
+        env: bool,
+    },
+    /// Ask a running Fenix's /healthz and exit 0 if it answers 2xx (a container's
+    /// HEALTHCHECK: the runtime image has no curl).
+    Health {
+        /// The URL to ask.
+        #[arg(long, default_value = "http://127.0.0.1:8080/healthz")]
+        url: String,
+    },
     /// Print the OpenAPI 3.1 document the API serves at /openapi.json (no database needed);
     /// the SDKs in sdks/ are generated from it.
     Openapi,
@@ -260,10 +274,15 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             store.close().await;
             done
         }
-        Command::Keygen => {
+        Command::Keygen { env: false } => {
             println!("{}", MasterKey::generate().to_base64());
             Ok(())
         }
+        Command::Keygen { env: true } => {
+            print!("{}", env_file());
+            Ok(())
+        }
+        Command::Health { url } => health(&url).await,
         Command::Openapi => {
             println!("{}", fenix::api::document());
             Ok(())
@@ -375,6 +394,28 @@ async fn token(store: &Store, command: TokenCommand) -> anyhow::Result<()> {
             println!("revoked {id}");
         }
     }
+    Ok(())
+}
+
+/// `fenix keygen --env`: the secrets docker-compose.yml reads from `.env`, made
+/// once and kept (a second `up` must find the same master key). The admin token
+/// is the first one: it is registered at start and printed nowhere else.
+fn env_file() -> String {
+    let postgres_password = fenix::secrets::generate_admin_token().trim_start_matches("fxa_").to_string();
+    format!(
+        "# Made by `fenix keygen --env`: keep this file (mode 0600) and back it up; a new\n\
+         # FENIX_MASTER_KEY cannot read what the old one encrypted.\n\
+         FENIX_MASTER_KEY={}\nFENIX_ADMIN_TOKEN={}\nPOSTGRES_PASSWORD={postgres_password}\n",
+        MasterKey::generate().to_base64(),
+        fenix::secrets::generate_admin_token(),
+    )
+}
+
+/// `fenix health`: one GET, a 5 s limit, 2xx or an error naming what answered.
+async fn health(url: &str) -> anyhow::Result<()> {
+    let client = reqwest::Client::builder().timeout(std::time::Duration::from_secs(5)).build()?;
+    let answer = client.get(url).send().await.with_context(|| format!("asking {url}"))?;
+    anyhow::ensure!(answer.status().is_success(), "{url} answered {}", answer.status());
     Ok(())
 }
 
