@@ -1,4 +1,5 @@
-"""Fenix from Python: `Fenix` calls the admin API, `Webhook` verifies what Fenix sends.
+"""Fenix from Python: `Fenix` calls the admin API (`AsyncFenix` with asyncio), `Webhook`
+verifies what Fenix sends.
 
     from fenix_sdk import Fenix, Webhook, FenixError, WebhookVerificationError
 
@@ -19,7 +20,7 @@ from ._generated.models import (
     PortalLink,
     Rotated,
 )
-from .client import Fenix
+from .client import AsyncFenix, Fenix
 from .errors import FenixError, WebhookVerificationError
 from .version import __version__
 from .webhook import DEFAULT_TOLERANCE, Webhook
@@ -27,6 +28,7 @@ from .webhook import DEFAULT_TOLERANCE, Webhook
 __all__ = [
     "DEFAULT_TOLERANCE",
     "App",
+    "AsyncFenix",
     "Attempt",
     "Delivery",
     "Endpoint",

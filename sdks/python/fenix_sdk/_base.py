@@ -12,7 +12,7 @@ import enum
 import functools
 import typing
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, Iterator, Mapping, Optional, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Callable, Generic, Iterator, Mapping, Optional, TypeVar
 
 import attrs
 import httpx
@@ -69,19 +69,59 @@ class Resource:
         try:
             response = operation.sync_detailed(*args, client=self._client, **kwargs)
         except httpx.TransportError as error:
-            raise FenixError(0, "network_error", f"{type(error).__name__}: {error}") from error
-        if response.status_code >= 400:
-            raw = httpx.Response(
-                int(response.status_code), headers=response.headers, content=response.content
-            )
-            raise FenixError.from_response(raw)
-        return response.parsed
+            raise _network_error(error) from error
+        return _checked(response)
 
     def _page(self, operation: Any, *args: Any, **kwargs: Any) -> Page[Any]:
         """A generated list operation's answer as a `Page`."""
-        parsed = self._call(operation, *args, **kwargs)
-        cursor = parsed.next_cursor
-        return Page(data=list(parsed.data), next_cursor=None if isinstance(cursor, Unset) else cursor)
+        return _as_page(self._call(operation, *args, **kwargs))
+
+
+class AsyncResource:
+    """`Resource` for `AsyncFenix`: the same calls through the generated `asyncio_detailed`."""
+
+    def __init__(self, client: AuthenticatedClient) -> None:
+        self._client = client
+
+    async def _call(self, operation: Any, *args: Any, **kwargs: Any) -> Any:
+        kwargs = {name: _as_enum(operation, name, value) for name, value in kwargs.items()}
+        try:
+            response = await operation.asyncio_detailed(*args, client=self._client, **kwargs)
+        except httpx.TransportError as error:
+            raise _network_error(error) from error
+        return _checked(response)
+
+    async def _page(self, operation: Any, *args: Any, **kwargs: Any) -> Page[Any]:
+        return _as_page(await self._call(operation, *args, **kwargs))
+
+
+async def awalk(fetch: Callable[[Optional[str]], Awaitable[Page[T]]]) -> AsyncIterator[T]:
+    """`walk` for `AsyncFenix`: every item of every page, as an async iterator."""
+    cursor: Optional[str] = None
+    while True:
+        page = await fetch(cursor)
+        for item in page.data:
+            yield item
+        if not page.next_cursor:
+            return
+        cursor = page.next_cursor
+
+
+def _network_error(error: httpx.TransportError) -> FenixError:
+    return FenixError(0, "network_error", f"{type(error).__name__}: {error}")
+
+
+def _checked(response: Any) -> Any:
+    """The parsed answer of a generated call, or the `FenixError` its status and body say."""
+    if response.status_code >= 400:
+        raw = httpx.Response(int(response.status_code), headers=response.headers, content=response.content)
+        raise FenixError.from_response(raw)
+    return response.parsed
+
+
+def _as_page(parsed: Any) -> Page[Any]:
+    cursor = parsed.next_cursor
+    return Page(data=list(parsed.data), next_cursor=None if isinstance(cursor, Unset) else cursor)
 
 
 def body(model: type[M], fields: Mapping[str, Any], *, keep_none: bool = False) -> M:

@@ -31,28 +31,36 @@ needs_fenix = pytest.mark.skipif(not (URL and TOKEN), reason="FENIX_URL and FENI
 
 
 def test_the_readme_has_each_example():
-    assert set(BLOCKS) == {"quickstart", "batch", "pagination", "errors", "replay", "receiver"}
+    assert set(BLOCKS) == {"quickstart", "batch", "asyncio", "pagination", "errors", "replay", "receiver"}
 
 
 @needs_fenix
 def test_the_quick_start_and_the_examples_after_it_run():
     receiver = Receiver()
     try:
-        quickstart = (
-            BLOCKS["quickstart"]
-            .replace('"http://localhost:8080"', repr(URL))
-            .replace('"fxa_your_admin_token"', repr(TOKEN))
-            .replace('uid="acme"', f'uid="py-readme-{uuid.uuid4().hex[:12]}"')
-            .replace('"https://hooks.acme.example.com/fenix"', repr(receiver.url))
+        uid = f"py-readme-{uuid.uuid4().hex[:12]}"
+        quickstart = for_this_server(BLOCKS["quickstart"], uid).replace(
+            '"https://hooks.acme.example.com/fenix"', repr(receiver.url)
         )
-        assert quickstart != BLOCKS["quickstart"]
         namespace: dict = {}
         exec(quickstart, namespace)
         receiver.webhook = Webhook(namespace["endpoint"].secret)
         for name in ("batch", "pagination", "errors", "replay"):
             exec(BLOCKS[name], namespace)
+        exec(for_this_server(BLOCKS["asyncio"], uid), {"__name__": "readme_asyncio"})
     finally:
         receiver.close()
+
+
+def for_this_server(block: str, uid: str) -> str:
+    """A block with the README's placeholder address, token and uid swapped for the real ones."""
+    swapped = (
+        block.replace('"http://localhost:8080"', repr(URL))
+        .replace('"fxa_your_admin_token"', repr(TOKEN))
+        .replace('"acme"', repr(uid))
+    )
+    assert swapped != block
+    return swapped
 
 
 def test_the_receiver_accepts_a_signed_request_and_refuses_an_altered_one(monkeypatch):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional
+from typing import Any, AsyncIterator, Iterator, Optional
 
-from .._base import Page, Resource, body, unset_if_none, walk
+from .._base import AsyncResource, Page, Resource, awalk, body, unset_if_none, walk
 from .._generated.api.apps import create_app, delete_app, get_app, list_apps, update_app
 from .._generated.models import App, CreateApp, PatchApp
 
@@ -36,3 +36,25 @@ class Apps(Resource):
     def delete(self, app: str) -> None:
         """Deletes the app with its endpoints, events and deliveries."""
         self._call(delete_app, app)
+
+
+class AsyncApps(AsyncResource):
+    """`Apps` for `AsyncFenix`: the same calls, awaited."""
+
+    async def create(self, name: str, uid: Optional[str] = None, **options: Any) -> App:
+        return await self._call(create_app, body=body(CreateApp, {"name": name, "uid": uid, **options}))
+
+    async def get(self, app: str) -> App:
+        return await self._call(get_app, app)
+
+    async def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[App]:
+        return await self._page(list_apps, limit=unset_if_none(limit), cursor=unset_if_none(cursor))
+
+    def list_all(self, *, limit: Optional[int] = None) -> AsyncIterator[App]:
+        return awalk(lambda cursor: self.list(limit=limit, cursor=cursor))
+
+    async def update(self, app: str, **fields: Any) -> App:
+        return await self._call(update_app, app, body=body(PatchApp, fields, keep_none=True))
+
+    async def delete(self, app: str) -> None:
+        await self._call(delete_app, app)

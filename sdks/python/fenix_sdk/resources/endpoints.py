@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, AsyncIterator, Iterator, Optional, Sequence
 
-from .._base import Page, Resource, body, unset_if_none, walk
+from .._base import AsyncResource, Page, Resource, awalk, body, unset_if_none, walk
 from .._generated.api.endpoints import (
     create_endpoint,
     delete_endpoint,
@@ -97,3 +97,54 @@ class Endpoints(Resource):
     def verify(self, app: str, ep: str) -> Endpoint:
         """Sends a new ownership challenge (when the app requires proof of ownership)."""
         return self._call(verify_endpoint, app, ep, body=NoOptions())
+
+
+class AsyncEndpoints(AsyncResource):
+    """`Endpoints` for `AsyncFenix`: the same calls, awaited."""
+
+    async def create(
+        self, app: str, url: str, event_types: Optional[Sequence[str]] = None, **options: Any
+    ) -> Endpoint:
+        fields = {"url": url, "event_types": None if event_types is None else list(event_types)}
+        return await self._call(create_endpoint, app, body=body(CreateEndpoint, {**fields, **options}))
+
+    async def get(self, app: str, ep: str) -> Endpoint:
+        return await self._call(get_endpoint, app, ep)
+
+    async def list(
+        self, app: str, *, limit: Optional[int] = None, cursor: Optional[str] = None
+    ) -> Page[Endpoint]:
+        return await self._page(list_endpoints, app, limit=unset_if_none(limit), cursor=unset_if_none(cursor))
+
+    def list_all(self, app: str, *, limit: Optional[int] = None) -> AsyncIterator[Endpoint]:
+        return awalk(lambda cursor: self.list(app, limit=limit, cursor=cursor))
+
+    async def update(self, app: str, ep: str, **fields: Any) -> Endpoint:
+        return await self._call(update_endpoint, app, ep, body=body(PatchEndpoint, fields, keep_none=True))
+
+    async def delete(self, app: str, ep: str) -> None:
+        await self._call(delete_endpoint, app, ep)
+
+    async def pause(self, app: str, ep: str) -> Endpoint:
+        return await self._call(pause_endpoint, app, ep, body=NoOptions())
+
+    async def resume(self, app: str, ep: str, *, replay_skipped: Optional[bool] = None) -> ResumedEndpoint:
+        return await self._call(resume_endpoint, app, ep, body=body(Resume, {"replay_skipped": replay_skipped}))
+
+    async def rotate_secret(
+        self,
+        app: str,
+        ep: str,
+        *,
+        overlap_seconds: Optional[int] = None,
+        secret: Optional[str] = None,
+        signing_algorithm: Optional[str] = None,
+    ) -> Rotated:
+        fields = {"overlap_seconds": overlap_seconds, "secret": secret, "signing_algorithm": signing_algorithm}
+        return await self._call(rotate_endpoint_secret, app, ep, body=body(RotateSecret, fields))
+
+    async def public_keys(self, app: str, ep: str) -> PublicKeys:
+        return await self._call(list_endpoint_public_keys, app, ep)
+
+    async def verify(self, app: str, ep: str) -> Endpoint:
+        return await self._call(verify_endpoint, app, ep, body=NoOptions())
