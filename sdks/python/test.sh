@@ -2,7 +2,7 @@
 # Tests the Python SDK as a user gets it: a fresh venv, `pip install ./sdks/python`
 # (as the README says) plus pytest, then the unit tests (every vector of
 # sdks/vectors.json, errors, retries, the README's examples), a type check of
-# the hand-written layer (mypy) and the integration test against the
+# the hand-written layer (mypy), ruff's lint and format check, and the integration test against the
 # Fenix at FENIX_URL with the admin token FENIX_TOKEN (scripts/sdk_tests.sh
 # starts one and sets both). Without FENIX_URL only the unit tests run.
 # PYTHON picks the interpreter (default python3; 3.9 or later).
@@ -15,10 +15,12 @@ trap 'rm -rf "$venv"' EXIT
 
 echo "python SDK: installing $here into a fresh venv ($("$python" --version))"
 "$python" -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check "$here" "pytest>=7" "mypy>=1.8" types-python-dateutil
+"$venv/bin/pip" install --quiet --disable-pip-version-check "$here" "pytest>=7" "mypy>=1.8" types-python-dateutil "ruff==0.13.3"
 
 cd "$here"
-echo "python SDK: type check (mypy --strict, pyproject.toml's settings)"
+echo "python SDK: lint and format check (ruff), type check (mypy --strict; pyproject.toml's settings)"
+"$venv/bin/ruff" check --no-cache --quiet .
+"$venv/bin/ruff" format --no-cache --check --quiet .
 "$venv/bin/mypy" --cache-dir=/dev/null fenix_sdk
 if [ -z "${FENIX_URL:-}" ] || [ -z "${FENIX_TOKEN:-}" ]; then
     echo "python SDK: FENIX_URL/FENIX_TOKEN not set, running the unit tests only"

@@ -11,8 +11,9 @@ from __future__ import annotations
 import enum
 import functools
 import typing
+from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Awaitable, Callable, Generic, Iterator, Mapping, Optional, TypeVar
+from typing import Any, Callable, Generic, Optional, TypeVar
 
 import attrs
 import httpx
@@ -141,7 +142,7 @@ def body(model: type[M], fields: Mapping[str, Any], *, keep_none: bool = False) 
     return model.from_dict(values)  # type: ignore[attr-defined]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _enum_parameters(operation: Any) -> dict[str, type[enum.Enum]]:
     """The parameters of a generated call that take a closed set (an enum), by name."""
     hints = typing.get_type_hints(operation.sync_detailed)

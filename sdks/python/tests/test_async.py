@@ -9,10 +9,10 @@ import uuid
 
 import httpx
 import pytest
-
-from fenix_sdk import AsyncFenix, FenixError, Webhook
 from receiver import Receiver
 from test_errors_and_retries import APP, BUSY
+
+from fenix_sdk import AsyncFenix, FenixError, Webhook
 
 URL = os.environ.get("FENIX_URL")
 TOKEN = os.environ.get("FENIX_TOKEN")
@@ -30,7 +30,9 @@ def scripted(answers, seen):
 def test_an_awaited_get_answered_503_is_retried_and_a_create_is_not():
     async def run():
         seen = []
-        async with AsyncFenix("http://fenix.test", "t", httpx_args={"transport": scripted([BUSY, (200, {}, APP)], seen)}) as fenix:
+        async with AsyncFenix(
+            "http://fenix.test", "t", httpx_args={"transport": scripted([BUSY, (200, {}, APP)], seen)}
+        ) as fenix:
             assert (await fenix.apps.get("acme")).id == "app_1"
         assert len(seen) == 2
         seen.clear()

@@ -26,14 +26,21 @@ def client(answers, seen, **kwargs):
 
 
 BUSY = (503, {"Retry-After": "0"}, {"error": {"code": "overloaded", "message": "busy"}})
-APP = {"id": "app_1", "name": "Acme", "uid": "acme", "created_at": "t", "updated_at": "t",
-       "require_endpoint_verification": False}
+APP = {
+    "id": "app_1",
+    "name": "Acme",
+    "uid": "acme",
+    "created_at": "t",
+    "updated_at": "t",
+    "require_endpoint_verification": False,
+}
 
 
 def test_a_refusal_carries_status_code_message_and_retry_after():
     seen = []
-    fenix = client([(429, {"Retry-After": "7"}, {"error": {"code": "rate_limited", "message": "slow down"}})],
-                   seen, max_retries=0)
+    fenix = client(
+        [(429, {"Retry-After": "7"}, {"error": {"code": "rate_limited", "message": "slow down"}})], seen, max_retries=0
+    )
     with pytest.raises(FenixError) as refused:
         fenix.apps.get("acme")
     assert (refused.value.status, refused.value.code, refused.value.message) == (429, "rate_limited", "slow down")
@@ -56,8 +63,7 @@ def test_a_post_without_an_idempotency_key_is_sent_once():
 
 def test_an_event_with_an_idempotency_key_is_retried():
     seen = []
-    event = {"id": "evt_1", "app_id": "app_1", "type": "a.b", "payload_sha256": "x", "deliveries": 1,
-             "created_at": "t"}
+    event = {"id": "evt_1", "app_id": "app_1", "type": "a.b", "payload_sha256": "x", "deliveries": 1, "created_at": "t"}
     sent = client([BUSY, (202, {}, event)], seen).events.send("acme", type="a.b", data={}, idempotency_key="k")
     assert sent.id == "evt_1" and len(seen) == 2
     assert seen[1].headers["idempotency-key"] == "k"

@@ -14,9 +14,9 @@ import time
 import uuid
 
 import pytest
+from receiver import Receiver
 
 from fenix_sdk import Fenix, FenixError, Webhook
-from receiver import Receiver
 
 URL = os.environ.get("FENIX_URL")
 TOKEN = os.environ.get("FENIX_TOKEN")

@@ -19,9 +19,9 @@ import uuid
 from pathlib import Path
 
 import pytest
+from receiver import Receiver
 
 from fenix_sdk import Webhook
-from receiver import Receiver
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
 BLOCKS = dict(re.findall(r"```python readme=(\w+)\n(.*?)```", README, flags=re.S))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Iterator, Optional
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, Optional
 
 from .._base import AsyncResource, Page, Resource, awalk, body, unset_if_none, walk
 from .._generated.api.apps import create_app, delete_app, get_app, list_apps, update_app

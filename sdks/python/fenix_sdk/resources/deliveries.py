@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import datetime
-from typing import Any, AsyncIterator, Iterator, Optional, Union
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, Optional, Union
 
 from dateutil.parser import isoparse
 
@@ -68,7 +69,9 @@ class Deliveries(Resource):
         `status`: `pending`, `in_flight`, `succeeded`, `failed` or `skipped`.
         `limit`: 1-250 items a page (default 50).
         """
-        return self._page(list_deliveries, app, **_query(status, endpoint_id, event_type, since, until, event_id, limit, cursor))
+        return self._page(
+            list_deliveries, app, **_query(status, endpoint_id, event_type, since, until, event_id, limit, cursor)
+        )
 
     def list_all(self, app: str, **filters: Any) -> Iterator[Delivery]:
         """Every delivery matching the filters of `list`, page after page."""
@@ -110,7 +113,9 @@ class AsyncDeliveries(AsyncResource):
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
     ) -> Page[Delivery]:
-        return await self._page(list_deliveries, app, **_query(status, endpoint_id, event_type, since, until, event_id, limit, cursor))
+        return await self._page(
+            list_deliveries, app, **_query(status, endpoint_id, event_type, since, until, event_id, limit, cursor)
+        )
 
     def list_all(self, app: str, **filters: Any) -> AsyncIterator[Delivery]:
         return awalk(lambda cursor: self.list(app, cursor=cursor, **filters))

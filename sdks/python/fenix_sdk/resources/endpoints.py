@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Iterator, Optional, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any, Optional
 
 from .._base import AsyncResource, Page, Resource, awalk, body, unset_if_none, walk
 from .._generated.api.endpoints import (
@@ -23,17 +24,15 @@ from .._generated.models import (
     NoOptions,
     PatchEndpoint,
     PublicKeys,
-    ResumedEndpoint,
     Resume,
-    RotateSecret,
+    ResumedEndpoint,
     Rotated,
+    RotateSecret,
 )
 
 
 class Endpoints(Resource):
-    def create(
-        self, app: str, url: str, event_types: Optional[Sequence[str]] = None, **options: Any
-    ) -> Endpoint:
+    def create(self, app: str, url: str, event_types: Optional[Sequence[str]] = None, **options: Any) -> Endpoint:
         """A new endpoint of `app`; the answer carries its one-time `secret` (or `public_key`).
 
         `event_types` it subscribes to (None or `[]`: every type; `booking.*`
@@ -69,9 +68,7 @@ class Endpoints(Resource):
 
     def resume(self, app: str, ep: str, *, replay_skipped: Optional[bool] = None) -> ResumedEndpoint:
         """Starts deliveries again; `replay_skipped=True` also sends what was skipped meanwhile."""
-        return self._call(
-            resume_endpoint, app, ep, body=body(Resume, {"replay_skipped": replay_skipped})
-        )
+        return self._call(resume_endpoint, app, ep, body=body(Resume, {"replay_skipped": replay_skipped}))
 
     def rotate_secret(
         self,
@@ -102,18 +99,14 @@ class Endpoints(Resource):
 class AsyncEndpoints(AsyncResource):
     """`Endpoints` for `AsyncFenix`: the same calls, awaited."""
 
-    async def create(
-        self, app: str, url: str, event_types: Optional[Sequence[str]] = None, **options: Any
-    ) -> Endpoint:
+    async def create(self, app: str, url: str, event_types: Optional[Sequence[str]] = None, **options: Any) -> Endpoint:
         fields = {"url": url, "event_types": None if event_types is None else list(event_types)}
         return await self._call(create_endpoint, app, body=body(CreateEndpoint, {**fields, **options}))
 
     async def get(self, app: str, ep: str) -> Endpoint:
         return await self._call(get_endpoint, app, ep)
 
-    async def list(
-        self, app: str, *, limit: Optional[int] = None, cursor: Optional[str] = None
-    ) -> Page[Endpoint]:
+    async def list(self, app: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[Endpoint]:
         return await self._page(list_endpoints, app, limit=unset_if_none(limit), cursor=unset_if_none(cursor))
 
     def list_all(self, app: str, *, limit: Optional[int] = None) -> AsyncIterator[Endpoint]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import datetime
-from typing import Any, AsyncIterator, Iterator, Mapping, Optional, Sequence, Union
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from typing import Any, Optional, Union
 
 from .._base import AsyncResource, Page, Resource, awalk, body, unset_if_none, walk
 from .._generated.api.events import get_event, list_events, send_event, send_event_batch
@@ -25,7 +26,12 @@ def _batch(events: BatchEvents) -> EventBatch:
 
 
 def _query(
-    event_type: Optional[str], since: When, until: When, include_payload: bool, limit: Optional[int], cursor: Optional[str]
+    event_type: Optional[str],
+    since: When,
+    until: When,
+    include_payload: bool,
+    limit: Optional[int],
+    cursor: Optional[str],
 ) -> dict[str, Any]:
     """The list's filters as the generated call takes them (left out when None)."""
     return {

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import AsyncIterator, Iterator, Optional
+from collections.abc import AsyncIterator, Iterator
+from typing import Optional
 
 from .._base import AsyncResource, Page, Resource, awalk, body, unset_if_none, walk
 from .._generated.api.portal import (
@@ -41,9 +42,7 @@ class AsyncPortalSessions(AsyncResource):
         fields = {"access": access, "expires_in": expires_in, "label": label}
         return await self._call(create_portal_session, app, body=body(CreatePortalSession, fields))
 
-    async def list(
-        self, app: str, *, limit: Optional[int] = None, cursor: Optional[str] = None
-    ) -> Page[PortalSession]:
+    async def list(self, app: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[PortalSession]:
         return await self._page(list_portal_sessions, app, limit=unset_if_none(limit), cursor=unset_if_none(cursor))
 
     def list_all(self, app: str, *, limit: Optional[int] = None) -> AsyncIterator[PortalSession]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import AsyncIterator, Iterator, Optional
+from collections.abc import AsyncIterator, Iterator
+from typing import Optional
 
 from .._base import AsyncResource, Page, Resource, awalk, body, unset_if_none, walk
 from .._generated.api.tokens import create_token, delete_token, list_tokens
