@@ -8,6 +8,7 @@ calls are generated from Fenix's OpenAPI document into `fenix_sdk._generated`
 (by scripts/generate_sdks.sh); this package is the thin layer over them.
 """
 
+from ._aliases import add_api_names
 from ._base import Page
 from ._generated.models import (
     App,
@@ -24,6 +25,8 @@ from .client import AsyncFenix, Fenix
 from .errors import FenixError, WebhookVerificationError
 from .version import __version__
 from .webhook import DEFAULT_TOLERANCE, Webhook
+
+add_api_names()
 
 __all__ = [
     "DEFAULT_TOLERANCE",

@@ -7,7 +7,7 @@ from typing import Union
 
 import pytest
 
-from fenix_sdk import Page
+from fenix_sdk import Event, Page
 from fenix_sdk._base import _as_enum, body, walk
 from fenix_sdk._generated.models import CreateApp, DeliveryStatus, NewEvent, PatchEndpoint
 from fenix_sdk._generated.types import UNSET, Unset
@@ -39,3 +39,10 @@ def test_walk_asks_for_each_next_page_until_the_last():
     asked = []
     assert list(walk(lambda cursor: asked.append(cursor) or pages[cursor])) == [1, 2, 3]
     assert asked == [None, "b"]
+
+
+def test_a_field_the_generator_renamed_reads_under_its_api_name_too():
+    event = Event.from_dict(
+        {"id": "evt_1", "app_id": "app_1", "type": "a.b", "payload_sha256": "x", "deliveries": 1, "created_at": "t"}
+    )
+    assert event.type == event.type_ == "a.b"  # type: ignore[attr-defined]
