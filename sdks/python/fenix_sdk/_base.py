@@ -1,9 +1,10 @@
 """What every resource shares: making a generated call, turning a refusal into
 `FenixError`, building request bodies from keyword arguments, and pages.
 
-The generated functions (`_generated/api/...`) build the request and parse the
-answer into the generated models; this layer only checks the status and keeps
-the SDK's calling shape (keyword arguments, `Page`, `list_all`).
+The generated operation modules (`_generated/api/...`) build each request and
+parse a success into the generated models; this layer sends the request,
+turns a refusal into `FenixError` and keeps the SDK's calling shape (keyword
+arguments, `Page`, `list_all`).
 """
 
 from __future__ import annotations
@@ -59,19 +60,23 @@ def unset_if_none(value: Any) -> Any:
 
 
 class Resource:
-    """A group of calls (`apps`, `endpoints`, …) over one authenticated client."""
+    """A group of calls (`apps`, `endpoints`, …) over one authenticated client.
+
+    Each call is a generated operation module: its `_get_kwargs` builds the
+    request and its `_parse_response` reads a success into the models.
+    """
 
     def __init__(self, client: AuthenticatedClient) -> None:
         self._client = client
 
     def _call(self, operation: Any, *args: Any, **kwargs: Any) -> Any:
         """Runs a generated operation; its parsed answer, or `FenixError`."""
-        kwargs = {name: _as_enum(operation, name, value) for name, value in kwargs.items()}
+        request = _request(operation, args, kwargs)
         try:
-            response = operation.sync_detailed(*args, client=self._client, **kwargs)
+            response = self._client.get_httpx_client().request(**request)
         except httpx.TransportError as error:
             raise _network_error(error) from error
-        return _checked(response)
+        return _parsed(operation, self._client, response)
 
     def _page(self, operation: Any, *args: Any, **kwargs: Any) -> Page[Any]:
         """A generated list operation's answer as a `Page`."""
@@ -79,18 +84,18 @@ class Resource:
 
 
 class AsyncResource:
-    """`Resource` for `AsyncFenix`: the same calls through the generated `asyncio_detailed`."""
+    """`Resource` for `AsyncFenix`: the same requests, sent on the async connection pool."""
 
     def __init__(self, client: AuthenticatedClient) -> None:
         self._client = client
 
     async def _call(self, operation: Any, *args: Any, **kwargs: Any) -> Any:
-        kwargs = {name: _as_enum(operation, name, value) for name, value in kwargs.items()}
+        request = _request(operation, args, kwargs)
         try:
-            response = await operation.asyncio_detailed(*args, client=self._client, **kwargs)
+            response = await self._client.get_async_httpx_client().request(**request)
         except httpx.TransportError as error:
             raise _network_error(error) from error
-        return _checked(response)
+        return _parsed(operation, self._client, response)
 
     async def _page(self, operation: Any, *args: Any, **kwargs: Any) -> Page[Any]:
         return _as_page(await self._call(operation, *args, **kwargs))
@@ -112,12 +117,22 @@ def _network_error(error: httpx.TransportError) -> FenixError:
     return FenixError(0, "network_error", f"{type(error).__name__}: {error}")
 
 
-def _checked(response: Any) -> Any:
-    """The parsed answer of a generated call, or the `FenixError` its status and body say."""
+def _request(operation: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The request a generated operation builds (method, URL, query, headers, JSON body)."""
+    kwargs = {name: _as_enum(operation, name, value) for name, value in kwargs.items()}
+    return operation._get_kwargs(*args, **kwargs)
+
+
+def _parsed(operation: Any, client: AuthenticatedClient, response: httpx.Response) -> Any:
+    """A success parsed into the generated model; any refusal as `FenixError`.
+
+    Refusals never reach the generated parser: an error body that is not
+    Fenix's JSON (a proxy's HTML page) or that names a code newer than this
+    SDK's document still becomes a `FenixError` with the status.
+    """
     if response.status_code >= 400:
-        raw = httpx.Response(int(response.status_code), headers=response.headers, content=response.content)
-        raise FenixError.from_response(raw)
-    return response.parsed
+        raise FenixError.from_response(response)
+    return operation._parse_response(client=client, response=response)
 
 
 def _as_page(parsed: Any) -> Page[Any]:

@@ -81,3 +81,21 @@ def test_an_unknown_keyword_is_refused_before_anything_is_sent():
     with pytest.raises(TypeError):
         client([(201, {}, APP)], seen).apps.create(name="Acme", colour="red")
     assert seen == []
+
+
+def test_an_error_page_that_is_not_fenix_json_is_still_a_fenix_error():
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(500, headers={"Content-Type": "text/html"}, content=b"<h1>proxy error</h1>")
+
+    fenix = Fenix("http://fenix.test", "t", httpx_args={"transport": httpx.MockTransport(handler)})
+    with pytest.raises(FenixError) as refused:
+        fenix.apps.get("acme")
+    assert (refused.value.status, refused.value.code) == (500, "http_error")
+
+
+def test_a_code_newer_than_the_sdk_is_read_as_text():
+    seen = []
+    answer = (404, {}, {"error": {"code": "some_future_code", "message": "new"}})
+    with pytest.raises(FenixError) as refused:
+        client([answer], seen).apps.get("acme")
+    assert refused.value.code == "some_future_code"
