@@ -1,6 +1,7 @@
-//! A newcomer's first hour: the README's quick start, run as written, and the
-//! two things it relies on: `localhost` receivers in development mode, and an
-//! event that reaches no endpoint saying so in its answer.
+//! A newcomer's first hour: the README's quick start, run as written (twice
+//! in one shell, and with its port taken), and the two things it relies on:
+//! `localhost` receivers in development mode, and an event that reaches no
+//! endpoint saying so in its answer.
 
 use std::{process::Stdio, time::Duration};
 
@@ -20,31 +21,30 @@ fn quick_start_block() -> String {
     body.rsplit_once("```").expect("the fence is closed").0.to_string()
 }
 
-/// The README's quick start, pasted into bash in an empty directory with only
-/// the debug `fenix` on the `PATH` and its three ports moved (through the
-/// `PORT`, `HOOK_PORT` and `DOWN_PORT` variables the block itself reads), must
-/// end with both receivers' `verified` lines and both deliveries `succeeded`.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_readme_quick_start_runs_as_written() {
-    let dir = tempfile::tempdir().unwrap();
+/// What a run of the block in bash left: its exit status, stdout, stderr,
+/// or `None` when it did not finish in time (then its processes are killed).
+type Run = Option<(std::process::ExitStatus, String, String)>;
+
+/// Runs `script` in bash in `dir` with only the debug `fenix` on the `PATH` and
+/// the three ports the block reads, stopping whatever it left running after.
+async fn run_in_bash(dir: &std::path::Path, script: &str, ports: (u16, u16, u16), limit: Duration) -> Run {
     let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_fenix")).parent().unwrap().to_path_buf();
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
-    let (port, hook_port, down_port) = (free_port(), free_port(), free_port());
     let mut child = tokio::process::Command::new("bash")
-        .args(["-e", "-c", &quick_start_block()])
-        .current_dir(dir.path())
+        .args(["-e", "-c", script])
+        .current_dir(dir)
         .env_clear()
         .env("PATH", path)
-        .env("PORT", port.to_string())
-        .env("HOOK_PORT", hook_port.to_string())
-        .env("DOWN_PORT", down_port.to_string())
+        .env("PORT", ports.0.to_string())
+        .env("HOOK_PORT", ports.1.to_string())
+        .env("DOWN_PORT", ports.2.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
         .spawn()
         .expect("run bash");
     let pid = child.id().expect("pid");
-    let output = tokio::time::timeout(Duration::from_secs(120), async {
+    let output = tokio::time::timeout(limit, async {
         let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
         let (mut stdout, mut stderr) = (String::new(), String::new());
         use tokio::io::AsyncReadExt;
@@ -55,14 +55,26 @@ async fn the_readme_quick_start_runs_as_written() {
     })
     .await;
     // Whatever happened, stop what the block left running in the background.
-    let stop_all =
-        || std::process::Command::new("kill").args(["-9", "--", &format!("-{pid}")]).stderr(Stdio::null()).status();
+    let _ = std::process::Command::new("kill").args(["-9", "--", &format!("-{pid}")]).stderr(Stdio::null()).status();
+    output.ok()
+}
+
+/// The README's quick start, pasted twice into one bash in an empty directory
+/// (only the debug `fenix` on the `PATH`, its three ports moved through the
+/// `PORT`, `HOOK_PORT` and `DOWN_PORT` variables the block itself reads), must
+/// end with both receivers' `verified` lines and both deliveries `succeeded`,
+/// in one `fenix-quickstart` directory: the second paste does not nest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readme_quick_start_runs_as_written_and_again_in_the_same_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    let ports = (free_port(), free_port(), free_port());
+    let block = quick_start_block();
+    let output = run_in_bash(dir.path(), &format!("{block}\n{block}"), ports, Duration::from_secs(180)).await;
     let qs = dir.path().join("fenix-quickstart");
     let file = |name: &str| std::fs::read_to_string(qs.join(name)).unwrap_or_default();
-    let Ok((status, stdout, stderr)) = output else {
-        let _ = stop_all();
+    let Some((status, stdout, stderr)) = output else {
         panic!(
-            "the quick start did not finish within 120 s\nfenix.log:\n{}\nreceiver.log:\n{}\nreceiver2.log:\n{}",
+            "the quick start did not finish within 180 s\nfenix.log:\n{}\nreceiver.log:\n{}\nreceiver2.log:\n{}",
             file("fenix.log"),
             file("receiver.log"),
             file("receiver2.log")
@@ -74,11 +86,14 @@ async fn the_readme_quick_start_runs_as_written() {
         file("fenix.log")
     );
     // The commands' own notes may go to stderr; a missing command or file may not.
-    for broken in ["command not found", "No such file", "Usage:", "error:"] {
+    for broken in ["command not found", "No such file", "Usage:", "error:", "gave up", "curl:"] {
         assert!(!stderr.contains(broken), "the quick start wrote `{broken}` to stderr:\n{stderr}");
     }
+    assert!(!qs.join("fenix-quickstart").exists(), "the second paste nested its directory");
+    assert_eq!(stdout.matches("Fenix listening").count(), 2, "both pastes started Fenix:\n{stdout}");
 
-    // Step 7 and 9: each receiver verified exactly one request, and rejected none.
+    // Step 7 and 9 (of the second paste: the first one's files were removed):
+    // each receiver verified exactly one request, and rejected none.
     for log in ["receiver.log", "receiver2.log"] {
         let text = file(log);
         assert_eq!(text.matches("verified  evt_").count(), 1, "{log}:\n{text}");
@@ -104,6 +119,25 @@ async fn the_readme_quick_start_runs_as_written() {
     // The first endpoint at once; the second after 3 refused attempts and the replay.
     assert_eq!(rows, [("succeeded".to_string(), 1), ("succeeded".to_string(), 4)], "{log}");
     assert!(stdout.contains(r#""error":"connect""#), "step 8 shows the refused attempts:\n{stdout}");
+}
+
+/// With Fenix's port taken by something else, the block stops before it
+/// starts anything, names the port and says how to move it, instead of
+/// talking to whatever listens there and waiting forever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_quick_start_stops_at_once_when_its_port_is_taken() {
+    let dir = tempfile::tempdir().unwrap();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let started = std::time::Instant::now();
+    let output =
+        run_in_bash(dir.path(), &quick_start_block(), (port, free_port(), free_port()), Duration::from_secs(60)).await;
+    let (status, stdout, stderr) = output.expect("the quick start stops within 60 s");
+    assert!(!status.success(), "the quick start went on with port {port} taken:\n{stdout}");
+    assert!(started.elapsed() < Duration::from_secs(10), "it took {:?} to stop", started.elapsed());
+    assert!(stderr.contains(&format!("port {port} is taken")) && stderr.contains("PORT="), "{stderr}");
+    assert!(!dir.path().join("fenix-quickstart/fenix.log").exists(), "Fenix was started:\n{stdout}");
+    drop(taken);
 }
 
 /// In development mode with loopback allowed, `http://localhost:…` is an
