@@ -165,6 +165,7 @@ fn config_is_refused_by_the_commands_that_read_no_settings() {
     for args in [
         &["keygen", "--config", "fenix.toml"][..],
         &["--config", "fenix.toml", "keygen"],
+        &["openapi", "--config", "fenix.toml"],
         &["listen", "--secret", "whsec_dGVzdHRlc3R0ZXN0dGVzdHRlc3R0ZXN0", "--config", "fenix.toml"],
     ] {
         let out = fenix_in(dir.path(), &[], args);
