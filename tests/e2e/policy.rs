@@ -1,7 +1,8 @@
 //! Per-endpoint policy as an owner meets it: custom headers on every attempt,
 //! credential values sealed in the database and redacted in every answer,
 //! refused headers with their codes; the endpoint's own retry schedule, final
-//! status codes and attempt timeout.
+//! status codes and attempt timeout; a stored spec Fenix cannot read fails
+//! its endpoint alone, never read as a default.
 
 use std::time::Duration;
 
@@ -31,8 +32,14 @@ async fn raw_headers_column(db: &TestDb, endpoint_id: &str) -> String {
 
 /// Overwrites an endpoint's `headers` column (as someone with write access to the database could).
 async fn set_headers_column(db: &TestDb, endpoint_id: &str, column: &str) {
+    set_text_column(db, endpoint_id, "headers", column).await;
+}
+
+/// Overwrites one text column of an endpoint's row, straight in the database.
+async fn set_text_column(db: &TestDb, endpoint_id: &str, name: &str, column: &str) {
     use sqlx::Connection;
-    let query = "UPDATE endpoints SET headers = $2 WHERE id = $1";
+    let query = format!("UPDATE endpoints SET {name} = $2 WHERE id = $1");
+    let query = query.as_str();
     match db.backend {
         Backend::Sqlite => {
             let mut conn = sqlx::SqliteConnection::connect(&db.url).await.expect("open SQLite");
@@ -359,6 +366,44 @@ async fn a_sealed_header_that_does_not_open_stops_the_attempt_instead_of_sending
     assert!(!fenix.logs().contains("s3cret"), "a credential in the log");
 }
 
+async fn an_unreadable_stored_spec_fails_its_endpoint_alone_and_is_never_read_as_a_default(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[]).await;
+    let first = Receiver::http(|_| Plan::ok()).await;
+    let second = Receiver::http(|_| Plan::ok()).await;
+    let app = fenix.create_app("acme").await;
+    let body = |url: &str| json!({"url": url, "headers": {"Authorization": BEARER}});
+    let ep1 = fenix.create_endpoint(&app, body(&first.url)).await;
+    let ep2 = fenix.create_endpoint(&app, body(&second.url)).await;
+    let (ep1_id, ep2_id) = (ep1["id"].as_str().unwrap(), ep2["id"].as_str().unwrap());
+    // A scheme this Fenix does not know (written by a newer one, or by hand).
+    set_text_column(&db, ep1_id, "signature_scheme", "xyz").await;
+
+    let (status, out) = fenix.call("GET", &format!("/v1/apps/{app}/endpoints/{ep1_id}"), None).await;
+    assert_eq!((status, out["error"]["code"].as_str()), (500, Some("internal_error")), "{out}");
+    assert!(!out.to_string().contains("s3cret"), "{out}");
+    let (status, out) = fenix.call("GET", &format!("/v1/apps/{app}/endpoints/{ep2_id}"), None).await;
+    assert_eq!(status, 200, "the other endpoint reads as before: {out}");
+
+    let evt = fenix.send_event(&app, json!({"type": "booking.confirmed", "data": {"n": 1}})).await;
+    let evt_id = evt["id"].as_str().unwrap();
+    let failed = format!("event_id={evt_id}&endpoint_id={ep1_id}&status=failed");
+    crate::support::eventually("the unreadable endpoint's delivery failed", Duration::from_secs(15), || async {
+        !fenix.deliveries(&app, &failed).await.is_empty()
+    })
+    .await;
+    let sent = format!("event_id={evt_id}&endpoint_id={ep2_id}&status=succeeded");
+    crate::support::eventually("the other endpoint's delivery succeeded", Duration::from_secs(15), || async {
+        !fenix.deliveries(&app, &sent).await.is_empty()
+    })
+    .await;
+    assert_eq!(first.count(), 0, "nothing was sent under a scheme its owner did not choose");
+    assert_eq!(second.count(), 1);
+    let logs = fenix.logs();
+    assert!(logs.contains(&format!("endpoint {ep1_id}: stored signature_scheme")), "the log names the endpoint");
+    assert!(!logs.contains("s3cret"), "a credential in the log");
+}
+
 crate::on_both_backends!(
     custom_headers_reach_every_attempt_and_credentials_are_sealed_and_redacted,
     refused_headers_answer_422_with_a_code_naming_the_header,
@@ -366,4 +411,5 @@ crate::on_both_backends!(
     an_endpoints_own_schedule_replaces_the_global_one,
     an_endpoints_own_attempt_timeout_cuts_a_slow_answer,
     a_sealed_header_that_does_not_open_stops_the_attempt_instead_of_sending_without_it,
+    an_unreadable_stored_spec_fails_its_endpoint_alone_and_is_never_read_as_a_default,
 );

@@ -305,20 +305,15 @@ pub fn endpoint_row(app_id: &str, event_types: &[&str]) -> EndpointRow {
         id,
         app_id: app_id.into(),
         description: String::new(),
-        event_types: serde_json::to_string(&types).unwrap(),
         state: fenix::lifecycle::EndpointState::Active,
         state_reason: None,
         state_changed_at: None,
-        rate_limit_per_sec: None,
-        signature_scheme: "fenix-v1".into(),
         created_at: T0,
         updated_at: T0,
-        headers: "[]".into(),
-        retry_schedule: None,
-        final_status_codes: "[]".into(),
-        attempt_timeout_ms: None,
-        ordered: false,
-        on_dead_letter: Default::default(),
-        signing_algorithm: Default::default(),
+        spec: fenix::endpoint_spec::EndpointSpec {
+            event_types: fenix::event_types::EventTypeFilter::from_json(&serde_json::to_string(&types).unwrap())
+                .unwrap(),
+            ..Default::default()
+        },
     }
 }

@@ -28,7 +28,7 @@ async fn a_new_endpoint_has_its_first_secret_as_version_one(backend: Backend) {
     let ep = fx.endpoint(&app, &["booking.*"]).await;
 
     let row = fx.store.get_endpoint(&app, &ep).await.unwrap().expect("endpoint");
-    assert_eq!((row.state.as_str(), row.event_types.as_str()), ("active", r#"["booking.*"]"#));
+    assert_eq!((row.state.as_str(), row.spec.event_types.patterns()), ("active", &["booking.*".to_string()][..]));
     assert!(fx.store.get_endpoint("app_other", &ep).await.unwrap().is_none(), "scoped to its app");
     let live = fx.store.live_secrets(&ep, T0).await.unwrap();
     assert_eq!(versions(&live), [1]);

@@ -18,6 +18,9 @@
 //! The retry policy (an own schedule, status codes that fail at once, an own
 //! attempt timeout) stays within the bounds of the global settings; absent, the
 //! global ones apply.
+//!
+//! These checks make the parts of an endpoint's spec (`endpoint_spec`), which
+//! stores and reads them.
 
 use std::{collections::BTreeMap, time::Duration};
 
@@ -82,9 +85,10 @@ fn context(endpoint_id: &str, name: &str) -> String {
 }
 
 impl StoredHeaders {
-    /// Reads the column; text that is not the stored shape reads as no headers.
-    pub fn from_json(json: &str) -> StoredHeaders {
-        StoredHeaders(serde_json::from_str(json).unwrap_or_default())
+    /// Reads the column; text that is not the stored shape is an error (it
+    /// may hold a value: never quote it).
+    pub fn from_json(json: &str) -> Result<StoredHeaders, serde_json::Error> {
+        serde_json::from_str(json).map(StoredHeaders)
     }
 
     pub fn to_json(&self) -> String {
@@ -315,16 +319,6 @@ pub fn parse_schedule(waits: &[String]) -> Result<Vec<Duration>, InvalidPolicy> 
         .collect()
 }
 
-/// Stored form of a schedule (milliseconds).
-pub fn schedule_to_json(s: &[Duration]) -> String {
-    serde_json::to_string(&s.iter().map(|d| d.as_millis() as u64).collect::<Vec<_>>()).expect("numbers serialize")
-}
-
-/// Reads a stored schedule; `None` (the global one) for anything unreadable.
-pub fn schedule_from_json(json: &str) -> Option<Vec<Duration>> {
-    serde_json::from_str::<Vec<u64>>(json).ok().map(|v| v.into_iter().map(Duration::from_millis).collect())
-}
-
 /// Durations as the API shows them (`30s`, `5m`, `1h 30m`).
 pub fn show_duration(d: Duration) -> String {
     humantime::format_duration(d).to_string()
@@ -353,11 +347,6 @@ pub fn parse_final_codes(codes: &[i64]) -> Result<Vec<u16>, InvalidPolicy> {
     out.sort_unstable();
     out.dedup();
     Ok(out)
-}
-
-/// Reads stored final codes; none for anything unreadable.
-pub fn final_codes_from_json(json: &str) -> Vec<u16> {
-    serde_json::from_str(json).unwrap_or_default()
 }
 
 /// An endpoint's own attempt timeout: more than zero and at most `global`
@@ -434,16 +423,16 @@ mod tests {
         let stored = parse_headers(&given, &["x-api-key".into()], &StoredHeaders::default(), &key, "ep_1").unwrap();
         let json = stored.to_json();
         assert!(!json.contains("s3cret") && !json.contains("k3y") && json.contains("acme"), "{json}");
-        let (shown, marked) = StoredHeaders::from_json(&json).redacted();
+        let (shown, marked) = StoredHeaders::from_json(&json).unwrap().redacted();
         assert_eq!(shown["Authorization"], REDACTED);
         assert_eq!(shown["X-Api-Key"], REDACTED);
         assert_eq!(shown["X-Tenant"], "acme");
         assert_eq!(marked, vec!["X-Api-Key".to_string()]);
         let ring = Keyring { current: key, previous: vec![] };
-        let map = StoredHeaders::from_json(&json).open(&ring, "ep_1").unwrap();
+        let map = StoredHeaders::from_json(&json).unwrap().open(&ring, "ep_1").unwrap();
         assert_eq!(map["authorization"], "Bearer s3cret");
         assert_eq!(map["x-api-key"], "k3y");
-        assert!(StoredHeaders::from_json(&json).open(&ring, "ep_2").is_err(), "bound to its endpoint");
+        assert!(StoredHeaders::from_json(&json).unwrap().open(&ring, "ep_2").is_err(), "bound to its endpoint");
     }
 
     #[test]
@@ -508,7 +497,6 @@ mod tests {
         assert_eq!(parse_attempt_timeout("11s", global).unwrap_err().code, "invalid_attempt_timeout");
         assert_eq!(parse_attempt_timeout("0s", global).unwrap_err().code, "invalid_attempt_timeout");
         let s = parse_schedule(&["1s".into(), "1h 30m".into()]).unwrap();
-        assert_eq!(schedule_from_json(&schedule_to_json(&s)).unwrap(), s);
         assert_eq!(show_duration(s[1]), "1h 30m");
     }
 }

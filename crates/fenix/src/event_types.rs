@@ -70,9 +70,10 @@ impl EventTypeFilter {
         Ok(EventTypeFilter(v))
     }
 
-    /// Reads the stored JSON form; anything unreadable matches nothing.
-    pub fn from_json(json: &str) -> EventTypeFilter {
-        EventTypeFilter(serde_json::from_str(json).unwrap_or_else(|_| vec!["\u{0}never".into()]))
+    /// Reads the stored JSON form (`endpoint_spec` decides what an
+    /// unreadable one means).
+    pub fn from_json(json: &str) -> Result<EventTypeFilter, serde_json::Error> {
+        serde_json::from_str(json).map(EventTypeFilter)
     }
 
     /// The stored JSON form.

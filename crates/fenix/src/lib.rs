@@ -11,6 +11,7 @@ pub mod answer_bytes;
 pub mod api;
 pub mod catalogue;
 pub mod endpoint_policy;
+pub mod endpoint_spec;
 pub mod envelope;
 pub mod event_types;
 pub mod http_server;

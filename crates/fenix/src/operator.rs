@@ -74,21 +74,12 @@ pub async fn provision(
                 app_id: OPERATOR_APP_ID.into(),
                 url,
                 description: "operator webhooks (FENIX_OPERATOR_WEBHOOK_URL)".into(),
-                event_types: "[]".into(),
                 state: crate::lifecycle::EndpointState::Active,
                 state_reason: None,
                 state_changed_at: None,
-                rate_limit_per_sec: None,
-                signature_scheme: "fenix-v1".into(),
                 created_at: now,
                 updated_at: now,
-                headers: "[]".into(),
-                retry_schedule: None,
-                final_status_codes: "[]".into(),
-                attempt_timeout_ms: None,
-                ordered: false,
-                on_dead_letter: Default::default(),
-                signing_algorithm: Default::default(),
+                spec: Default::default(),
             };
             let sealed_secret = keyring.current.seal(secret.expose().as_bytes(), OPERATOR_ENDPOINT_ID);
             match store.insert_endpoint(&NewEndpoint { row, sealed_secret, public_key: None }).await {

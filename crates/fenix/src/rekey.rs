@@ -80,11 +80,11 @@ pub async fn rekey(store: &crate::store::Store, keyring: &Keyring) -> anyhow::Re
 async fn rekey_headers(store: &crate::store::Store, keyring: &Keyring, done: &mut Rekeyed) -> anyhow::Result<()> {
     for (endpoint_id, mut json) in store.all_endpoint_headers().await? {
         loop {
-            let stored = StoredHeaders::from_json(&json);
-            let resealed = match stored.resealed(keyring, &endpoint_id) {
-                Ok(Some(resealed)) => resealed,
-                Ok(None) => break,
-                Err(_) => {
+            let resealed = match StoredHeaders::from_json(&json).map(|s| s.resealed(keyring, &endpoint_id)) {
+                Ok(Ok(Some(resealed))) => resealed,
+                Ok(Ok(None)) => break,
+                // Text that is not the stored shape is reported like a value that does not open.
+                Ok(Err(_)) | Err(_) => {
                     let key_id = unopened_header_key(&json, keyring);
                     done.unreadable.push(Unreadable { endpoint_id, what: SealedValue::Headers, key_id });
                     break;

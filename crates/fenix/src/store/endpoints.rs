@@ -1,4 +1,8 @@
-//! Endpoints and their sealed signing secrets.
+//! Endpoints and their sealed signing secrets. An endpoint's spec is
+//! written and read through `endpoint_spec` ([`EndpointSpec::stored`],
+//! [`StoredSpec::decode`]).
+
+use std::time::Duration;
 
 use super::{
     apps::CURSOR_END,
@@ -7,45 +11,73 @@ use super::{
     BeginWrite, Conflicts, Store,
 };
 use crate::{
+    endpoint_policy::StoredHeaders,
+    endpoint_spec::{self, EndpointSpec, StoredSpec},
+    event_types::EventTypeFilter,
     lifecycle::{EndpointState, OnDeadLetter, SigningAlgorithm, SHOWN_ENDPOINT_STATE_SQL},
     time::Millis,
 };
 
-/// An endpoint as stored (`event_types` is a JSON array).
-#[derive(Debug, Clone, sqlx::FromRow)]
+/// An endpoint as stored, its spec decoded ([`StoredSpec::decode`]): a
+/// stored spec value the code does not understand fails the read with an
+/// error naming the endpoint (a decode error: the store's internal error).
+#[derive(Debug, Clone)]
 pub struct EndpointRow {
     pub id: String,
     pub app_id: String,
     pub url: String,
     pub description: String,
-    pub event_types: String,
     pub state: EndpointState,
     pub state_reason: Option<String>,
     pub state_changed_at: Option<Millis>,
-    pub rate_limit_per_sec: Option<i64>,
-    pub signature_scheme: String,
     pub created_at: Millis,
     pub updated_at: Millis,
-    /// Custom request headers, sensitive values sealed (`endpoint_policy::StoredHeaders`).
-    pub headers: String,
-    /// Own retry schedule in milliseconds (JSON array); `None` = the global one.
-    pub retry_schedule: Option<String>,
-    /// 4xx statuses that fail a delivery at once (JSON array).
-    pub final_status_codes: String,
-    /// Own attempt timeout; `None` = the global one.
-    pub attempt_timeout_ms: Option<i64>,
-    /// Ordered delivery: one delivery at a time per lane, in event order.
-    pub ordered: bool,
-    /// What an ordered lane does after a dead letter.
-    pub on_dead_letter: OnDeadLetter,
-    /// What the current key signs with (a rotation may change it).
-    pub signing_algorithm: SigningAlgorithm,
+    /// How Fenix sends to it, as its owner chose.
+    pub spec: EndpointSpec,
 }
 
-const ENDPOINT_COLUMNS: &str = "id, app_id, url, description, event_types, state, state_reason, state_changed_at, \
-     rate_limit_per_sec, signature_scheme, created_at, updated_at, \
-     headers, retry_schedule, final_status_codes, attempt_timeout_ms, ordered, on_dead_letter, \
-     signing_algorithm";
+/// [`EndpointRow`] as its columns hold it.
+#[derive(sqlx::FromRow)]
+struct StoredEndpoint {
+    id: String,
+    app_id: String,
+    url: String,
+    description: String,
+    state: EndpointState,
+    state_reason: Option<String>,
+    state_changed_at: Option<Millis>,
+    created_at: Millis,
+    updated_at: Millis,
+    #[sqlx(flatten)]
+    spec: StoredSpec,
+}
+
+impl<'r, R: sqlx::Row> sqlx::FromRow<'r, R> for EndpointRow
+where
+    StoredEndpoint: sqlx::FromRow<'r, R>,
+{
+    fn from_row(row: &'r R) -> sqlx::Result<Self> {
+        let r = StoredEndpoint::from_row(row)?;
+        let spec = r.spec.decode(&r.id).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+        Ok(EndpointRow {
+            id: r.id,
+            app_id: r.app_id,
+            url: r.url,
+            description: r.description,
+            state: r.state,
+            state_reason: r.state_reason,
+            state_changed_at: r.state_changed_at,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+            spec,
+        })
+    }
+}
+
+/// The columns of [`EndpointRow`]: its own, then [`SPEC_COLUMNS`].
+const ENDPOINT_COLUMNS: &str = "id, app_id, url, description, state, state_reason, state_changed_at, created_at, \
+     updated_at, signature_scheme, signing_algorithm, event_types, headers, retry_schedule, \
+     final_status_codes, attempt_timeout_ms, ordered, on_dead_letter, rate_limit_per_sec";
 
 /// [`ENDPOINT_COLUMNS`] as read: `state` is the state the endpoint *shows*
 /// (`pending_verification` while its ownership is unproved).
@@ -73,17 +105,18 @@ pub struct NewEndpoint {
     pub public_key: Option<String>,
 }
 
-/// Changes to an endpoint; `None` leaves a field as it is.
+/// Changes to an endpoint; `None` leaves a field as it is. The spec's
+/// fields are written in their stored form (`endpoint_spec`).
 #[derive(Debug, Default)]
 pub struct EndpointPatch {
     pub url: Option<String>,
     pub description: Option<String>,
-    pub event_types: Option<String>,
+    pub event_types: Option<EventTypeFilter>,
     pub rate_limit_per_sec: Option<Option<i64>>,
-    pub headers: Option<String>,
-    pub retry_schedule: Option<Option<String>>,
-    pub final_status_codes: Option<String>,
-    pub attempt_timeout_ms: Option<Option<i64>>,
+    pub headers: Option<StoredHeaders>,
+    pub retry_schedule: Option<Option<Vec<Duration>>>,
+    pub final_status_codes: Option<Vec<u16>>,
+    pub attempt_timeout: Option<Option<Duration>>,
     pub ordered: Option<bool>,
     pub on_dead_letter: Option<OnDeadLetter>,
     /// With a new `url` when ownership must be proved: the endpoint becomes
@@ -158,6 +191,7 @@ impl Store {
         challenge: Option<&NewChallenge>,
     ) -> sqlx::Result<bool> {
         let r = &new.row;
+        let spec = r.spec.stored();
         let lock_app = if self.is_postgres() {
             "SELECT id FROM apps WHERE id = $1 FOR NO KEY UPDATE"
         } else {
@@ -185,21 +219,21 @@ impl Store {
             .bind(&r.app_id)
             .bind(&r.url)
             .bind(&r.description)
-            .bind(&r.event_types)
             .bind(r.state)
             .bind(&r.state_reason)
             .bind(r.state_changed_at)
-            .bind(r.rate_limit_per_sec)
-            .bind(&r.signature_scheme)
             .bind(r.created_at)
             .bind(r.updated_at)
-            .bind(&r.headers)
-            .bind(&r.retry_schedule)
-            .bind(&r.final_status_codes)
-            .bind(r.attempt_timeout_ms)
-            .bind(r.ordered)
-            .bind(r.on_dead_letter)
-            .bind(r.signing_algorithm)
+            .bind(&spec.signature_scheme)
+            .bind(&spec.signing_algorithm)
+            .bind(&spec.event_types)
+            .bind(&spec.headers)
+            .bind(&spec.retry_schedule)
+            .bind(&spec.final_status_codes)
+            .bind(spec.attempt_timeout_ms)
+            .bind(spec.ordered)
+            .bind(&spec.on_dead_letter)
+            .bind(spec.rate_limit_per_sec)
             .execute(&mut *tx)
             .await?;
             sqlx::query(
@@ -251,18 +285,19 @@ impl Store {
 
     /// Applies a patch; returns false when the endpoint does not exist.
     pub async fn update_endpoint(&self, app_id: &str, id: &str, p: &EndpointPatch, now: Millis) -> sqlx::Result<bool> {
-        let (set_rate, rate) = match p.rate_limit_per_sec {
-            Some(v) => (1_i64, v),
-            None => (0, None),
-        };
-        let (set_schedule, schedule) = match &p.retry_schedule {
-            Some(v) => (1_i64, v.clone()),
-            None => (0, None),
-        };
-        let (set_timeout, timeout) = match p.attempt_timeout_ms {
-            Some(v) => (1_i64, v),
-            None => (0, None),
-        };
+        // The spec's fields in their stored form (`endpoint_spec`), each
+        // `None` when left as it is; a nullable one with its "set" flag.
+        let event_types = p.event_types.as_ref().map(EventTypeFilter::to_json);
+        let headers = p.headers.as_ref().map(StoredHeaders::to_json);
+        let final_codes = p.final_status_codes.as_deref().map(endpoint_spec::final_codes_column);
+        let flagged = |set: bool| i64::from(set);
+        let (set_rate, rate) = (flagged(p.rate_limit_per_sec.is_some()), p.rate_limit_per_sec.flatten());
+        let (set_schedule, schedule) = (
+            flagged(p.retry_schedule.is_some()),
+            p.retry_schedule.as_ref().and_then(|s| s.as_deref().map(endpoint_spec::schedule_column)),
+        );
+        let (set_timeout, timeout) =
+            (flagged(p.attempt_timeout.is_some()), p.attempt_timeout.flatten().map(endpoint_spec::timeout_column));
         on_write!(self, |pool| {
             let mut tx = pool.begin_write().await?;
             let changed = sqlx::query(UPDATE_ENDPOINT)
@@ -270,18 +305,18 @@ impl Store {
                 .bind(app_id)
                 .bind(&p.url)
                 .bind(&p.description)
-                .bind(&p.event_types)
+                .bind(&event_types)
                 .bind(set_rate)
                 .bind(rate)
                 .bind(now)
-                .bind(&p.headers)
+                .bind(&headers)
                 .bind(set_schedule)
                 .bind(&schedule)
-                .bind(&p.final_status_codes)
+                .bind(&final_codes)
                 .bind(set_timeout)
                 .bind(timeout)
                 .bind(p.ordered)
-                .bind(p.on_dead_letter)
+                .bind(p.on_dead_letter.map(OnDeadLetter::as_str))
                 .execute(&mut *tx)
                 .await?
                 .rows_affected()
@@ -551,5 +586,13 @@ impl Store {
             .execute(pool)
             .await
             .map(|r| r.rows_affected() > 0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_endpoints_columns_end_with_its_spec() {
+        assert!(super::ENDPOINT_COLUMNS.ends_with(crate::endpoint_spec::SPEC_COLUMNS));
     }
 }

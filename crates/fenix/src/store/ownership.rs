@@ -13,7 +13,11 @@
 use std::collections::HashSet;
 
 use super::{on_read, on_write, BeginWrite, Store};
-use crate::{lifecycle::EndpointState, time::Millis};
+use crate::{
+    endpoint_spec::{EndpointSpec, SpecError, StoredSpec},
+    lifecycle::EndpointState,
+    time::Millis,
+};
 
 /// The state change logged when an endpoint starts waiting for its proof.
 pub const PENDING_REASON: &str = "waiting for proof of ownership: a verification challenge was sent";
@@ -44,7 +48,7 @@ pub struct ChallengeRow {
 }
 
 /// A due challenge leased to one sender.
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub struct ClaimedChallenge {
     pub endpoint_id: String,
     pub challenge: String,
@@ -52,10 +56,33 @@ pub struct ClaimedChallenge {
     pub attempts: i64,
     pub lease_token: i64,
     pub url: String,
-    pub signature_scheme: String,
-    pub attempt_timeout_ms: Option<i64>,
-    /// Custom request headers, sensitive values sealed (`endpoint_policy::StoredHeaders`).
-    pub headers: String,
+    /// The endpoint's spec (its scheme, headers, timeout), decoded once
+    /// here; an error when it cannot be read (that challenge alone fails).
+    pub spec: Result<EndpointSpec, SpecError>,
+}
+
+/// [`ClaimedChallenge`] as [`CLAIMED`] reads it.
+#[derive(sqlx::FromRow)]
+struct StoredClaim {
+    endpoint_id: String,
+    challenge: String,
+    attempts: i64,
+    lease_token: i64,
+    url: String,
+    #[sqlx(flatten)]
+    spec: StoredSpec,
+}
+
+impl<'r, R: sqlx::Row> sqlx::FromRow<'r, R> for ClaimedChallenge
+where
+    StoredClaim: sqlx::FromRow<'r, R>,
+{
+    fn from_row(row: &'r R) -> sqlx::Result<Self> {
+        let c = StoredClaim::from_row(row)?;
+        let spec = c.spec.decode(&c.endpoint_id);
+        let StoredClaim { endpoint_id, challenge, attempts, lease_token, url, .. } = c;
+        Ok(ClaimedChallenge { endpoint_id, challenge, attempts, lease_token, url, spec })
+    }
 }
 
 /// How an attempt failed, as recorded.
@@ -137,8 +164,12 @@ const CLAIM: &str = "UPDATE endpoint_challenges SET lease_until = $2, lease_toke
      AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1) \
      RETURNING endpoint_id";
 
-const CLAIMED: &str = "SELECT c.endpoint_id, c.challenge, c.attempts, c.lease_token, e.url, e.signature_scheme, \
-     e.attempt_timeout_ms, e.headers FROM endpoint_challenges c JOIN endpoints e ON e.id = c.endpoint_id \
+/// A claimed challenge with its endpoint's URL and spec (the spec's columns,
+/// `endpoint_spec::SPEC_COLUMNS`, are the endpoint's: no challenge column has their names).
+const CLAIMED: &str = "SELECT c.endpoint_id, c.challenge, c.attempts, c.lease_token, e.url, \
+     signature_scheme, signing_algorithm, event_types, headers, retry_schedule, \
+     final_status_codes, attempt_timeout_ms, ordered, on_dead_letter, rate_limit_per_sec \
+     FROM endpoint_challenges c JOIN endpoints e ON e.id = c.endpoint_id \
      WHERE c.endpoint_id = $1 AND c.lease_token = $2";
 
 impl Store {
@@ -320,6 +351,11 @@ mod tests {
     #[test]
     fn the_worker_reads_the_shown_endpoint_state() {
         assert!(super::super::queue::TARGET_COLUMNS.contains(crate::lifecycle::SHOWN_ENDPOINT_STATE_SQL));
+    }
+
+    #[test]
+    fn a_claimed_challenge_reads_its_endpoints_spec() {
+        assert!(super::CLAIMED.contains(&format!("{} FROM", crate::endpoint_spec::SPEC_COLUMNS)));
     }
 
     #[test]

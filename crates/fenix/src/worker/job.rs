@@ -1,8 +1,12 @@
 //! A claimed delivery with everything needed to send it, and the step that
 //! turns a claimed batch into jobs (or into outcomes at once, for deliveries
-//! that must not be sent).
+//! that must not be sent). The endpoint's spec comes decoded from the store.
 
-use std::{collections::HashMap, sync::Arc, time::Duration};
+use std::{
+    collections::{HashMap, HashSet},
+    sync::Arc,
+    time::Duration,
+};
 
 use bytes::Bytes;
 use reqwest::header::HeaderMap;
@@ -12,10 +16,10 @@ use super::{
     signing_keys::{self, Secrets},
 };
 use crate::{
-    endpoint_policy::{self, StoredHeaders},
+    endpoint_spec::{EndpointSpec, SpecError},
     lifecycle::DeliveryStatus,
     secrets::Keyring,
-    store::deliveries::{BatchContext, ClaimedDelivery, EndpointTarget, Outcome},
+    store::deliveries::{BatchContext, ClaimedDelivery, Outcome},
     time::Millis,
 };
 
@@ -61,20 +65,20 @@ pub(super) struct SendPolicy {
 }
 
 impl SendPolicy {
-    fn of(target: &EndpointTarget, keyring: &Keyring) -> SendPolicy {
-        let headers = match StoredHeaders::from_json(&target.headers).open(keyring, &target.id) {
+    fn of(endpoint_id: &str, spec: &EndpointSpec, keyring: &Keyring) -> SendPolicy {
+        let headers = match spec.headers.open(keyring, endpoint_id) {
             Ok(map) => Some(map),
             Err(e) => {
                 // The error names no value (a key, a name, an encoding).
-                tracing::warn!(endpoint_id = %target.id, error = %e, "an endpoint's custom headers cannot be opened");
+                tracing::warn!(endpoint_id, error = %e, "an endpoint's custom headers cannot be opened");
                 None
             }
         };
         SendPolicy {
             headers,
-            retry_schedule: target.retry_schedule.as_deref().and_then(endpoint_policy::schedule_from_json),
-            final_status_codes: endpoint_policy::final_codes_from_json(&target.final_status_codes),
-            attempt_timeout: target.attempt_timeout_ms.and_then(|ms| u64::try_from(ms).ok()).map(Duration::from_millis),
+            retry_schedule: spec.retry_schedule.clone(),
+            final_status_codes: spec.final_status_codes.clone(),
+            attempt_timeout: spec.attempt_timeout,
         }
     }
 }
@@ -102,6 +106,16 @@ pub(super) fn settled(c: &ClaimedDelivery, status: DeliveryStatus) -> Outcome {
     c.outcome(status, None, None)
 }
 
+/// The outcome of a delivery whose endpoint's stored spec cannot be read:
+/// failed, not sent under a policy its owner did not choose (a replay after
+/// the spec is fixed sends it). The error is logged once per endpoint and batch.
+fn unreadable(c: &ClaimedDelivery, e: &SpecError, logged: &mut HashSet<String>) -> Outcome {
+    if logged.insert(c.endpoint_id.clone()) {
+        tracing::error!(endpoint_id = %c.endpoint_id, error = %e, "an endpoint's stored spec cannot be read; its deliveries fail");
+    }
+    settled(c, DeliveryStatus::Failed)
+}
+
 /// Turns claimed rows into jobs; deliveries that must not be sent become
 /// outcomes at once (paused or disabled endpoint → `skipped`, payload purged
 /// → `failed`). `check_url` is the destination policy's URL rules.
@@ -118,6 +132,7 @@ pub(super) fn prepare(
     let mut hosts: HashMap<String, Option<Arc<str>>> = HashMap::new();
     let mut policies: HashMap<String, Arc<SendPolicy>> = HashMap::new();
     let mut raw_urls: HashMap<String, Arc<str>> = HashMap::new();
+    let mut unreadable_logged: HashSet<String> = HashSet::new();
     let BatchContext { mut events, endpoints, secrets: sealed } = ctx;
     claimed
         .into_iter()
@@ -128,6 +143,10 @@ pub(super) fn prepare(
             if !target.state.sends() {
                 return Err(Box::new(settled(&c, DeliveryStatus::Skipped)));
             }
+            let spec = match &target.spec {
+                Ok(spec) => spec,
+                Err(e) => return Err(Box::new(unreadable(&c, e, &mut unreadable_logged))),
+            };
             let event_type = events.get(&c.event_id).map(|e| e.0.clone()).unwrap_or_default();
             let event_created_at = events.get(&c.event_id).map(|e| e.2).unwrap_or_default();
             let envelope = envelopes
@@ -142,8 +161,6 @@ pub(super) fn prepare(
                 .entry(c.endpoint_id.clone())
                 .or_insert_with(|| Arc::new(signing_keys::open(keyring, &c.endpoint_id, sealed.get(&c.endpoint_id))))
                 .clone();
-            let scheme =
-                fenix_signing::Scheme::parse(&target.signature_scheme).unwrap_or(fenix_signing::Scheme::FenixV1);
             let url = urls.entry(c.endpoint_id.clone()).or_insert_with(|| Arc::new(check_url(&target.url))).clone();
             let host = hosts
                 .entry(c.endpoint_id.clone())
@@ -153,7 +170,7 @@ pub(super) fn prepare(
                 .clone();
             let policy = policies
                 .entry(c.endpoint_id.clone())
-                .or_insert_with(|| Arc::new(SendPolicy::of(target, keyring)))
+                .or_insert_with(|| Arc::new(SendPolicy::of(&c.endpoint_id, spec, keyring)))
                 .clone();
             let prepared_for =
                 raw_urls.entry(c.endpoint_id.clone()).or_insert_with(|| Arc::from(target.url.as_str())).clone();
@@ -161,8 +178,8 @@ pub(super) fn prepare(
                 host,
                 url,
                 prepared_for,
-                rate_limit_per_sec: target.rate_limit_per_sec,
-                scheme,
+                rate_limit_per_sec: spec.rate_limit_per_sec,
+                scheme: spec.signature_scheme,
                 secrets: keys,
                 loaded_at: ctx_loaded_at,
                 event_type,

@@ -31,7 +31,7 @@ use super::{
     signing_keys::{self, LiveSecret},
 };
 use crate::{
-    endpoint_policy::StoredHeaders,
+    endpoint_spec::EndpointSpec,
     envelope::build_envelope,
     event_types::EventType,
     ids,
@@ -95,14 +95,22 @@ pub async fn run(state: SharedState, client: reqwest::Client, shutdown: Cancella
 }
 
 /// One attempt of one challenge, its result written under its lease.
+///
+/// A challenge whose endpoint's stored spec cannot be read is not sent (not
+/// under a scheme or headers its owner did not choose): the error is logged,
+/// naming the endpoint, and the challenge is claimed again when its lease ends.
 async fn send_and_record(state: &SharedState, client: &reqwest::Client, c: ClaimedChallenge) {
+    let spec = match &c.spec {
+        Ok(spec) => spec,
+        Err(e) => {
+            tracing::error!(endpoint_id = %c.endpoint_id, error = %e, "an endpoint's stored spec cannot be read; its challenge is not sent");
+            return;
+        }
+    };
     let global = state.settings.attempt_timeout;
-    let timeout = c
-        .attempt_timeout_ms
-        .and_then(|ms| u64::try_from(ms).ok())
-        .map_or(global, |ms| Duration::from_millis(ms).min(global));
+    let timeout = spec.attempt_timeout.map_or(global, |t| t.min(global));
     let started = Instant::now();
-    let result = tokio::time::timeout(timeout, check_sign_send(state, client, &c))
+    let result = tokio::time::timeout(timeout, check_sign_send(state, client, &c, spec))
         .await
         .unwrap_or_else(|_| attempt::timed_out(timeout));
     let now = time::now_ms();
@@ -147,7 +155,12 @@ fn next_attempt_at(schedule: &[Duration], made: i64, now: Millis) -> Option<Mill
 }
 
 /// The destination check, the signed request, the answer.
-async fn check_sign_send(state: &SharedState, client: &reqwest::Client, c: &ClaimedChallenge) -> AttemptResult {
+async fn check_sign_send(
+    state: &SharedState,
+    client: &reqwest::Client,
+    c: &ClaimedChallenge,
+    spec: &EndpointSpec,
+) -> AttemptResult {
     let checked = state.policy.check_url(&c.url);
     let url = match attempt::check_destination(state, &checked).await {
         Ok(url) => url.clone(),
@@ -165,7 +178,7 @@ async fn check_sign_send(state: &SharedState, client: &reqwest::Client, c: &Clai
     if live.is_empty() {
         return attempt::refused(ErrorClass::NoSecret, "the endpoint has no usable signing secret".into());
     }
-    let Ok(custom) = StoredHeaders::from_json(&c.headers).open(&state.keyring, &c.endpoint_id) else {
+    let Ok(custom) = spec.headers.open(&state.keyring, &c.endpoint_id) else {
         return attempt::refused(
             ErrorClass::SealedHeader,
             "a sensitive custom header of the endpoint could not be opened".into(),
@@ -173,10 +186,9 @@ async fn check_sign_send(state: &SharedState, client: &reqwest::Client, c: &Clai
     };
     let id = ids::new_id("vrf");
     let body = Bytes::from(challenge_body(&id, &c.challenge, now));
-    let scheme = fenix_signing::Scheme::parse(&c.signature_scheme).unwrap_or(fenix_signing::Scheme::FenixV1);
     let message =
         Message { endpoint_id: &c.endpoint_id, id: &id, event_type: VERIFICATION_TYPE, attempt_id: &id, body: &body };
-    let mut headers = match attempt::signed_headers(&live, scheme, &message, now) {
+    let mut headers = match attempt::signed_headers(&live, spec.signature_scheme, &message, now) {
         Ok(headers) => headers,
         Err(refusal) => return refusal,
     };

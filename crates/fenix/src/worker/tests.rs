@@ -52,21 +52,12 @@ async fn setup(tweak: impl FnOnce(&mut Settings)) -> Setup {
         app_id: app.clone(),
         url: "http://hooks.example.com/refused".into(),
         description: String::new(),
-        event_types: "[]".into(),
         state: EndpointState::Active,
         state_reason: None,
         state_changed_at: None,
-        rate_limit_per_sec: None,
-        signature_scheme: "fenix-v1".into(),
         created_at: now,
         updated_at: now,
-        headers: "[]".into(),
-        retry_schedule: None,
-        final_status_codes: "[]".into(),
-        attempt_timeout_ms: None,
-        ordered: false,
-        on_dead_letter: Default::default(),
-        signing_algorithm: Default::default(),
+        spec: Default::default(),
     };
     let sealed_secret = state.keyring.current.seal(b"whsec-test", &endpoint.id);
     state

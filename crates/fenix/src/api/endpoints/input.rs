@@ -1,16 +1,18 @@
 //! The create and update bodies, and their checks: each field parsed into
-//! its stored form (the destination policy for the URL, `endpoint_policy` for
+//! its typed form, the endpoint's spec (`endpoint_spec`) among them, parsed
+//! here once (the destination policy for the URL, `endpoint_policy` for
 //! headers and retry rules, the catalogue in strict mode). The checks run in
 //! a fixed order, so a body with several faults is always answered with the
 //! same one.
 
-use std::collections::BTreeMap;
+use std::{collections::BTreeMap, time::Duration};
 
 use serde::Deserialize;
 
 use crate::{
     api::{error::ApiError, extract::non_null},
     endpoint_policy::{self, InvalidPolicy, StoredHeaders},
+    endpoint_spec::EndpointSpec,
     event_types::EventTypeFilter,
     ids,
     lifecycle::{EndpointState, OnDeadLetter, SigningAlgorithm},
@@ -132,31 +134,35 @@ pub(super) async fn new_endpoint(
     let key = new_key(body.signing_algorithm, body.secret.as_deref())?;
     let id = ids::new_id("ep");
     let headers = created_headers(s, &id, body)?;
-    let retry_schedule = body.retry_schedule.as_deref().map(retry_schedule_column).transpose()?;
-    let final_status_codes = final_codes_column(body.final_status_codes.as_deref().unwrap_or_default())?;
-    let attempt_timeout_ms = body.attempt_timeout.as_deref().map(|t| attempt_timeout_column(s, t)).transpose()?;
+    let retry_schedule = body.retry_schedule.as_deref().map(retry_schedule).transpose()?;
+    let final_status_codes = final_codes(body.final_status_codes.as_deref().unwrap_or_default())?;
+    let attempt_timeout = body.attempt_timeout.as_deref().map(|t| attempt_timeout(s, t)).transpose()?;
     let url = check_url(s, &body.url).await?;
     let now = time::now_ms();
+    let description = check_description(body.description.as_deref().unwrap_or(""))?;
+    let spec = EndpointSpec {
+        signature_scheme: scheme,
+        signing_algorithm: key.algorithm(),
+        event_types: filter,
+        headers,
+        retry_schedule,
+        final_status_codes,
+        attempt_timeout,
+        ordered: body.ordered,
+        on_dead_letter: body.on_dead_letter,
+        rate_limit_per_sec: check_rate(body.rate_limit_per_sec)?,
+    };
     let row = EndpointRow {
         id,
         app_id,
         url,
-        description: check_description(body.description.as_deref().unwrap_or(""))?,
-        event_types: filter.to_json(),
+        description,
         state: EndpointState::Active,
         state_reason: None,
         state_changed_at: None,
-        rate_limit_per_sec: check_rate(body.rate_limit_per_sec)?,
-        signature_scheme: scheme.as_str().into(),
         created_at: now,
         updated_at: now,
-        headers: headers.to_json(),
-        retry_schedule,
-        final_status_codes,
-        attempt_timeout_ms,
-        ordered: body.ordered,
-        on_dead_letter: body.on_dead_letter,
-        signing_algorithm: key.algorithm(),
+        spec,
     };
     let new = NewEndpoint { sealed_secret: key.seal(&s.keyring.current, &row.id), public_key: key.public_key(), row };
     Ok((new, key))
@@ -181,19 +187,19 @@ pub(super) async fn endpoint_patch(
     Ok(EndpointPatch {
         url,
         description: body.description.as_deref().map(check_description).transpose()?,
-        event_types: event_types.map(|f| f.to_json()),
+        event_types,
         rate_limit_per_sec: body.rate_limit_per_sec.map(check_rate).transpose()?,
         headers,
         retry_schedule: body
             .retry_schedule
             .as_ref()
-            .map(|v| v.as_deref().map(retry_schedule_column).transpose())
+            .map(|v| v.as_deref().map(retry_schedule).transpose())
             .transpose()?,
-        final_status_codes: body.final_status_codes.as_deref().map(final_codes_column).transpose()?,
-        attempt_timeout_ms: body
+        final_status_codes: body.final_status_codes.as_deref().map(final_codes).transpose()?,
+        attempt_timeout: body
             .attempt_timeout
             .as_ref()
-            .map(|v| v.as_deref().map(|t| attempt_timeout_column(s, t)).transpose())
+            .map(|v| v.as_deref().map(|t| attempt_timeout(s, t)).transpose())
             .transpose()?,
         ordered: body.ordered,
         on_dead_letter: body.on_dead_letter,
@@ -221,20 +227,22 @@ fn created_headers(s: &SharedState, id: &str, body: &CreateEndpoint) -> Result<S
 
 /// A patch's custom headers in stored form (`None`: unchanged). A sensitive
 /// value given as `"[redacted]"` keeps the one `row` stores.
-fn patched_headers(s: &SharedState, row: &EndpointRow, body: &PatchEndpoint) -> Result<Option<String>, ApiError> {
-    let previous = StoredHeaders::from_json(&row.headers);
+fn patched_headers(
+    s: &SharedState,
+    row: &EndpointRow,
+    body: &PatchEndpoint,
+) -> Result<Option<StoredHeaders>, ApiError> {
+    let previous = &row.spec.headers;
     match (&body.headers, &body.sensitive_headers) {
         (Some(given), sensitive) => {
             // Left out: what was sensitive stays so, for the names still given.
             let sensitive = sensitive.clone().unwrap_or_else(|| {
-                let kept = endpoint_policy::still_sensitive(&previous).into_iter();
+                let kept = endpoint_policy::still_sensitive(previous).into_iter();
                 kept.filter(|n| given.keys().any(|g| g.eq_ignore_ascii_case(n))).collect()
             });
-            Ok(Some(
-                endpoint_policy::parse_headers(given, &sensitive, &previous, &s.keyring.current, &row.id)
-                    .map_err(invalid_policy)?
-                    .to_json(),
-            ))
+            endpoint_policy::parse_headers(given, &sensitive, previous, &s.keyring.current, &row.id)
+                .map(Some)
+                .map_err(invalid_policy)
         }
         (None, Some(_)) => Err(ApiError::invalid(
             "invalid_sensitive_headers",
@@ -316,17 +324,15 @@ fn invalid_policy(e: InvalidPolicy) -> ApiError {
     ApiError::invalid(e.code, e.message)
 }
 
-/// The retry policy fields of a create or patch, checked and in stored form.
-fn retry_schedule_column(waits: &[String]) -> Result<String, ApiError> {
-    endpoint_policy::parse_schedule(waits).map(|s| endpoint_policy::schedule_to_json(&s)).map_err(invalid_policy)
+/// The retry policy fields of a create or patch, checked.
+fn retry_schedule(waits: &[String]) -> Result<Vec<Duration>, ApiError> {
+    endpoint_policy::parse_schedule(waits).map_err(invalid_policy)
 }
 
-fn final_codes_column(codes: &[i64]) -> Result<String, ApiError> {
-    let codes = endpoint_policy::parse_final_codes(codes).map_err(invalid_policy)?;
-    Ok(serde_json::to_string(&codes).expect("numbers serialize"))
+fn final_codes(codes: &[i64]) -> Result<Vec<u16>, ApiError> {
+    endpoint_policy::parse_final_codes(codes).map_err(invalid_policy)
 }
 
-fn attempt_timeout_column(s: &SharedState, raw: &str) -> Result<i64, ApiError> {
-    let t = endpoint_policy::parse_attempt_timeout(raw, s.settings.attempt_timeout).map_err(invalid_policy)?;
-    Ok(i64::try_from(t.as_millis()).unwrap_or(i64::MAX))
+fn attempt_timeout(s: &SharedState, raw: &str) -> Result<Duration, ApiError> {
+    endpoint_policy::parse_attempt_timeout(raw, s.settings.attempt_timeout).map_err(invalid_policy)
 }

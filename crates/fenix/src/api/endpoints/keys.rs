@@ -119,7 +119,7 @@ pub(super) async fn rotate(
     if !(0..=MAX_OVERLAP_SECONDS).contains(&overlap) {
         return Err(ApiError::invalid("invalid_overlap", "overlap_seconds must be between 0 and 2592000 (30 days)"));
     }
-    let key = new_key(body.signing_algorithm.unwrap_or(row.signing_algorithm), body.secret.as_deref())?;
+    let key = new_key(body.signing_algorithm.unwrap_or(row.spec.signing_algorithm), body.secret.as_deref())?;
     let now = time::now_ms();
     let expires = now.saturating_add(overlap * 1000);
     let sealed = key.seal(&s.keyring.current, &row.id);

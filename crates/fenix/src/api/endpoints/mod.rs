@@ -26,8 +26,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{error::ApiError, lookup};
 use crate::{
-    endpoint_policy::{self, StoredHeaders},
-    event_types::EventTypeFilter,
+    endpoint_policy,
     lifecycle::{EndpointState, OnDeadLetter, SigningAlgorithm},
     send_budgets::{self, Action},
     state::SharedState,
@@ -153,21 +152,16 @@ impl From<ChallengeRow> for VerificationOut {
 
 impl From<EndpointRow> for EndpointOut {
     fn from(r: EndpointRow) -> Self {
-        let (headers, sensitive_headers) = StoredHeaders::from_json(&r.headers).redacted();
+        let spec = r.spec;
+        let (headers, sensitive_headers) = spec.headers.redacted();
+        let shown = |waits: Vec<std::time::Duration>| waits.into_iter().map(endpoint_policy::show_duration).collect();
         EndpointOut {
             headers,
             sensitive_headers,
-            retry_schedule: r
-                .retry_schedule
-                .as_deref()
-                .and_then(endpoint_policy::schedule_from_json)
-                .map(|s| s.into_iter().map(endpoint_policy::show_duration).collect()),
-            final_status_codes: endpoint_policy::final_codes_from_json(&r.final_status_codes),
-            attempt_timeout: r
-                .attempt_timeout_ms
-                .and_then(|ms| u64::try_from(ms).ok())
-                .map(|ms| endpoint_policy::show_duration(std::time::Duration::from_millis(ms))),
-            event_types: EventTypeFilter::from_json(&r.event_types).patterns().to_vec(),
+            retry_schedule: spec.retry_schedule.map(shown),
+            final_status_codes: spec.final_status_codes,
+            attempt_timeout: spec.attempt_timeout.map(endpoint_policy::show_duration),
+            event_types: spec.event_types.patterns().to_vec(),
             id: r.id,
             app_id: r.app_id,
             url: r.url,
@@ -175,13 +169,13 @@ impl From<EndpointRow> for EndpointOut {
             state: r.state,
             state_reason: r.state_reason,
             state_changed_at: r.state_changed_at.map(time::rfc3339_ms),
-            rate_limit_per_sec: r.rate_limit_per_sec,
-            signature_scheme: r.signature_scheme,
+            rate_limit_per_sec: spec.rate_limit_per_sec,
+            signature_scheme: spec.signature_scheme.as_str().to_string(),
             created_at: time::rfc3339_ms(r.created_at),
             updated_at: time::rfc3339_ms(r.updated_at),
-            ordered: r.ordered,
-            on_dead_letter: r.on_dead_letter,
-            signing_algorithm: r.signing_algorithm,
+            ordered: spec.ordered,
+            on_dead_letter: spec.on_dead_letter,
+            signing_algorithm: spec.signing_algorithm,
             secret: None,
             public_key: None,
             verification: None,

@@ -33,7 +33,10 @@ use crate::{
 };
 
 mod plan;
+mod target;
 pub use plan::Whole;
+pub use target::EndpointTarget;
+pub(super) use target::TARGET_COLUMNS;
 
 /// `next_attempt_at` of a delivery *parked* in its ordered lane: it waits
 /// behind another delivery of the lane and is not due until that one is
@@ -183,22 +186,6 @@ impl ClaimedDelivery {
     }
 }
 
-/// The parts of an endpoint the worker needs to send to it.
-#[derive(Debug, Clone, sqlx::FromRow)]
-pub struct EndpointTarget {
-    pub id: String,
-    pub url: String,
-    pub state: EndpointState,
-    pub signature_scheme: String,
-    pub rate_limit_per_sec: Option<i64>,
-    /// The endpoint's policy columns (`endpoint_policy`): custom headers
-    /// (sensitive values sealed), own schedule, final codes, own timeout.
-    pub headers: String,
-    pub retry_schedule: Option<String>,
-    pub final_status_codes: String,
-    pub attempt_timeout_ms: Option<i64>,
-}
-
 /// An endpoint's state and URL now, for the worker's watch over the jobs it
 /// holds (`worker::watch`).
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -212,14 +199,6 @@ pub struct EndpointNow {
 /// The columns of [`EndpointNow`].
 const NOW_COLUMNS: &str = "id, url, \
      CASE WHEN state = 'active' AND unverified THEN 'pending_verification' ELSE state END AS state";
-
-/// The columns of [`EndpointTarget`], for both backends' batch context reads.
-/// `state` is the *shown* state (`lifecycle::SHOWN_ENDPOINT_STATE_SQL`): an
-/// endpoint still proving its ownership sends nothing.
-pub(super) const TARGET_COLUMNS: &str = "id, url, \
-     CASE WHEN state = 'active' AND unverified THEN 'pending_verification' ELSE state END AS state, \
-     signature_scheme, rate_limit_per_sec, \
-     headers, retry_schedule, final_status_codes, attempt_timeout_ms";
 
 /// The result of working on one claimed delivery.
 #[derive(Debug, Clone)]

@@ -10,6 +10,7 @@ use sqlx::{PgConnection, SqliteConnection};
 use super::LANE_BUSY;
 
 use crate::{
+    endpoint_spec,
     event_types::EventTypeFilter,
     ids,
     store::events::{EventRow, Ingested, NewEvent, EVENT_BY_KEY},
@@ -35,6 +36,19 @@ struct Target {
     id: String,
     filter: EventTypeFilter,
     ordered: bool,
+}
+
+impl Target {
+    /// A filter the code cannot read matches every type (the error logged):
+    /// the deliveries it makes fail visibly, naming the endpoint, where a
+    /// filter matching nothing would drop the app's events for it unseen.
+    fn of(r: TargetRow) -> Target {
+        let filter = endpoint_spec::event_types(&r.id, &r.event_types).unwrap_or_else(|e| {
+            tracing::error!(error = %e, "an endpoint's stored event types cannot be read; it is sent every type");
+            EventTypeFilter::default()
+        });
+        Target { filter, id: r.id, ordered: r.ordered }
+    }
 }
 
 /// A delivery row to insert.
@@ -214,10 +228,7 @@ impl Conn<'_> {
             Conn::Sqlite(conn) => sqlx::query_as(FANOUT_TARGETS).bind(app_id).fetch_all(&mut **conn).await?,
             Conn::Postgres(conn) => sqlx::query_as(FANOUT_TARGETS).bind(app_id).fetch_all(&mut **conn).await?,
         };
-        Ok(rows
-            .into_iter()
-            .map(|r| Target { filter: EventTypeFilter::from_json(&r.event_types), id: r.id, ordered: r.ordered })
-            .collect())
+        Ok(rows.into_iter().map(Target::of).collect())
     }
 }
 
