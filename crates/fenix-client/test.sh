@@ -8,6 +8,7 @@ cd "$(dirname "$0")/../.."
 : "${FENIX_URL:?FENIX_URL must name a running Fenix}"
 : "${FENIX_TOKEN:?FENIX_TOKEN must be an admin token of it}"
 echo "==> fenix-client (Rust): unit tests, README examples, vectors"
-cargo test --quiet -p fenix-client --lib --doc --test vectors
+cargo test --quiet -p fenix-client --lib --test vectors
+cargo test --quiet -p fenix-client --doc
 echo "==> fenix-client (Rust): integration test against $FENIX_URL"
 CI=true cargo test --quiet -p fenix-client --test integration
