@@ -4,7 +4,8 @@
 # sdks/vectors.json, errors, retries, the README's examples), a type check of
 # the hand-written layer (mypy), ruff's lint and format check, and the integration test against the
 # Fenix at FENIX_URL with the admin token FENIX_TOKEN (scripts/sdk_tests.sh
-# starts one and sets both). Without FENIX_URL only the unit tests run.
+# starts one and sets both). Without FENIX_URL only the unit tests run
+# (outside CI: under CI=true that is a failure).
 # PYTHON picks the interpreter (default python3; 3.9 or later).
 set -euo pipefail
 
@@ -23,6 +24,10 @@ echo "python SDK: lint and format check (ruff), type check (mypy --strict; pypro
 "$venv/bin/ruff" format --no-cache --check --quiet .
 "$venv/bin/mypy" --cache-dir=/dev/null fenix_sdk
 if [ -z "${FENIX_URL:-}" ] || [ -z "${FENIX_TOKEN:-}" ]; then
+    if [ "${CI:-}" = true ]; then
+        echo "python SDK: FENIX_URL and FENIX_TOKEN are required under CI=true (scripts/sdk_tests.sh sets them)" >&2
+        exit 1
+    fi
     echo "python SDK: FENIX_URL/FENIX_TOKEN not set, running the unit tests only"
     exec "$venv/bin/pytest" -q -p no:cacheprovider tests --ignore=tests/test_integration.py
 fi
