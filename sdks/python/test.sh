@@ -2,8 +2,8 @@
 # Tests the Python SDK as a user gets it: a fresh venv, `pip install ./sdks/python`
 # (as the README says) plus pytest, then the unit tests (every vector of
 # sdks/vectors.json, errors, retries, the README's examples), a type check of
-# the hand-written layer (mypy), ruff's lint and format check, and the integration test against the
-# Fenix at FENIX_URL with the admin token FENIX_TOKEN (scripts/sdk_tests.sh
+# the hand-written layer (mypy), ruff's lint and format check, and the
+# integration test against the Fenix at FENIX_URL with the admin token FENIX_TOKEN (scripts/sdk_tests.sh
 # starts one and sets both). Without FENIX_URL only the unit tests run
 # (outside CI: under CI=true that is a failure).
 # PYTHON picks the interpreter (default python3; 3.9 or later).
