@@ -3,8 +3,8 @@
 # (as the README says) plus pytest, then the unit tests (every vector of
 # sdks/vectors.json, errors, retries, the README's examples), a type check of
 # the hand-written layer (mypy), ruff's lint and format check, and the
-# integration test against the Fenix at FENIX_URL with the admin token FENIX_TOKEN (scripts/sdk_tests.sh
-# starts one and sets both). Without FENIX_URL only the unit tests run
+# integration test against the Fenix at FENIX_URL with the admin token
+# FENIX_TOKEN (scripts/sdk_tests.sh starts one and sets both). Without FENIX_URL only the unit tests run
 # (outside CI: under CI=true that is a failure).
 # PYTHON picks the interpreter (default python3; 3.9 or later).
 set -euo pipefail
