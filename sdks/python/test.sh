@@ -4,8 +4,8 @@
 # sdks/vectors.json, errors, retries, the README's examples), a type check of
 # the hand-written layer (mypy), ruff's lint and format check, and the
 # integration test against the Fenix at FENIX_URL with the admin token
-# FENIX_TOKEN (scripts/sdk_tests.sh starts one and sets both). Without FENIX_URL only the unit tests run
-# (outside CI: under CI=true that is a failure).
+# FENIX_TOKEN (scripts/sdk_tests.sh starts one and sets both). Without
+# FENIX_URL only the unit tests run (outside CI: under CI=true that fails).
 # PYTHON picks the interpreter (default python3; 3.9 or later).
 set -euo pipefail
 
