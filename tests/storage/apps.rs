@@ -1,6 +1,6 @@
 //! Apps: insert, find by id or uid, list newest first, a taken uid.
 
-use fenix::store::{apps::AppRow, is_unique_violation};
+use fenix::store::apps::AppRow;
 
 use super::fixtures::{id_at, Fixture, T0};
 use crate::support::Backend;
@@ -61,7 +61,7 @@ async fn a_taken_uid_is_reported_as_a_unique_violation(backend: Backend) {
     let fx = Fixture::new(backend).await;
     fx.store.insert_app(&app_row(Some("acme"), T0)).await.unwrap();
     let err = fx.store.insert_app(&app_row(Some("acme"), T0 + 1)).await.expect_err("uid is taken");
-    assert!(is_unique_violation(&err), "{err:?}");
+    assert!(err.is_unique_violation(), "{err:?}");
     // Apps without a uid never collide.
     fx.store.insert_app(&app_row(None, T0 + 2)).await.unwrap();
     fx.store.insert_app(&app_row(None, T0 + 3)).await.unwrap();

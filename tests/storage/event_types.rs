@@ -2,7 +2,7 @@
 //! the revision it read (so two concurrent changes cannot silently undo each
 //! other), revisions that say what a cache must recompile.
 
-use fenix::store::{event_types::EventTypeRow, is_unique_violation, Store};
+use fenix::store::{event_types::EventTypeRow, Store};
 
 use crate::support::{Backend, TestDb};
 
@@ -26,7 +26,7 @@ async fn a_change_applies_only_over_the_revision_it_read(backend: Backend) {
     store.migrate().await.expect("migrate");
     store.insert_event_type(&row("order.paid")).await.unwrap();
     let again = store.insert_event_type(&row("order.paid")).await.unwrap_err();
-    assert!(is_unique_violation(&again), "{again}");
+    assert!(again.is_unique_violation(), "{again}");
 
     let read_by_a = store.find_event_type("order.paid").await.unwrap().unwrap();
     let read_by_b = read_by_a.clone();

@@ -92,7 +92,7 @@ impl Fixture {
     }
 
     /// Ingests `ev`; returns the result and the delivery ids this call generated.
-    pub async fn ingest(&self, ev: &NewEvent) -> sqlx::Result<(Ingested, Vec<String>)> {
+    pub async fn ingest(&self, ev: &NewEvent) -> fenix::store::Result<(Ingested, Vec<String>)> {
         ingest_on(&self.store, ev).await
     }
 
@@ -121,7 +121,7 @@ impl Fixture {
 
 /// Ingests `ev` on `store` as the ingestion queue does (a batch of one on a
 /// held writer); returns the result and the ids of the deliveries it made.
-pub async fn ingest_on(store: &Store, ev: &NewEvent) -> sqlx::Result<(Ingested, Vec<String>)> {
+pub async fn ingest_on(store: &Store, ev: &NewEvent) -> fenix::store::Result<(Ingested, Vec<String>)> {
     let mut writer = store.hold_writer().await?;
     let ingested = store
         .ingest_batch(&mut writer, std::slice::from_ref(ev), fenix::store::queue::Whole::EachOnItsOwn, None)

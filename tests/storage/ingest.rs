@@ -3,7 +3,7 @@
 
 use fenix::{
     ingest::Ingestor,
-    store::{is_unique_violation, queue::Whole, DeliveryFilter, FreshLease},
+    store::{queue::Whole, DeliveryFilter, FreshLease},
     wake::Wake,
 };
 
@@ -227,7 +227,7 @@ async fn a_batch_that_fails_stores_none_of_its_events(backend: Backend) {
         .await
         .expect_err("event id is taken");
     drop(writer);
-    assert!(is_unique_violation(&err), "{err:?}");
+    assert!(err.is_unique_violation(), "{err:?}");
     assert_eq!((raw.count("events").await, raw.count("deliveries").await), (1, 2));
     let kept = fx.store.get_event(&app, &first.event.id, false).await.unwrap().unwrap();
     assert_eq!((kept.event_type.as_str(), kept.delivery_count), ("booking.confirmed", 2));
@@ -268,7 +268,7 @@ async fn the_ingestion_queue_stores_the_other_events_when_one_is_refused_and_ann
         answers.push(call.await.unwrap());
     }
     let err = answers.remove(0).expect_err("the event id is taken");
-    assert!(is_unique_violation(&err), "{err:?}");
+    assert!(err.is_unique_violation(), "{err:?}");
     for (answer, id) in answers.into_iter().zip(&ids) {
         let ingested = answer.expect("stored");
         assert!(ingested.created);

@@ -81,7 +81,7 @@ async fn a_postgres_claim_behind_a_replayed_delivery_gives_its_row_back() {
     // The stale claimer: its claim of x2 is not committed yet.
     let mut stale = sqlx::PgConnection::connect(&fx.db.url).await.unwrap();
     sqlx::query("BEGIN").execute(&mut stale).await.unwrap();
-    let taken: Vec<ClaimedDelivery> = sqlx::query_as(fenix::store::queue::postgres::CLAIM_POSTGRES)
+    let taken: Vec<ClaimedDelivery> = sqlx::query_as(fenix::store::queue::postgres::CLAIM_POSTGRES.as_str())
         .bind(T0 + 60_000)
         .bind("stale")
         .bind(T0 + 20)

@@ -3,7 +3,7 @@
 //! past its limit, make concurrent rotations collide, or make a refused value
 //! look like an outage.
 
-use fenix::store::{endpoints::NewEndpoint, is_data_error, is_unavailable};
+use fenix::store::endpoints::NewEndpoint;
 
 use super::fixtures::{endpoint_row, id_at, new_event, Fixture, T0};
 use crate::support::Backend;
@@ -43,7 +43,7 @@ async fn rotating_the_secret_of_an_endpoint_that_is_gone_is_not_found(backend: B
     let ep = fx.endpoint(&app, &[]).await;
     assert!(fx.store.delete_endpoint(&app, &ep).await.unwrap());
     let err = fx.store.rotate_secret(&ep, |_| b"s".to_vec(), T0, T0, 5).await.expect_err("gone");
-    assert!(matches!(err, sqlx::Error::RowNotFound), "{err}");
+    assert!(matches!(err, fenix::store::Error::NotFound), "{err}");
 }
 
 async fn concurrent_creates_cannot_overshoot_the_endpoint_limit(backend: Backend) {
@@ -115,8 +115,8 @@ async fn a_value_the_database_refuses_is_not_an_outage(backend: Backend) {
     match fx.store.insert_app(&row).await {
         Ok(()) => assert_eq!(backend, Backend::Sqlite, "only SQLite stores a NUL in text"),
         Err(e) => {
-            assert!(!is_unavailable(&e), "a refused value is not an outage: {e}");
-            assert!(is_data_error(&e), "{e}");
+            assert!(!e.is_unavailable(), "a refused value is not an outage: {e}");
+            assert!(e.is_data_error(), "{e}");
             let answer = fenix::api::ApiError::from(e);
             assert_eq!((answer.status.as_u16(), answer.code), (422, "unstorable_value"));
         }

@@ -29,13 +29,13 @@ async fn someone_waits_for_a_lock(pool: &sqlx::PgPool) -> bool {
 
 /// True when `e` is how a write under an app deleted meanwhile fails: its
 /// foreign key to the app (ingestion), or the app's row not found (an endpoint's creation).
-fn app_gone(e: &sqlx::Error) -> bool {
-    matches!(e, sqlx::Error::RowNotFound) || matches!(e, sqlx::Error::Database(d) if d.is_foreign_key_violation())
+fn app_gone(e: &fenix::store::Error) -> bool {
+    matches!(e, fenix::store::Error::NotFound | fenix::store::Error::ForeignKeyViolation(_))
 }
 
 /// Ingests batches of `size` events for `app` on `store`, each stored whole
 /// or not at all, until one fails; answers how many were stored and the error.
-async fn stream_batches(store: Store, app: String, size: usize) -> (usize, sqlx::Error) {
+async fn stream_batches(store: Store, app: String, size: usize) -> (usize, fenix::store::Error) {
     let mut stored = 0;
     for round in 0.. {
         let events: Vec<_> = (0..size).map(|_| new_event(&app, "booking.confirmed", None, T0 + round)).collect();
@@ -168,7 +168,7 @@ async fn an_endpoint_created_while_its_app_is_deleted_finds_the_app_gone() {
     deleting.commit().await.unwrap();
 
     let err = create.await.unwrap().expect_err("the app is gone");
-    assert!(matches!(err, sqlx::Error::RowNotFound), "{err}");
+    assert!(matches!(err, fenix::store::Error::NotFound), "{err}");
     assert_eq!(fx.raw().await.count("endpoints").await, 0);
 }
 
@@ -182,7 +182,7 @@ async fn an_endpoint_created_for_a_deleted_app_finds_the_app_gone(backend: Backe
         .insert_endpoint_within(&NewEndpoint { row, sealed_secret: b"s".to_vec(), public_key: None }, 10)
         .await
         .expect_err("the app is gone");
-    assert!(matches!(err, sqlx::Error::RowNotFound), "{err}");
+    assert!(matches!(err, fenix::store::Error::NotFound), "{err}");
     assert_eq!(fx.raw().await.count("endpoints").await, 0);
 }
 

@@ -166,8 +166,8 @@ async fn the_claim_query_uses_the_due_index(backend: Backend) {
     let (fx, ..) = populated(backend).await;
     let raw = fx.raw().await;
     let sql = match backend {
-        Backend::Sqlite => CLAIM_SQLITE,
-        Backend::Postgres => CLAIM_POSTGRES,
+        Backend::Sqlite => CLAIM_SQLITE.as_str(),
+        Backend::Postgres => CLAIM_POSTGRES.as_str(),
     };
     let args = [(T0 + 70_000).into(), "w1".into(), (T0 + 10_000).into(), 100.into()];
     assert_indexed(backend, "claim", &raw.plan(sql, &args).await, &["deliveries_due"], true);

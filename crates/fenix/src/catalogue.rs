@@ -262,7 +262,7 @@ impl Catalogue {
         store: &Store,
         strict: bool,
         filter: &EventTypeFilter,
-    ) -> sqlx::Result<Option<InvalidEventType>> {
+    ) -> crate::store::Result<Option<InvalidEventType>> {
         if !strict || filter.patterns().is_empty() {
             return Ok(None);
         }
@@ -304,7 +304,7 @@ impl Catalogue {
     }
 
     /// The catalogue, refreshed first if it is stale or older than the TTL.
-    pub async fn current(&self, store: &Store) -> sqlx::Result<Arc<Snapshot>> {
+    pub async fn current(&self, store: &Store) -> crate::store::Result<Arc<Snapshot>> {
         if let Some(s) = self.fresh() {
             return Ok(s);
         }

@@ -87,7 +87,7 @@ pub fn new_event_as(
 
 struct Job {
     event: NewEvent,
-    reply: oneshot::Sender<sqlx::Result<Ingested>>,
+    reply: oneshot::Sender<crate::store::Result<Ingested>>,
 }
 
 /// Handle to the ingestion task.
@@ -105,10 +105,10 @@ impl Ingestor {
     }
 
     /// Stores one event with its deliveries; returns after the commit.
-    pub async fn ingest(&self, event: NewEvent) -> sqlx::Result<Ingested> {
+    pub async fn ingest(&self, event: NewEvent) -> crate::store::Result<Ingested> {
         let (reply, answer) = oneshot::channel();
-        self.tx.send(Job { event, reply }).await.map_err(|_| sqlx::Error::PoolClosed)?;
-        answer.await.map_err(|_| sqlx::Error::PoolClosed)?
+        self.tx.send(Job { event, reply }).await.map_err(|_| crate::store::Error::Stopped)?;
+        answer.await.map_err(|_| crate::store::Error::Stopped)?
     }
 }
 
@@ -176,7 +176,7 @@ async fn write(
     held: &mut Option<(HeldWriter, Instant)>,
     events: &[NewEvent],
     fresh: Option<&FreshLease>,
-) -> sqlx::Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
+) -> crate::store::Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
     if held.is_none() {
         *held = Some((store.hold_writer().await?, Instant::now()));
     }
@@ -187,7 +187,7 @@ async fn write(
 /// A batch failed and stored nothing: each event alone, through the same batch
 /// writer (on a fresh connection each), so one event cannot fail the others.
 /// An event that was alone already gets its error as the answer.
-async fn one_by_one(store: &Store, events: &[NewEvent], e: sqlx::Error) -> Vec<sqlx::Result<Ingested>> {
+async fn one_by_one(store: &Store, events: &[NewEvent], e: crate::store::Error) -> Vec<crate::store::Result<Ingested>> {
     if events.len() == 1 {
         return vec![Err(e)];
     }

@@ -68,10 +68,10 @@ pub async fn run_once(state: &SharedState) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn purge<F, Fut>(mut batch: F) -> sqlx::Result<u64>
+async fn purge<F, Fut>(mut batch: F) -> crate::store::Result<u64>
 where
     F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = sqlx::Result<u64>>,
+    Fut: std::future::Future<Output = crate::store::Result<u64>>,
 {
     let mut total = 0;
     loop {

@@ -22,7 +22,7 @@ use crate::{
     secrets::{Keyring, SigningSecret},
     settings::Settings,
     state::AppState,
-    store::{apps::AppRow, endpoints::EndpointRow, endpoints::NewEndpoint, is_unique_violation, Store},
+    store::{apps::AppRow, endpoints::EndpointRow, endpoints::NewEndpoint, Store},
     time::{self, Millis},
 };
 
@@ -54,7 +54,7 @@ pub async fn provision(
     };
     match store.insert_app(&app).await {
         Ok(()) => {}
-        Err(e) if is_unique_violation(&e) => {
+        Err(e) if e.is_unique_violation() => {
             // The API refuses this uid now; a database from before may still have a tenant holding it.
             if let Some(other) = store.find_app(OPERATOR_APP_UID).await?.filter(|a| a.id != OPERATOR_APP_ID) {
                 bail!(
@@ -84,7 +84,7 @@ pub async fn provision(
             let sealed_secret = keyring.current.seal(secret.expose().as_bytes(), OPERATOR_ENDPOINT_ID);
             match store.insert_endpoint(&NewEndpoint { row, sealed_secret, public_key: None }).await {
                 Ok(()) => {}
-                Err(e) if is_unique_violation(&e) => {}
+                Err(e) if e.is_unique_violation() => {}
                 Err(e) => return Err(e).context("creating the operator endpoint"),
             }
         }

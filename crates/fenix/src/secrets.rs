@@ -366,7 +366,7 @@ pub async fn issue_token(
     name: &str,
     principal: crate::access::Principal,
     expires_at: Option<crate::time::Millis>,
-) -> sqlx::Result<(crate::store::tokens::TokenRow, String)> {
+) -> crate::store::Result<(crate::store::tokens::TokenRow, String)> {
     let token = match principal {
         crate::access::Principal::Admin => generate_admin_token(),
         crate::access::Principal::App { .. } => generate_app_token(),

@@ -164,7 +164,7 @@ pub async fn take(
     app_id: &str,
     endpoint_id: &str,
     now: Millis,
-) -> sqlx::Result<Result<(), OverBudget>> {
+) -> crate::store::Result<Result<(), OverBudget>> {
     Ok(store.take_budgets(&takes(action, app_id, endpoint_id), now).await?.map_err(|at| OverBudget {
         action,
         retry_after: Duration::from_millis(u64::try_from(at.saturating_sub(now)).unwrap_or(0)),

@@ -103,7 +103,7 @@ impl AppState {
     /// The app `id_or_uid` names, through a short-lived cache (for ingestion).
     /// An app deleted meanwhile (by another instance) makes the insert fail on
     /// its foreign key, which the caller answers like an unknown app.
-    pub async fn find_app_cached(&self, id_or_uid: &str) -> sqlx::Result<Option<AppRow>> {
+    pub async fn find_app_cached(&self, id_or_uid: &str) -> crate::store::Result<Option<AppRow>> {
         if let Some((app, at)) = self.app_cache.read().expect("app cache lock").get(id_or_uid) {
             if at.elapsed() < APP_CACHE_TTL {
                 return Ok(Some(app.clone()));

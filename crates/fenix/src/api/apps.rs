@@ -11,13 +11,7 @@ use super::{
     },
     lookup,
 };
-use crate::{
-    access::Principal,
-    ids,
-    state::SharedState,
-    store::{apps::AppRow, is_unique_violation},
-    time,
-};
+use crate::{access::Principal, ids, state::SharedState, store::apps::AppRow, time};
 
 /// A producer-chosen app name: 1–64 characters of `A-Z a-z 0-9 _ - .`, not
 /// starting with `app_` (in any case), and not the operator app's uid.
@@ -164,8 +158,8 @@ async fn create(
     Ok((StatusCode::CREATED, Json(shown(&s, row).await?)))
 }
 
-fn uid_conflict(e: sqlx::Error) -> ApiError {
-    if is_unique_violation(&e) {
+fn uid_conflict(e: crate::store::Error) -> ApiError {
+    if e.is_unique_violation() {
         ApiError::conflict("uid_taken", "another app already has this uid")
     } else {
         e.into()

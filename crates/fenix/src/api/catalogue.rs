@@ -21,14 +21,7 @@ use super::{
     error::{ApiError, ErrorBody},
     extract::{non_null, nullable, ApiJson, ApiPath, ApiQuery, ListScope, NoQuery, Page, PageQuery},
 };
-use crate::{
-    catalogue,
-    event_types::EventType,
-    ids,
-    state::SharedState,
-    store::{event_types::EventTypeRow, is_unique_violation},
-    time,
-};
+use crate::{catalogue, event_types::EventType, ids, state::SharedState, store::event_types::EventTypeRow, time};
 
 /// Longest description, in characters.
 const MAX_DESCRIPTION: usize = 2000;
@@ -207,7 +200,7 @@ async fn create(
         updated_at: now,
     };
     s.store.insert_event_type(&row).await.map_err(|e| {
-        if is_unique_violation(&e) {
+        if e.is_unique_violation() {
             ApiError::conflict("event_type_exists", format!("event type `{}` is already in the catalogue", row.name))
         } else {
             e.into()

@@ -121,9 +121,9 @@ impl IntoResponse for ApiError {
     }
 }
 
-impl From<sqlx::Error> for ApiError {
-    fn from(e: sqlx::Error) -> ApiError {
-        if crate::store::is_unavailable(&e) {
+impl From<crate::store::Error> for ApiError {
+    fn from(e: crate::store::Error) -> ApiError {
+        if e.is_unavailable() {
             tracing::warn!(error = %e, "database unavailable");
             return ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -131,9 +131,9 @@ impl From<sqlx::Error> for ApiError {
                 "the database is unavailable; nothing was stored, retry later",
             );
         }
-        if crate::store::is_data_error(&e) {
+        if e.is_data_error() {
             // The value itself is not logged: it came from the request and may be a payload.
-            tracing::warn!(code = ?sqlx_code(&e), "the database refused a value of a request");
+            tracing::warn!(code = ?e.database_code(), "the database refused a value of a request");
             return ApiError::invalid(
                 "unstorable_value",
                 "a value of the request cannot be stored (e.g. text with a NUL character); nothing was stored",
@@ -141,13 +141,6 @@ impl From<sqlx::Error> for ApiError {
         }
         tracing::error!(error = %e, "database error");
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", "internal error; nothing was stored")
-    }
-}
-
-fn sqlx_code(e: &sqlx::Error) -> Option<String> {
-    match e {
-        sqlx::Error::Database(d) => d.code().map(|c| c.into_owned()),
-        _ => None,
     }
 }
 

@@ -22,9 +22,9 @@ pub async fn app_cached(s: &AppState, id_or_uid: &str) -> Result<AppRow, ApiErro
 /// An ingestion write that failed: an app deleted meanwhile (by another
 /// instance, after a cached lookup) fails the insert on its foreign key and is
 /// answered as the unknown app it now is; anything else as itself.
-pub fn app_deleted_meanwhile(e: sqlx::Error) -> ApiError {
+pub fn app_deleted_meanwhile(e: crate::store::Error) -> ApiError {
     match &e {
-        sqlx::Error::Database(d) if d.is_foreign_key_violation() => ApiError::not_found("app"),
+        crate::store::Error::ForeignKeyViolation(_) => ApiError::not_found("app"),
         _ => ApiError::from(e),
     }
 }

@@ -1,6 +1,7 @@
 //! Apps (tenants).
 
 use super::{on_read, on_write, BeginWrite, Conflicts, Store};
+use crate::store::Result;
 use crate::time::Millis;
 
 /// An app as stored.
@@ -18,7 +19,7 @@ pub(crate) const CURSOR_END: &str = "~";
 
 impl Store {
     /// Inserts an app; a taken `uid` is a unique violation.
-    pub async fn insert_app(&self, app: &AppRow) -> sqlx::Result<()> {
+    pub async fn insert_app(&self, app: &AppRow) -> Result<()> {
         on_write!(self, |pool| sqlx::query(
             "INSERT INTO apps (id, uid, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)"
         )
@@ -33,7 +34,7 @@ impl Store {
     }
 
     /// Finds an app by its id or its `uid`.
-    pub async fn find_app(&self, id_or_uid: &str) -> sqlx::Result<Option<AppRow>> {
+    pub async fn find_app(&self, id_or_uid: &str) -> Result<Option<AppRow>> {
         on_read!(self, |pool| sqlx::query_as::<_, AppRow>(
             "SELECT id, uid, name, created_at, updated_at FROM apps WHERE id = $1 \
              UNION ALL SELECT id, uid, name, created_at, updated_at FROM apps WHERE uid = $1 LIMIT 1"
@@ -44,7 +45,7 @@ impl Store {
     }
 
     /// Apps newest first, strictly before `cursor`.
-    pub async fn list_apps(&self, cursor: Option<&str>, limit: i64) -> sqlx::Result<Vec<AppRow>> {
+    pub async fn list_apps(&self, cursor: Option<&str>, limit: i64) -> Result<Vec<AppRow>> {
         on_read!(self, |pool| sqlx::query_as::<_, AppRow>(
             "SELECT id, uid, name, created_at, updated_at FROM apps WHERE id < $1 ORDER BY id DESC LIMIT $2"
         )
@@ -55,7 +56,7 @@ impl Store {
     }
 
     /// Saves a changed name/uid.
-    pub async fn update_app(&self, app: &AppRow) -> sqlx::Result<()> {
+    pub async fn update_app(&self, app: &AppRow) -> Result<()> {
         on_write!(self, |pool| sqlx::query("UPDATE apps SET uid = $2, name = $3, updated_at = $4 WHERE id = $1")
             .bind(&app.id)
             .bind(&app.uid)
@@ -73,7 +74,7 @@ impl Store {
     /// (its cascade) the endpoints' and events': the store's lock order, which
     /// an ingestion follows too, so the two wait for each other, never in a
     /// cycle; a conflict that still happens runs the deletion again.
-    pub async fn delete_app(&self, id: &str) -> sqlx::Result<bool> {
+    pub async fn delete_app(&self, id: &str) -> Result<bool> {
         let mut conflicts = Conflicts::default();
         loop {
             match self.delete_app_once(id).await {
@@ -83,7 +84,7 @@ impl Store {
         }
     }
 
-    async fn delete_app_once(&self, id: &str) -> sqlx::Result<bool> {
+    async fn delete_app_once(&self, id: &str) -> Result<bool> {
         on_write!(self, |pool| {
             let mut tx = pool.begin_write().await?;
             let deleted =

@@ -2,12 +2,18 @@
 //! queue besides its hot path (`next_due_at`, `work_due`). The claim / record
 //! / lease cycle itself is in [`super::queue`].
 
+use crate::store::Result;
 use std::sync::LazyLock;
 
 use sqlx::QueryBuilder;
 
 pub use super::queue::{AttemptRecord, BatchContext, ClaimedDelivery, EndpointTarget, Outcome};
-use super::{apps::CURSOR_END, on_read, on_write, Store};
+use super::{
+    apps::CURSOR_END,
+    on_read, on_write,
+    queue::{lane, PARKED},
+    Store,
+};
 use crate::{
     ids,
     lifecycle::{DeliveryStatus, SHOWN_STATUS_SQL},
@@ -44,7 +50,8 @@ pub fn delivery_columns() -> &'static str {
         format!(
             "id, app_id, event_id, event_type, endpoint_id, {SHOWN_STATUS_SQL} AS status, attempt_count, \
              COALESCE(lease_until, next_attempt_at) AS next_attempt_at, last_attempt_at, created_at, updated_at, \
-             ordering_key, {BLOCKED_BY_SQL} AS blocked_by"
+             ordering_key, {} AS blocked_by",
+            *BLOCKED_BY_SQL
         )
     });
     &COLUMNS
@@ -55,16 +62,37 @@ pub fn delivery_columns() -> &'static str {
 /// waits for (`store::queue`): the first unfinished row ahead of it (a dead
 /// letter counts where the endpoint blocks on one), else a row of its lane
 /// being sent (a replayed delivery waits for it).
-const BLOCKED_BY_SQL: &str = "CASE WHEN deliveries.lane_seq IS NOT NULL AND deliveries.status = 'pending' \
-     AND deliveries.lease_until IS NULL THEN COALESCE((SELECT o.id FROM deliveries o \
-     WHERE o.endpoint_id = deliveries.endpoint_id AND o.ordering_key = deliveries.ordering_key \
-     AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < deliveries.lane_seq \
-     AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e WHERE e.id = deliveries.endpoint_id) \
-          = 'block') ORDER BY o.lane_seq LIMIT 1), \
-     (SELECT l.id FROM deliveries l WHERE l.endpoint_id = deliveries.endpoint_id \
-      AND l.ordering_key = deliveries.ordering_key AND l.lane_seq IS NOT NULL AND l.status = 'pending' \
-      AND l.next_attempt_at < 9223372036854775807 AND l.id <> deliveries.id AND l.lease_until IS NOT NULL \
-      LIMIT 1)) END";
+static BLOCKED_BY_SQL: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "CASE WHEN deliveries.lane_seq IS NOT NULL AND deliveries.status = 'pending' \
+         AND deliveries.lease_until IS NULL THEN COALESCE((SELECT o.id FROM deliveries o WHERE {} \
+         ORDER BY o.lane_seq LIMIT 1), \
+         (SELECT l.id FROM deliveries l WHERE {} AND l.lease_until IS NOT NULL LIMIT 1)) END",
+        lane::unfinished_ahead_of("deliveries"),
+        lane::others_due_in_lane_of("deliveries")
+    )
+});
+
+/// `next_due_at`'s statement: the earliest due time ($1: [`PARKED`] and later
+/// are not due) of an unleased row with nothing unfinished ahead in its lane.
+static NEXT_DUE_AT: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT MIN(d.next_attempt_at) FROM deliveries d WHERE d.status = 'pending' AND d.lease_until IS NULL \
+         AND d.next_attempt_at < $1 \
+         AND (d.lane_seq IS NULL OR NOT EXISTS (SELECT 1 FROM deliveries o WHERE {}))",
+        lane::unfinished_ahead_of("d")
+    )
+});
+
+/// `work_due`'s statement: the claim's own condition at $1.
+static WORK_DUE: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT COUNT(*) FROM (SELECT 1 FROM deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= $1 \
+         AND (d.lease_until IS NULL OR d.lease_until <= $1) \
+         AND (d.lane_seq IS NULL OR ({})) LIMIT 1) AS due",
+        lane::lane_head("d", "$1")
+    )
+});
 
 /// Filters of the delivery log.
 #[derive(Debug, Default, Clone)]
@@ -86,46 +114,19 @@ impl Store {
     /// A delivery waiting behind another in its ordered lane is not counted
     /// (parked ones are not even read): the worker is woken when the one
     /// ahead of it finishes.
-    pub async fn next_due_at(&self) -> sqlx::Result<Option<Millis>> {
-        on_write!(self, |pool| sqlx::query_scalar::<_, Option<i64>>(
-            "SELECT MIN(d.next_attempt_at) FROM deliveries d WHERE d.status = 'pending' AND d.lease_until IS NULL \
-             AND d.next_attempt_at < $1 \
-             AND (d.lane_seq IS NULL OR NOT EXISTS (SELECT 1 FROM deliveries o \
-                  WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key \
-                  AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < d.lane_seq \
-                  AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e \
-                       WHERE e.id = d.endpoint_id) = 'block')))"
-        )
-        .bind(super::queue::PARKED)
-        .fetch_one(pool)
-        .await)
+    pub async fn next_due_at(&self) -> Result<Option<Millis>> {
+        on_write!(self, |pool| sqlx::query_scalar::<_, Option<i64>>(&NEXT_DUE_AT).bind(PARKED).fetch_one(pool).await)
     }
 
     /// True when some delivery is due now and nobody holds it (readiness):
     /// the claim's own condition (lanes included: a delivery waiting in its
     /// ordered lane is not work the worker could do), read on a reader connection.
-    pub async fn work_due(&self, now: Millis) -> sqlx::Result<bool> {
-        on_read!(self, |pool| sqlx::query_scalar::<_, i64>(
-            "SELECT COUNT(*) FROM (SELECT 1 FROM deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= $1 \
-             AND (d.lease_until IS NULL OR d.lease_until <= $1) \
-             AND (d.lane_seq IS NULL OR (NOT EXISTS (SELECT 1 FROM deliveries o \
-                  WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key \
-                  AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < d.lane_seq \
-                  AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e \
-                       WHERE e.id = d.endpoint_id) = 'block')) \
-                  AND NOT EXISTS (SELECT 1 FROM deliveries l \
-                  WHERE l.endpoint_id = d.endpoint_id AND l.ordering_key = d.ordering_key AND l.lane_seq IS NOT NULL \
-                  AND l.status = 'pending' AND l.next_attempt_at < 9223372036854775807 AND l.id <> d.id \
-                  AND l.lease_until > $1))) LIMIT 1) AS due"
-        )
-        .bind(now)
-        .fetch_one(pool)
-        .await
-        .map(|n| n > 0))
+    pub async fn work_due(&self, now: Millis) -> Result<bool> {
+        on_read!(self, |pool| sqlx::query_scalar::<_, i64>(&WORK_DUE).bind(now).fetch_one(pool).await.map(|n| n > 0))
     }
 
     /// One delivery of one app.
-    pub async fn get_delivery(&self, app_id: &str, id: &str) -> sqlx::Result<Option<DeliveryRow>> {
+    pub async fn get_delivery(&self, app_id: &str, id: &str) -> Result<Option<DeliveryRow>> {
         on_read!(self, |pool| sqlx::query_as::<_, DeliveryRow>(&format!(
             "SELECT {} FROM deliveries WHERE id = $1 AND app_id = $2",
             delivery_columns()
@@ -137,7 +138,7 @@ impl Store {
     }
 
     /// The delivery log of an app, newest first.
-    pub async fn list_deliveries(&self, app_id: &str, f: &DeliveryFilter) -> sqlx::Result<Vec<DeliveryRow>> {
+    pub async fn list_deliveries(&self, app_id: &str, f: &DeliveryFilter) -> Result<Vec<DeliveryRow>> {
         on_read!(self, |pool| {
             let mut qb = QueryBuilder::new(format!("SELECT {} FROM deliveries WHERE app_id = ", delivery_columns()));
             qb.push_bind(app_id);
@@ -182,7 +183,7 @@ impl Store {
 
     /// One attempt of one app (an attempt id is the `X-Fenix-Delivery-Id` a
     /// receiver logged), found through its delivery, which holds the app.
-    pub async fn get_attempt(&self, app_id: &str, id: &str) -> sqlx::Result<Option<AttemptRecord>> {
+    pub async fn get_attempt(&self, app_id: &str, id: &str) -> Result<Option<AttemptRecord>> {
         on_read!(self, |pool| sqlx::query_as::<_, AttemptRecord>(
             "SELECT a.id, a.delivery_id, a.endpoint_id, a.attempt_number, a.started_at, a.duration_ms, \
              a.response_status, a.response_excerpt, a.error, a.error_detail, a.signed_with \
@@ -195,7 +196,7 @@ impl Store {
     }
 
     /// A delivery's attempts, oldest first.
-    pub async fn list_attempts(&self, delivery_id: &str) -> sqlx::Result<Vec<AttemptRecord>> {
+    pub async fn list_attempts(&self, delivery_id: &str) -> Result<Vec<AttemptRecord>> {
         on_read!(self, |pool| {
             sqlx::query_as::<_, AttemptRecord>(
             "SELECT id, delivery_id, endpoint_id, attempt_number, started_at, duration_ms, response_status, response_excerpt, \

@@ -10,6 +10,7 @@ use super::{
     ownership::{start_challenge_in, NewChallenge},
     BeginWrite, Conflicts, Store,
 };
+use crate::store::{Error, Result};
 use crate::{
     endpoint_policy::StoredHeaders,
     endpoint_spec::{self, EndpointSpec, StoredSpec},
@@ -148,7 +149,7 @@ pub struct PublicKeyRow {
 
 impl Store {
     /// Inserts the endpoint and its secret version 1 in one transaction, with no limit.
-    pub async fn insert_endpoint(&self, new: &NewEndpoint) -> sqlx::Result<()> {
+    pub async fn insert_endpoint(&self, new: &NewEndpoint) -> Result<()> {
         self.insert_endpoint_within(new, i64::MAX).await.map(|_| ())
     }
 
@@ -157,7 +158,7 @@ impl Store {
     /// Concurrent creates for one app are serialised, so they cannot overshoot
     /// the limit: on PostgreSQL by locking the app's row before counting, on
     /// SQLite by the write transaction (`BEGIN IMMEDIATE`, one writer).
-    pub async fn insert_endpoint_within(&self, new: &NewEndpoint, max_per_app: i64) -> sqlx::Result<bool> {
+    pub async fn insert_endpoint_within(&self, new: &NewEndpoint, max_per_app: i64) -> Result<bool> {
         self.insert_endpoint_challenged(new, max_per_app, None).await
     }
 
@@ -165,7 +166,7 @@ impl Store {
     /// is stored unverified with it (it is never sent an event before it answers).
     ///
     /// An app that is gone (deleted before, or while this waited for its
-    /// row) is `Err(sqlx::Error::RowNotFound)`, nothing stored: the app's row
+    /// row) is `Err(Error::NotFound)`, nothing stored: the app's row
     /// is locked first (the store's lock order), `FOR NO KEY UPDATE` on
     /// PostgreSQL, which creations of the app's endpoints wait on and its
     /// ingestion does not.
@@ -174,7 +175,7 @@ impl Store {
         new: &NewEndpoint,
         max_per_app: i64,
         challenge: Option<&NewChallenge>,
-    ) -> sqlx::Result<bool> {
+    ) -> Result<bool> {
         let mut conflicts = Conflicts::default();
         loop {
             match self.insert_endpoint_once(new, max_per_app, challenge).await {
@@ -189,7 +190,7 @@ impl Store {
         new: &NewEndpoint,
         max_per_app: i64,
         challenge: Option<&NewChallenge>,
-    ) -> sqlx::Result<bool> {
+    ) -> Result<bool> {
         let r = &new.row;
         let spec = r.spec.stored();
         let lock_app = if self.is_postgres() {
@@ -202,7 +203,7 @@ impl Store {
             let app: Option<String> = sqlx::query_scalar(lock_app).bind(&r.app_id).fetch_optional(&mut *tx).await?;
             if app.is_none() {
                 tx.rollback().await?;
-                return Err(sqlx::Error::RowNotFound);
+                return Err(Error::NotFound);
             }
             let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM endpoints WHERE app_id = $1")
                 .bind(&r.app_id)
@@ -247,14 +248,14 @@ impl Store {
             .execute(&mut *tx)
             .await?;
             if let Some(c) = challenge {
-                start_challenge_in!(tx, &r.id, c, r.created_at).await?;
+                start_challenge_in(&mut tx, &r.id, c, r.created_at).await?;
             }
             tx.commit().await.map(|_| true)
         })
     }
 
     /// One endpoint of one app.
-    pub async fn get_endpoint(&self, app_id: &str, id: &str) -> sqlx::Result<Option<EndpointRow>> {
+    pub async fn get_endpoint(&self, app_id: &str, id: &str) -> Result<Option<EndpointRow>> {
         on_read!(self, |pool| sqlx::query_as::<_, EndpointRow>(&format!(
             "SELECT {} FROM endpoints WHERE id = $1 AND app_id = $2",
             shown_columns()
@@ -266,12 +267,7 @@ impl Store {
     }
 
     /// An app's endpoints, newest first, strictly before `cursor`.
-    pub async fn list_endpoints(
-        &self,
-        app_id: &str,
-        cursor: Option<&str>,
-        limit: i64,
-    ) -> sqlx::Result<Vec<EndpointRow>> {
+    pub async fn list_endpoints(&self, app_id: &str, cursor: Option<&str>, limit: i64) -> Result<Vec<EndpointRow>> {
         on_read!(self, |pool| sqlx::query_as::<_, EndpointRow>(&format!(
             "SELECT {} FROM endpoints WHERE app_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3",
             shown_columns()
@@ -284,7 +280,7 @@ impl Store {
     }
 
     /// Applies a patch; returns false when the endpoint does not exist.
-    pub async fn update_endpoint(&self, app_id: &str, id: &str, p: &EndpointPatch, now: Millis) -> sqlx::Result<bool> {
+    pub async fn update_endpoint(&self, app_id: &str, id: &str, p: &EndpointPatch, now: Millis) -> Result<bool> {
         // The spec's fields in their stored form (`endpoint_spec`), each
         // `None` when left as it is; a nullable one with its "set" flag.
         let event_types = p.event_types.as_ref().map(EventTypeFilter::to_json);
@@ -322,7 +318,7 @@ impl Store {
                 .rows_affected()
                 > 0;
             if let (true, Some(_), Some(c)) = (changed, &p.url, &p.challenge) {
-                start_challenge_in!(tx, id, c, now).await?;
+                start_challenge_in(&mut tx, id, c, now).await?;
             }
             tx.commit().await?;
             Ok(changed)
@@ -339,7 +335,7 @@ impl Store {
     /// The app's row is locked first (`FOR KEY SHARE` on PostgreSQL: the
     /// store's lock order), so an app's deletion waits for this one or this
     /// one for it, never both; a conflict that still happens runs it again.
-    pub async fn delete_endpoint(&self, app_id: &str, id: &str) -> sqlx::Result<bool> {
+    pub async fn delete_endpoint(&self, app_id: &str, id: &str) -> Result<bool> {
         let mut conflicts = Conflicts::default();
         loop {
             match self.delete_endpoint_once(app_id, id).await {
@@ -349,7 +345,7 @@ impl Store {
         }
     }
 
-    async fn delete_endpoint_once(&self, app_id: &str, id: &str) -> sqlx::Result<bool> {
+    async fn delete_endpoint_once(&self, app_id: &str, id: &str) -> Result<bool> {
         let lock_app = if self.is_postgres() {
             "SELECT id FROM apps WHERE id = $1 FOR KEY SHARE"
         } else {
@@ -381,7 +377,7 @@ impl Store {
         reason: &str,
         change_id: &str,
         now: Millis,
-    ) -> sqlx::Result<bool> {
+    ) -> Result<bool> {
         on_write!(self, |pool| {
             let mut tx = pool.begin_write().await?;
             let changed = sqlx::query(
@@ -415,7 +411,7 @@ impl Store {
     }
 
     /// Secrets that still sign at `now` (current first, then older by version, newest first).
-    pub async fn live_secrets(&self, endpoint_id: &str, now: Millis) -> sqlx::Result<Vec<SecretRow>> {
+    pub async fn live_secrets(&self, endpoint_id: &str, now: Millis) -> Result<Vec<SecretRow>> {
         on_read!(self, |pool| sqlx::query_as::<_, SecretRow>(
             "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets \
              WHERE endpoint_id = $1 AND (expires_at IS NULL OR expires_at > $2) ORDER BY version DESC"
@@ -427,7 +423,7 @@ impl Store {
     }
 
     /// The public keys of an endpoint's live Ed25519 key versions, newest first.
-    pub async fn endpoint_public_keys(&self, endpoint_id: &str, now: Millis) -> sqlx::Result<Vec<PublicKeyRow>> {
+    pub async fn endpoint_public_keys(&self, endpoint_id: &str, now: Millis) -> Result<Vec<PublicKeyRow>> {
         on_read!(self, |pool| sqlx::query_as::<_, PublicKeyRow>(
             "SELECT endpoint_id, version, public_key, created_at, expires_at FROM endpoint_secrets \
              WHERE endpoint_id = $1 AND public_key IS NOT NULL AND (expires_at IS NULL OR expires_at > $2) \
@@ -441,7 +437,7 @@ impl Store {
 
     /// The public keys of every live Ed25519 key version of an app's
     /// endpoints, by endpoint, newest first (the app's public-key document).
-    pub async fn app_public_keys(&self, app_id: &str, now: Millis) -> sqlx::Result<Vec<PublicKeyRow>> {
+    pub async fn app_public_keys(&self, app_id: &str, now: Millis) -> Result<Vec<PublicKeyRow>> {
         on_read!(self, |pool| sqlx::query_as::<_, PublicKeyRow>(
             "SELECT s.endpoint_id, s.version, s.public_key, s.created_at, s.expires_at \
              FROM endpoint_secrets s JOIN endpoints e ON e.id = s.endpoint_id \
@@ -455,7 +451,7 @@ impl Store {
     }
 
     /// Every stored secret (for `fenix rekey`).
-    pub async fn all_secrets(&self) -> sqlx::Result<Vec<SecretRow>> {
+    pub async fn all_secrets(&self) -> Result<Vec<SecretRow>> {
         on_write!(self, |pool| sqlx::query_as::<_, SecretRow>(
             "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets"
         )
@@ -464,7 +460,7 @@ impl Store {
     }
 
     /// Replaces one secret version's sealed bytes (re-encryption under a new master key).
-    pub async fn reseal_secret(&self, endpoint_id: &str, version: i64, sealed: &[u8]) -> sqlx::Result<()> {
+    pub async fn reseal_secret(&self, endpoint_id: &str, version: i64, sealed: &[u8]) -> Result<()> {
         on_write!(self, |pool| sqlx::query(
             "UPDATE endpoint_secrets SET sealed = $3 WHERE endpoint_id = $1 AND version = $2"
         )
@@ -487,7 +483,7 @@ impl Store {
         now: Millis,
         old_expires_at: Millis,
         max_old: i64,
-    ) -> sqlx::Result<i64> {
+    ) -> Result<i64> {
         self.rotate_key(endpoint_id, sealed_for, (SigningAlgorithm::Hmac, None), now, old_expires_at, max_old).await
     }
 
@@ -502,7 +498,7 @@ impl Store {
         now: Millis,
         old_expires_at: Millis,
         max_old: i64,
-    ) -> sqlx::Result<i64> {
+    ) -> Result<i64> {
         // Two rotations at once would both read the same latest version and
         // both insert the next one (a unique violation, answered 500): on
         // PostgreSQL the endpoint's row is locked first, so rotations of one
@@ -567,7 +563,7 @@ impl Store {
 
 impl Store {
     /// Every endpoint's stored custom headers, for those that have any (for `fenix rekey`).
-    pub async fn all_endpoint_headers(&self) -> sqlx::Result<Vec<(String, String)>> {
+    pub async fn all_endpoint_headers(&self) -> Result<Vec<(String, String)>> {
         on_write!(self, |pool| sqlx::query_as::<_, (String, String)>(
             "SELECT id, headers FROM endpoints WHERE headers <> '[]' ORDER BY id"
         )
@@ -578,7 +574,7 @@ impl Store {
     /// Replaces an endpoint's stored headers if they are still `old` (a change
     /// made meanwhile through the API wins: its values are sealed under the
     /// current key already). Answers whether the row was changed.
-    pub async fn reseal_endpoint_headers(&self, endpoint_id: &str, old: &str, new: &str) -> sqlx::Result<bool> {
+    pub async fn reseal_endpoint_headers(&self, endpoint_id: &str, old: &str, new: &str) -> Result<bool> {
         on_write!(self, |pool| sqlx::query("UPDATE endpoints SET headers = $3 WHERE id = $1 AND headers = $2")
             .bind(endpoint_id)
             .bind(old)

@@ -4,6 +4,7 @@
 //! caches of compiled schemas compare (see the catalogue module).
 
 use super::{apps::CURSOR_END, on_read, on_write, Store};
+use crate::store::Result;
 use crate::time::Millis;
 
 /// A catalogued event type as stored.
@@ -34,7 +35,7 @@ const COLUMNS: &str = "id, name, description, schema, example, deprecated, revis
 
 impl Store {
     /// Adds a type; a taken name is a unique violation.
-    pub async fn insert_event_type(&self, row: &EventTypeRow) -> sqlx::Result<()> {
+    pub async fn insert_event_type(&self, row: &EventTypeRow) -> Result<()> {
         on_write!(self, |pool| sqlx::query(
             "INSERT INTO event_type_catalogue \
              (id, name, description, schema, example, deprecated, revision, created_at, updated_at) \
@@ -55,13 +56,13 @@ impl Store {
     }
 
     /// The type named `name` (exact).
-    pub async fn find_event_type(&self, name: &str) -> sqlx::Result<Option<EventTypeRow>> {
+    pub async fn find_event_type(&self, name: &str) -> Result<Option<EventTypeRow>> {
         let sql = format!("SELECT {COLUMNS} FROM event_type_catalogue WHERE name = $1");
         on_read!(self, |pool| sqlx::query_as::<_, EventTypeRow>(&sql).bind(name).fetch_optional(pool).await)
     }
 
     /// Types newest first, strictly before the id `cursor`.
-    pub async fn list_event_types(&self, cursor: Option<&str>, limit: i64) -> sqlx::Result<Vec<EventTypeRow>> {
+    pub async fn list_event_types(&self, cursor: Option<&str>, limit: i64) -> Result<Vec<EventTypeRow>> {
         let sql = format!("SELECT {COLUMNS} FROM event_type_catalogue WHERE id < $1 ORDER BY id DESC LIMIT $2");
         on_read!(self, |pool| sqlx::query_as::<_, EventTypeRow>(&sql)
             .bind(cursor.unwrap_or(CURSOR_END))
@@ -71,14 +72,14 @@ impl Store {
     }
 
     /// Every type's name and revision: what a cache refresh reads first.
-    pub async fn event_type_revisions(&self) -> sqlx::Result<Vec<EventTypeRevision>> {
+    pub async fn event_type_revisions(&self) -> Result<Vec<EventTypeRevision>> {
         on_read!(self, |pool| sqlx::query_as::<_, EventTypeRevision>("SELECT name, revision FROM event_type_catalogue")
             .fetch_all(pool)
             .await)
     }
 
     /// Every type in full: read by a cache refresh only when something changed.
-    pub async fn all_event_types(&self) -> sqlx::Result<Vec<EventTypeRow>> {
+    pub async fn all_event_types(&self) -> Result<Vec<EventTypeRow>> {
         let sql = format!("SELECT {COLUMNS} FROM event_type_catalogue");
         on_read!(self, |pool| sqlx::query_as::<_, EventTypeRow>(&sql).fetch_all(pool).await)
     }
@@ -87,7 +88,7 @@ impl Store {
     /// still the stored one (two concurrent changes: the later one answers
     /// false rather than silently undoing the other). `row.revision` is the
     /// revision read; the stored one becomes `row.revision + 1`.
-    pub async fn update_event_type(&self, row: &EventTypeRow) -> sqlx::Result<bool> {
+    pub async fn update_event_type(&self, row: &EventTypeRow) -> Result<bool> {
         on_write!(self, |pool| sqlx::query(
             "UPDATE event_type_catalogue SET description = $2, schema = $3, example = $4, deprecated = $5, \
              revision = revision + 1, updated_at = $6 WHERE id = $1 AND revision = $7"
@@ -105,7 +106,7 @@ impl Store {
     }
 
     /// Removes a type; false when there was none.
-    pub async fn delete_event_type(&self, name: &str) -> sqlx::Result<bool> {
+    pub async fn delete_event_type(&self, name: &str) -> Result<bool> {
         on_write!(self, |pool| sqlx::query("DELETE FROM event_type_catalogue WHERE name = $1")
             .bind(name)
             .execute(pool)

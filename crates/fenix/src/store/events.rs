@@ -2,6 +2,7 @@
 //! itself (an event and all its deliveries in one transaction, many events in
 //! one batch) is the queue's [`Store::ingest_batch`].
 
+use crate::store::Result;
 use sqlx::QueryBuilder;
 
 use super::{apps::CURSOR_END, on_read, Store};
@@ -108,7 +109,7 @@ const EVENT_COLUMNS_WITH_PAYLOAD: &str =
 
 impl Store {
     /// One event of one app.
-    pub async fn get_event(&self, app_id: &str, id: &str, include_payload: bool) -> sqlx::Result<Option<EventRow>> {
+    pub async fn get_event(&self, app_id: &str, id: &str, include_payload: bool) -> Result<Option<EventRow>> {
         let cols = if include_payload { EVENT_COLUMNS_WITH_PAYLOAD } else { EVENT_COLUMNS };
         on_read!(self, |pool| sqlx::query_as::<_, EventRow>(&format!(
             "SELECT {cols} FROM events WHERE id = $1 AND app_id = $2"
@@ -120,7 +121,7 @@ impl Store {
     }
 
     /// The event log of an app, newest first.
-    pub async fn list_events(&self, app_id: &str, f: &EventFilter) -> sqlx::Result<Vec<EventRow>> {
+    pub async fn list_events(&self, app_id: &str, f: &EventFilter) -> Result<Vec<EventRow>> {
         let cols = if f.include_payload { EVENT_COLUMNS_WITH_PAYLOAD } else { EVENT_COLUMNS };
         on_read!(self, |pool| log_query(cols, app_id, f).build_query_as::<EventRow>().fetch_all(pool).await)
     }
@@ -129,13 +130,13 @@ impl Store {
     /// stored length of each (`f.include_payload` is not looked at): a page
     /// is cut to its byte budget before any payload is loaded
     /// ([`Store::event_payloads`]).
-    pub async fn list_event_sizes(&self, app_id: &str, f: &EventFilter) -> sqlx::Result<Vec<SizedEvent>> {
+    pub async fn list_event_sizes(&self, app_id: &str, f: &EventFilter) -> Result<Vec<SizedEvent>> {
         let cols = format!("{EVENT_COLUMNS}, {PAYLOAD_BYTES}");
         on_read!(self, |pool| log_query(&cols, app_id, f).build_query_as::<SizedEvent>().fetch_all(pool).await)
     }
 
     /// One event of one app with the stored length of its payload (not loaded).
-    pub async fn get_event_size(&self, app_id: &str, id: &str) -> sqlx::Result<Option<SizedEvent>> {
+    pub async fn get_event_size(&self, app_id: &str, id: &str) -> Result<Option<SizedEvent>> {
         on_read!(self, |pool| sqlx::query_as::<_, SizedEvent>(&format!(
             "SELECT {EVENT_COLUMNS}, {PAYLOAD_BYTES} FROM events WHERE id = $1 AND app_id = $2"
         ))
@@ -148,7 +149,7 @@ impl Store {
     /// `events` (of one app, newest first, as [`Store::list_event_sizes`]
     /// gave them) with their payloads loaded; an event purged or deleted
     /// meanwhile comes without one.
-    pub async fn with_payloads(&self, app_id: &str, events: Vec<SizedEvent>) -> sqlx::Result<Vec<EventRow>> {
+    pub async fn with_payloads(&self, app_id: &str, events: Vec<SizedEvent>) -> Result<Vec<EventRow>> {
         let ids: Vec<String> =
             events.iter().filter(|e| e.payload_bytes.is_some()).map(|e| e.event.id.clone()).collect();
         let mut payloads: std::collections::HashMap<String, Option<Vec<u8>>> =
@@ -162,7 +163,7 @@ impl Store {
 
     /// The payloads (envelopes) of events of one app: each id with its
     /// payload, `None` once purged; an id that is gone is left out.
-    async fn event_payloads(&self, app_id: &str, ids: &[String]) -> sqlx::Result<Vec<(String, Option<Vec<u8>>)>> {
+    async fn event_payloads(&self, app_id: &str, ids: &[String]) -> Result<Vec<(String, Option<Vec<u8>>)>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }

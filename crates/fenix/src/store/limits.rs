@@ -7,6 +7,7 @@
 //! SQLite is one instance: its gate keeps every limit in memory and never
 //! calls these (they answer "nothing granted" there).
 
+use crate::store::Result;
 use sqlx::PgPool;
 
 use super::{Backend, Store};
@@ -109,7 +110,7 @@ impl Store {
         asks: &[SlotAsk],
         now: Millis,
         lease_until: Millis,
-    ) -> sqlx::Result<Vec<i64>> {
+    ) -> Result<Vec<i64>> {
         let Backend::Postgres { pool, .. } = &self.backend else {
             return Ok(asks.iter().map(|a| a.mine).collect());
         };
@@ -122,7 +123,7 @@ impl Store {
     /// Renews the blocks `owner` holds (`held`, all of them) until
     /// `lease_until` and drops its rows of every other limit (slots given
     /// back). Nothing on SQLite.
-    pub async fn renew_slots(&self, owner: &str, held: &[SlotHolding], lease_until: Millis) -> sqlx::Result<()> {
+    pub async fn renew_slots(&self, owner: &str, held: &[SlotHolding], lease_until: Millis) -> Result<()> {
         let Backend::Postgres { pool, .. } = &self.backend else { return Ok(()) };
         let kinds: Vec<&str> = held.iter().map(|h| h.kind.as_str()).collect();
         let keys: Vec<&str> = held.iter().map(|h| h.key.as_str()).collect();
@@ -164,19 +165,20 @@ impl Store {
         .bind(STALE_MS * 1000)
         .execute(&mut *tx)
         .await?;
-        tx.commit().await
+        Ok(tx.commit().await?)
     }
 
     /// Gives back every slot `owner` holds (the worker stopped).
-    pub async fn release_slots(&self, owner: &str) -> sqlx::Result<()> {
+    pub async fn release_slots(&self, owner: &str) -> Result<()> {
         let Backend::Postgres { pool, .. } = &self.backend else { return Ok(()) };
-        sqlx::query("DELETE FROM limit_slots WHERE owner = $1").bind(owner).execute(pool).await.map(|_| ())
+        sqlx::query("DELETE FROM limit_slots WHERE owner = $1").bind(owner).execute(pool).await?;
+        Ok(())
     }
 
     /// Takes, for each `(endpoint id, span in µs)`, a run of send times that
     /// long, if the endpoint's next free time is at most `horizon_us` away;
     /// otherwise tells when it is. Nothing is granted on SQLite.
-    pub async fn take_send_times(&self, asks: &[(String, i64)], horizon_us: i64) -> sqlx::Result<Vec<SendRun>> {
+    pub async fn take_send_times(&self, asks: &[(String, i64)], horizon_us: i64) -> Result<Vec<SendRun>> {
         let Backend::Postgres { pool, .. } = &self.backend else { return Ok(Vec::new()) };
         if asks.is_empty() {
             return Ok(Vec::new());
@@ -211,13 +213,7 @@ impl Store {
     }
 }
 
-async fn grant(
-    pool: &PgPool,
-    owner: &str,
-    asks: &[SlotAsk],
-    now: Millis,
-    lease_until: Millis,
-) -> sqlx::Result<Vec<i64>> {
+async fn grant(pool: &PgPool, owner: &str, asks: &[SlotAsk], now: Millis, lease_until: Millis) -> Result<Vec<i64>> {
     let kinds: Vec<&str> = asks.iter().map(|a| a.kind.as_str()).collect();
     let keys: Vec<&str> = asks.iter().map(|a| a.key.as_str()).collect();
     let wants: Vec<i64> = asks.iter().map(|a| a.want).collect();

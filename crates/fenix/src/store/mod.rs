@@ -2,16 +2,28 @@
 //!
 //! The two schemas use the same column names and units (milliseconds as
 //! 64-bit integers, text ids, bytes), so the shared CRUD is written once with
-//! `$n` placeholders and runs on either pool: the `on_read!`/`on_write!`
-//! macros expand the same short body for each backend (rustfmt formats those
-//! bodies; a query built piece by piece is a function written once for both
-//! backends, as in `replay.rs`). The delivery queue, where the backends
-//! differ, is one file per backend under `queue/`; every choice of backend is
-//! a `match` on [`Backend`] (or on the queue's `HeldWriter`).
+//! `$n` placeholders and runs on either pool: today the `on_read!`/`on_write!`
+//! macros still expand the same short body for each backend (rustfmt formats
+//! those bodies; a query built piece by piece is a function written once for
+//! both backends, as in `replay.rs`, and a transaction shared by several
+//! writes is a function generic over the database, as
+//! `ownership::start_challenge_in`). The delivery queue, where the backends
+//! differ, is one file per backend under `queue/`; the SQL they share about
+//! ordered lanes (the lane-head condition, `PARKED`, the claim) is written
+//! once in `queue/lane.rs`.
+//!
+//! Every call answers the store's own [`Error`] ([`Result`]): what callers
+//! tell apart (an outage, a taken unique value, a refused value, a parent
+//! deleted meanwhile, a lost conflict) is decided once, in `error.rs`; no
+//! `sqlx::Error` leaves the store. Callers ask the store what they need to
+//! know about its backend ([`Store::shares_limits`], [`Store::concurrent_writes`]),
+//! never which backend it is.
 //!
 //! | file | holds |
 //! |---|---|
-//! | `mod.rs` | connecting (pools per backend), migrations, `NOTIFY`/`LISTEN` for cross-instance wake-ups (behind the wake-up handle, `Wake`), error classification (`is_unavailable`, `is_data_error`, `is_unique_violation`) |
+//! | `mod.rs` | connecting (pools per backend), migrations, `NOTIFY`/`LISTEN` for cross-instance wake-ups (behind the wake-up handle, `Wake`), the retry of lost conflicts (`Conflicts`) |
+//! | `error.rs` | the store's `Error` and `Result`: the driver's errors classified once (unavailable, unique or foreign-key violation, data error, conflict, not found, internal) |
+//! | `queue/lane.rs` | ordered lanes in SQL, written once: `PARKED`, the lane-head condition, the claim statement (SQLite's and PostgreSQL's differ only by `SKIP LOCKED`) |
 //! | `queue/mod.rs` | the delivery queue's surface: `hold_writer`, `ingest_batch`, `claim_due`, `batch_context`, `record_outcomes(_applied)`, `extend_leases`, `release_leases`, one `match` on the backend each |
 //! | `queue/plan.rs` | an ingest batch's plan, shared: idempotency keys, the one fan-out query, fan-out limit, delivery rows |
 //! | `queue/sqlite.rs` | the queue on SQLite: `BEGIN IMMEDIATE` transactions, multi-row inserts and `UPDATE … FROM (VALUES …)` |
@@ -80,6 +92,7 @@ use sqlx::{
 pub mod apps;
 pub mod deliveries;
 pub mod endpoints;
+mod error;
 pub mod event_types;
 pub mod events;
 pub mod limits;
@@ -97,6 +110,7 @@ pub mod tokens;
 
 pub use deliveries::{AttemptRecord, DeliveryFilter};
 pub use endpoints::{EndpointPatch, NewEndpoint};
+pub use error::{Error, Result};
 pub use events::{Ingested, NewEvent};
 pub use queue::{ClaimedDelivery, FreshLease, HeldWriter, Outcome};
 
@@ -104,8 +118,8 @@ pub use queue::{ClaimedDelivery, FreshLease, HeldWriter, Outcome};
 macro_rules! on_read {
     ($store:expr, |$pool:ident| $body:expr) => {
         match &$store.backend {
-            $crate::store::Backend::Sqlite { read: $pool, .. } => $body,
-            $crate::store::Backend::Postgres { pool: $pool, .. } => $body,
+            $crate::store::Backend::Sqlite { read: $pool, .. } => $crate::store::error::lift($body),
+            $crate::store::Backend::Postgres { pool: $pool, .. } => $crate::store::error::lift($body),
         }
     };
 }
@@ -114,8 +128,8 @@ macro_rules! on_read {
 macro_rules! on_write {
     ($store:expr, |$pool:ident| $body:expr) => {
         match &$store.backend {
-            $crate::store::Backend::Sqlite { write: $pool, .. } => $body,
-            $crate::store::Backend::Postgres { pool: $pool, .. } => $body,
+            $crate::store::Backend::Sqlite { write: $pool, .. } => $crate::store::error::lift($body),
+            $crate::store::Backend::Postgres { pool: $pool, .. } => $crate::store::error::lift($body),
         }
     };
 }
@@ -303,8 +317,9 @@ impl Store {
         .context("applying database migrations")
     }
 
-    /// True on PostgreSQL.
-    pub fn is_postgres(&self) -> bool {
+    /// True on PostgreSQL: for the store's own choices of SQL only (callers
+    /// ask what they need: [`Store::shares_limits`], [`Store::concurrent_writes`]).
+    pub(crate) fn is_postgres(&self) -> bool {
         matches!(self.backend, Backend::Postgres { .. })
     }
 
@@ -324,14 +339,22 @@ impl Store {
     }
 
     /// A cheap round trip, for readiness checks.
-    pub async fn ping(&self) -> sqlx::Result<()> {
+    pub async fn ping(&self) -> Result<()> {
         on_read!(self, |pool| sqlx::query("SELECT 1").execute(pool).await.map(|_| ()))
+    }
+
+    /// Whether the worker's limits (concurrency per endpoint and host, rate
+    /// limits) are held by the database for every instance that shares it
+    /// (PostgreSQL, `limits.rs`) rather than by this process (SQLite, where
+    /// only this process works).
+    pub fn shares_limits(&self) -> bool {
+        self.is_postgres()
     }
 
     /// Whether several connections can write at the same time: true on
     /// PostgreSQL; false on SQLite, whose one writer takes writes in turn.
     pub fn concurrent_writes(&self) -> bool {
-        matches!(self.backend, Backend::Postgres { .. })
+        self.is_postgres()
     }
 }
 
@@ -387,23 +410,8 @@ impl Store {
 /// it for a deadlock or a serialization failure ([`Conflicts`]).
 const CONFLICT_ATTEMPTS: u32 = 5;
 
-/// True when PostgreSQL aborted the transaction to break a cycle of lock
-/// waits (SQLSTATE `40P01`) or for a serialization failure (`40001`): the
-/// transaction did nothing, and running it again whole is correct. Never true
-/// on SQLite, whose one writer cannot wait in a cycle (and whose `BUSY`, from
-/// another process, is waited out by its busy timeout, then answered as an outage).
-pub fn is_conflict(e: &sqlx::Error) -> bool {
-    match e {
-        sqlx::Error::Database(d) => {
-            d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some()
-                && matches!(d.code().as_deref(), Some("40P01" | "40001"))
-        }
-        _ => false,
-    }
-}
-
 /// The bounded retry of a whole write transaction that lost a conflict
-/// ([`is_conflict`]). The lock order above makes deadlocks among Fenix's own
+/// ([`Error::Conflict`]). The lock order above makes deadlocks among Fenix's own
 /// writes impossible by design; this is the backstop for what the order
 /// cannot cover (row locks PostgreSQL takes inside one statement in a plan's
 /// order, a CLI or an operator's session), so that a conflict is never
@@ -428,8 +436,8 @@ impl Conflicts {
     /// True, after a short, growing pause, when `e` is a conflict and the
     /// transaction may run again; false when it is another error or the
     /// attempts are spent (the caller answers the error as it is).
-    pub(crate) async fn again(&mut self, e: &sqlx::Error) -> bool {
-        if !is_conflict(e) || self.lost + 1 >= CONFLICT_ATTEMPTS {
+    pub(crate) async fn again(&mut self, e: &Error) -> bool {
+        if !matches!(e, Error::Conflict(_)) || self.lost + 1 >= CONFLICT_ATTEMPTS {
             return false;
         }
         self.lost += 1;
@@ -439,51 +447,5 @@ impl Conflicts {
         let pause = 5 * u64::from(self.lost) + rand::random::<u64>() % 10;
         tokio::time::sleep(Duration::from_millis(pause)).await;
         true
-    }
-}
-
-/// True when the error is a unique-constraint violation.
-pub fn is_unique_violation(e: &sqlx::Error) -> bool {
-    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
-}
-
-/// True when the database could not be reached or cannot take writes right now
-/// (as opposed to a bad query or a value it refuses): the API answers 503 and
-/// stores nothing.
-///
-/// Each backend's codes are read only for its own errors: PostgreSQL's
-/// SQLSTATEs are five characters that often parse as numbers (`22021`, a
-/// character the encoding refuses, has the low byte 5, SQLite's BUSY), so
-/// reading them as SQLite codes answered a data error as an outage.
-pub fn is_unavailable(e: &sqlx::Error) -> bool {
-    match e {
-        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Tls(_) => true,
-        sqlx::Error::Database(d) => {
-            let code = d.code().unwrap_or_default();
-            if d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some() {
-                // Connection exceptions (08…), operator intervention (57P…), insufficient resources (53…).
-                return code.starts_with("08") || code.starts_with("57P") || code.starts_with("53");
-            }
-            if d.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
-                // BUSY, LOCKED, IOERR, FULL, CANTOPEN (primary code = low byte of the extended code).
-                return matches!(code.parse::<i32>().map(|c| c & 0xff), Ok(5 | 6 | 10 | 13 | 14));
-            }
-            false
-        }
-        _ => false,
-    }
-}
-
-/// True when the database refused a value (PostgreSQL SQLSTATE class 22, data
-/// exception: a NUL in text, a number out of range, …). The request carried
-/// something the API should have refused first; it is answered as the
-/// client's error (422), never as an outage.
-pub fn is_data_error(e: &sqlx::Error) -> bool {
-    match e {
-        sqlx::Error::Database(d) => {
-            d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some()
-                && d.code().is_some_and(|c| c.starts_with("22"))
-        }
-        _ => false,
     }
 }

@@ -6,7 +6,7 @@
 //! and stop every tenant's results from being recorded. So a batch refused for
 //! its data is split in halves until the refused outcome stands alone; that one
 //! is written in a degraded form, and every other outcome is written as it is.
-//! An unavailable database (see [`super::is_unavailable`]) is different: the
+//! An unavailable database (see [`super::Error::is_unavailable`]) is different: the
 //! outcomes not written yet are handed back, to be retried as they are.
 
 use std::collections::HashSet;
@@ -59,7 +59,7 @@ pub struct Recorded {
     /// Outcomes not written because the database is unavailable: retry them.
     pub unwritten: Vec<Outcome>,
     /// The availability error that stopped the writing, if any.
-    pub unavailable: Option<sqlx::Error>,
+    pub unavailable: Option<super::Error>,
 }
 
 /// A part of a batch still to write.
@@ -93,7 +93,7 @@ impl Store {
                 }
                 Err(e) => e,
             };
-            if super::is_unavailable(&e) {
+            if e.is_unavailable() {
                 // Retried later (an outcome already made smaller stays so).
                 for part in std::iter::once(part).chain(parts.drain(..)) {
                     match part {

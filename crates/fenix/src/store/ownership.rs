@@ -10,6 +10,7 @@
 //! Callers spend a challenge budget (`crate::send_budgets`) before they
 //! start one; this file does not count them.
 
+use crate::store::Result;
 use std::collections::HashSet;
 
 use super::{on_read, on_write, BeginWrite, Store};
@@ -115,43 +116,42 @@ pub(super) const READ_VERIFICATION: &str = "SELECT state, unverified FROM endpoi
 pub(super) const LOG_STATE_CHANGE: &str =
     "INSERT INTO endpoint_state_changes (id, endpoint_id, state, reason, created_at) VALUES ($1, $2, $3, $4, $5)";
 
-/// Runs, inside the write transaction `$tx`, the statements that make
-/// endpoint `$id` unverified with the challenge `$c` (a [`NewChallenge`]),
-/// logging `pending_verification` when its shown state changes. Evaluates to
-/// `sqlx::Result<bool>`: false when the endpoint does not exist.
-macro_rules! start_challenge_in {
-    ($tx:expr, $id:expr, $c:expr, $now:expr) => {
-        async {
-            let before: Option<($crate::lifecycle::EndpointState, bool)> =
-                sqlx::query_as($crate::store::ownership::READ_VERIFICATION).bind($id).fetch_optional(&mut *$tx).await?;
-            let Some((state, unverified)) = before else { return Ok(false) };
-            sqlx::query($crate::store::ownership::MARK_UNVERIFIED)
-                .bind($id)
-                .bind($now)
-                .bind($crate::store::ownership::PENDING_REASON)
-                .execute(&mut *$tx)
-                .await?;
-            sqlx::query($crate::store::ownership::UPSERT_CHALLENGE)
-                .bind($id)
-                .bind(&$c.challenge)
-                .bind($now)
-                .execute(&mut *$tx)
-                .await?;
-            if state == $crate::lifecycle::EndpointState::Active && !unverified {
-                sqlx::query($crate::store::ownership::LOG_STATE_CHANGE)
-                    .bind(&$c.change_id)
-                    .bind($id)
-                    .bind($crate::lifecycle::EndpointState::PendingVerification)
-                    .bind($crate::store::ownership::PENDING_REASON)
-                    .bind($now)
-                    .execute(&mut *$tx)
-                    .await?;
-            }
-            Ok::<bool, sqlx::Error>(true)
-        }
-    };
+/// Makes endpoint `id` unverified with the challenge `c`, inside the write
+/// transaction `tx`, logging `pending_verification` when its shown state
+/// changes. False when the endpoint does not exist. Written once for both
+/// backends: the statements are the same text on each.
+pub(super) async fn start_challenge_in<DB>(
+    tx: &mut sqlx::Transaction<'_, DB>,
+    id: &str,
+    c: &NewChallenge,
+    now: Millis,
+) -> sqlx::Result<bool>
+where
+    DB: sqlx::Database,
+    for<'c> &'c mut DB::Connection: sqlx::Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: sqlx::IntoArguments<'q, DB>,
+    for<'q> &'q str: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> Millis: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> EndpointState: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'r> (EndpointState, bool): sqlx::FromRow<'r, DB::Row>,
+{
+    let before: Option<(EndpointState, bool)> =
+        sqlx::query_as(READ_VERIFICATION).bind(id).fetch_optional(&mut **tx).await?;
+    let Some((state, unverified)) = before else { return Ok(false) };
+    sqlx::query(MARK_UNVERIFIED).bind(id).bind(now).bind(PENDING_REASON).execute(&mut **tx).await?;
+    sqlx::query(UPSERT_CHALLENGE).bind(id).bind(c.challenge.as_str()).bind(now).execute(&mut **tx).await?;
+    if state == EndpointState::Active && !unverified {
+        sqlx::query(LOG_STATE_CHANGE)
+            .bind(c.change_id.as_str())
+            .bind(id)
+            .bind(EndpointState::PendingVerification)
+            .bind(PENDING_REASON)
+            .bind(now)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(true)
 }
-pub(super) use start_challenge_in;
 
 /// Leases up to `$4` due challenges of active endpoints. The lease conditions
 /// are repeated in the outer `WHERE`: on PostgreSQL a second instance that
@@ -175,10 +175,10 @@ const CLAIMED: &str = "SELECT c.endpoint_id, c.challenge, c.attempts, c.lease_to
 impl Store {
     /// Makes the endpoint unverified with a new challenge, due now (a new
     /// one replaces an open or expired one). False when it does not exist.
-    pub async fn start_challenge(&self, endpoint_id: &str, c: &NewChallenge, now: Millis) -> sqlx::Result<bool> {
+    pub async fn start_challenge(&self, endpoint_id: &str, c: &NewChallenge, now: Millis) -> Result<bool> {
         on_write!(self, |pool| {
             let mut tx = pool.begin_write().await?;
-            if !start_challenge_in!(tx, endpoint_id, c, now).await? {
+            if !start_challenge_in(&mut tx, endpoint_id, c, now).await? {
                 return Ok(false);
             }
             tx.commit().await?;
@@ -187,7 +187,7 @@ impl Store {
     }
 
     /// The endpoint's open (or expired) challenge, if it has one.
-    pub async fn get_challenge(&self, endpoint_id: &str) -> sqlx::Result<Option<ChallengeRow>> {
+    pub async fn get_challenge(&self, endpoint_id: &str) -> Result<Option<ChallengeRow>> {
         on_read!(self, |pool| sqlx::query_as::<_, ChallengeRow>(
             "SELECT endpoint_id, attempts, next_attempt_at, last_attempt_at, last_status, last_error, \
              last_error_detail, created_at FROM endpoint_challenges WHERE endpoint_id = $1"
@@ -206,7 +206,7 @@ impl Store {
         lease_until: Millis,
         token: i64,
         limit: i64,
-    ) -> sqlx::Result<Vec<ClaimedChallenge>> {
+    ) -> Result<Vec<ClaimedChallenge>> {
         on_write!(self, |pool| {
             let mut tx = pool.begin_write().await?;
             let ids: Vec<String> = sqlx::query_scalar(CLAIM)
@@ -236,7 +236,7 @@ impl Store {
         token: i64,
         change_id: &str,
         now: Millis,
-    ) -> sqlx::Result<bool> {
+    ) -> Result<bool> {
         on_write!(self, |pool| {
             let mut tx = pool.begin_write().await?;
             let gone = sqlx::query(
@@ -289,7 +289,7 @@ impl Store {
         token: i64,
         f: &ChallengeFailure,
         now: Millis,
-    ) -> sqlx::Result<bool> {
+    ) -> Result<bool> {
         on_write!(self, |pool| sqlx::query(
             "UPDATE endpoint_challenges SET attempts = attempts + 1, last_attempt_at = $3, last_status = $4, \
              last_error = $5, last_error_detail = $6, next_attempt_at = $7, lease_until = NULL, lease_token = NULL \
@@ -308,13 +308,13 @@ impl Store {
     }
 
     /// Whether the app asks its endpoints for proof of ownership (false for an unknown app).
-    pub async fn app_requires_verification(&self, app_id: &str) -> sqlx::Result<bool> {
+    pub async fn app_requires_verification(&self, app_id: &str) -> Result<bool> {
         Ok(self.apps_requiring_verification(app_id, app_id).await?.contains(app_id))
     }
 
     /// The apps with ids from `low` to `high` (both included) that ask for
     /// proof of ownership: one read for a page of apps.
-    pub async fn apps_requiring_verification(&self, low: &str, high: &str) -> sqlx::Result<HashSet<String>> {
+    pub async fn apps_requiring_verification(&self, low: &str, high: &str) -> Result<HashSet<String>> {
         on_read!(self, |pool| sqlx::query_scalar::<_, String>(
             "SELECT id FROM apps WHERE require_endpoint_verification AND id >= $1 AND id <= $2"
         )
@@ -326,7 +326,7 @@ impl Store {
     }
 
     /// Sets the app's own opt-in; false when the app does not exist.
-    pub async fn set_app_requires_verification(&self, app_id: &str, on: bool) -> sqlx::Result<bool> {
+    pub async fn set_app_requires_verification(&self, app_id: &str, on: bool) -> Result<bool> {
         on_write!(self, |pool| sqlx::query("UPDATE apps SET require_endpoint_verification = $2 WHERE id = $1")
             .bind(app_id)
             .bind(on)
@@ -336,7 +336,7 @@ impl Store {
     }
 
     /// When the next challenge attempt is due (leased ones included: their lease's end).
-    pub async fn next_challenge_due(&self) -> sqlx::Result<Option<Millis>> {
+    pub async fn next_challenge_due(&self) -> Result<Option<Millis>> {
         on_read!(self, |pool| sqlx::query_scalar::<_, Option<Millis>>(
             "SELECT MIN(CASE WHEN lease_until IS NOT NULL AND lease_until > next_attempt_at THEN lease_until \
              ELSE next_attempt_at END) FROM endpoint_challenges WHERE next_attempt_at IS NOT NULL"

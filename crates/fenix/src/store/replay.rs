@@ -1,5 +1,6 @@
 //! Re-queueing failed or skipped deliveries with a fresh attempt budget.
 
+use crate::store::{Error, Result};
 use sqlx::QueryBuilder;
 
 use super::{on_write, Backend, Conflicts, Store};
@@ -157,12 +158,7 @@ impl Store {
     /// `Ok`: of concurrent replays of one delivery (on any instance), the
     /// others find it `pending` (or `in_flight`) when their `UPDATE` reads the
     /// row, change nothing, and are refused with the status they found.
-    pub async fn replay_delivery(
-        &self,
-        app_id: &str,
-        id: &str,
-        now: Millis,
-    ) -> sqlx::Result<Result<(), ReplayRefusal>> {
+    pub async fn replay_delivery(&self, app_id: &str, id: &str, now: Millis) -> Result<Result<(), ReplayRefusal>> {
         // A row found replayable again right after the `UPDATE` missed it
         // (re-queued by another call, failed again since) is tried again.
         for _ in 0..3 {
@@ -178,7 +174,7 @@ impl Store {
     }
 
     /// The one statement of [`Store::replay_delivery`]: true when it re-queued the row.
-    async fn requeue_delivery(&self, app_id: &str, id: &str, now: Millis) -> sqlx::Result<bool> {
+    async fn requeue_delivery(&self, app_id: &str, id: &str, now: Millis) -> Result<bool> {
         let sql = format!(
             "UPDATE deliveries SET status = 'pending', budget_start = attempt_count, next_attempt_at = $3, \
              updated_at = $3 WHERE id = $1 AND app_id = $2 AND {REPLAYABLE_SQL} \
@@ -191,7 +187,7 @@ impl Store {
     }
 
     /// Why a delivery is not replayable, as its row is now; `None` when it is.
-    async fn replay_refusal(&self, app_id: &str, id: &str) -> sqlx::Result<Option<ReplayRefusal>> {
+    async fn replay_refusal(&self, app_id: &str, id: &str) -> Result<Option<ReplayRefusal>> {
         let sql = format!(
             "SELECT {SHOWN_STATUS_SQL}, e.payload IS NOT NULL FROM deliveries d JOIN events e ON e.id = d.event_id \
              WHERE d.id = $1 AND d.app_id = $2"
@@ -216,7 +212,7 @@ impl Store {
         app_id: &str,
         id: &str,
         now: Millis,
-    ) -> sqlx::Result<Option<Result<(), DeliveryStatus>>> {
+    ) -> Result<Option<Result<(), DeliveryStatus>>> {
         on_write!(self, |pool| {
             let skipped = sqlx::query(
                 "UPDATE deliveries SET status = $3, updated_at = $5 WHERE id = $1 AND app_id = $2 AND status = $4",
@@ -247,7 +243,7 @@ impl Store {
     /// statement each, so a large replay never holds the database long);
     /// answers how many it re-queued. Exact under concurrent replays of the
     /// same endpoint: each re-queue is counted by the one call that made it.
-    pub async fn replay_endpoint(&self, scope: &ReplayScope<'_>, now: Millis, batch: i64) -> sqlx::Result<u64> {
+    pub async fn replay_endpoint(&self, scope: &ReplayScope<'_>, now: Millis, batch: i64) -> Result<u64> {
         let (mut total, mut after) = (0, String::new());
         loop {
             let done = self.replay_endpoint_batch(scope, now, &after, batch).await?;
@@ -267,7 +263,7 @@ impl Store {
         now: Millis,
         after: &str,
         batch: i64,
-    ) -> sqlx::Result<ReplayedBatch> {
+    ) -> Result<ReplayedBatch> {
         let (looked, last, requeued) = match &self.backend {
             Backend::Sqlite { write, .. } => {
                 let ids: Vec<String> =
@@ -278,8 +274,11 @@ impl Store {
             Backend::Postgres { pool, .. } => {
                 let mut conflicts = Conflicts::default();
                 loop {
-                    let row: sqlx::Result<(i64, Option<String>, i64)> =
-                        replay_batch_postgres(scope, now, after, batch).build_query_as().fetch_one(pool).await;
+                    let row: Result<(i64, Option<String>, i64)> = replay_batch_postgres(scope, now, after, batch)
+                        .build_query_as()
+                        .fetch_one(pool)
+                        .await
+                        .map_err(Error::from);
                     match row {
                         Err(e) if conflicts.again(&e).await => {}
                         row => break row?,
@@ -292,10 +291,10 @@ impl Store {
     }
 
     /// How many of an endpoint's matching deliveries cannot be replayed because their payload was purged.
-    pub async fn count_expired_replays(&self, scope: &ReplayScope<'_>) -> sqlx::Result<i64> {
-        match &self.backend {
-            Backend::Sqlite { write, .. } => expired_replays_query(scope).build_query_scalar().fetch_one(write).await,
-            Backend::Postgres { pool, .. } => expired_replays_query(scope).build_query_scalar().fetch_one(pool).await,
-        }
+    pub async fn count_expired_replays(&self, scope: &ReplayScope<'_>) -> Result<i64> {
+        Ok(match &self.backend {
+            Backend::Sqlite { write, .. } => expired_replays_query(scope).build_query_scalar().fetch_one(write).await?,
+            Backend::Postgres { pool, .. } => expired_replays_query(scope).build_query_scalar().fetch_one(pool).await?,
+        })
     }
 }

@@ -7,6 +7,7 @@
 //! the last unit at once cannot both get it; SQLite's writer is alone.
 
 use super::{on_write, BeginWrite, Store};
+use crate::store::Result;
 use crate::time::Millis;
 
 /// One bucket to take a unit from.
@@ -36,7 +37,7 @@ impl Store {
     /// when one is empty, `at` being when all of them would allow it.
     /// Take keys in one order everywhere (apps before endpoints), so two
     /// takes on PostgreSQL never wait for each other's rows in a circle.
-    pub async fn take_budgets(&self, takes: &[BudgetTake], now: Millis) -> sqlx::Result<Result<(), Millis>> {
+    pub async fn take_budgets(&self, takes: &[BudgetTake], now: Millis) -> Result<Result<(), Millis>> {
         on_write!(self, |pool| {
             let mut tx = pool.begin_write().await?;
             let mut refused_until: Option<Millis> = None;
@@ -67,7 +68,7 @@ impl Store {
 
     /// Forgets buckets that are full again (`tat` passed before `now`): they
     /// read exactly like no row. Answers how many went.
-    pub async fn purge_spent_budgets(&self, now: Millis) -> sqlx::Result<u64> {
+    pub async fn purge_spent_budgets(&self, now: Millis) -> Result<u64> {
         on_write!(self, |pool| sqlx::query("DELETE FROM send_budgets WHERE tat < $1")
             .bind(now)
             .execute(pool)

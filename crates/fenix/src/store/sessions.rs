@@ -9,6 +9,7 @@
 //! them in turn.
 
 use super::{on_read, on_write, Store};
+use crate::store::Result;
 use crate::time::Millis;
 
 /// How long rows stay after they expired (listed as expired), before they are purged.
@@ -72,7 +73,7 @@ pub enum Exchange {
 
 impl Store {
     /// Stores a portal link (and purges rows long expired).
-    pub async fn insert_portal_link(&self, link: &NewPortalLink) -> sqlx::Result<()> {
+    pub async fn insert_portal_link(&self, link: &NewPortalLink) -> Result<()> {
         self.purge_expired_console_sessions(link.created_at).await?;
         on_write!(self, |pool| sqlx::query(
             "INSERT INTO console_sessions (id, kind, app_id, access, link_sha256, expires_at, created_at, label) \
@@ -98,7 +99,7 @@ impl Store {
         admin_token_sha256: &str,
         expires_at: Millis,
         now: Millis,
-    ) -> sqlx::Result<()> {
+    ) -> Result<()> {
         self.purge_expired_console_sessions(now).await?;
         on_write!(self, |pool| {
             sqlx::query(
@@ -120,12 +121,7 @@ impl Store {
     /// secret's digest), once: of concurrent exchanges of one link exactly one
     /// answers [`Exchange::Made`] (with the session's expiry). Otherwise says
     /// why not (revoked first, then used, then expired).
-    pub async fn exchange_portal_link(
-        &self,
-        link_sha256: &str,
-        session_sha256: &str,
-        now: Millis,
-    ) -> sqlx::Result<Exchange> {
+    pub async fn exchange_portal_link(&self, link_sha256: &str, session_sha256: &str, now: Millis) -> Result<Exchange> {
         let made = on_write!(self, |pool| sqlx::query_scalar::<_, Millis>(
             "UPDATE console_sessions SET used_at = $2, session_sha256 = $3 \
              WHERE link_sha256 = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $2 \
@@ -160,7 +156,7 @@ impl Store {
         &self,
         link_sha256: &str,
         now: Millis,
-    ) -> sqlx::Result<Option<(String, String)>> {
+    ) -> Result<Option<(String, String)>> {
         on_read!(self, |pool| sqlx::query_as::<_, (String, String)>(
             "SELECT app_id, access FROM console_sessions \
              WHERE link_sha256 = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $2"
@@ -174,7 +170,7 @@ impl Store {
     /// The session whose secret has this digest, live or not. `token_id` is
     /// set only while the admin token an operator logged in with still works
     /// at `now` (not revoked, not expired, still an admin token).
-    pub async fn find_console_session(&self, session_sha256: &str, now: Millis) -> sqlx::Result<Option<SessionRow>> {
+    pub async fn find_console_session(&self, session_sha256: &str, now: Millis) -> Result<Option<SessionRow>> {
         on_read!(self, |pool| sqlx::query_as::<_, SessionRow>(
             "SELECT s.id, s.kind, s.app_id, a.name AS app_name, s.access, s.expires_at, s.revoked_at, \
                     t.id AS token_id \
@@ -191,7 +187,7 @@ impl Store {
     }
 
     /// Ends the session whose secret has this digest (logout).
-    pub async fn end_console_session(&self, session_sha256: &str, now: Millis) -> sqlx::Result<()> {
+    pub async fn end_console_session(&self, session_sha256: &str, now: Millis) -> Result<()> {
         on_write!(self, |pool| sqlx::query(
             "UPDATE console_sessions SET revoked_at = COALESCE(revoked_at, $2) WHERE session_sha256 = $1"
         )
@@ -208,7 +204,7 @@ impl Store {
         app_id: &str,
         cursor: Option<&str>,
         limit: i64,
-    ) -> sqlx::Result<Vec<PortalLinkRow>> {
+    ) -> Result<Vec<PortalLinkRow>> {
         on_read!(self, |pool| sqlx::query_as::<_, PortalLinkRow>(
             "SELECT id, app_id, access, expires_at, used_at, revoked_at, created_at, label \
              FROM console_sessions WHERE app_id = $1 AND kind = 'portal' AND id < $2 \
@@ -223,7 +219,7 @@ impl Store {
 
     /// Revokes an app's portal link and the session made from it; answers
     /// whether the link exists (revoking twice is not an error).
-    pub async fn revoke_portal_link(&self, app_id: &str, id: &str, now: Millis) -> sqlx::Result<bool> {
+    pub async fn revoke_portal_link(&self, app_id: &str, id: &str, now: Millis) -> Result<bool> {
         on_write!(self, |pool| sqlx::query(
             "UPDATE console_sessions SET revoked_at = COALESCE(revoked_at, $3) \
              WHERE id = $1 AND app_id = $2 AND kind = 'portal'"
@@ -237,7 +233,7 @@ impl Store {
     }
 
     /// Deletes rows that expired long ago (kept a while so lists show them as expired).
-    async fn purge_expired_console_sessions(&self, now: Millis) -> sqlx::Result<()> {
+    async fn purge_expired_console_sessions(&self, now: Millis) -> Result<()> {
         on_write!(self, |pool| sqlx::query("DELETE FROM console_sessions WHERE expires_at < $1")
             .bind(now.saturating_sub(KEPT_AFTER_EXPIRY_MS))
             .execute(pool)

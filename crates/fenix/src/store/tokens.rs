@@ -4,6 +4,7 @@
 //! an expired token is kept (listed, revocable) but never authenticates.
 
 use super::{on_read, on_write, Backend, BeginWrite, Store};
+use crate::store::{Error, Result};
 use crate::{
     access::{Access, Principal},
     time::Millis,
@@ -55,16 +56,14 @@ fn access_text(p: &Principal) -> (&'static str, Option<&str>) {
 }
 
 /// Reads a row; an access the schema's CHECK would refuse is a decoding error.
-fn decode((id, name, app_id, access, expires_at, created_at): RawToken) -> sqlx::Result<TokenRow> {
+fn decode((id, name, app_id, access, expires_at, created_at): RawToken) -> Result<TokenRow> {
     let principal = match (app_id, access.as_str()) {
         (None, "admin") => Principal::Admin,
         (Some(app_id), other) => match Access::parse(other) {
             Some(access) => Principal::App { app_id, access },
-            None => return Err(sqlx::Error::Decode(format!("token {id}: access {other:?} with an app").into())),
+            None => return Err(Error::decode(format!("token {id}: access {other:?} with an app"))),
         },
-        (None, other) => {
-            return Err(sqlx::Error::Decode(format!("token {id}: access {other:?} without an app").into()))
-        }
+        (None, other) => return Err(Error::decode(format!("token {id}: access {other:?} without an app"))),
     };
     Ok(TokenRow { id, name, principal, expires_at, created_at })
 }
@@ -80,7 +79,7 @@ const DELETE: &str = "DELETE FROM admin_tokens WHERE id = $1";
 impl Store {
     /// Stores a token. A hash already stored is left as it is (the bootstrap
     /// token registered again at each start), so this never fails on it.
-    pub async fn insert_token(&self, t: &NewToken) -> sqlx::Result<()> {
+    pub async fn insert_token(&self, t: &NewToken) -> Result<()> {
         let (access, app_id) = access_text(&t.principal);
         on_write!(self, |pool| sqlx::query(
             "INSERT INTO admin_tokens (id, name, token_sha256, app_id, access, expires_at, created_at) \
@@ -99,7 +98,7 @@ impl Store {
     }
 
     /// Stores an admin token that never expires (the bootstrap token, `fenix token create`).
-    pub async fn insert_admin_token(&self, id: &str, name: &str, sha256: &str, now: Millis) -> sqlx::Result<()> {
+    pub async fn insert_admin_token(&self, id: &str, name: &str, sha256: &str, now: Millis) -> Result<()> {
         self.insert_token(&NewToken {
             id: id.into(),
             name: name.into(),
@@ -112,7 +111,7 @@ impl Store {
     }
 
     /// The token with this hash, if it works at `now` (an expired one never does).
-    pub async fn find_live_token(&self, sha256: &str, now: Millis) -> sqlx::Result<Option<TokenRow>> {
+    pub async fn find_live_token(&self, sha256: &str, now: Millis) -> Result<Option<TokenRow>> {
         let row = on_read!(self, |pool| sqlx::query_as::<_, RawToken>(&format!(
             "SELECT {COLUMNS} FROM admin_tokens WHERE token_sha256 = $1 AND (expires_at IS NULL OR expires_at > $2)"
         ))
@@ -124,7 +123,7 @@ impl Store {
     }
 
     /// One token by id.
-    pub async fn get_token(&self, id: &str) -> sqlx::Result<Option<TokenRow>> {
+    pub async fn get_token(&self, id: &str) -> Result<Option<TokenRow>> {
         let row = on_read!(self, |pool| sqlx::query_as::<_, RawToken>(&format!(
             "SELECT {COLUMNS} FROM admin_tokens WHERE id = $1"
         ))
@@ -135,7 +134,7 @@ impl Store {
     }
 
     /// Tokens newest first, strictly before `cursor` (expired ones included).
-    pub async fn list_tokens(&self, cursor: Option<&str>, limit: i64) -> sqlx::Result<Vec<TokenRow>> {
+    pub async fn list_tokens(&self, cursor: Option<&str>, limit: i64) -> Result<Vec<TokenRow>> {
         // The writer on SQLite, as the CLI's reads: a token just made is listed.
         let rows = on_write!(self, |pool| sqlx::query_as::<_, RawToken>(&format!(
             "SELECT {COLUMNS} FROM admin_tokens WHERE id < $1 ORDER BY id DESC LIMIT $2"
@@ -149,7 +148,7 @@ impl Store {
 
     /// Deletes a token by id, whatever it is (the CLI: whoever runs it can make another);
     /// answers whether it existed.
-    pub async fn delete_token(&self, id: &str) -> sqlx::Result<bool> {
+    pub async fn delete_token(&self, id: &str) -> Result<bool> {
         on_write!(self, |pool| sqlx::query(DELETE).bind(id).execute(pool).await.map(|r| r.rows_affected() > 0))
     }
 
@@ -158,7 +157,7 @@ impl Store {
     /// deletes of the last two admin tokens cannot both succeed: SQLite's
     /// write transaction is exclusive, and PostgreSQL's locks the table
     /// against other writers (readers, such as token checks, go on).
-    pub async fn delete_token_keeping_an_admin(&self, id: &str, now: Millis) -> sqlx::Result<TokenDeletion> {
+    pub async fn delete_token_keeping_an_admin(&self, id: &str, now: Millis) -> Result<TokenDeletion> {
         match &self.backend {
             Backend::Sqlite { write, .. } => {
                 let mut tx = write.begin_write().await?;
@@ -188,7 +187,7 @@ impl Store {
 
     /// Number of admin tokens, expired or not (zero on a fresh database, or
     /// once every admin token was revoked: start-up then makes one).
-    pub async fn count_admin_tokens(&self) -> sqlx::Result<i64> {
+    pub async fn count_admin_tokens(&self) -> Result<i64> {
         on_write!(self, |pool| sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM admin_tokens WHERE app_id IS NULL")
             .fetch_one(pool)
             .await)

@@ -124,8 +124,7 @@ impl Worker {
         let (results, rx) = mpsc::unbounded_channel();
         let leases = Arc::new(LeaseBook::new());
         let settings = &state.settings;
-        // Instances on one PostgreSQL share every limit; SQLite has one instance.
-        let scope = if state.store.is_postgres() { Scope::Shared } else { Scope::Process };
+        let scope = if state.store.shares_limits() { Scope::Shared } else { Scope::Process };
         let owner = format!("{}:{}", hostname(), std::process::id());
         let worker = Worker {
             global: FairSlots::new(settings.worker_concurrency),

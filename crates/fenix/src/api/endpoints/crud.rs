@@ -64,7 +64,7 @@ pub(super) async fn create(
     // An app deleted since the lookup above (by another call) is the unknown app it now is.
     let inserted =
         s.store.insert_endpoint_challenged(&new, max as i64, challenge.as_ref()).await.map_err(|e| match e {
-            sqlx::Error::RowNotFound => ApiError::not_found("app"),
+            crate::store::Error::NotFound => ApiError::not_found("app"),
             e => ApiError::from(e),
         })?;
     if !inserted {

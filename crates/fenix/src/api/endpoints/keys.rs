@@ -137,7 +137,7 @@ pub(super) async fn rotate(
         .await
         .map_err(|e| match e {
             // Deleted between the lookup above and the rotation.
-            sqlx::Error::RowNotFound => ApiError::not_found("endpoint"),
+            crate::store::Error::NotFound => ApiError::not_found("endpoint"),
             e => e.into(),
         })?;
     let algorithm = key.algorithm();

@@ -20,6 +20,7 @@
 //! ever held open across an HTTP request. Results are written later, in
 //! batches, only where the lease token still matches.
 
+use crate::store::Result;
 use std::collections::{HashMap, HashSet};
 
 use super::{
@@ -32,19 +33,14 @@ use crate::{
     time::Millis,
 };
 
+pub(super) mod lane;
 mod plan;
 mod target;
 pub use plan::Whole;
 pub use target::EndpointTarget;
 pub(super) use target::TARGET_COLUMNS;
 
-/// `next_attempt_at` of a delivery *parked* in its ordered lane: it waits
-/// behind another delivery of the lane and is not due until that one is
-/// final (the write of that outcome makes the lane's next delivery due now).
-/// Parked rows sit past every real due time, so a claim, which walks the due
-/// index up to now, never steps over the waiting rows of a lane: it meets
-/// only lane heads. The API shows no `next_attempt_at` for them.
-pub const PARKED: Millis = i64::MAX;
+pub use lane::PARKED;
 
 /// Whether a lane (endpoint $1, ordering key $2) has a delivery that new
 /// ones must wait behind: a `pending` one, or a dead letter of an endpoint
@@ -270,7 +266,7 @@ impl<'a> Health<'a> {
 
 impl Store {
     /// Takes a write connection out of the pool until the [`HeldWriter`] is dropped.
-    pub async fn hold_writer(&self) -> sqlx::Result<HeldWriter> {
+    pub async fn hold_writer(&self) -> Result<HeldWriter> {
         Ok(match &self.backend {
             Backend::Sqlite { write, .. } => HeldWriter::Sqlite(write.acquire().await?),
             Backend::Postgres { pool, .. } => HeldWriter::Postgres(pool.acquire().await?),
@@ -300,7 +296,7 @@ impl Store {
         events: &[NewEvent],
         whole: Whole,
         fresh: Option<&FreshLease>,
-    ) -> sqlx::Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
+    ) -> Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
         match writer {
             HeldWriter::Sqlite(conn) => sqlite::ingest_batch(conn, events, whole, fresh).await,
             HeldWriter::Postgres(conn) => postgres::ingest_batch(conn, events, whole, fresh).await,
@@ -314,7 +310,7 @@ impl Store {
         now: Millis,
         lease_until: Millis,
         limit: i64,
-    ) -> sqlx::Result<Vec<ClaimedDelivery>> {
+    ) -> Result<Vec<ClaimedDelivery>> {
         match &self.backend {
             Backend::Sqlite { write, .. } => sqlite::claim_due(write, owner, now, lease_until, limit).await,
             Backend::Postgres { worker, .. } => postgres::claim_due(worker, owner, now, lease_until, limit).await,
@@ -330,7 +326,7 @@ impl Store {
         lease_until: Millis,
         limit: i64,
         app_id: &str,
-    ) -> sqlx::Result<Vec<ClaimedDelivery>> {
+    ) -> Result<Vec<ClaimedDelivery>> {
         match &self.backend {
             Backend::Sqlite { write, .. } => {
                 sqlite::claim_due_of_app(write, owner, now, lease_until, limit, app_id).await
@@ -342,7 +338,7 @@ impl Store {
     }
 
     /// The state and URL of those of `ids` that still exist, one query.
-    pub async fn endpoints_now(&self, ids: &[String]) -> sqlx::Result<Vec<EndpointNow>> {
+    pub async fn endpoints_now(&self, ids: &[String]) -> Result<Vec<EndpointNow>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -364,7 +360,7 @@ impl Store {
             Backend::Postgres { worker, .. } => {
                 static NOW_POSTGRES: std::sync::LazyLock<String> =
                     std::sync::LazyLock::new(|| format!("SELECT {NOW_COLUMNS} FROM endpoints WHERE id = ANY($1)"));
-                sqlx::query_as(NOW_POSTGRES.as_str()).bind(ids).fetch_all(worker).await
+                Ok(sqlx::query_as(NOW_POSTGRES.as_str()).bind(ids).fetch_all(worker).await?)
             }
         }
     }
@@ -372,7 +368,7 @@ impl Store {
     /// Up to `max` apps with pending deliveries (due or not), in id order
     /// from just after `after`, going round to the first ones: where a fair
     /// claim looks next. One index seek per app.
-    pub async fn apps_with_pending(&self, after: &str, max: usize) -> sqlx::Result<Vec<String>> {
+    pub async fn apps_with_pending(&self, after: &str, max: usize) -> Result<Vec<String>> {
         let scan = |after: String, max: usize| async move {
             let max = max as i64;
             match &self.backend {
@@ -398,11 +394,7 @@ impl Store {
     /// (see [`postgres::CLAIM_POSTGRES`] for when a claim can take a row
     /// behind another); on SQLite, where claims run one at a time, it answers
     /// `claimed` as it is.
-    pub async fn keep_lane_heads(
-        &self,
-        claimed: Vec<ClaimedDelivery>,
-        now: Millis,
-    ) -> sqlx::Result<Vec<ClaimedDelivery>> {
+    pub async fn keep_lane_heads(&self, claimed: Vec<ClaimedDelivery>, now: Millis) -> Result<Vec<ClaimedDelivery>> {
         match &self.backend {
             Backend::Sqlite { .. } => Ok(claimed),
             Backend::Postgres { worker, .. } => postgres::keep_lane_heads(worker, claimed, now).await,
@@ -410,7 +402,7 @@ impl Store {
     }
 
     /// Loads envelopes, endpoints and live secrets for a claimed batch, one query each.
-    pub async fn batch_context(&self, claimed: &[ClaimedDelivery], now: Millis) -> sqlx::Result<BatchContext> {
+    pub async fn batch_context(&self, claimed: &[ClaimedDelivery], now: Millis) -> Result<BatchContext> {
         let mut ctx = BatchContext::default();
         if claimed.is_empty() {
             return Ok(ctx);
@@ -442,14 +434,14 @@ impl Store {
     /// changes only where our lease token still holds, so a worker that lost its
     /// lease never overwrites a newer outcome. Returns how many outcomes were
     /// discarded for a lost lease.
-    pub async fn record_outcomes(&self, outcomes: &[Outcome], now: Millis) -> sqlx::Result<usize> {
+    pub async fn record_outcomes(&self, outcomes: &[Outcome], now: Millis) -> Result<usize> {
         Ok(outcomes.len() - self.record_outcomes_applied(outcomes, now).await?.len())
     }
 
     /// [`Store::record_outcomes`], answering the ids of the deliveries whose row
     /// was updated (the others lost their lease): side effects such as metrics
     /// and operator events follow only those.
-    pub async fn record_outcomes_applied(&self, outcomes: &[Outcome], now: Millis) -> sqlx::Result<HashSet<String>> {
+    pub async fn record_outcomes_applied(&self, outcomes: &[Outcome], now: Millis) -> Result<HashSet<String>> {
         if outcomes.is_empty() {
             return Ok(HashSet::new());
         }
@@ -464,16 +456,16 @@ impl Store {
     }
 
     /// Pushes the lease of deliveries still being worked on.
-    pub async fn extend_leases(&self, leases: &[(String, i64)], lease_until: Millis) -> sqlx::Result<()> {
+    pub async fn extend_leases(&self, leases: &[(String, i64)], lease_until: Millis) -> Result<()> {
         self.update_leases(LeaseChange::Extend, leases, lease_until).await
     }
 
     /// Gives leased deliveries back (graceful shutdown, deferral): due again at `at`, attempt not counted.
-    pub async fn release_leases(&self, leases: &[(String, i64)], at: Millis) -> sqlx::Result<()> {
+    pub async fn release_leases(&self, leases: &[(String, i64)], at: Millis) -> Result<()> {
         self.update_leases(LeaseChange::Release, leases, at).await
     }
 
-    async fn update_leases(&self, change: LeaseChange, leases: &[(String, i64)], at: Millis) -> sqlx::Result<()> {
+    async fn update_leases(&self, change: LeaseChange, leases: &[(String, i64)], at: Millis) -> Result<()> {
         if leases.is_empty() {
             return Ok(());
         }

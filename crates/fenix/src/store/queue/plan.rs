@@ -3,6 +3,7 @@
 //! (the one fan-out query), which events are refused for their fan-out, and
 //! the delivery rows to insert. The backend then writes the plan its own way.
 
+use crate::store::Result;
 use std::collections::HashMap;
 
 use sqlx::{PgConnection, SqliteConnection};
@@ -187,11 +188,13 @@ pub enum Conn<'c> {
 
 impl Conn<'_> {
     /// The stored event with this idempotency key, if any.
-    pub async fn event_by_key(&mut self, app_id: &str, key: &str) -> sqlx::Result<Option<EventRow>> {
+    pub async fn event_by_key(&mut self, app_id: &str, key: &str) -> Result<Option<EventRow>> {
         match self {
-            Conn::Sqlite(conn) => sqlx::query_as(EVENT_BY_KEY).bind(app_id).bind(key).fetch_optional(&mut **conn).await,
+            Conn::Sqlite(conn) => {
+                Ok(sqlx::query_as(EVENT_BY_KEY).bind(app_id).bind(key).fetch_optional(&mut **conn).await?)
+            }
             Conn::Postgres(conn) => {
-                sqlx::query_as(EVENT_BY_KEY).bind(app_id).bind(key).fetch_optional(&mut **conn).await
+                Ok(sqlx::query_as(EVENT_BY_KEY).bind(app_id).bind(key).fetch_optional(&mut **conn).await?)
             }
         }
     }
@@ -199,19 +202,19 @@ impl Conn<'_> {
     /// Takes `n` lane numbers from an ordered endpoint's counter
     /// ([`TAKE_LANE_NUMBERS`]): its value before, `None` for an endpoint
     /// deleted since the plan read it.
-    async fn take_lane_numbers(&mut self, endpoint_id: &str, n: i64) -> sqlx::Result<Option<i64>> {
+    async fn take_lane_numbers(&mut self, endpoint_id: &str, n: i64) -> Result<Option<i64>> {
         match self {
             Conn::Sqlite(conn) => {
-                sqlx::query_scalar(TAKE_LANE_NUMBERS).bind(endpoint_id).bind(n).fetch_optional(&mut **conn).await
+                Ok(sqlx::query_scalar(TAKE_LANE_NUMBERS).bind(endpoint_id).bind(n).fetch_optional(&mut **conn).await?)
             }
             Conn::Postgres(conn) => {
-                sqlx::query_scalar(TAKE_LANE_NUMBERS).bind(endpoint_id).bind(n).fetch_optional(&mut **conn).await
+                Ok(sqlx::query_scalar(TAKE_LANE_NUMBERS).bind(endpoint_id).bind(n).fetch_optional(&mut **conn).await?)
             }
         }
     }
 
     /// Whether a lane has a delivery that new ones must wait behind ([`LANE_BUSY`]).
-    async fn lane_busy(&mut self, endpoint_id: &str, key: &str) -> sqlx::Result<bool> {
+    async fn lane_busy(&mut self, endpoint_id: &str, key: &str) -> Result<bool> {
         let n: i64 = match self {
             Conn::Sqlite(conn) => {
                 sqlx::query_scalar(LANE_BUSY).bind(endpoint_id).bind(key).fetch_one(&mut **conn).await?
@@ -223,7 +226,7 @@ impl Conn<'_> {
         Ok(n > 0)
     }
 
-    async fn fanout_targets(&mut self, app_id: &str) -> sqlx::Result<Vec<Target>> {
+    async fn fanout_targets(&mut self, app_id: &str) -> Result<Vec<Target>> {
         let rows: Vec<TargetRow> = match self {
             Conn::Sqlite(conn) => sqlx::query_as(FANOUT_TARGETS).bind(app_id).fetch_all(&mut **conn).await?,
             Conn::Postgres(conn) => sqlx::query_as(FANOUT_TARGETS).bind(app_id).fetch_all(&mut **conn).await?,
@@ -245,7 +248,7 @@ const TAKE_LANE_NUMBERS: &str = "UPDATE endpoints SET lane_next = lane_next + $2
 /// before its inserts. The lanes are read after the endpoints' counters are
 /// taken (and, on PostgreSQL, their rows locked), so an outcome of those lanes
 /// written before is seen.
-pub async fn order_lanes(mut conn: Conn<'_>, plan: &mut Plan<'_>) -> sqlx::Result<()> {
+pub async fn order_lanes(mut conn: Conn<'_>, plan: &mut Plan<'_>) -> Result<()> {
     let mut base = HashMap::new();
     for (endpoint_id, n) in plan.lane_counts() {
         // An endpoint deleted since the plan read it gets no deliveries (its
@@ -266,7 +269,7 @@ pub async fn order_lanes(mut conn: Conn<'_>, plan: &mut Plan<'_>) -> sqlx::Resul
 
 /// Plans `events` reading on `conn`: the keys already stored, the endpoints
 /// of each app (read once per app), the fan-out of each event.
-pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> sqlx::Result<Plan<'a>> {
+pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> Result<Plan<'a>> {
     let mut targets: HashMap<&str, Vec<Target>> = HashMap::new();
     let mut seen: HashMap<(&str, &str), EventRow> = HashMap::new();
     // Per ordered endpoint, the rank of its last delivery in this batch.

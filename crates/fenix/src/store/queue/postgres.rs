@@ -5,6 +5,7 @@
 //! writers never wait on each other in a cycle. The worker's statements run on
 //! its own pool, whose sessions plan by index (`WORKER_PLANNER_SETTINGS`).
 
+use crate::store::Result;
 use std::collections::{HashMap, HashSet};
 
 use sqlx::{pool::PoolConnection, PgPool, Postgres};
@@ -39,34 +40,15 @@ use crate::{
 /// lane is given back at once. Of two such claims, the one that commits last
 /// sees the other's lease and gives its row back (both may, which only
 /// delays the lane), so two rows of one lane are never sent at once.
-pub const CLAIM_POSTGRES: &str = "UPDATE deliveries SET lease_until = $1, lease_owner = $2, \
-     lease_token = lease_token + 1, updated_at = $3 \
-     WHERE id IN (SELECT d.id FROM deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= $3 \
-                  AND (d.lease_until IS NULL OR d.lease_until <= $3) \
-                  AND (d.lane_seq IS NULL OR (NOT EXISTS (SELECT 1 FROM deliveries o \
-                       WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key \
-                       AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < d.lane_seq \
-                       AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e WHERE e.id = d.endpoint_id) = 'block')) \
-                       AND NOT EXISTS (SELECT 1 FROM deliveries l \
-                       WHERE l.endpoint_id = d.endpoint_id AND l.ordering_key = d.ordering_key AND l.lane_seq IS NOT NULL \
-                       AND l.status = 'pending' AND l.next_attempt_at < 9223372036854775807 AND l.id <> d.id \
-                       AND l.lease_until > $3))) \
-                  ORDER BY d.next_attempt_at LIMIT $4 \
-                  FOR UPDATE OF d SKIP LOCKED) \
-     RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token, lane_seq";
+pub static CLAIM_POSTGRES: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| super::lane::claim(" FOR UPDATE OF d SKIP LOCKED"));
 
 /// Of the ordered rows just claimed ($1), those that are not the head of
 /// their lane after all ([`CLAIM_POSTGRES`] says when): the same condition,
 /// read after the claim committed.
-const LANE_RECHECK: &str =
-    "SELECT d.id FROM deliveries d WHERE d.id = ANY($1) AND NOT (NOT EXISTS (SELECT 1 FROM deliveries o \
-     WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key \
-     AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < d.lane_seq \
-     AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e WHERE e.id = d.endpoint_id) = 'block')) \
-     AND NOT EXISTS (SELECT 1 FROM deliveries l \
-     WHERE l.endpoint_id = d.endpoint_id AND l.ordering_key = d.ordering_key AND l.lane_seq IS NOT NULL \
-     AND l.status = 'pending' AND l.next_attempt_at < 9223372036854775807 AND l.id <> d.id \
-     AND l.lease_until > $2))";
+static LANE_RECHECK: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!("SELECT d.id FROM deliveries d WHERE d.id = ANY($1) AND NOT ({})", super::lane::lane_head("d", "$2"))
+});
 
 /// The events of a batch, their deliveries and the wake-up of every
 /// instance, in ONE statement. An idempotency key another instance stored
@@ -162,7 +144,7 @@ pub(super) async fn ingest_batch(
     events: &[NewEvent],
     whole: Whole,
     fresh: Option<&FreshLease>,
-) -> sqlx::Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
+) -> Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
     // A batch that lost a conflict stored nothing: planned and written again.
     let mut conflicts = Conflicts::default();
     loop {
@@ -183,7 +165,7 @@ async fn ingest_once(
     events: &[NewEvent],
     whole: Whole,
     fresh: Option<&FreshLease>,
-) -> sqlx::Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
+) -> Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
     let mut plan = plan::plan(Conn::Postgres(writer), events).await?;
     if plan.events.is_empty() || plan.refused_whole(whole) {
         return Ok((plan.answers, Vec::new()));
@@ -218,7 +200,7 @@ async fn insert_batch(
     writer: &mut sqlx::PgConnection,
     plan: &plan::Plan<'_>,
     fresh: Option<&FreshLease>,
-) -> sqlx::Result<(i64, Vec<String>)> {
+) -> Result<(i64, Vec<String>)> {
     let (evs, ds) = (&plan.events, &plan.deliveries);
     let lease_until = fresh.map(|f| f.lease_until);
     let (_apps, written, _notified, leased): (i64, i64, i64, Option<Vec<String>>) = sqlx::query_as(INGEST_BATCH)
@@ -255,7 +237,7 @@ async fn after_insert(
     writer: &mut PoolConnection<Postgres>,
     mut plan: plan::Plan<'_>,
     written: i64,
-) -> sqlx::Result<Vec<Ingested>> {
+) -> Result<Vec<Ingested>> {
     if written < plan.events.len() as i64 {
         // Another instance stored some of these keys after the plan read them.
         let mut stored = HashMap::new();
@@ -279,15 +261,15 @@ pub(super) async fn claim_due(
     now: Millis,
     lease_until: Millis,
     limit: i64,
-) -> sqlx::Result<Vec<ClaimedDelivery>> {
+) -> Result<Vec<ClaimedDelivery>> {
     let claimed: Vec<ClaimedDelivery> =
-        sqlx::query_as(CLAIM_POSTGRES).bind(lease_until).bind(owner).bind(now).bind(limit).fetch_all(worker).await?;
+        sqlx::query_as(&CLAIM_POSTGRES).bind(lease_until).bind(owner).bind(now).bind(limit).fetch_all(worker).await?;
     keep_lane_heads(worker, claimed, now).await
 }
 
 /// [`CLAIM_POSTGRES`] for one app.
 static CLAIM_OF_APP_POSTGRES: std::sync::LazyLock<String> =
-    std::sync::LazyLock::new(|| super::claim_of_app(CLAIM_POSTGRES));
+    std::sync::LazyLock::new(|| super::claim_of_app(&CLAIM_POSTGRES));
 
 /// Leases one app's due rows, then keeps the heads of their lanes as [`claim_due`] does.
 pub(super) async fn claim_due_of_app(
@@ -297,7 +279,7 @@ pub(super) async fn claim_due_of_app(
     lease_until: Millis,
     limit: i64,
     app_id: &str,
-) -> sqlx::Result<Vec<ClaimedDelivery>> {
+) -> Result<Vec<ClaimedDelivery>> {
     let claimed: Vec<ClaimedDelivery> = sqlx::query_as(CLAIM_OF_APP_POSTGRES.as_str())
         .bind(lease_until)
         .bind(owner)
@@ -316,12 +298,12 @@ pub(super) async fn keep_lane_heads(
     worker: &PgPool,
     mut claimed: Vec<ClaimedDelivery>,
     now: Millis,
-) -> sqlx::Result<Vec<ClaimedDelivery>> {
+) -> Result<Vec<ClaimedDelivery>> {
     let ordered: Vec<&str> = claimed.iter().filter(|c| c.lane_seq.is_some()).map(|c| c.id.as_str()).collect();
     if ordered.is_empty() {
         return Ok(claimed);
     }
-    let behind: Vec<String> = sqlx::query_scalar(LANE_RECHECK).bind(&ordered).bind(now).fetch_all(worker).await?;
+    let behind: Vec<String> = sqlx::query_scalar(&LANE_RECHECK).bind(&ordered).bind(now).fetch_all(worker).await?;
     if behind.is_empty() {
         return Ok(claimed);
     }
@@ -339,11 +321,11 @@ pub(super) async fn batch_context(
     event_ids: &[&str],
     endpoint_ids: &[&str],
     now: Millis,
-) -> sqlx::Result<ContextRows> {
+) -> Result<ContextRows> {
     let endpoints_sql = format!("SELECT {TARGET_COLUMNS} FROM endpoints WHERE id = ANY($1)");
     // Three reads side by side, each on a connection of its own: the
     // context is in hand after the slowest, not after all three.
-    tokio::try_join!(
+    Ok(tokio::try_join!(
         sqlx::query_as::<_, EventPart>("SELECT id, event_type, payload, created_at FROM events WHERE id = ANY($1)")
             .bind(event_ids)
             .fetch_all(pool),
@@ -356,7 +338,7 @@ pub(super) async fn batch_context(
         .bind(now)
         .bind(endpoint_ids)
         .fetch_all(pool),
-    )
+    )?)
 }
 
 /// [`RECORD_OUTCOMES`] on the worker's pool, the rows in id order; answers the
@@ -367,7 +349,7 @@ pub(super) async fn record_outcomes(
     attempts: &[&AttemptRecord],
     health: &Health<'_>,
     now: Millis,
-) -> sqlx::Result<HashSet<String>> {
+) -> Result<HashSet<String>> {
     let mut outcomes: Vec<&Outcome> = outcomes.iter().collect();
     outcomes.sort_unstable_by(|a, b| a.delivery_id.cmp(&b.delivery_id));
     let column = |f: fn(&AttemptRecord) -> &str| attempts.iter().map(|a| f(a)).collect::<Vec<_>>();
@@ -427,7 +409,7 @@ pub(super) async fn update_leases(
     change: LeaseChange,
     leases: &[(String, i64)],
     at: Millis,
-) -> sqlx::Result<()> {
+) -> Result<()> {
     let sql = match change {
         LeaseChange::Extend => EXTEND_LEASES,
         LeaseChange::Release => RELEASE_LEASES,
@@ -439,6 +421,6 @@ pub(super) async fn update_leases(
         .bind(sorted.iter().map(|(_, t)| *t).collect::<Vec<_>>())
         .bind(at)
         .execute(worker)
-        .await
-        .map(|_| ())
+        .await?;
+    Ok(())
 }

@@ -4,6 +4,7 @@
 //! another process wrote meanwhile), multi-row statements in chunks that stay
 //! well under SQLite's 32766-parameter limit.
 
+use crate::store::Result;
 use std::collections::{HashMap, HashSet};
 
 use sqlx::{pool::PoolConnection, Connection, QueryBuilder, Sqlite, SqliteConnection, SqlitePool};
@@ -27,20 +28,7 @@ use crate::{
 /// none is being sent (a replayed delivery waits for the one in flight).
 /// Rows of unordered endpoints stop at `lane_seq IS NULL`. One writer runs
 /// this statement at a time, so one claim sees every other claim's leases.
-pub const CLAIM_SQLITE: &str = "UPDATE deliveries SET lease_until = $1, lease_owner = $2, \
-     lease_token = lease_token + 1, updated_at = $3 \
-     WHERE id IN (SELECT d.id FROM deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= $3 \
-                  AND (d.lease_until IS NULL OR d.lease_until <= $3) \
-                  AND (d.lane_seq IS NULL OR (NOT EXISTS (SELECT 1 FROM deliveries o \
-                       WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key \
-                       AND o.lane_seq IS NOT NULL AND o.status IN ('pending', 'failed') AND o.lane_seq < d.lane_seq \
-                       AND (o.status = 'pending' OR (SELECT e.on_dead_letter FROM endpoints e WHERE e.id = d.endpoint_id) = 'block')) \
-                       AND NOT EXISTS (SELECT 1 FROM deliveries l \
-                       WHERE l.endpoint_id = d.endpoint_id AND l.ordering_key = d.ordering_key AND l.lane_seq IS NOT NULL \
-                       AND l.status = 'pending' AND l.next_attempt_at < 9223372036854775807 AND l.id <> d.id \
-                       AND l.lease_until > $3))) \
-                  ORDER BY d.next_attempt_at LIMIT $4) \
-     RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token, lane_seq";
+pub static CLAIM_SQLITE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| super::lane::claim(""));
 
 /// Pushes a lease whose token still matches.
 const EXTEND_LEASE: &str = "UPDATE deliveries SET lease_until = $3 \
@@ -64,7 +52,7 @@ pub(super) async fn ingest_batch(
     events: &[NewEvent],
     whole: Whole,
     fresh: Option<&FreshLease>,
-) -> sqlx::Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
+) -> Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
     let mut tx = begin_write(writer).await?;
     let mut plan = plan::plan(Conn::Sqlite(&mut tx), events).await?;
     if plan.refused_whole(whole) {
@@ -134,13 +122,13 @@ pub(super) async fn claim_due(
     now: Millis,
     lease_until: Millis,
     limit: i64,
-) -> sqlx::Result<Vec<ClaimedDelivery>> {
-    sqlx::query_as(CLAIM_SQLITE).bind(lease_until).bind(owner).bind(now).bind(limit).fetch_all(write).await
+) -> Result<Vec<ClaimedDelivery>> {
+    Ok(sqlx::query_as(&CLAIM_SQLITE).bind(lease_until).bind(owner).bind(now).bind(limit).fetch_all(write).await?)
 }
 
 /// [`CLAIM_SQLITE`] for one app.
 static CLAIM_OF_APP_SQLITE: std::sync::LazyLock<String> =
-    std::sync::LazyLock::new(|| super::claim_of_app(CLAIM_SQLITE));
+    std::sync::LazyLock::new(|| super::claim_of_app(&CLAIM_SQLITE));
 
 /// Leases one app's due rows in one statement on the writer.
 pub(super) async fn claim_due_of_app(
@@ -150,15 +138,15 @@ pub(super) async fn claim_due_of_app(
     lease_until: Millis,
     limit: i64,
     app_id: &str,
-) -> sqlx::Result<Vec<ClaimedDelivery>> {
-    sqlx::query_as(CLAIM_OF_APP_SQLITE.as_str())
+) -> Result<Vec<ClaimedDelivery>> {
+    Ok(sqlx::query_as(CLAIM_OF_APP_SQLITE.as_str())
         .bind(lease_until)
         .bind(owner)
         .bind(now)
         .bind(limit)
         .bind(app_id)
         .fetch_all(write)
-        .await
+        .await?)
 }
 
 /// Reads a claim's events, endpoints and live secrets on readers, one query
@@ -168,7 +156,7 @@ pub(super) async fn batch_context(
     event_ids: &[&str],
     endpoint_ids: &[&str],
     now: Millis,
-) -> sqlx::Result<ContextRows> {
+) -> Result<ContextRows> {
     let mut events = QueryBuilder::new("SELECT id, event_type, payload, created_at FROM events WHERE id IN (");
     let mut ids = events.separated(", ");
     for id in event_ids {
@@ -193,11 +181,11 @@ pub(super) async fn batch_context(
     secrets.push(") ORDER BY endpoint_id, version DESC");
     // Three reads side by side, each on a reader of its own: the context is
     // in hand after the slowest, not after all three.
-    tokio::try_join!(
+    Ok(tokio::try_join!(
         events.build_query_as::<EventPart>().fetch_all(read),
         endpoints.build_query_as::<EndpointTarget>().fetch_all(read),
         secrets.build_query_as::<SecretRow>().fetch_all(read),
-    )
+    )?)
 }
 
 /// One transaction: the attempts, the delivery rows whose lease token still
@@ -211,7 +199,7 @@ pub(super) async fn record_outcomes(
     attempts: &[&AttemptRecord],
     health: &Health<'_>,
     now: Millis,
-) -> sqlx::Result<HashSet<String>> {
+) -> Result<HashSet<String>> {
     let mut applied = HashSet::new();
     let mut tx = write.begin_with("BEGIN IMMEDIATE").await?;
     insert_attempts(&mut tx, attempts).await?;
@@ -262,7 +250,7 @@ pub(super) async fn record_outcomes(
 
 /// Inserts attempts in multi-row statements (11 parameters a row), skipping
 /// any whose delivery was deleted meanwhile.
-async fn insert_attempts(tx: &mut SqliteConnection, attempts: &[&AttemptRecord]) -> sqlx::Result<()> {
+async fn insert_attempts(tx: &mut SqliteConnection, attempts: &[&AttemptRecord]) -> Result<()> {
     for chunk in attempts.chunks(500) {
         let mut qb = QueryBuilder::new(
             "INSERT INTO attempts (id, delivery_id, endpoint_id, attempt_number, started_at, duration_ms, \
@@ -291,7 +279,7 @@ async fn insert_attempts(tx: &mut SqliteConnection, attempts: &[&AttemptRecord])
 
 /// Clears the failure run of the endpoints that had a success and starts it
 /// for those that had only failures: two statements per batch at most.
-async fn update_health(tx: &mut SqliteConnection, health: &Health<'_>, now: Millis) -> sqlx::Result<()> {
+async fn update_health(tx: &mut SqliteConnection, health: &Health<'_>, now: Millis) -> Result<()> {
     if !health.healthy.is_empty() {
         let mut qb =
             QueryBuilder::new("UPDATE endpoints SET failing_since = NULL WHERE failing_since IS NOT NULL AND id IN (");
@@ -322,7 +310,7 @@ pub(super) async fn update_leases(
     change: LeaseChange,
     leases: &[(String, i64)],
     at: Millis,
-) -> sqlx::Result<()> {
+) -> Result<()> {
     let sql = match change {
         LeaseChange::Extend => EXTEND_LEASE,
         LeaseChange::Release => RELEASE_LEASE,
@@ -331,5 +319,5 @@ pub(super) async fn update_leases(
     for (id, token) in leases {
         sqlx::query(sql).bind(id).bind(*token).bind(at).execute(&mut *tx).await?;
     }
-    tx.commit().await
+    Ok(tx.commit().await?)
 }
