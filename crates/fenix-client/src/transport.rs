@@ -12,7 +12,6 @@ use std::time::Duration;
 use reqwest::{header, Method, StatusCode, Url};
 use serde::de::DeserializeOwned;
 
-use crate::generated::ErrorBody;
 use crate::{Error, Operation};
 
 /// The first wait before a retry without `Retry-After`; each further one doubles.
@@ -157,6 +156,20 @@ impl Transport {
 fn retry_after(headers: &header::HeaderMap) -> Option<Duration> {
     let value = headers.get(header::RETRY_AFTER)?.to_str().ok()?;
     value.trim().parse().ok().map(Duration::from_secs)
+}
+
+/// An error answer's body, read with the code as text rather than the
+/// generated `ErrorCode`, so a code newer than this client still reads.
+#[derive(serde::Deserialize)]
+struct ErrorBody {
+    error: ErrorDetail,
+}
+
+/// The `error` object of an error answer.
+#[derive(serde::Deserialize)]
+struct ErrorDetail {
+    code: String,
+    message: String,
 }
 
 /// The error body, or a stand-in when the answer has none (a proxy's page).

@@ -17,6 +17,11 @@
 //!   string formats (`date-time`): times stay the RFC 3339 text the API
 //!   sends, as in every other SDK, without a date-time crate.
 //!
+//! The per-operation error schemas (`GetAppError404`: `ErrorBody` with the
+//! codes that route answers) are left out: the client answers every refusal
+//! as `Error::Api` with its code as text (a newer server may add codes), and
+//! `ErrorCode` names them all.
+//!
 //! Besides the models it writes, for every page type, an `impl Paged` (what
 //! `list_all` walks), and a constant per operation with its method and path,
 //! so a path the server renames stops the client from compiling.
@@ -31,6 +36,7 @@ fn main() {
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
     let document: Value = serde_json::from_str(&text).expect("the document is JSON");
     let mut schemas = document["components"]["schemas"].as_object().expect("components.schemas").clone();
+    schemas.retain(|name, _| !is_operation_error(name));
     relink_pages(&mut schemas);
     let schemas: BTreeMap<String, schemars::schema::Schema> = schemas
         .into_iter()
@@ -56,6 +62,13 @@ fn header() -> &'static str {
      // sdks/openapi.json with typify: do not edit. CI fails when this file\n\
      // differs from what the served document produces.\n\
      #![allow(clippy::all, missing_docs, rustdoc::all, unused_imports, dead_code)]\n\n"
+}
+
+/// `GetAppError404`: an operation's error answer for one status.
+fn is_operation_error(name: &str) -> bool {
+    name.rsplit_once("Error").is_some_and(|(operation, status)| {
+        !operation.is_empty() && status.len() == 3 && status.bytes().all(|b| b.is_ascii_digit())
+    })
 }
 
 /// Points each `Page_X` / `SizedPage_X` item back at the schema `X`.
