@@ -118,7 +118,7 @@ async fn a_value_the_database_refuses_is_not_an_outage(backend: Backend) {
             assert!(!e.is_unavailable(), "a refused value is not an outage: {e}");
             assert!(e.is_data_error(), "{e}");
             let answer = fenix::api::ApiError::from(e);
-            assert_eq!((answer.status.as_u16(), answer.code), (422, "unstorable_value"));
+            assert_eq!((answer.status.as_u16(), answer.code.as_str()), (422, "unstorable_value"));
         }
     }
 }

@@ -65,7 +65,7 @@ pub struct SchemaViolation {
 /// An event of a type the catalogue does not hold, in strict mode.
 pub fn unknown_type(name: &str) -> InvalidEventType {
     InvalidEventType {
-        code: "unknown_event_type",
+        kind: crate::event_types::Invalid::NotCatalogued,
         message: format!(
             "event type `{name}` is not in the event-type catalogue and FENIX_EVENT_TYPES_STRICT is on: \
              add it with POST /v1/event-types"
@@ -102,17 +102,6 @@ pub enum OverBudget {
 }
 
 impl Refusal {
-    /// The API's error code.
-    pub fn code(&self) -> &'static str {
-        match self {
-            Refusal::Mismatch { .. } => "schema_mismatch",
-            Refusal::Unchecked { reason, .. } => reason.code(),
-            Refusal::TooCostly { .. } => "schema_too_costly",
-            Refusal::Busy => "overloaded",
-            Refusal::Failed => "internal_error",
-        }
-    }
-
     /// What to tell the producer; never quotes the payload.
     pub fn message(&self) -> String {
         match self {
@@ -268,7 +257,7 @@ impl Catalogue {
         }
         let snapshot = self.current(store).await?;
         Ok(snapshot.unknown_pattern(filter).map(|p| InvalidEventType {
-            code: "unknown_event_type",
+            kind: crate::event_types::Invalid::NotCatalogued,
             message: format!(
                 "event_types: {p:?} names no type of the event-type catalogue and FENIX_EVENT_TYPES_STRICT is on \
                  (an exact type must be catalogued; a prefix.* must match at least one catalogued type)"
@@ -398,9 +387,20 @@ fn build(schema: &Value) -> Result<jsonschema::Validator, String> {
 
 /// Why a schema is not written, for the API: `invalid_schema` or `schema_too_costly`.
 #[derive(Debug)]
-pub struct SchemaRefused {
-    pub code: &'static str,
-    pub message: String,
+pub enum SchemaRefused {
+    /// Not a schema Fenix can use (`invalid_schema`).
+    Invalid(String),
+    /// Checking one value could cost without bound (`schema_too_costly`).
+    TooCostly(String),
+}
+
+impl SchemaRefused {
+    /// What to change.
+    pub fn message(self) -> String {
+        match self {
+            SchemaRefused::Invalid(m) | SchemaRefused::TooCostly(m) => m,
+        }
+    }
 }
 
 /// A schema being written to the catalogue: [`compile`]d, and refused
@@ -408,11 +408,14 @@ pub struct SchemaRefused {
 /// (`cost.rs`). Stored schemas are compiled without this bound: one written
 /// before it existed keeps working, under the time budget of each check.
 pub fn compile_new(schema: &Value) -> Result<jsonschema::Validator, SchemaRefused> {
-    let invalid = |message| SchemaRefused { code: "invalid_schema", message };
+    let invalid = SchemaRefused::Invalid;
     // The bound reads a schema that passed the meta-schema, and runs before
     // the validator is built (which would follow an in-place loop).
     well_formed(schema).map_err(invalid)?;
-    cost::bound(schema).map_err(|e| SchemaRefused { code: e.code(), message: short(e.message()) })?;
+    cost::bound(schema).map_err(|e| match e {
+        cost::Costly::TooCostly(_) => SchemaRefused::TooCostly(short(e.message())),
+        cost::Costly::Unfollowable(_) => SchemaRefused::Invalid(short(e.message())),
+    })?;
     build(schema).map_err(invalid)
 }
 
@@ -499,18 +502,18 @@ mod tests {
     fn data_that_cannot_be_checked_is_refused_never_passed() {
         let t = typed(Some(json!({"type": "object", "properties": {"amount": {"type": "integer"}}})));
         for (text, code, path) in [
-            (r#"{"amount":"x","amount":5}"#, "duplicate_key", "/data/amount"),
-            (r#"{"amount":1e400}"#, "number_out_of_range", "/data/amount"),
-            (r#"{"note":"\ud800"}"#, "invalid_unicode", "/data/note"),
+            (r#"{"amount":"x","amount":5}"#, Unreadable::DuplicateKey, "/data/amount"),
+            (r#"{"amount":1e400}"#, Unreadable::NumberOutOfRange, "/data/amount"),
+            (r#"{"note":"\ud800"}"#, Unreadable::InvalidUnicode, "/data/note"),
         ] {
             let refusal = t.check(&RawValue::from_string(text.into()).unwrap(), "/data").expect_err(text);
-            assert_eq!(refusal.code(), code, "{text}");
+            assert!(matches!(refusal, Refusal::Unchecked { reason, .. } if reason == code), "{text}");
             assert!(refusal.message().contains("`order.paid`"), "{}", refusal.message());
             assert_eq!(refusal.details()[0].path, path, "{text}");
         }
         let deep = format!("{{\"amount\":5,\"x\":{}{}}}", "[".repeat(129), "]".repeat(129));
         let refusal = t.check(&RawValue::from_string(deep).unwrap(), "/events/3/data").unwrap_err();
-        assert_eq!(refusal.code(), "data_too_deep");
+        assert!(matches!(refusal, Refusal::Unchecked { reason: Unreadable::TooDeep, .. }), "{refusal:?}");
         assert!(refusal.details()[0].path.starts_with("/events/3/data/x/0/"));
         // Without a schema nothing is read, so nothing is refused.
         assert!(typed(None).check(&RawValue::from_string(r#"{"a":1,"a":2}"#.into()).unwrap(), "/data").is_ok());

@@ -1,17 +1,27 @@
 //! Event types (`booking.confirmed`) and the filters endpoints subscribe with
 //! (exact types or `prefix.*`; an empty filter means every type).
 
-/// A refused event type or filter, as the API answers it (422 with this `code`).
+/// A refused event type or filter, as the API answers it (422 with the code of its `kind`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InvalidEventType {
-    /// `invalid_event_type` or `invalid_event_types`.
-    pub code: &'static str,
+    pub kind: Invalid,
     /// Says what a valid one looks like.
     pub message: String,
 }
 
-fn invalid(code: &'static str, message: impl Into<String>) -> InvalidEventType {
-    InvalidEventType { code, message: message.into() }
+/// What was refused (the API's code: `invalid_event_type`, `invalid_event_types`, `unknown_event_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Invalid {
+    /// A type's name.
+    Type,
+    /// An endpoint's filter.
+    Filter,
+    /// A type (or a filter's pattern) the catalogue does not hold, in strict mode.
+    NotCatalogued,
+}
+
+fn invalid(kind: Invalid, message: impl Into<String>) -> InvalidEventType {
+    InvalidEventType { kind, message: message.into() }
 }
 
 /// A producer's event type: 1–128 characters of `A-Z a-z 0-9 _ - . :`, no leading or trailing dot.
@@ -25,7 +35,7 @@ impl EventType {
             Ok(EventType(s.to_string()))
         } else {
             Err(invalid(
-                "invalid_event_type",
+                Invalid::Type,
                 "type must be 1-128 characters of A-Z a-z 0-9 _ - . : without a leading or trailing dot, e.g. booking.confirmed",
             ))
         }
@@ -53,13 +63,13 @@ impl EventTypeFilter {
     /// Parses patterns: exact types, or `prefix.*`; at most 100.
     pub fn parse(patterns: &[String]) -> Result<EventTypeFilter, InvalidEventType> {
         if patterns.len() > 100 {
-            return Err(invalid("invalid_event_types", "at most 100 event type patterns per endpoint"));
+            return Err(invalid(Invalid::Filter, "at most 100 event type patterns per endpoint"));
         }
         for p in patterns {
             let name = p.strip_suffix(".*").unwrap_or(p);
             if !valid_name(name) {
                 return Err(invalid(
-                    "invalid_event_types",
+                    Invalid::Filter,
                     format!("{p:?} is not an event type or a prefix.* pattern (e.g. booking.confirmed or booking.*)"),
                 ));
             }

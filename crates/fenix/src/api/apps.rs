@@ -1,5 +1,6 @@
 //! Apps: the producer's customers (tenants), addressed by id or by `uid`.
 
+use crate::api::code::Code;
 use axum::{extract::State, http::StatusCode, Extension, Json};
 use serde::{Deserialize, Serialize};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -32,14 +33,14 @@ impl AppUid {
             && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
             && !s.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("app_"));
         if !ok {
-            return Err(ApiError::invalid(
-                "invalid_uid",
+            return Err(ApiError::new(
+                Code::InvalidUid,
                 "uid must be 1-64 characters of A-Z a-z 0-9 _ - . and not start with app_ (the shape of app ids)",
             ));
         }
         if s.eq_ignore_ascii_case(crate::operator::OPERATOR_APP_UID) {
-            return Err(ApiError::invalid(
-                "uid_reserved",
+            return Err(ApiError::new(
+                Code::UidReserved,
                 format!("uid {:?} is reserved for Fenix's operator app", crate::operator::OPERATOR_APP_UID),
             ));
         }
@@ -115,9 +116,9 @@ fn parse_name(name: &str) -> Result<String, ApiError> {
     let name = name.trim();
     // Counted in characters, as documented (`len()` is bytes: 129 × "é" is 258).
     if name.is_empty() || name.chars().count() > 256 {
-        return Err(ApiError::invalid("invalid_name", "name must be 1-256 characters"));
+        return Err(ApiError::new(Code::InvalidName, "name must be 1-256 characters"));
     }
-    plain_text("name", "invalid_name", name)?;
+    plain_text("name", Code::InvalidName, name)?;
     Ok(name.to_string())
 }
 
@@ -160,7 +161,7 @@ async fn create(
 
 fn uid_conflict(e: crate::store::Error) -> ApiError {
     if e.is_unique_violation() {
-        ApiError::conflict("uid_taken", "another app already has this uid")
+        ApiError::new(Code::UidTaken, "another app already has this uid")
     } else {
         e.into()
     }

@@ -24,6 +24,7 @@
 //! The caller goes into the request's extensions, for handlers that filter
 //! by it (`Extension<Principal>`, as `GET /v1/apps` does).
 
+use crate::api::code::{Code, Resource};
 use std::{
     collections::HashMap,
     sync::{Arc, LazyLock, RwLock},
@@ -32,7 +33,7 @@ use std::{
 
 use axum::{
     extract::{MatchedPath, Request, State},
-    http::{header::AUTHORIZATION, HeaderMap, Method, StatusCode},
+    http::{header::AUTHORIZATION, HeaderMap, Method},
     middleware::Next,
     response::Response,
     RequestExt,
@@ -179,7 +180,7 @@ pub async fn require_token(State(auth): State<Arc<Auth>>, mut req: Request, next
         // The app in the path must be the caller's, else the answer is an unknown app's.
         if let Some((_, named)) = params.iter().find(|(name, _)| *name == "app") {
             if !names_app(&auth.store, named, app_id).await? {
-                return Err(ApiError::not_found("app"));
+                return Err(ApiError::not_found(Resource::App));
             }
         }
         if !principal.allows(scope) {
@@ -208,7 +209,7 @@ async fn names_app(store: &Store, named: &str, app_id: &str) -> Result<bool, Api
 }
 
 fn forbidden(message: &str) -> ApiError {
-    ApiError::new(StatusCode::FORBIDDEN, "forbidden", message)
+    ApiError::new(Code::Forbidden, message)
 }
 
 /// The token of an `Authorization: Bearer <token>` value. The scheme name is

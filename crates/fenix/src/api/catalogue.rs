@@ -11,6 +11,7 @@
 //! Every change marks this instance's compiled-schema cache stale
 //! (`crate::catalogue`), so the next event is checked against it.
 
+use crate::api::code::Code;
 use axum::{extract::State, http::StatusCode, Json};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -117,14 +118,13 @@ pub fn router() -> OpenApiRouter<SharedState> {
 }
 
 fn not_found() -> ApiError {
-    ApiError::new(StatusCode::NOT_FOUND, "event_type_not_found", "no such event type in the catalogue")
+    ApiError::new(Code::EventTypeNotFound, "no such event type in the catalogue")
 }
 
 fn check_description(d: &str) -> Result<String, ApiError> {
     let d = d.trim();
     if d.chars().count() > MAX_DESCRIPTION || d.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
-        return Err(ApiError::invalid(
-            "invalid_description",
+        return Err(ApiError::new(Code::InvalidDescription,
             format!("description must be at most {MAX_DESCRIPTION} characters, without control characters other than line breaks and tabs"),
         ));
     }
@@ -142,18 +142,18 @@ fn check_schema_and_example(
     let validator = match schema {
         None => None,
         Some(raw) => {
-            let schema = catalogue::read_json(raw, "schema").map_err(|e| ApiError::invalid("invalid_schema", e))?;
-            Some(catalogue::compile_new(&schema).map_err(|e| ApiError::invalid(e.code, e.message))?)
+            let schema = catalogue::read_json(raw, "schema").map_err(|e| ApiError::new(Code::InvalidSchema, e))?;
+            Some(catalogue::compile_new(&schema).map_err(|e| ApiError::new(Code::from(&e), e.message()))?)
         }
     };
     if let Some(raw) = example {
-        let value = catalogue::read_json(raw, "example").map_err(|e| ApiError::invalid("invalid_example", e))?;
+        let value = catalogue::read_json(raw, "example").map_err(|e| ApiError::new(Code::InvalidExample, e))?;
         if !value.is_object() {
-            return Err(ApiError::invalid("invalid_example", "example must be a JSON object, as an event's data is"));
+            return Err(ApiError::new(Code::InvalidExample, "example must be a JSON object, as an event's data is"));
         }
         if let Some(v) = &validator {
             catalogue::check_example(v, &value).map_err(|details| {
-                ApiError::invalid("example_mismatch", "example does not match schema (see details)")
+                ApiError::new(Code::ExampleMismatch, "example does not match schema (see details)")
                     .with_details(details)
             })?;
         }
@@ -171,7 +171,7 @@ fn check_schema_and_example(
     request_body = CreateEventType,
     responses(
         (status = 201, description = "The event type", body = EventTypeOut),
-        (status = 400, description = "`invalid_json`, `unknown_field`", body = ErrorBody),
+        (status = 400, description = "`malformed_json`, `unknown_field`", body = ErrorBody),
         (status = 409, description = "`event_type_exists`", body = ErrorBody),
         (status = 422, description = "`invalid_event_type`, `invalid_description`, `invalid_schema`, \
             `invalid_example`, `example_mismatch` (with `details`), `schema_too_costly` (its checking cost can grow \
@@ -183,8 +183,8 @@ async fn create(
     _: NoQuery,
     ApiJson(body): ApiJson<CreateEventType>,
 ) -> Result<(StatusCode, Json<EventTypeOut>), ApiError> {
-    let name =
-        EventType::parse(&body.name).map_err(|e| ApiError::invalid(e.code, e.message.replacen("type", "name", 1)))?;
+    let name = EventType::parse(&body.name)
+        .map_err(|e| ApiError::new(e.kind.into(), e.message.replacen("type", "name", 1)))?;
     let description = check_description(&body.description)?;
     let (schema, example) = check_schema_and_example(body.schema.as_deref(), body.example.as_deref())?;
     let now = time::now_ms();
@@ -201,7 +201,7 @@ async fn create(
     };
     s.store.insert_event_type(&row).await.map_err(|e| {
         if e.is_unique_violation() {
-            ApiError::conflict("event_type_exists", format!("event type `{}` is already in the catalogue", row.name))
+            ApiError::new(Code::EventTypeExists, format!("event type `{}` is already in the catalogue", row.name))
         } else {
             e.into()
         }
@@ -270,7 +270,7 @@ async fn find(s: &SharedState, name: &str) -> Result<EventTypeRow, ApiError> {
     request_body = PatchEventType,
     responses(
         (status = 200, description = "The event type", body = EventTypeOut),
-        (status = 400, description = "`invalid_path`, `invalid_json`, `unknown_field`", body = ErrorBody),
+        (status = 400, description = "`invalid_path`, `malformed_json`, `unknown_field`", body = ErrorBody),
         (status = 404, description = "`event_type_not_found`", body = ErrorBody),
         (status = 409, description = "`event_type_changed`: changed by another call meanwhile; read it and retry",
             body = ErrorBody),
@@ -306,8 +306,8 @@ async fn update(
     if !s.store.update_event_type(&row).await? {
         return Err(match s.store.find_event_type(&name).await? {
             None => not_found(),
-            Some(_) => ApiError::conflict(
-                "event_type_changed",
+            Some(_) => ApiError::new(
+                Code::EventTypeChanged,
                 "the event type was changed or replaced by another call meanwhile; read it and retry",
             ),
         });

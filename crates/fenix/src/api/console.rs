@@ -10,6 +10,7 @@
 //! Referer (a portal URL must not travel anywhere), and no caching of the HTML.
 //! These routes are outside the OpenAPI document: they are pages, not API.
 
+use crate::api::code::Code;
 use axum::{
     extract::Path,
     http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode},
@@ -65,8 +66,7 @@ pub fn router(frame_ancestors: &[String]) -> Router<SharedState> {
             match ASSETS.iter().find(|a| a.name == name) {
                 Some(a) => headers.answer(a.content_type, a.body, false),
                 None => {
-                    let mut resp =
-                        ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such console asset").into_response();
+                    let mut resp = ApiError::new(Code::NotFound, "no such console asset").into_response();
                     headers.apply(resp.headers_mut());
                     resp
                 }

@@ -1,6 +1,7 @@
 //! The delivery log: deliveries with filters, each delivery's attempts, and
 //! replay of one delivery.
 
+use crate::api::code::{Code, Resource};
 use axum::{extract::State, http::StatusCode, Json};
 use serde::{Deserialize, Serialize};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -84,6 +85,7 @@ pub struct AttemptOut {
     pub duration_ms: i64,
     pub response_status: Option<i64>,
     pub response_excerpt: Option<String>,
+    #[schema(schema_with = crate::api::schemas::error_class)]
     pub error: Option<String>,
     pub error_detail: Option<String>,
     /// Secret versions whose signatures the request carried, newest first.
@@ -163,7 +165,7 @@ async fn list(
     let app = lookup::app(&s.store, &app).await?;
     let limit = page_limit(q.limit)?;
     let status = q.status.as_deref().map(str::parse::<DeliveryStatus>).transpose().map_err(|_| {
-        ApiError::bad_request("invalid_status", "status must be one of pending, in_flight, succeeded, failed, skipped")
+        ApiError::new(Code::InvalidStatus, "status must be one of pending, in_flight, succeeded, failed, skipped")
     })?;
     let (since, until) = parse_window(q.since.as_deref(), q.until.as_deref())?;
     let (since_ms, until_ms) = (since.map(|t| t.to_string()), until.map(|t| t.to_string()));
@@ -213,7 +215,7 @@ pub fn unfiltered_cursor_after(app_id: &str, last_id: &str) -> String {
 
 async fn find(s: &SharedState, app: &str, dlv: &str) -> Result<DeliveryRow, ApiError> {
     let app = lookup::app(&s.store, app).await?;
-    s.store.get_delivery(&app.id, dlv).await?.ok_or_else(|| ApiError::not_found("delivery"))
+    s.store.get_delivery(&app.id, dlv).await?.ok_or_else(|| ApiError::not_found(Resource::Delivery))
 }
 
 #[utoipa::path(
@@ -296,13 +298,13 @@ async fn replay(
             s.wake.work_committed(crate::wake::Reach::AllInstances).await;
             Ok((StatusCode::ACCEPTED, Json(find(&s, &app, &dlv).await?.into())))
         }
-        Err(ReplayRefusal::NotFound) => Err(ApiError::not_found("delivery")),
-        Err(ReplayRefusal::NotReplayable(status)) => Err(ApiError::conflict(
-            "not_replayable",
+        Err(ReplayRefusal::NotFound) => Err(ApiError::not_found(Resource::Delivery)),
+        Err(ReplayRefusal::NotReplayable(status)) => Err(ApiError::new(
+            Code::NotReplayable,
             format!("this delivery is {status}; only failed or skipped deliveries can be replayed"),
         )),
-        Err(ReplayRefusal::PayloadExpired) => Err(ApiError::conflict(
-            "payload_expired",
+        Err(ReplayRefusal::PayloadExpired) => Err(ApiError::new(
+            Code::PayloadExpired,
             "the event's payload was purged by retention (FENIX_PAYLOAD_RETENTION); it cannot be sent again",
         )),
     }
@@ -337,11 +339,11 @@ async fn skip(
             s.wake.work_committed(crate::wake::Reach::AllInstances).await;
             Ok(Json(find(&s, &app, &dlv).await?.into()))
         }
-        Some(Err(status)) => Err(ApiError::conflict(
-            "not_skippable",
+        Some(Err(status)) => Err(ApiError::new(
+            Code::NotSkippable,
             format!("this delivery is {status}; only a failed delivery (a dead letter) can be skipped"),
         )),
-        None => Err(ApiError::not_found("delivery")),
+        None => Err(ApiError::not_found(Resource::Delivery)),
     }
 }
 
@@ -383,7 +385,7 @@ async fn read_attempt(
     ApiPath(AttemptPath { app, att }): ApiPath<AttemptPath>,
 ) -> Result<Json<AttemptWithDelivery>, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
-    let missing = || ApiError::new(StatusCode::NOT_FOUND, "attempt_not_found", "no such attempt");
+    let missing = || ApiError::new(Code::AttemptNotFound, "no such attempt");
     let attempt = s.store.get_attempt(&app.id, &att).await?.ok_or_else(missing)?;
     // Deleted between the two reads (retention, or its endpoint deleted): gone all the same.
     let delivery = s.store.get_delivery(&app.id, &attempt.delivery_id).await?.ok_or_else(missing)?;

@@ -15,14 +15,16 @@ use axum::{
 use serde::Serialize;
 use utoipa::ToSchema;
 
+pub use super::code::{Code, Resource};
 use crate::catalogue::SchemaViolation;
 
 /// An error answered as `{"error":{"code":…,"message":…}}`, with `details`
-/// when one value broke several rules (today: `schema_mismatch`).
+/// when one value broke several rules (today: `schema_mismatch`). Its status
+/// is its code's ([`Code::status`]).
 #[derive(Debug)]
 pub struct ApiError {
     pub status: StatusCode,
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
     pub details: Option<Vec<SchemaViolation>>,
     /// Whole seconds answered as `Retry-After` (a `429`).
@@ -30,9 +32,14 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    /// Any client error with its status, code and message.
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, code, message: message.into(), details: None, retry_after: None }
+    /// Any client error: its code (which says its status) and message.
+    pub fn new(code: Code, message: impl Into<String>) -> ApiError {
+        ApiError { status: code.status(), code, message: message.into(), details: None, retry_after: None }
+    }
+
+    /// The same error answered with its code's other status ([`Code::also_as`]).
+    pub fn with_other_status(self) -> ApiError {
+        ApiError { status: self.code.also_as().unwrap_or(self.status), ..self }
     }
 
     /// The same error with the list of what failed where (`details` of the body).
@@ -40,46 +47,23 @@ impl ApiError {
         ApiError { details: Some(details), ..self }
     }
 
-    /// 400 for a request that cannot be understood.
-    pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, code, message)
-    }
-
-    /// 422 for a well-formed request with an invalid value.
-    pub fn invalid(code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message)
-    }
-
-    /// 404 for an unknown resource (`what` is e.g. "app").
-    pub fn not_found(what: &str) -> ApiError {
-        let code = match what {
-            "app" => "app_not_found",
-            "endpoint" => "endpoint_not_found",
-            "event" => "event_not_found",
-            "delivery" => "delivery_not_found",
-            _ => "not_found",
-        };
-        ApiError::new(StatusCode::NOT_FOUND, code, format!("no such {what}"))
-    }
-
-    /// 409 for a request that conflicts with the current state.
-    pub fn conflict(code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::CONFLICT, code, message)
+    /// 404 for an unknown resource of a kind.
+    pub fn not_found(what: Resource) -> ApiError {
+        ApiError::new(what.not_found(), format!("no such {}", what.noun()))
     }
 
     /// 429 for a call over one of its budgets (`send_budgets`): come back after the `Retry-After`.
     pub fn over_budget(over: crate::send_budgets::OverBudget) -> ApiError {
         ApiError {
             retry_after: Some(crate::send_budgets::retry_seconds(over.retry_after)),
-            ..ApiError::new(StatusCode::TOO_MANY_REQUESTS, over.action.code(), over.message())
+            ..ApiError::new(over.action.into(), over.message())
         }
     }
 
     /// 401 for a missing or wrong token.
     pub fn unauthorized() -> ApiError {
         ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
+            Code::Unauthorized,
             "missing, unknown, revoked or expired token: send Authorization: Bearer <token>",
         )
     }
@@ -95,8 +79,7 @@ pub struct ErrorBody {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ErrorDetail {
     /// Stable, machine-readable: branch on this.
-    #[schema(example = "app_not_found", value_type = String)]
-    pub code: &'static str,
+    pub code: Code,
     /// For people: says what to change.
     #[schema(example = "no such app")]
     pub message: String,
@@ -126,28 +109,27 @@ impl From<crate::store::Error> for ApiError {
         if e.is_unavailable() {
             tracing::warn!(error = %e, "database unavailable");
             return ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "database_unavailable",
+                Code::DatabaseUnavailable,
                 "the database is unavailable; nothing was stored, retry later",
             );
         }
         if e.is_data_error() {
             // The value itself is not logged: it came from the request and may be a payload.
             tracing::warn!(code = ?e.database_code(), "the database refused a value of a request");
-            return ApiError::invalid(
-                "unstorable_value",
+            return ApiError::new(
+                Code::UnstorableValue,
                 "a value of the request cannot be stored (e.g. text with a NUL character); nothing was stored",
             );
         }
         tracing::error!(error = %e, "database error");
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", "internal error; nothing was stored")
+        ApiError::new(Code::InternalError, "internal error; nothing was stored")
     }
 }
 
 impl From<anyhow::Error> for ApiError {
     fn from(e: anyhow::Error) -> ApiError {
         tracing::error!(error = format!("{e:#}"), "internal error");
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", "internal error")
+        ApiError::new(Code::InternalError, "internal error")
     }
 }
 
@@ -155,16 +137,14 @@ impl From<JsonRejection> for ApiError {
     fn from(r: JsonRejection) -> ApiError {
         match r {
             JsonRejection::JsonSyntaxError(e) => {
-                ApiError::bad_request("malformed_json", format!("the body is not valid JSON: {}", short(&detail(&e))))
+                ApiError::new(Code::MalformedJson, format!("the body is not valid JSON: {}", short(&detail(&e))))
             }
-            JsonRejection::JsonDataError(e) => ApiError::invalid("invalid_body", short(&detail(&e))),
-            JsonRejection::MissingJsonContentType(_) => ApiError::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "unsupported_media_type",
-                "send the body as JSON with Content-Type: application/json",
-            ),
+            JsonRejection::JsonDataError(e) => ApiError::new(Code::InvalidBody, short(&detail(&e))),
+            JsonRejection::MissingJsonContentType(_) => {
+                ApiError::new(Code::UnsupportedMediaType, "send the body as JSON with Content-Type: application/json")
+            }
             other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => payload_too_large(),
-            other => ApiError::bad_request("bad_request", short(&detail(&other))),
+            other => ApiError::new(Code::BadRequest, short(&detail(&other))),
         }
     }
 }
@@ -178,7 +158,7 @@ fn detail(rejection: &(dyn std::error::Error + 'static)) -> String {
 
 impl From<crate::event_types::InvalidEventType> for ApiError {
     fn from(e: crate::event_types::InvalidEventType) -> ApiError {
-        ApiError::invalid(e.code, e.message)
+        ApiError::new(e.kind.into(), e.message)
     }
 }
 
@@ -186,9 +166,8 @@ impl From<crate::event_types::InvalidEventType> for ApiError {
 /// places in `details` (`503` with `Retry-After` when no check slot was free).
 impl From<crate::catalogue::Refusal> for ApiError {
     fn from(r: crate::catalogue::Refusal) -> ApiError {
-        let status = StatusCode::from_u16(r.status()).unwrap_or(StatusCode::UNPROCESSABLE_ENTITY);
-        let retry_after = (status == StatusCode::SERVICE_UNAVAILABLE).then_some(1);
-        let error = ApiError::new(status, r.code(), r.message());
+        let error = ApiError::new(Code::from(&r), r.message());
+        let retry_after = (error.status == StatusCode::SERVICE_UNAVAILABLE).then_some(1);
         let details = r.details();
         let error = if details.is_empty() { error } else { error.with_details(details) };
         ApiError { retry_after, ..error }
@@ -197,13 +176,13 @@ impl From<crate::catalogue::Refusal> for ApiError {
 
 impl From<QueryRejection> for ApiError {
     fn from(r: QueryRejection) -> ApiError {
-        ApiError::bad_request("invalid_query", short(&r.body_text()))
+        ApiError::new(Code::InvalidQuery, short(&r.body_text()))
     }
 }
 
 /// 413 for a body over the limit.
 pub fn payload_too_large() -> ApiError {
-    ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", "the request body is larger than 256 KiB")
+    ApiError::new(Code::PayloadTooLarge, "the request body is larger than 256 KiB")
 }
 
 /// Rejection messages from serde quote the offending input; keep them short so

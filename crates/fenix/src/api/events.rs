@@ -1,6 +1,7 @@
 //! Events: ingestion (envelope built once, fan-out in the same transaction as
 //! the event, idempotent on the producer's key) and the event log.
 
+use crate::api::code::{Code, Resource};
 use axum::{
     body::Body,
     extract::{DefaultBodyLimit, FromRequest, Request, State},
@@ -126,23 +127,26 @@ fn idempotency_key(headers: &HeaderMap, body_id: Option<String>) -> Result<Optio
     let key = match headers.get("idempotency-key") {
         Some(v) => Some(
             v.to_str()
-                .map_err(|_| ApiError::bad_request("invalid_idempotency_key", "Idempotency-Key must be visible ASCII"))?
+                .map_err(|_| {
+                    ApiError::new(Code::InvalidIdempotencyKey, "Idempotency-Key must be visible ASCII")
+                        .with_other_status()
+                })?
                 .trim()
                 .to_string(),
         ),
         None => body_id,
     };
-    checked_key(IDEMPOTENCY_KEY, "invalid_idempotency_key", key)
+    checked_key(IDEMPOTENCY_KEY, Code::InvalidIdempotencyKey, key)
 }
 
 const IDEMPOTENCY_KEY: &str = "the idempotency key (Idempotency-Key header or body id)";
 
 /// A producer's key (idempotency or ordering): 1-256 characters (characters,
 /// as documented: a body `id` may be any Unicode text) of plain text.
-fn checked_key(label: &str, code: &'static str, key: Option<String>) -> Result<Option<String>, ApiError> {
+fn checked_key(label: &str, code: Code, key: Option<String>) -> Result<Option<String>, ApiError> {
     let Some(k) = key else { return Ok(None) };
     if k.is_empty() || k.chars().count() > MAX_KEY_LEN {
-        return Err(ApiError::invalid(code, format!("{label} must be 1-256 characters")));
+        return Err(ApiError::new(code, format!("{label} must be 1-256 characters")));
     }
     plain_text(label, code, &k)?;
     Ok(Some(k))
@@ -170,7 +174,7 @@ fn checked_key(label: &str, code: &'static str, key: Option<String>) -> Result<O
             `invalid_ordering_key`, `fanout_limit_reached`, `schema_mismatch` (the event-type catalogue's schema; each mismatch in \
             `error.details`, its `path` a JSON Pointer into the body such as `/data/amount`), \
             `unknown_event_type` (only with `FENIX_EVENT_TYPES_STRICT`); when the type has a schema, data that \
-            cannot be checked faithfully: `duplicate_key`, `number_out_of_range`, `invalid_unicode`, `data_too_deep` \
+            cannot be checked faithfully: `duplicate_key`, `number_out_of_range`, `invalid_unicode`, `data_too_deep`, `unreadable_data` \
             (the place in `error.details`); `schema_too_costly` (the check went over `FENIX_SCHEMA_BUDGET`)",
             body = ErrorBody),
         (status = 503, description = "`overloaded`: every schema check slot stayed busy; retry", body = ErrorBody),
@@ -254,14 +258,14 @@ fn prepared_event(
 ) -> Result<(NewEvent, Option<Check>), ApiError> {
     let event_type = EventType::parse(&body.event_type)?;
     if !body.data.get().trim_start().starts_with('{') {
-        return Err(ApiError::invalid("invalid_data", "data must be a JSON object"));
+        return Err(ApiError::new(Code::InvalidData, "data must be a JSON object"));
     }
     let compiled = match catalogue.shared(event_type.as_str()) {
         Some(known) => Some(known).filter(|k| k.has_schema()),
         None if s.settings.event_types_strict => return Err(unknown_type(event_type.as_str()).into()),
         None => None,
     };
-    let ordering_key = checked_key("ordering_key", "invalid_ordering_key", body.ordering_key)?;
+    let ordering_key = checked_key("ordering_key", Code::InvalidOrderingKey, body.ordering_key)?;
     let (id, created_at) = made;
     let max_fanout = s.settings.max_fanout_per_event;
     let mut new = crate::ingest::new_event_as(id, created_at, app_id, &event_type, &body.data, key, max_fanout);
@@ -271,8 +275,8 @@ fn prepared_event(
 }
 
 fn fanout_refused(what: &str, matched: i64, s: &SharedState) -> ApiError {
-    ApiError::invalid(
-        "fanout_limit_reached",
+    ApiError::new(
+        Code::FanoutLimitReached,
         format!(
             "{what} matches {matched} endpoints, more than the {} one event may be sent to \
              (FENIX_MAX_FANOUT_PER_EVENT); nothing was stored",
@@ -328,8 +332,7 @@ impl<T: serde::de::DeserializeOwned> FromRequest<SharedState> for BatchJson<T> {
         let limit = s.settings.max_batch_bytes;
         let too_large = || {
             ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "payload_too_large",
+                Code::PayloadTooLarge,
                 format!(
                     "the batch is larger than {limit} bytes (FENIX_MAX_BATCH_BYTES); send fewer events per request"
                 ),
@@ -342,7 +345,7 @@ impl<T: serde::de::DeserializeOwned> FromRequest<SharedState> for BatchJson<T> {
         let bytes = match axum::body::Bytes::from_request(limited, s).await {
             Ok(bytes) => bytes,
             Err(r) if r.status() == StatusCode::PAYLOAD_TOO_LARGE => return Err(too_large()),
-            Err(_) => return Err(ApiError::bad_request("unreadable_body", "the request body could not be read")),
+            Err(_) => return Err(ApiError::new(Code::UnreadableBody, "the request body could not be read")),
         };
         let turn = s.batches.clone().acquire_owned().await.expect("the batch semaphore is never closed");
         match ApiJson::<T>::from_request(Request::from_parts(parts, Body::from(bytes)), s).await {
@@ -366,14 +369,14 @@ impl<T: serde::de::DeserializeOwned> FromRequest<SharedState> for BatchJson<T> {
     request_body = BatchBody,
     responses(
         (status = 202, description = "Stored (or every event was a repeat); deliveries are queued", body = BatchOut),
-        (status = 400, description = "`invalid_path`, `invalid_json`, `unknown_field`", body = ErrorBody),
+        (status = 400, description = "`invalid_path`, `malformed_json`, `unknown_field`", body = ErrorBody),
         (status = 404, description = "`app_not_found`", body = ErrorBody),
         (status = 413, description = "`payload_too_large`: the body is larger than `FENIX_MAX_BATCH_BYTES`", body = ErrorBody),
         (status = 422, description = "`empty_batch`, `batch_too_large`, and for one event (its index in the \
             message) `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `invalid_ordering_key`, \
             `fanout_limit_reached`, \
             `schema_mismatch` (with `error.details`, paths such as `/events/3/data/amount`), `unknown_event_type` \
-            (strict mode), `duplicate_key`, `number_out_of_range`, `invalid_unicode`, `data_too_deep`, \
+            (strict mode), `duplicate_key`, `number_out_of_range`, `invalid_unicode`, `data_too_deep`, `unreadable_data`, \
             `schema_too_costly` (over `FENIX_SCHEMA_BUDGET`, or the batch's checks over `FENIX_SCHEMA_REQUEST_BUDGET`)",
             body = ErrorBody),
         (status = 503, description = "`overloaded`: every schema check slot stayed busy; retry", body = ErrorBody),
@@ -388,10 +391,10 @@ async fn ingest_batch(
     let app = lookup::app_cached(&s, &app).await?;
     let max = s.settings.max_batch_events;
     match body.events.len() {
-        0 => return Err(ApiError::invalid("empty_batch", "events must hold at least one event")),
+        0 => return Err(ApiError::new(Code::EmptyBatch, "events must hold at least one event")),
         n if n > max => {
-            return Err(ApiError::invalid(
-                "batch_too_large",
+            return Err(ApiError::new(
+                Code::BatchTooLarge,
                 format!("events holds {n} events, more than the {max} one batch may carry (FENIX_MAX_BATCH_EVENTS)"),
             ))
         }
@@ -409,7 +412,7 @@ async fn ingest_batch(
     // in the request's order is answered.
     let (mut checks, mut refused) = (Vec::new(), None);
     for ((i, ev), id) in body.events.into_iter().enumerate().zip(ids) {
-        let prepared = checked_key(IDEMPOTENCY_KEY, "invalid_idempotency_key", ev.id.clone()).and_then(|key| {
+        let prepared = checked_key(IDEMPOTENCY_KEY, Code::InvalidIdempotencyKey, ev.id.clone()).and_then(|key| {
             prepared_event(&s, &catalogue, (id, created_at), app.id.clone(), ev, key, &format!("/events/{i}/data"), i)
         });
         match prepared {
@@ -485,8 +488,8 @@ pub fn parse_window(since: Option<&str>, until: Option<&str>) -> Result<(Option<
     let parse = |name: &str, v: Option<&str>| -> Result<Option<i64>, ApiError> {
         v.map(|v| {
             time::parse_rfc3339(v).ok_or_else(|| {
-                ApiError::bad_request(
-                    "invalid_time",
+                ApiError::new(
+                    Code::InvalidTime,
                     format!(
                         "{name} must be an RFC 3339 time such as 2026-11-29T21:04:19Z or 2026-11-29T22:04:19+01:00"
                     ),
@@ -502,7 +505,7 @@ fn include_payload(include: Option<&str>) -> Result<bool, ApiError> {
     match include {
         None | Some("") => Ok(false),
         Some("payload") => Ok(true),
-        Some(_) => Err(ApiError::bad_request("invalid_include", "include accepts only \"payload\"")),
+        Some(_) => Err(ApiError::new(Code::InvalidInclude, "include accepts only \"payload\"")),
     }
 }
 
@@ -590,11 +593,11 @@ async fn read(
     let app = lookup::app(&s.store, &app).await?;
     let include = include_payload(q.include.as_deref())?;
     if !include {
-        let row = s.store.get_event(&app.id, &evt, false).await?.ok_or_else(|| ApiError::not_found("event"))?;
+        let row = s.store.get_event(&app.id, &evt, false).await?.ok_or_else(|| ApiError::not_found(Resource::Event))?;
         return Ok(Json(EventOut::from_row(row, false)).into_response());
     }
     // The payload (as large as a batch allowed) is loaded once the process has room for it.
-    let sized = s.store.get_event_size(&app.id, &evt).await?.ok_or_else(|| ApiError::not_found("event"))?;
+    let sized = s.store.get_event_size(&app.id, &evt).await?.ok_or_else(|| ApiError::not_found(Resource::Event))?;
     let share = sized_page::take(&s, EventOut::most_bytes(&sized, true)).await?;
     let row = s.store.with_payloads(&app.id, vec![sized]).await?.pop().expect("one event in, one out");
     Ok(sized_page::item_answer(&EventOut::from_row(row, true), share))

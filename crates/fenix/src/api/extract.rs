@@ -2,6 +2,7 @@
 //! extractors that answer in our error shape, the path parameters, and
 //! cursor pagination.
 
+use crate::api::code::Code;
 use axum::extract::{FromRequest, Request};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -35,8 +36,8 @@ impl<T: DeserializeOwned, S: Send + Sync> axum::extract::FromRequestParts<S> for
         let query = parts.uri.query().unwrap_or_default();
         for (key, value) in url::form_urlencoded::parse(query.as_bytes()) {
             if value.contains('\0') {
-                return Err(ApiError::bad_request(
-                    "invalid_query",
+                return Err(ApiError::new(
+                    Code::InvalidQuery,
                     format!("query parameter `{}` must not contain NUL characters", key.escape_debug()),
                 ));
             }
@@ -50,10 +51,7 @@ impl<T: DeserializeOwned, S: Send + Sync> axum::extract::FromRequestParts<S> for
                     Some(at) => {
                         let rest = &text[at + "unknown field `".len()..];
                         let name: String = rest.split('`').next().unwrap_or_default().chars().take(64).collect();
-                        ApiError::bad_request(
-                            "invalid_query",
-                            format!("unknown query parameter `{}`", name.escape_debug()),
-                        )
+                        ApiError::new(Code::InvalidQuery, format!("unknown query parameter `{}`", name.escape_debug()))
                     }
                     None => ApiError::from(r),
                 }
@@ -76,8 +74,8 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for NoQuery {
             None => Ok(NoQuery),
             Some((key, _)) => {
                 let key: String = key.chars().take(64).collect();
-                Err(ApiError::bad_request(
-                    "invalid_query",
+                Err(ApiError::new(
+                    Code::InvalidQuery,
                     format!("unknown query parameter `{}`: this call takes none", key.escape_debug()),
                 ))
             }
@@ -105,7 +103,7 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> axum::extract::FromRequestParts
                 },
                 _ => r.body_text(),
             };
-            ApiError::bad_request("invalid_path", message)
+            ApiError::new(Code::InvalidPath, message)
         })?;
         // Every value is UTF-8 now; look for control characters by name.
         let PlainPathParams(_) = PlainPathParams::from_request_parts(parts, state).await?;
@@ -134,12 +132,12 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for PlainPathParams {
                 },
                 _ => r.body_text(),
             };
-            ApiError::bad_request("invalid_path", message)
+            ApiError::new(Code::InvalidPath, message)
         })?;
         for (key, value) in &raw {
             if value.chars().any(char::is_control) {
-                return Err(ApiError::bad_request(
-                    "invalid_path",
+                return Err(ApiError::new(
+                    Code::InvalidPath,
                     format!("path parameter `{key}` must not contain NUL or other control characters"),
                 ));
             }
@@ -151,9 +149,9 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for PlainPathParams {
 /// Refuses text that PostgreSQL cannot store and no client means: NUL and the
 /// other control characters (tab and line breaks included: every field checked
 /// with this is a one-line name or key). `field` names the field in the message.
-pub fn plain_text(field: &str, code: &'static str, value: &str) -> Result<(), ApiError> {
+pub fn plain_text(field: &str, code: Code, value: &str) -> Result<(), ApiError> {
     if value.chars().any(char::is_control) {
-        return Err(ApiError::invalid(code, format!("{field} must not contain NUL or other control characters")));
+        return Err(ApiError::new(code, format!("{field} must not contain NUL or other control characters")));
     }
     Ok(())
 }
@@ -193,7 +191,7 @@ impl<S: Send + Sync> FromRequest<S> for RawBody {
         match axum::body::Bytes::from_request(req, state).await {
             Ok(b) => Ok(RawBody(b)),
             Err(r) if r.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE => Err(super::error::payload_too_large()),
-            Err(_) => Err(ApiError::bad_request("unreadable_body", "the request body could not be read")),
+            Err(_) => Err(ApiError::new(Code::UnreadableBody, "the request body could not be read")),
         }
     }
 }
@@ -265,7 +263,7 @@ pub fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
     match limit {
         None => Ok(50),
         Some(n) if (1..=250).contains(&n) => Ok(n),
-        Some(_) => Err(ApiError::bad_request("invalid_limit", "limit must be between 1 and 250")),
+        Some(_) => Err(ApiError::new(Code::InvalidLimit, "limit must be between 1 and 250")),
     }
 }
 
@@ -327,8 +325,8 @@ pub fn decode_cursor(list: &ListScope, cursor: Option<&str>) -> Result<Option<St
     use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
     let Some(cursor) = cursor else { return Ok(None) };
     let refused = |why: &str| {
-        ApiError::bad_request(
-            "invalid_cursor",
+        ApiError::new(
+            Code::InvalidCursor,
             format!("cursor {why}: pass the next_cursor of the previous page of this list, with the same filters"),
         )
     };
@@ -408,7 +406,7 @@ fn body_rejection(r: axum::extract::rejection::JsonRejection) -> ApiError {
         if let Some(at) = text.find("unknown field `") {
             let rest = &text[at + "unknown field `".len()..];
             let name: String = rest.split('`').next().unwrap_or_default().chars().take(64).collect();
-            return ApiError::bad_request("unknown_field", format!("unknown field `{}`", name.escape_debug()));
+            return ApiError::new(Code::UnknownField, format!("unknown field `{}`", name.escape_debug()));
         }
     }
     ApiError::from(r)
@@ -424,7 +422,7 @@ mod tests {
     const KINDS: [&str; 4] = ["app", "ep", "evt", "dlv"];
 
     fn refused(list: &ListScope, cursor: &str) -> bool {
-        matches!(decode_cursor(list, Some(cursor)), Err(e) if (e.status.as_u16(), e.code) == (400, "invalid_cursor"))
+        matches!(decode_cursor(list, Some(cursor)), Err(e) if (e.status.as_u16(), e.code.as_str()) == (400, "invalid_cursor"))
     }
 
     #[test]

@@ -12,6 +12,8 @@
 //! | `auth.rs` | the caller of a request (`principal_from_headers`), its token cache, each route's scope enforced (`require_token`) |
 //! | `extract.rs` | JSON, query and path extractors in our error shape, path parameters, pagination |
 //! | `error.rs` | [`ApiError`] and the error body |
+//! | `code.rs` | every error `code` ([`code::Code`]): its text and status, in one place; the domain errors turned into codes |
+//! | `schemas.rs` | the document's `enum`s of closed sets whose type lives outside the API |
 //! | `lookup.rs` | `{app}`, `{ep}` → rows, or 404 |
 //! | `apps.rs`, `endpoints/`, `events.rs`, `deliveries.rs`, `replay.rs`, `stats.rs`, `tokens.rs` | one resource each |
 //! | `portal_sessions.rs`, `settings.rs` | portal links (admin); the settings in force, secrets redacted |
@@ -21,7 +23,7 @@
 //! | `catalogue.rs` | the event-type catalogue (`/v1/event-types`): admins write, every caller reads |
 //! | `key_document.rs` | an app's Ed25519 public keys as a JWKS, public (no token) for receivers |
 //! | `service.rs` | `/healthz`, `/readyz`, `/metrics`, `/openapi.json` |
-//! | `openapi.rs` | the document's info, tags and security, common error answers, links |
+//! | `openapi.rs` | the document's info, tags and security, common error answers, each error answer's `code` enum, links |
 //!
 //! Nothing outside this folder imports from it except `lib.rs` (which serves
 //! the routers) and `http_server` (which answers its own errors as [`ApiError`]).
@@ -29,6 +31,7 @@
 pub mod apps;
 pub mod auth;
 pub mod catalogue;
+pub mod code;
 pub mod console;
 pub mod deliveries;
 pub mod endpoints;
@@ -40,6 +43,7 @@ pub mod lookup;
 pub mod openapi;
 pub mod portal_sessions;
 pub mod replay;
+pub mod schemas;
 pub mod service;
 pub mod sessions;
 pub mod settings;
@@ -48,6 +52,7 @@ pub mod stats;
 pub mod test_events;
 pub mod tokens;
 
+use crate::api::code::Code;
 use std::convert::Infallible;
 
 use axum::{
@@ -77,13 +82,9 @@ pub fn router(state: SharedState) -> Router {
         .merge(sessions::console_api())
         // The console's pages are not API: outside the OpenAPI document.
         .merge(console::router(&state.settings.console_frame_ancestors))
-        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route") })
+        .fallback(|| async { ApiError::new(Code::NotFound, "no such route") })
         .method_not_allowed_fallback(|| async {
-            ApiError::new(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "method_not_allowed",
-                "this route does not accept that method",
-            )
+            ApiError::new(Code::MethodNotAllowed, "this route does not accept that method")
         })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::map_response(close_after_refused_body))
@@ -98,9 +99,7 @@ pub fn ops_router(state: SharedState) -> Router {
     );
     let (router, _) = service::probes().merge(service::metrics().route_layer(auth)).split_for_parts();
     router
-        .fallback(|| async {
-            ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such route (worker-only instance)")
-        })
+        .fallback(|| async { ApiError::new(Code::NotFound, "no such route (worker-only instance)") })
         .with_state(state)
 }
 

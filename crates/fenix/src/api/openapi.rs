@@ -22,7 +22,7 @@ use utoipa::{
     OpenApi,
 };
 
-use super::error::ErrorBody;
+use super::error::{Code, ErrorBody};
 use crate::access::Scope;
 
 /// The document's frame: info, tags, the bearer requirement. Its paths come
@@ -60,7 +60,67 @@ pub fn finish(mut doc: utoipa::openapi::OpenApi) -> Value {
     add_common_answers(&mut doc);
     let mut doc = serde_json::to_value(doc).expect("the OpenAPI document serializes");
     add_links(&mut doc);
+    add_error_codes(&mut doc);
     doc
+}
+
+/// The codes an error answer names in its description (each between backticks).
+fn codes_in(description: &str) -> Vec<Code> {
+    let mut codes: Vec<Code> = description.split('`').skip(1).step_by(2).filter_map(Code::parse).collect();
+    codes.sort();
+    codes.dedup();
+    codes
+}
+
+/// Gives each error answer of each operation its own named schema: the error
+/// body whose `code` is the closed `enum` of the codes that answer may carry
+/// (those its description names, the handler's own and the common ones), so
+/// a client knows per route and status which codes to expect. Named
+/// `{Operation}Error{status}`, e.g. `CreateAppError422`.
+fn add_error_codes(doc: &mut Value) {
+    let mut schemas = serde_json::Map::new();
+    let Some(paths) = doc["paths"].as_object_mut() else { return };
+    for op in paths.values_mut().filter_map(Value::as_object_mut).flat_map(|item| item.values_mut()) {
+        let id = op["operationId"].as_str().unwrap_or_default().to_string();
+        let Some(responses) = op["responses"].as_object_mut() else { continue };
+        for (status, response) in responses.iter_mut().filter(|(status, _)| !status.starts_with('2')) {
+            let codes = codes_in(response["description"].as_str().unwrap_or_default());
+            let schema = &mut response["content"]["application/json"]["schema"];
+            if schema["$ref"] != ERROR_BODY || codes.is_empty() {
+                continue;
+            }
+            let name = format!("{}Error{status}", camel(&id));
+            *schema = json!({ "$ref": format!("#/components/schemas/{name}") });
+            let codes: Vec<&str> = codes.iter().map(|c| c.as_str()).collect();
+            schemas.insert(
+                name,
+                json!({
+                    "description": format!("An error answer of `{id}` with status {status}."),
+                    "allOf": [
+                        { "$ref": ERROR_BODY },
+                        { "type": "object", "properties": { "error": { "type": "object",
+                            "properties": { "code": { "type": "string", "enum": codes } } } } },
+                    ],
+                }),
+            );
+        }
+    }
+    if let Some(components) = doc["components"]["schemas"].as_object_mut() {
+        components.extend(schemas);
+    }
+}
+
+const ERROR_BODY: &str = "#/components/schemas/ErrorBody";
+
+/// `create_app` → `CreateApp`.
+fn camel(snake: &str) -> String {
+    snake
+        .split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+        })
+        .collect()
 }
 
 /// Name of the bearer security scheme in the document (also in `security(...)` above).
@@ -168,8 +228,10 @@ fn add_common_errors(op: &mut Operation) {
     if let Some(body) = &op.request_body {
         errors.push(("400", "`malformed_json`: the body is not valid JSON"));
         errors.push(("400", "`unknown_field`: the body has a field the call does not take"));
+        errors.push(("400", "`unreadable_body`: the request body could not be read"));
         errors.push(("413", "`payload_too_large`: the body is larger than 256 KiB"));
         errors.push(("422", "`invalid_body`: the body does not fit the schema"));
+        errors.push(("422", "`unstorable_value`: a value cannot be stored (e.g. text with a NUL character)"));
         // Required bodies are read as JSON with a content-type check; optional ones are not.
         if matches!(body.required, Some(Required::True)) {
             errors.push(("415", "`unsupported_media_type`: send Content-Type: application/json"));
@@ -330,6 +392,153 @@ mod tests {
             }
         }
         assert!(bodies >= 10, "only {bodies} request bodies");
+    }
+
+    /// Codes no operation of the document answers: the console's own calls
+    /// (not in the document) and the HTTP shell's answers to no route at all.
+    const UNDOCUMENTED: [Code; 12] = [
+        Code::SessionRevoked,
+        Code::SessionExpired,
+        Code::CsrfFailed,
+        Code::LinkNotFound,
+        Code::LinkUsed,
+        Code::LinkExpired,
+        Code::LinkRevoked,
+        Code::SessionExists,
+        Code::NotFound,
+        Code::MethodNotAllowed,
+        Code::RequestTimeout,
+        Code::BadRequest,
+    ];
+
+    /// Each error answer of each operation: (operation, status, its codes).
+    fn error_answers(doc: &Value) -> Vec<(String, String, Vec<String>)> {
+        let mut answers = vec![];
+        for item in doc["paths"].as_object().unwrap().values() {
+            for op in item.as_object().unwrap().values() {
+                for (status, response) in op["responses"].as_object().unwrap() {
+                    let Some(name) = response["content"]["application/json"]["schema"]["$ref"].as_str() else {
+                        continue;
+                    };
+                    let name = name.trim_start_matches("#/components/schemas/");
+                    let codes = &doc["components"]["schemas"][name]["allOf"][1]["properties"]["error"]["properties"]
+                        ["code"]["enum"];
+                    let codes = codes.as_array().into_iter().flatten().map(|c| c.as_str().unwrap().to_string());
+                    answers.push((op["operationId"].as_str().unwrap().to_string(), status.clone(), codes.collect()));
+                }
+            }
+        }
+        answers
+    }
+
+    #[test]
+    fn every_error_answer_lists_the_codes_it_may_carry_each_of_its_status() {
+        let doc = document();
+        let mut answers = 0;
+        for (op, status, codes) in error_answers(&doc) {
+            if !status.starts_with(['4', '5']) || op == "healthz" || op == "readyz" {
+                continue;
+            }
+            assert!(!codes.is_empty(), "{op} {status} names no code");
+            for code in &codes {
+                let code = Code::parse(code).unwrap_or_else(|| panic!("{op} {status}: {code} is no Code"));
+                let statuses = [Some(code.status()), code.also_as()];
+                assert!(statuses.iter().flatten().any(|s| s.as_str() == status), "{op} answers {code} as {status}");
+            }
+            answers += 1;
+        }
+        assert!(answers > 150, "only {answers} error answers");
+        // What looks like a code in an error answer's description is one.
+        for item in doc["paths"].as_object().unwrap().values() {
+            for op in item.as_object().unwrap().values() {
+                for (status, response) in op["responses"].as_object().unwrap() {
+                    let description = response["description"].as_str().unwrap_or_default();
+                    for quoted in description.split('`').skip(1).step_by(2) {
+                        // (Field names are quoted too: only what is shaped like a code counts.)
+                        let code_like = quoted.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+                            && (quoted.starts_with("invalid_")
+                                || ["_not_found", "_limit_reached", "_exists", "_taken", "_header"]
+                                    .iter()
+                                    .any(|end| quoted.ends_with(end)))
+                            && status.starts_with(['4', '5']);
+                        assert!(!code_like || Code::parse(quoted).is_some(), "{status}: `{quoted}` is no Code");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_code_is_answered_by_some_operation_or_known_to_be_outside_the_document() {
+        let doc = document();
+        let mut listed: BTreeSet<String> = error_answers(&doc).into_iter().flat_map(|(_, _, codes)| codes).collect();
+        // `/readyz` answers its own body, whose description names its codes.
+        let readyz = doc["paths"]["/readyz"]["get"]["responses"]["503"]["description"].as_str().unwrap();
+        listed.extend(codes_in(readyz).iter().map(|c| c.as_str().to_string()));
+        let wrong: Vec<_> =
+            Code::ALL.iter().filter(|code| listed.contains(code.as_str()) == UNDOCUMENTED.contains(code)).collect();
+        assert!(wrong.is_empty(), "each listed by a route, or in UNDOCUMENTED (exactly one): {wrong:?}");
+        let all: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(doc["components"]["schemas"]["ErrorCode"]["enum"], json!(all));
+    }
+
+    /// Validates `example` against the schema at `pointer` of the document (its `$ref`s resolved in it).
+    fn check_example(doc: &Value, pointer: &str, example: &Value) {
+        let mut root = doc.clone();
+        let fragment: String = pointer
+            .bytes()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => (b as char).to_string(),
+                _ => format!("%{b:02X}"),
+            })
+            .collect();
+        root["$ref"] = format!("#{fragment}").into();
+        let validator = jsonschema::validator_for(&root).unwrap_or_else(|e| panic!("{pointer}: {e}"));
+        let errors: Vec<String> = validator.iter_errors(example).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "the example at {pointer} ({example}) fails its schema: {errors:?}");
+    }
+
+    /// Every example of `value` (at `pointer`): schemas' `example`/`examples`,
+    /// and media types' and parameters' `example`/`examples` against their `schema`.
+    fn examples(value: &Value, pointer: String, out: &mut Vec<(String, Value)>) {
+        match value {
+            Value::Object(map) => {
+                let target = if map.contains_key("schema") { format!("{pointer}/schema") } else { pointer.clone() };
+                if let Some(example) = map.get("example") {
+                    out.push((target.clone(), example.clone()));
+                }
+                match map.get("examples") {
+                    Some(Value::Array(list)) => out.extend(list.iter().map(|e| (target.clone(), e.clone()))),
+                    Some(Value::Object(named)) if map.contains_key("schema") => {
+                        out.extend(named.values().filter_map(|e| Some((target.clone(), e.get("value")?.clone()))))
+                    }
+                    _ => {}
+                }
+                for (key, inner) in map {
+                    if key != "example" && key != "examples" {
+                        let escaped = key.replace('~', "~0").replace('/', "~1");
+                        examples(inner, format!("{pointer}/{escaped}"), out);
+                    }
+                }
+            }
+            Value::Array(list) => {
+                for (i, inner) in list.iter().enumerate() {
+                    examples(inner, format!("{pointer}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_example_of_the_document_is_valid_against_its_schema() {
+        let doc = document();
+        let mut found = vec![];
+        examples(&doc, String::new(), &mut found);
+        assert!(found.len() > 50, "only {} examples", found.len());
+        for (pointer, example) in &found {
+            check_example(&doc, pointer, example);
+        }
     }
 
     #[tokio::test]

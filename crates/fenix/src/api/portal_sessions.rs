@@ -8,6 +8,7 @@
 //! `POST /console/api/portal/exchange` for a session cookie (`sessions.rs`).
 //! Only its SHA-256 is stored; the session lives until the link's expiry.
 
+use crate::api::code::Code;
 use axum::{
     extract::State,
     http::{header, HeaderMap, StatusCode},
@@ -158,8 +159,8 @@ async fn create(
     let max = s.settings.portal_max_ttl.as_secs().max(1);
     let expires_in = body.expires_in.unwrap_or(DEFAULT_EXPIRES_IN_SECS.min(max));
     if expires_in == 0 || expires_in > max {
-        return Err(ApiError::invalid(
-            "invalid_expires_in",
+        return Err(ApiError::new(
+            Code::InvalidExpiresIn,
             format!("expires_in must be between 1 and {max} seconds (FENIX_PORTAL_MAX_TTL)"),
         ));
     }
@@ -193,9 +194,9 @@ async fn create(
 fn parse_label(label: &str) -> Result<String, ApiError> {
     let label = label.trim();
     if label.is_empty() || label.chars().count() > 256 {
-        return Err(ApiError::invalid("invalid_label", "label must be 1-256 characters"));
+        return Err(ApiError::new(Code::InvalidLabel, "label must be 1-256 characters"));
     }
-    plain_text("label", "invalid_label", label)?;
+    plain_text("label", Code::InvalidLabel, label)?;
     Ok(label.to_string())
 }
 
@@ -244,7 +245,7 @@ async fn revoke(
 ) -> Result<StatusCode, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
     if !s.store.revoke_portal_link(&app.id, &ps, time::now_ms()).await? {
-        return Err(ApiError::new(StatusCode::NOT_FOUND, "portal_session_not_found", "no such portal session"));
+        return Err(ApiError::new(Code::PortalSessionNotFound, "no such portal session"));
     }
     tracing::info!(portal_session = %ps, app = %app.id, "portal link revoked");
     Ok(StatusCode::NO_CONTENT)

@@ -4,6 +4,7 @@
 //! An endpoint replay (also `resume` with `replay_skipped`) spends the
 //! budgets of `send_budgets` ([`Action::EndpointReplay`]).
 
+use crate::api::code::Code;
 use axum::{extract::State, Json};
 use serde::{Deserialize, Serialize};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -116,7 +117,7 @@ async fn replay_endpoint(
             .unwrap_or_default(),
     };
     if statuses.is_empty() {
-        return Err(ApiError::invalid("invalid_statuses", "statuses may contain only \"failed\" and \"skipped\""));
+        return Err(ApiError::new(Code::InvalidStatuses, "statuses may contain only \"failed\" and \"skipped\""));
     }
     let (since, until) = parse_window(body.since.as_deref(), body.until.as_deref())?;
     spend_endpoint_replay(&s, &endpoint).await?;

@@ -1,6 +1,7 @@
 //! The service routes: liveness and readiness probes (public), this API's
 //! OpenAPI document (public) and the Prometheus metrics (admin token).
 
+use crate::api::code::Code;
 use axum::{extract::State, http::header, http::StatusCode, response::IntoResponse, Json};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -33,7 +34,7 @@ pub struct Health {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorDetail>,
     /// `ok` or `unavailable`.
-    #[schema(value_type = String)]
+    #[schema(schema_with = super::schemas::health_status)]
     pub status: &'static str,
 }
 
@@ -45,7 +46,7 @@ pub struct Ready {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorDetail>,
     /// `ready` or `unavailable`.
-    #[schema(value_type = String)]
+    #[schema(schema_with = super::schemas::ready_status)]
     pub status: &'static str,
 }
 
@@ -66,7 +67,7 @@ async fn healthz(State(s): State<SharedState>) -> (StatusCode, Json<Health>) {
             StatusCode::SERVICE_UNAVAILABLE,
             Json(Health {
                 error: Some(ErrorDetail {
-                    code: "database_unavailable",
+                    code: Code::DatabaseUnavailable,
                     message: "the database is unavailable".into(),
                     details: None,
                 }),
@@ -92,7 +93,7 @@ async fn healthz(State(s): State<SharedState>) -> (StatusCode, Json<Health>) {
     )
 )]
 async fn readyz(State(s): State<SharedState>) -> (StatusCode, Json<Ready>) {
-    let unready = |code: &'static str, message: String| {
+    let unready = |code: Code, message: String| {
         (
             StatusCode::SERVICE_UNAVAILABLE,
             Json(Ready { error: Some(ErrorDetail { code, message, details: None }), status: "unavailable" }),
@@ -101,15 +102,15 @@ async fn readyz(State(s): State<SharedState>) -> (StatusCode, Json<Ready>) {
     let now = time::now_ms();
     let due = match s.store.work_due(now).await {
         Ok(due) => due,
-        Err(_) => return unready("database_unavailable", "the database is unavailable".into()),
+        Err(_) => return unready(Code::DatabaseUnavailable, "the database is unavailable".into()),
     };
     match s.metrics.worker.stall(now, due) {
         Some(Stall::RecorderBlocked(ms)) => unready(
-            "worker_stalled",
+            Code::WorkerStalled,
             format!("the worker has not been able to record delivery outcomes for {} s", ms / 1000),
         ),
         Some(Stall::NoProgress(ms)) => unready(
-            "worker_stalled",
+            Code::WorkerStalled,
             format!("deliveries are due and the worker has claimed or recorded nothing for {} s", ms / 1000),
         ),
         None => (StatusCode::OK, Json(Ready { error: None, status: "ready" })),

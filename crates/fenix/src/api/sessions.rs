@@ -32,6 +32,7 @@
 //! the session secret, so nothing more is stored and it dies with the session.
 //! [`principal_from_cookie`] is what the authentication middleware calls.
 
+use crate::api::code::Code;
 use axum::{
     extract::State,
     http::{header, HeaderMap, HeaderValue, Method, StatusCode},
@@ -116,8 +117,8 @@ struct Live {
 }
 
 /// Why the cookie's session cannot be used: 401 with a code the console can tell apart.
-fn refused(code: &'static str, message: &str) -> ApiError {
-    ApiError::new(StatusCode::UNAUTHORIZED, code, message)
+fn refused(code: Code, message: &str) -> ApiError {
+    ApiError::new(code, message)
 }
 
 /// The session of the request's cookie (named `cookie`): `None` without a
@@ -129,13 +130,13 @@ async fn live_session(store: &Store, cookie: &str, headers: &HeaderMap) -> Resul
         false => None,
     };
     let Some(row) = row else {
-        return Err(refused("unauthorized", "no such console session: log in again"));
+        return Err(refused(Code::Unauthorized, "no such console session: log in again"));
     };
     if row.revoked_at.is_some() || (row.kind == "operator" && row.token_id.is_none()) {
-        return Err(refused("session_revoked", "this console session was ended or revoked"));
+        return Err(refused(Code::SessionRevoked, "this console session was ended or revoked"));
     }
     if row.expires_at <= time::now_ms() {
-        return Err(refused("session_expired", "this console session has expired"));
+        return Err(refused(Code::SessionExpired, "this console session has expired"));
     }
     Ok(Some(Live { row, secret }))
 }
@@ -162,8 +163,7 @@ fn check_csrf(headers: &HeaderMap, secret: &str) -> Result<(), ApiError> {
         Ok(())
     } else {
         Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "csrf_failed",
+            Code::CsrfFailed,
             "a change made with the console cookie needs the header X-Fenix-CSRF with the session's csrf_token",
         ))
     }
@@ -279,7 +279,7 @@ async fn login(
     // Straight from the database (the token check's cache is for requests).
     let principal = s.store.find_live_token(&token_sha256, time::now_ms()).await?.map(|row| row.principal);
     if body.token.trim().is_empty() || principal != Some(Principal::Admin) {
-        return Err(ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", "this is not an admin token"));
+        return Err(ApiError::new(Code::Unauthorized, "this is not an admin token"));
     }
     let replaced = holding_session(&s.store, cookie_name(&s.settings), &headers).await?;
     let secret = new_secret(SESSION_PREFIX);
@@ -329,8 +329,8 @@ async fn exchange(
                 check_csrf(&headers, &current.secret)?;
             } else if let Some((app_id, access)) = s.store.find_exchangeable_portal_link(&digest(link), now).await? {
                 if changes_what_it_reaches(&current.row, &app_id, &access) {
-                    return Err(ApiError::conflict(
-                        "session_exists",
+                    return Err(ApiError::new(
+                        Code::SessionExists,
                         "this browser holds another live console session: it is kept unless the link is \
                          exchanged again with \"replace\": true (the page asks which to keep)",
                     ));
@@ -349,14 +349,12 @@ async fn exchange(
     } else {
         Exchange::NotFound
     };
-    let gone = |code, message| ApiError::new(StatusCode::GONE, code, message);
+    let gone = |code, message| ApiError::new(code, message);
     Err(match outcome {
-        Exchange::Used => gone("link_used", "this portal link was already used: ask for a new one"),
-        Exchange::Expired => gone("link_expired", "this portal link has expired: ask for a new one"),
-        Exchange::Revoked => gone("link_revoked", "this portal link was revoked"),
-        Exchange::NotFound | Exchange::Made { .. } => {
-            ApiError::new(StatusCode::NOT_FOUND, "link_not_found", "no such portal link")
-        }
+        Exchange::Used => gone(Code::LinkUsed, "this portal link was already used: ask for a new one"),
+        Exchange::Expired => gone(Code::LinkExpired, "this portal link has expired: ask for a new one"),
+        Exchange::Revoked => gone(Code::LinkRevoked, "this portal link was revoked"),
+        Exchange::NotFound | Exchange::Made { .. } => ApiError::new(Code::LinkNotFound, "no such portal link"),
     })
 }
 
@@ -378,7 +376,7 @@ struct SessionOut {
 /// `GET /console/api/session`.
 async fn session(State(s): State<SharedState>, headers: HeaderMap) -> Result<Json<SessionOut>, ApiError> {
     let Some(live) = live_session(&s.store, cookie_name(&s.settings), &headers).await? else {
-        return Err(refused("unauthorized", "no console session: log in"));
+        return Err(refused(Code::Unauthorized, "no console session: log in"));
     };
     let row = live.row;
     Ok(Json(SessionOut {

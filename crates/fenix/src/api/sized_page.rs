@@ -4,6 +4,7 @@
 //! only when the last byte of it has been freed (every chunk owns a share of
 //! them), so a client that reads slowly keeps its answer counted.
 
+use crate::api::code::Code;
 use std::{convert::Infallible, sync::Arc};
 
 use axum::{
@@ -42,8 +43,7 @@ pub async fn take(s: &crate::state::AppState, bytes: usize) -> Result<Share, Api
         None => Err(ApiError {
             retry_after: Some(1),
             ..ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "overloaded",
+                Code::Overloaded,
                 "answers with payloads already hold FENIX_ANSWER_BYTES in this instance; retry in a second, \
                  or ask for fewer items (limit)",
             )

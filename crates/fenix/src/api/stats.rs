@@ -1,6 +1,7 @@
 //! An endpoint's health as operators read it: attempts and success rate over a
 //! window, the dead-letter count, and the history of its state changes.
 
+use crate::api::code::Code;
 use std::time::Duration;
 
 use axum::{extract::State, Json};
@@ -70,8 +71,7 @@ const MAX_WINDOW: Duration = Duration::from_secs(366 * 86_400);
 /// `window`, 1 s to 366 days; default 24 h. Anything else is the client's error,
 /// answered before any arithmetic (a huge window once overflowed and panicked).
 fn parse_window(raw: Option<&str>) -> Result<Duration, ApiError> {
-    let bad =
-        || ApiError::bad_request("invalid_window", "window must be a duration from 1s to 366d, such as 1h, 24h or 7d");
+    let bad = || ApiError::new(Code::InvalidWindow, "window must be a duration from 1s to 366d, such as 1h, 24h or 7d");
     let window = parse_duration(raw.unwrap_or("24h")).map_err(|_| bad())?;
     if window < Duration::from_secs(1) || window > MAX_WINDOW {
         return Err(bad());

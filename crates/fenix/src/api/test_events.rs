@@ -9,6 +9,7 @@
 //! taken uncatalogued in strict mode, so a strict deployment can still test
 //! a receiver. Test events spend the budgets of `send_budgets`.
 
+use crate::api::code::{Code, Resource};
 use axum::{extract::State, http::StatusCode, Json};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -98,7 +99,7 @@ async fn send_test_event(
     let endpoint = lookup::endpoint(&s, &app, &ep).await?;
     let body: TestEventBody = optional_json(&body)?;
     let event_type = EventType::parse(body.event_type.as_deref().unwrap_or(DEFAULT_TEST_TYPE))
-        .map_err(|e| ApiError::invalid(e.code, e.message.replacen("type", "event_type", 1)))?;
+        .map_err(|e| ApiError::new(e.kind.into(), e.message.replacen("type", "event_type", 1)))?;
     let data = match body.data {
         Some(data) => data,
         None => RawValue::from_string("{}".into()).expect("valid JSON"),
@@ -109,7 +110,7 @@ async fn send_test_event(
     let mut new = if event_type.as_str() == DEFAULT_TEST_TYPE && catalogue.get(DEFAULT_TEST_TYPE).is_none() {
         // Fenix's own probe type, uncatalogued: nothing to check it against, even in strict mode.
         if !data.get().trim_start().starts_with('{') {
-            return Err(ApiError::invalid("invalid_data", "data must be a JSON object"));
+            return Err(ApiError::new(Code::InvalidData, "data must be a JSON object"));
         }
         crate::ingest::new_event_as(made.0, now, endpoint.app_id.clone(), &event_type, &data, None, 1)
     } else {
@@ -126,7 +127,7 @@ async fn send_test_event(
     let filter = DeliveryFilter { event_id: Some(ingested.event.id.clone()), limit: 1, ..Default::default() };
     // No delivery: the endpoint was deleted between the lookup and the write.
     let delivery = s.store.list_deliveries(&endpoint.app_id, &filter).await?.pop();
-    let delivery = delivery.ok_or_else(|| ApiError::not_found("endpoint"))?;
+    let delivery = delivery.ok_or_else(|| ApiError::not_found(Resource::Endpoint))?;
     tracing::info!(endpoint_id = %endpoint.id, event_id = %ingested.event.id, "test event sent");
     Ok((StatusCode::ACCEPTED, Json(TestEventSent { event_id: ingested.event.id, delivery_id: delivery.id })))
 }

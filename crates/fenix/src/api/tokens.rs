@@ -2,6 +2,7 @@
 //! app tokens (`fxk_…`, one app, `manage` or `read`), with an optional
 //! expiry. A token is shown once, when made; only its hash is stored.
 
+use crate::api::code::Code;
 use std::sync::Arc;
 
 use axum::{extract::State, http::StatusCode, Extension, Json};
@@ -133,18 +134,18 @@ async fn create(
 ) -> Result<(StatusCode, Json<CreatedTokenOut>), ApiError> {
     let name = body.name.trim();
     if name.is_empty() || name.chars().count() > 256 {
-        return Err(ApiError::invalid("invalid_name", "name must be 1-256 characters"));
+        return Err(ApiError::new(Code::InvalidName, "name must be 1-256 characters"));
     }
-    plain_text("name", "invalid_name", name)?;
+    plain_text("name", Code::InvalidName, name)?;
     let now = time::now_ms();
     let expires_at = match body.expires_at.as_deref() {
         None => None,
         Some(text) => match time::parse_rfc3339(text) {
             Some(at) if at > now => Some(at),
-            Some(_) => return Err(ApiError::invalid("invalid_expires_at", "expires_at must be in the future")),
+            Some(_) => return Err(ApiError::new(Code::InvalidExpiresAt, "expires_at must be in the future")),
             None => {
-                return Err(ApiError::invalid(
-                    "invalid_expires_at",
+                return Err(ApiError::new(
+                    Code::InvalidExpiresAt,
                     "expires_at must be an RFC 3339 time, e.g. 2027-01-01T00:00:00Z",
                 ))
             }
@@ -153,17 +154,15 @@ async fn create(
     let principal = match (body.access, body.app.as_deref()) {
         (TokenAccess::Admin, None) => Principal::Admin,
         (TokenAccess::Admin, Some(_)) => {
-            return Err(ApiError::invalid("invalid_token_scope", "an admin token reaches every app: leave app out"))
+            return Err(ApiError::new(Code::InvalidTokenScope, "an admin token reaches every app: leave app out"))
         }
-        (_, None) => {
-            return Err(ApiError::invalid("invalid_token_scope", "app is required with access read or manage"))
-        }
+        (_, None) => return Err(ApiError::new(Code::InvalidTokenScope, "app is required with access read or manage")),
         (access, Some(app)) => {
-            plain_text("app", "unknown_app", app)?;
+            plain_text("app", Code::UnknownApp, app)?;
             let app = match lookup::app(&s.store, app).await {
                 Ok(app) => app,
                 Err(e) if e.status == StatusCode::NOT_FOUND => {
-                    return Err(ApiError::invalid("unknown_app", "app: no app has this id or uid"))
+                    return Err(ApiError::new(Code::UnknownApp, "app: no app has this id or uid"))
                 }
                 Err(e) => return Err(e),
             };
@@ -221,9 +220,9 @@ async fn remove(
             auth.forget_tokens();
             Ok(StatusCode::NO_CONTENT)
         }
-        TokenDeletion::NotFound => Err(ApiError::new(StatusCode::NOT_FOUND, "token_not_found", "no such token")),
-        TokenDeletion::LastAdmin => Err(ApiError::conflict(
-            "last_admin_token",
+        TokenDeletion::NotFound => Err(ApiError::new(Code::TokenNotFound, "no such token")),
+        TokenDeletion::LastAdmin => Err(ApiError::new(
+            Code::LastAdminToken,
             "this is the last admin token that still works: make another before revoking it",
         )),
     }

@@ -37,17 +37,6 @@ pub enum Unreadable {
 }
 
 impl Unreadable {
-    /// The API's stable error code.
-    pub fn code(self) -> &'static str {
-        match self {
-            Unreadable::DuplicateKey => "duplicate_key",
-            Unreadable::TooDeep => "data_too_deep",
-            Unreadable::NumberOutOfRange => "number_out_of_range",
-            Unreadable::InvalidUnicode => "invalid_unicode",
-            Unreadable::Other => "unreadable_data",
-        }
-    }
-
     /// What is wrong, for the message (never quoting the payload).
     pub fn what(self) -> String {
         match self {
@@ -117,7 +106,7 @@ struct Node<'t> {
 impl Node<'_> {
     fn refuse<E: serde::de::Error>(&self, reason: Unreadable) -> E {
         self.trace.borrow_mut().reason = Some(reason);
-        E::custom(reason.code())
+        E::custom(reason.what())
     }
 
     fn unwinding_at(&self, segment: String) {
@@ -217,9 +206,9 @@ mod tests {
 
     use super::*;
 
-    fn refused(text: &str) -> (&'static str, String) {
+    fn refused(text: &str) -> (Unreadable, String) {
         let e = read(text).expect_err(text);
-        (e.reason.code(), e.path)
+        (e.reason, e.path)
     }
 
     #[test]
@@ -232,24 +221,24 @@ mod tests {
 
     #[test]
     fn a_key_given_twice_anywhere_is_refused_naming_it() {
-        assert_eq!(refused(r#"{"amount":"x","amount":5}"#), ("duplicate_key", "/amount".into()));
-        assert_eq!(refused(r#"{"a":[0,{"k/~":1,"k/~":1}]}"#), ("duplicate_key", "/a/1/k~1~0".into()));
+        assert_eq!(refused(r#"{"amount":"x","amount":5}"#), (Unreadable::DuplicateKey, "/amount".into()));
+        assert_eq!(refused(r#"{"a":[0,{"k/~":1,"k/~":1}]}"#), (Unreadable::DuplicateKey, "/a/1/k~1~0".into()));
         // The same key in different objects is no duplicate.
         assert!(read(r#"{"a":{"k":1},"b":{"k":1},"k":[{"k":1},{"k":2}]}"#).is_ok());
     }
 
     #[test]
     fn values_without_a_faithful_reading_are_refused_naming_why_and_where() {
-        assert_eq!(refused(r#"{"n":1e400}"#), ("number_out_of_range", "/n".into()));
-        assert_eq!(refused(r#"{"n":[-1e309]}"#), ("number_out_of_range", "/n/0".into()));
-        assert_eq!(refused(r#"{"s":"\ud800"}"#), ("invalid_unicode", "/s".into()));
-        assert_eq!(refused(r#"{"s":"\udc00x"}"#).0, "invalid_unicode");
-        assert_eq!(refused(r#"{"\ud800":1}"#).0, "invalid_unicode");
+        assert_eq!(refused(r#"{"n":1e400}"#), (Unreadable::NumberOutOfRange, "/n".into()));
+        assert_eq!(refused(r#"{"n":[-1e309]}"#), (Unreadable::NumberOutOfRange, "/n/0".into()));
+        assert_eq!(refused(r#"{"s":"\ud800"}"#), (Unreadable::InvalidUnicode, "/s".into()));
+        assert_eq!(refused(r#"{"s":"\udc00x"}"#).0, Unreadable::InvalidUnicode);
+        assert_eq!(refused(r#"{"\ud800":1}"#).0, Unreadable::InvalidUnicode);
         let deep = format!("{{\"a\":{}{}}}", "[".repeat(200), "]".repeat(200));
         let (code, path) = refused(&deep);
-        assert_eq!(code, "data_too_deep");
+        assert_eq!(code, Unreadable::TooDeep);
         assert!(path.starts_with("/a/0/0/"), "{path}");
         let just_over = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
-        assert_eq!(refused(&just_over).0, "data_too_deep");
+        assert_eq!(refused(&just_over).0, Unreadable::TooDeep);
     }
 }

@@ -17,6 +17,7 @@
 //! - at most `max_in_flight` requests are handled at once; one more is answered
 //!   `503 overloaded` with `Retry-After` at once, never queued.
 
+use crate::api::code::Code;
 use std::{
     convert::Infallible,
     io,
@@ -31,7 +32,7 @@ use std::{
 
 use axum::{
     body::Body,
-    http::{header, HeaderValue, StatusCode},
+    http::{header, HeaderValue},
     response::{IntoResponse, Response},
     Router,
 };
@@ -214,7 +215,7 @@ async fn handle(
     let resp = router.oneshot(req).await.unwrap_or_else(|e| match e {});
     let resp = if timed_out.load(Ordering::Relaxed) {
         let message = format!("the request body did not arrive within {}", humantime::format_duration(body_timeout));
-        closing(ApiError::new(StatusCode::REQUEST_TIMEOUT, "request_timeout", message).into_response())
+        closing(ApiError::new(Code::RequestTimeout, message).into_response())
     } else {
         resp
     };
@@ -252,12 +253,8 @@ impl hyper::body::Body for Held {
 
 /// `503 overloaded`: retry in a second. A request whose body was not read closes its connection.
 fn overloaded(bodiless: bool) -> Response {
-    let mut resp = ApiError::new(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "overloaded",
-        "too many requests are being handled; retry shortly",
-    )
-    .into_response();
+    let mut resp =
+        ApiError::new(Code::Overloaded, "too many requests are being handled; retry shortly").into_response();
     resp.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
     if bodiless {
         resp

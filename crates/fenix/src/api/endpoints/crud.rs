@@ -3,6 +3,7 @@
 //! stored; a create or a new URL that must be proved starts an ownership
 //! challenge.
 
+use crate::api::code::{Code, Resource};
 use axum::{extract::State, http::StatusCode, Json};
 
 use super::{
@@ -20,6 +21,15 @@ use crate::{
     store::endpoints::EndpointPatch,
     time,
 };
+
+/// The 422 codes of the destination policy (`fenix-destination`), for the document.
+macro_rules! destination_codes {
+    () => {
+        "`url_invalid`, `url_ambiguous`, `url_too_long`, `url_scheme_not_https`, `url_has_credentials`, \
+         `url_has_query`, `url_has_fragment`, `url_port_not_allowed`, `url_host_is_ip`, `url_host_not_public`, \
+         `destination_unresolvable`, `destination_not_public`"
+    };
+}
 
 /// The 422 codes of the endpoint's own policy, for the document.
 macro_rules! policy_codes {
@@ -43,7 +53,7 @@ macro_rules! policy_codes {
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`", body = ErrorBody),
         (status = 422, description = concat!("`invalid_event_types`, `unknown_event_type` (strict mode), `invalid_signature_scheme`, `invalid_secret`, \
-            `invalid_rate_limit`, `invalid_description`, `endpoint_limit_reached`, `url_*`, `destination_*`, ",
+            `invalid_rate_limit`, `invalid_description`, `endpoint_limit_reached`, ", destination_codes!(), ", ",
             policy_codes!()), body = ErrorBody),
         (status = 429, description = CHALLENGE_LIMIT, body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds until the call is allowed again"))),
@@ -64,12 +74,11 @@ pub(super) async fn create(
     // An app deleted since the lookup above (by another call) is the unknown app it now is.
     let inserted =
         s.store.insert_endpoint_challenged(&new, max as i64, challenge.as_ref()).await.map_err(|e| match e {
-            crate::store::Error::NotFound => ApiError::not_found("app"),
+            crate::store::Error::NotFound => ApiError::not_found(Resource::App),
             e => ApiError::from(e),
         })?;
     if !inserted {
-        return Err(ApiError::invalid(
-            "endpoint_limit_reached",
+        return Err(ApiError::new(Code::EndpointLimitReached,
             format!("this app already has {max} endpoints, the most allowed (FENIX_MAX_ENDPOINTS_PER_APP); delete one first"),
         ));
     }
@@ -141,7 +150,7 @@ pub(super) async fn read(
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`, `endpoint_not_found`", body = ErrorBody),
         (status = 422, description = concat!("`invalid_event_types`, `unknown_event_type` (strict mode), `invalid_rate_limit`, `invalid_description`, \
-            `url_*`, `destination_*`, ", policy_codes!()), body = ErrorBody),
+            ", destination_codes!(), ", ", policy_codes!()), body = ErrorBody),
         (status = 429, description = CHALLENGE_LIMIT, body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds until the call is allowed again"))),
     )

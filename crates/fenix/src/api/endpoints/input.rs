@@ -5,6 +5,7 @@
 //! a fixed order, so a body with several faults is always answered with the
 //! same one.
 
+use crate::api::code::Code;
 use std::{collections::BTreeMap, time::Duration};
 
 use serde::Deserialize;
@@ -32,6 +33,7 @@ pub(super) struct CreateEndpoint {
     event_types: Vec<String>,
     #[schema(minimum = 1, maximum = 100000)]
     rate_limit_per_sec: Option<i64>,
+    #[schema(schema_with = crate::api::schemas::signature_scheme, required = false)]
     signature_scheme: Option<String>,
     /// `hmac` (default) or `ed25519`: Fenix makes an Ed25519 key pair, keeps
     /// the private key sealed and never shows it; receivers verify with the public key.
@@ -138,7 +140,6 @@ pub(super) async fn new_endpoint(
     let final_status_codes = final_codes(body.final_status_codes.as_deref().unwrap_or_default())?;
     let attempt_timeout = body.attempt_timeout.as_deref().map(|t| attempt_timeout(s, t)).transpose()?;
     let url = check_url(s, &body.url).await?;
-    let now = time::now_ms();
     let description = check_description(body.description.as_deref().unwrap_or(""))?;
     let spec = EndpointSpec {
         signature_scheme: scheme,
@@ -152,6 +153,7 @@ pub(super) async fn new_endpoint(
         on_dead_letter: body.on_dead_letter,
         rate_limit_per_sec: check_rate(body.rate_limit_per_sec)?,
     };
+    let now = time::now_ms();
     let row = EndpointRow {
         id,
         app_id,
@@ -219,7 +221,7 @@ fn created_headers(s: &SharedState, id: &str, body: &CreateEndpoint) -> Result<S
         )
         .map_err(invalid_policy),
         None if body.sensitive_headers.as_ref().is_some_and(|v| !v.is_empty()) => {
-            Err(ApiError::invalid("invalid_sensitive_headers", "sensitive_headers needs headers to name"))
+            Err(ApiError::new(Code::InvalidSensitiveHeaders, "sensitive_headers needs headers to name"))
         }
         None => Ok(StoredHeaders::default()),
     }
@@ -244,8 +246,8 @@ fn patched_headers(
                 .map(Some)
                 .map_err(invalid_policy)
         }
-        (None, Some(_)) => Err(ApiError::invalid(
-            "invalid_sensitive_headers",
+        (None, Some(_)) => Err(ApiError::new(
+            Code::InvalidSensitiveHeaders,
             "sensitive_headers can only be changed together with headers",
         )),
         (None, None) => Ok(None),
@@ -258,8 +260,8 @@ fn patched_headers(
 pub(super) fn new_key(algorithm: SigningAlgorithm, supplied: Option<&str>) -> Result<EndpointKey, ApiError> {
     match (algorithm, supplied) {
         (SigningAlgorithm::Hmac, Some(v)) => Ok(EndpointKey::Hmac(SigningSecret::parse(v).map_err(invalid_secret)?)),
-        (SigningAlgorithm::Ed25519, Some(_)) => Err(ApiError::invalid(
-            "invalid_secret",
+        (SigningAlgorithm::Ed25519, Some(_)) => Err(ApiError::new(
+            Code::InvalidSecret,
             "secret can only be given with signing_algorithm \"hmac\": Fenix makes Ed25519 keys itself",
         )),
         (algorithm, None) => Ok(EndpointKey::generate(algorithm)),
@@ -267,7 +269,7 @@ pub(super) fn new_key(algorithm: SigningAlgorithm, supplied: Option<&str>) -> Re
 }
 
 fn invalid_secret(e: crate::secrets::InvalidSecret) -> ApiError {
-    ApiError::invalid("invalid_secret", e.to_string())
+    ApiError::new(Code::InvalidSecret, e.to_string())
 }
 
 /// The scheme a create asks for; left out, `fenix-v1`.
@@ -275,8 +277,8 @@ fn signature_scheme(given: Option<&str>) -> Result<fenix_signing::Scheme, ApiErr
     match given {
         None => Ok(fenix_signing::Scheme::FenixV1),
         Some(v) => fenix_signing::Scheme::parse(v).ok_or_else(|| {
-            ApiError::invalid(
-                "invalid_signature_scheme",
+            ApiError::new(
+                Code::InvalidSignatureScheme,
                 "signature_scheme must be \"fenix-v1\" or \"standard-webhooks\"",
             )
         }),
@@ -296,14 +298,14 @@ async fn catalogued(s: &SharedState, filter: &EventTypeFilter) -> Result<(), Api
 async fn check_url(s: &SharedState, raw: &str) -> Result<String, ApiError> {
     match s.destinations.check_destination(raw).await {
         Ok(url) => Ok(url.to_string()),
-        Err(e) => Err(ApiError::invalid(e.code(), e.to_string())),
+        Err(e) => Err(ApiError::new(Code::from(&e), e.to_string())),
     }
 }
 
 fn check_rate(rate: Option<i64>) -> Result<Option<i64>, ApiError> {
     match rate {
         Some(r) if !(1..=100_000).contains(&r) => {
-            Err(ApiError::invalid("invalid_rate_limit", "rate_limit_per_sec must be between 1 and 100000, or null"))
+            Err(ApiError::new(Code::InvalidRateLimit, "rate_limit_per_sec must be between 1 and 100000, or null"))
         }
         other => Ok(other),
     }
@@ -311,17 +313,17 @@ fn check_rate(rate: Option<i64>) -> Result<Option<i64>, ApiError> {
 
 fn check_description(d: &str) -> Result<String, ApiError> {
     if d.len() > 1024 {
-        return Err(ApiError::invalid("invalid_description", "description must be at most 1024 bytes"));
+        return Err(ApiError::new(Code::InvalidDescription, "description must be at most 1024 bytes"));
     }
     // Line breaks and tabs are fine in a description; NUL is not storable text on PostgreSQL.
     if d.contains('\0') {
-        return Err(ApiError::invalid("invalid_description", "description must not contain NUL characters"));
+        return Err(ApiError::new(Code::InvalidDescription, "description must not contain NUL characters"));
     }
     Ok(d.to_string())
 }
 
 fn invalid_policy(e: InvalidPolicy) -> ApiError {
-    ApiError::invalid(e.code, e.message)
+    ApiError::new(Code::parse(e.code).unwrap_or(Code::InvalidBody), e.message)
 }
 
 /// The retry policy fields of a create or patch, checked.

@@ -3,6 +3,7 @@
 //! public keys. The key a rotation starts with is made by
 //! [`new_key`](super::input::new_key), as a create's is.
 
+use crate::api::code::{Code, Resource};
 use axum::{extract::State, Json};
 use serde::{Deserialize, Serialize};
 
@@ -117,7 +118,7 @@ pub(super) async fn rotate(
     let body: RotateSecret = optional_json(&body)?;
     let overlap = body.overlap_seconds.unwrap_or(86_400);
     if !(0..=MAX_OVERLAP_SECONDS).contains(&overlap) {
-        return Err(ApiError::invalid("invalid_overlap", "overlap_seconds must be between 0 and 2592000 (30 days)"));
+        return Err(ApiError::new(Code::InvalidOverlap, "overlap_seconds must be between 0 and 2592000 (30 days)"));
     }
     let key = new_key(body.signing_algorithm.unwrap_or(row.spec.signing_algorithm), body.secret.as_deref())?;
     let now = time::now_ms();
@@ -137,7 +138,7 @@ pub(super) async fn rotate(
         .await
         .map_err(|e| match e {
             // Deleted between the lookup above and the rotation.
-            crate::store::Error::NotFound => ApiError::not_found("endpoint"),
+            crate::store::Error::NotFound => ApiError::not_found(Resource::Endpoint),
             e => e.into(),
         })?;
     let algorithm = key.algorithm();

@@ -67,6 +67,7 @@ pub struct EndpointOut {
     pub state_reason: Option<String>,
     pub state_changed_at: Option<String>,
     pub rate_limit_per_sec: Option<i64>,
+    #[schema(schema_with = crate::api::schemas::signature_scheme)]
     pub signature_scheme: String,
     /// Custom request headers sent with every attempt. The values of
     /// sensitive headers (`Authorization`, `Cookie`, and `sensitive_headers`)

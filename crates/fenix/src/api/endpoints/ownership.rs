@@ -3,6 +3,7 @@
 //! `worker::ownership`; a create or a new URL starts one too
 //! ([`challenge_if`](super::challenge_if)).
 
+use crate::api::code::{Code, Resource};
 use axum::{extract::State, http::StatusCode, Json};
 
 use super::{budgeted_challenge, read_back, EndpointOut, CHALLENGE_LIMIT};
@@ -44,15 +45,15 @@ pub(super) async fn verify(
     let row = lookup::endpoint(&s, &app, &ep).await?;
     let NoOptions {} = optional_json(&body)?;
     if s.store.get_challenge(&row.id).await?.is_none() {
-        return Err(ApiError::conflict(
-            "endpoint_verified",
+        return Err(ApiError::new(
+            Code::EndpointVerified,
             "this endpoint has no open challenge: it proved it controls its URL, or no proof was asked of it",
         ));
     }
     let now = time::now_ms();
     let challenge = budgeted_challenge(&s, &row.app_id, &row.id, now).await?;
     if !s.store.start_challenge(&row.id, &challenge, now).await? {
-        return Err(ApiError::not_found("endpoint"));
+        return Err(ApiError::not_found(Resource::Endpoint));
     }
     let out = read_back(&s, &row.app_id, &row.id).await?;
     // Read first: the answer shows the new challenge before any attempt of it.

@@ -1,6 +1,7 @@
 //! Pause and resume: the endpoint's state, changed by whoever calls (the
 //! record says who), answered 409 when the call changes nothing.
 
+use crate::api::code::Code;
 use axum::{extract::State, Extension, Json};
 use serde::{Deserialize, Serialize};
 
@@ -66,7 +67,7 @@ pub(super) async fn pause(
         .set_endpoint_state(&row.id, EndpointState::Paused, &reason, &ids::new_id("esc"), time::now_ms())
         .await?;
     if !changed {
-        return Err(ApiError::conflict("endpoint_already_paused", "the endpoint is paused already; nothing changed"));
+        return Err(ApiError::new(Code::EndpointAlreadyPaused, "the endpoint is paused already; nothing changed"));
     }
     Ok(Json(read_back(&s, &row.app_id, &row.id).await?))
 }
@@ -104,7 +105,7 @@ pub(super) async fn resume(
     let reason = format!("resumed by {}", actor.as_str());
     let changed = s.store.set_endpoint_state(&row.id, EndpointState::Active, &reason, &ids::new_id("esc"), now).await?;
     if !changed && !body.replay_skipped {
-        return Err(ApiError::conflict("endpoint_already_active", "the endpoint is active already; nothing changed"));
+        return Err(ApiError::new(Code::EndpointAlreadyActive, "the endpoint is active already; nothing changed"));
     }
     let replayed = if body.replay_skipped {
         replay::requeue_endpoint(&s, &row.id, &[DeliveryStatus::Skipped], None, None).await?
