@@ -4,7 +4,7 @@
  * request a receiver must not trust.
  */
 
-import type { ErrorDetail } from "./generated/schema.js";
+import type { ErrorCode, ErrorDetail } from "./generated/schema.js";
 
 /**
  * A call that did not succeed. `code` is Fenix's stable, machine-readable
@@ -15,8 +15,12 @@ export class FenixError extends Error {
   override name = "FenixError";
   /** The HTTP status; `0` when no answer came (`code` is then `network_error`). */
   readonly status: number;
-  /** Fenix's error code. */
-  readonly code: string;
+  /**
+   * Fenix's error code: one of the document's `ErrorCode`s, or the SDK's own
+   * `network_error` (no answer) and `unexpected_response` (an answer not in
+   * Fenix's error shape, from a proxy say). Any other text is a code newer than this SDK.
+   */
+  readonly code: ErrorCode | (string & {});
   /** Seconds to wait before trying again, from the `Retry-After` header (on 429 and 503); else null. */
   readonly retryAfter: number | null;
   /** Only with `schema_mismatch` and `example_mismatch`: where the value breaks its schema. */
@@ -24,7 +28,7 @@ export class FenixError extends Error {
 
   constructor(
     status: number,
-    code: string,
+    code: ErrorCode | (string & {}),
     message: string,
     options: { retryAfter?: number | null; details?: ErrorDetail["details"]; cause?: unknown } = {},
   ) {

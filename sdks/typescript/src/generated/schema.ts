@@ -699,6 +699,13 @@ export interface components {
             uid?: string | null;
             updated_at: string;
         };
+        /** @description An error answer of `app_public_keys` with status 400. */
+        AppPublicKeysError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_query" | "invalid_path";
+            };
+        };
         /** @description An attempt as the API shows it; `id` is the `X-Fenix-Delivery-Id` that was sent. */
         Attempt: {
             /** Format: int64 */
@@ -706,7 +713,11 @@ export interface components {
             delivery_id: string;
             /** Format: int64 */
             duration_ms: number;
-            error?: string | null;
+            /**
+             * @example timeout
+             * @enum {string|null}
+             */
+            error?: "timeout" | "connect" | "request" | "tls" | "dns" | "response_body" | "redirect" | "http_status" | "destination_blocked" | "no_secret" | "sealed_header" | "signing" | "challenge_mismatch" | null;
             error_detail?: string | null;
             id: string;
             response_excerpt?: string | null;
@@ -730,6 +741,69 @@ export interface components {
              * @example acme
              */
             uid?: string | null;
+        };
+        /** @description An error answer of `create_app` with status 400. */
+        CreateAppError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body";
+            };
+        };
+        /** @description An error answer of `create_app` with status 401. */
+        CreateAppError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `create_app` with status 403. */
+        CreateAppError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `create_app` with status 409. */
+        CreateAppError409: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "uid_taken";
+            };
+        };
+        /** @description An error answer of `create_app` with status 413. */
+        CreateAppError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `create_app` with status 415. */
+        CreateAppError415: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unsupported_media_type";
+            };
+        };
+        /** @description An error answer of `create_app` with status 422. */
+        CreateAppError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_name" | "invalid_uid" | "uid_reserved";
+            };
+        };
+        /** @description An error answer of `create_app` with status 500. */
+        CreateAppError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `create_app` with status 503. */
+        CreateAppError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
         };
         CreateEndpoint: {
             /**
@@ -784,7 +858,11 @@ export interface components {
              *     ]
              */
             sensitive_headers?: string[] | null;
-            signature_scheme?: string | null;
+            /**
+             * @example fenix-v1
+             * @enum {string}
+             */
+            signature_scheme?: "fenix-v1" | "standard-webhooks";
             /**
              * @description `hmac` (default) or `ed25519`: Fenix makes an Ed25519 key pair, keeps
              *     the private key sealed and never shows it; receivers verify with the public key.
@@ -792,6 +870,76 @@ export interface components {
             signing_algorithm?: components["schemas"]["SigningAlgorithm"];
             /** @example https://hooks.example.com/fenix */
             url: string;
+        };
+        /** @description An error answer of `create_endpoint` with status 400. */
+        CreateEndpointError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `create_endpoint` with status 401. */
+        CreateEndpointError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `create_endpoint` with status 403. */
+        CreateEndpointError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `create_endpoint` with status 404. */
+        CreateEndpointError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found";
+            };
+        };
+        /** @description An error answer of `create_endpoint` with status 413. */
+        CreateEndpointError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `create_endpoint` with status 415. */
+        CreateEndpointError415: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unsupported_media_type";
+            };
+        };
+        /** @description An error answer of `create_endpoint` with status 422. */
+        CreateEndpointError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_description" | "endpoint_limit_reached" | "invalid_secret" | "invalid_signature_scheme" | "invalid_rate_limit" | "invalid_sensitive_headers" | "invalid_header_name" | "invalid_header_value" | "hop_by_hop_header" | "reserved_header" | "duplicate_header" | "too_many_headers" | "headers_too_large" | "invalid_retry_schedule" | "invalid_final_status_codes" | "invalid_attempt_timeout" | "invalid_event_types" | "unknown_event_type" | "url_invalid" | "url_ambiguous" | "url_too_long" | "url_scheme_not_https" | "url_has_credentials" | "url_has_query" | "url_has_fragment" | "url_port_not_allowed" | "url_host_is_ip" | "url_host_not_public" | "destination_unresolvable" | "destination_not_public";
+            };
+        };
+        /** @description An error answer of `create_endpoint` with status 429. */
+        CreateEndpointError429: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "challenge_limit_reached";
+            };
+        };
+        /** @description An error answer of `create_endpoint` with status 500. */
+        CreateEndpointError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `create_endpoint` with status 503. */
+        CreateEndpointError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
         };
         CreateEventType: {
             deprecated?: boolean;
@@ -806,6 +954,69 @@ export interface components {
             name: string;
             /** @description A JSON Schema, draft 2020-12 (`$schema` left out or that draft's URI); `$ref` only within it. */
             schema?: Record<string, unknown> | null;
+        };
+        /** @description An error answer of `create_event_type` with status 400. */
+        CreateEventTypeError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body";
+            };
+        };
+        /** @description An error answer of `create_event_type` with status 401. */
+        CreateEventTypeError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `create_event_type` with status 403. */
+        CreateEventTypeError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `create_event_type` with status 409. */
+        CreateEventTypeError409: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "event_type_exists";
+            };
+        };
+        /** @description An error answer of `create_event_type` with status 413. */
+        CreateEventTypeError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `create_event_type` with status 415. */
+        CreateEventTypeError415: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unsupported_media_type";
+            };
+        };
+        /** @description An error answer of `create_event_type` with status 422. */
+        CreateEventTypeError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_description" | "invalid_event_type" | "invalid_schema" | "invalid_example" | "example_mismatch" | "schema_too_costly";
+            };
+        };
+        /** @description An error answer of `create_event_type` with status 500. */
+        CreateEventTypeError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `create_event_type` with status 503. */
+        CreateEventTypeError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
         };
         CreatePortalSession: {
             /** @description What the customer may do in their app: `read` (look only) or `manage`. */
@@ -822,6 +1033,69 @@ export interface components {
              * @example acme support ticket 4711
              */
             label?: string | null;
+        };
+        /** @description An error answer of `create_portal_session` with status 400. */
+        CreatePortalSessionError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `create_portal_session` with status 401. */
+        CreatePortalSessionError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `create_portal_session` with status 403. */
+        CreatePortalSessionError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `create_portal_session` with status 404. */
+        CreatePortalSessionError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found";
+            };
+        };
+        /** @description An error answer of `create_portal_session` with status 413. */
+        CreatePortalSessionError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `create_portal_session` with status 415. */
+        CreatePortalSessionError415: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unsupported_media_type";
+            };
+        };
+        /** @description An error answer of `create_portal_session` with status 422. */
+        CreatePortalSessionError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_label" | "invalid_expires_in";
+            };
+        };
+        /** @description An error answer of `create_portal_session` with status 500. */
+        CreatePortalSessionError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `create_portal_session` with status 503. */
+        CreatePortalSessionError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
         };
         CreateToken: {
             access: components["schemas"]["TokenAccess"];
@@ -842,10 +1116,241 @@ export interface components {
              */
             name: string;
         };
+        /** @description An error answer of `create_token` with status 400. */
+        CreateTokenError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body";
+            };
+        };
+        /** @description An error answer of `create_token` with status 401. */
+        CreateTokenError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `create_token` with status 403. */
+        CreateTokenError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `create_token` with status 413. */
+        CreateTokenError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `create_token` with status 415. */
+        CreateTokenError415: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unsupported_media_type";
+            };
+        };
+        /** @description An error answer of `create_token` with status 422. */
+        CreateTokenError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_name" | "invalid_expires_at" | "invalid_token_scope" | "unknown_app";
+            };
+        };
+        /** @description An error answer of `create_token` with status 500. */
+        CreateTokenError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `create_token` with status 503. */
+        CreateTokenError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
         /** @description A token just made: the listing's fields and, this once, the token. */
         CreatedToken: components["schemas"]["Token"] & {
             /** @description The token (`fxa_…` or `fxk_…`): shown only in this answer, store it now. */
             token: string;
+        };
+        /** @description An error answer of `delete_app` with status 400. */
+        DeleteAppError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_path";
+            };
+        };
+        /** @description An error answer of `delete_app` with status 401. */
+        DeleteAppError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `delete_app` with status 403. */
+        DeleteAppError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `delete_app` with status 404. */
+        DeleteAppError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found";
+            };
+        };
+        /** @description An error answer of `delete_app` with status 500. */
+        DeleteAppError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `delete_app` with status 503. */
+        DeleteAppError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `delete_endpoint` with status 400. */
+        DeleteEndpointError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_path";
+            };
+        };
+        /** @description An error answer of `delete_endpoint` with status 401. */
+        DeleteEndpointError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `delete_endpoint` with status 403. */
+        DeleteEndpointError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `delete_endpoint` with status 404. */
+        DeleteEndpointError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "endpoint_not_found";
+            };
+        };
+        /** @description An error answer of `delete_endpoint` with status 500. */
+        DeleteEndpointError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `delete_endpoint` with status 503. */
+        DeleteEndpointError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `delete_event_type` with status 400. */
+        DeleteEventTypeError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_path";
+            };
+        };
+        /** @description An error answer of `delete_event_type` with status 401. */
+        DeleteEventTypeError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `delete_event_type` with status 403. */
+        DeleteEventTypeError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `delete_event_type` with status 404. */
+        DeleteEventTypeError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "event_type_not_found";
+            };
+        };
+        /** @description An error answer of `delete_event_type` with status 500. */
+        DeleteEventTypeError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `delete_event_type` with status 503. */
+        DeleteEventTypeError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `delete_token` with status 400. */
+        DeleteTokenError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_path";
+            };
+        };
+        /** @description An error answer of `delete_token` with status 401. */
+        DeleteTokenError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `delete_token` with status 403. */
+        DeleteTokenError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `delete_token` with status 404. */
+        DeleteTokenError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "token_not_found";
+            };
+        };
+        /** @description An error answer of `delete_token` with status 409. */
+        DeleteTokenError409: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "last_admin_token";
+            };
+        };
+        /** @description An error answer of `delete_token` with status 500. */
+        DeleteTokenError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `delete_token` with status 503. */
+        DeleteTokenError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
         };
         /** @description A delivery as the API shows it. */
         Delivery: {
@@ -925,7 +1430,11 @@ export interface components {
              *     which always are.
              */
             sensitive_headers: string[];
-            signature_scheme: string;
+            /**
+             * @example fenix-v1
+             * @enum {string}
+             */
+            signature_scheme: "fenix-v1" | "standard-webhooks";
             /**
              * @description What the current key signs with: `hmac` (`v1` signatures) or
              *     `ed25519` (`v1a`); see `…/public-keys` for an Ed25519 endpoint's keys.
@@ -998,13 +1507,16 @@ export interface components {
         ErrorBody: {
             error: components["schemas"]["ErrorDetail"];
         };
+        /**
+         * @description Stable, machine-readable: branch on this.
+         * @example app_not_found
+         * @enum {string}
+         */
+        ErrorCode: "bad_request" | "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_query" | "invalid_path" | "invalid_cursor" | "invalid_limit" | "invalid_include" | "invalid_status" | "invalid_time" | "invalid_window" | "unauthorized" | "session_revoked" | "session_expired" | "forbidden" | "csrf_failed" | "not_found" | "app_not_found" | "endpoint_not_found" | "event_not_found" | "delivery_not_found" | "attempt_not_found" | "event_type_not_found" | "token_not_found" | "portal_session_not_found" | "link_not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "uid_taken" | "endpoint_already_active" | "endpoint_already_paused" | "endpoint_verified" | "event_type_exists" | "event_type_changed" | "last_admin_token" | "not_replayable" | "not_skippable" | "payload_expired" | "session_exists" | "link_used" | "link_expired" | "link_revoked" | "invalid_body" | "unstorable_value" | "invalid_name" | "invalid_uid" | "uid_reserved" | "invalid_description" | "invalid_label" | "invalid_expires_at" | "invalid_expires_in" | "invalid_token_scope" | "unknown_app" | "invalid_ordering_key" | "invalid_idempotency_key" | "invalid_data" | "empty_batch" | "batch_too_large" | "fanout_limit_reached" | "endpoint_limit_reached" | "invalid_statuses" | "invalid_overlap" | "invalid_secret" | "invalid_signature_scheme" | "invalid_rate_limit" | "invalid_sensitive_headers" | "invalid_header_name" | "invalid_header_value" | "hop_by_hop_header" | "reserved_header" | "duplicate_header" | "too_many_headers" | "headers_too_large" | "invalid_retry_schedule" | "invalid_final_status_codes" | "invalid_attempt_timeout" | "invalid_event_type" | "invalid_event_types" | "unknown_event_type" | "invalid_schema" | "invalid_example" | "example_mismatch" | "schema_mismatch" | "schema_too_costly" | "duplicate_key" | "data_too_deep" | "number_out_of_range" | "invalid_unicode" | "unreadable_data" | "url_invalid" | "url_ambiguous" | "url_too_long" | "url_scheme_not_https" | "url_has_credentials" | "url_has_query" | "url_has_fragment" | "url_port_not_allowed" | "url_host_is_ip" | "url_host_not_public" | "destination_unresolvable" | "destination_not_public" | "challenge_limit_reached" | "test_event_limit_reached" | "replay_limit_reached" | "internal_error" | "database_unavailable" | "overloaded" | "worker_stalled";
         /** @description What went wrong. */
         ErrorDetail: {
-            /**
-             * @description Stable, machine-readable: branch on this.
-             * @example app_not_found
-             */
-            code: string;
+            /** @description Stable, machine-readable: branch on this. */
+            code: components["schemas"]["ErrorCode"];
             /**
              * @description Only with `schema_mismatch` (and an example that fails its schema):
              *     each place the value breaks the schema, at most 10.
@@ -1084,11 +1596,343 @@ export interface components {
             schema?: Record<string, unknown> | null;
             updated_at: string;
         };
+        /** @description An error answer of `get_app` with status 400. */
+        GetAppError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_path";
+            };
+        };
+        /** @description An error answer of `get_app` with status 401. */
+        GetAppError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `get_app` with status 403. */
+        GetAppError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `get_app` with status 404. */
+        GetAppError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found";
+            };
+        };
+        /** @description An error answer of `get_app` with status 500. */
+        GetAppError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `get_app` with status 503. */
+        GetAppError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `get_attempt` with status 400. */
+        GetAttemptError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_path";
+            };
+        };
+        /** @description An error answer of `get_attempt` with status 401. */
+        GetAttemptError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `get_attempt` with status 403. */
+        GetAttemptError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `get_attempt` with status 404. */
+        GetAttemptError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "attempt_not_found";
+            };
+        };
+        /** @description An error answer of `get_attempt` with status 500. */
+        GetAttemptError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `get_attempt` with status 503. */
+        GetAttemptError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `get_delivery` with status 400. */
+        GetDeliveryError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_path";
+            };
+        };
+        /** @description An error answer of `get_delivery` with status 401. */
+        GetDeliveryError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `get_delivery` with status 403. */
+        GetDeliveryError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `get_delivery` with status 404. */
+        GetDeliveryError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "delivery_not_found";
+            };
+        };
+        /** @description An error answer of `get_delivery` with status 500. */
+        GetDeliveryError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `get_delivery` with status 503. */
+        GetDeliveryError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `get_endpoint` with status 400. */
+        GetEndpointError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_path";
+            };
+        };
+        /** @description An error answer of `get_endpoint` with status 401. */
+        GetEndpointError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `get_endpoint` with status 403. */
+        GetEndpointError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `get_endpoint` with status 404. */
+        GetEndpointError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "endpoint_not_found";
+            };
+        };
+        /** @description An error answer of `get_endpoint` with status 500. */
+        GetEndpointError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `get_endpoint` with status 503. */
+        GetEndpointError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `get_endpoint_stats` with status 400. */
+        GetEndpointStatsError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_query" | "invalid_path" | "invalid_window";
+            };
+        };
+        /** @description An error answer of `get_endpoint_stats` with status 401. */
+        GetEndpointStatsError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `get_endpoint_stats` with status 403. */
+        GetEndpointStatsError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `get_endpoint_stats` with status 404. */
+        GetEndpointStatsError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "endpoint_not_found";
+            };
+        };
+        /** @description An error answer of `get_endpoint_stats` with status 500. */
+        GetEndpointStatsError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `get_endpoint_stats` with status 503. */
+        GetEndpointStatsError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `get_event` with status 400. */
+        GetEventError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_query" | "invalid_path" | "invalid_include";
+            };
+        };
+        /** @description An error answer of `get_event` with status 401. */
+        GetEventError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `get_event` with status 403. */
+        GetEventError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `get_event` with status 404. */
+        GetEventError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "event_not_found";
+            };
+        };
+        /** @description An error answer of `get_event` with status 500. */
+        GetEventError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `get_event` with status 503. */
+        GetEventError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable" | "overloaded";
+            };
+        };
+        /** @description An error answer of `get_event_type` with status 400. */
+        GetEventTypeError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_path";
+            };
+        };
+        /** @description An error answer of `get_event_type` with status 401. */
+        GetEventTypeError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `get_event_type` with status 403. */
+        GetEventTypeError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `get_event_type` with status 404. */
+        GetEventTypeError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "event_type_not_found";
+            };
+        };
+        /** @description An error answer of `get_event_type` with status 500. */
+        GetEventTypeError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `get_event_type` with status 503. */
+        GetEventTypeError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `get_settings` with status 400. */
+        GetSettingsError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_query";
+            };
+        };
+        /** @description An error answer of `get_settings` with status 401. */
+        GetSettingsError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `get_settings` with status 403. */
+        GetSettingsError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `get_settings` with status 500. */
+        GetSettingsError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `get_settings` with status 503. */
+        GetSettingsError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
         /** @description The answer of `/healthz`. */
         Health: {
             error?: null | components["schemas"]["ErrorDetail"];
-            /** @description `ok` or `unavailable`. */
-            status: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok" | "unavailable";
         };
         /**
          * @description One Ed25519 public key as a JWK (RFC 8037), with Fenix's own members for
@@ -1131,6 +1975,433 @@ export interface components {
         /** @description A JSON Web Key Set. */
         KeySet: {
             keys: components["schemas"]["Jwk"][];
+        };
+        /** @description An error answer of `list_apps` with status 400. */
+        ListAppsError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_query" | "invalid_cursor" | "invalid_limit";
+            };
+        };
+        /** @description An error answer of `list_apps` with status 401. */
+        ListAppsError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `list_apps` with status 403. */
+        ListAppsError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `list_apps` with status 500. */
+        ListAppsError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `list_apps` with status 503. */
+        ListAppsError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `list_deliveries` with status 400. */
+        ListDeliveriesError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_query" | "invalid_path" | "invalid_cursor" | "invalid_limit" | "invalid_status" | "invalid_time";
+            };
+        };
+        /** @description An error answer of `list_deliveries` with status 401. */
+        ListDeliveriesError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `list_deliveries` with status 403. */
+        ListDeliveriesError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `list_deliveries` with status 404. */
+        ListDeliveriesError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found";
+            };
+        };
+        /** @description An error answer of `list_deliveries` with status 500. */
+        ListDeliveriesError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `list_deliveries` with status 503. */
+        ListDeliveriesError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `list_delivery_attempts` with status 400. */
+        ListDeliveryAttemptsError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_path";
+            };
+        };
+        /** @description An error answer of `list_delivery_attempts` with status 401. */
+        ListDeliveryAttemptsError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `list_delivery_attempts` with status 403. */
+        ListDeliveryAttemptsError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `list_delivery_attempts` with status 404. */
+        ListDeliveryAttemptsError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "delivery_not_found";
+            };
+        };
+        /** @description An error answer of `list_delivery_attempts` with status 500. */
+        ListDeliveryAttemptsError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `list_delivery_attempts` with status 503. */
+        ListDeliveryAttemptsError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `list_endpoint_public_keys` with status 400. */
+        ListEndpointPublicKeysError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_query" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `list_endpoint_public_keys` with status 401. */
+        ListEndpointPublicKeysError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `list_endpoint_public_keys` with status 403. */
+        ListEndpointPublicKeysError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `list_endpoint_public_keys` with status 404. */
+        ListEndpointPublicKeysError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "endpoint_not_found";
+            };
+        };
+        /** @description An error answer of `list_endpoint_public_keys` with status 500. */
+        ListEndpointPublicKeysError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `list_endpoint_public_keys` with status 503. */
+        ListEndpointPublicKeysError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `list_endpoint_state_changes` with status 400. */
+        ListEndpointStateChangesError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_path";
+            };
+        };
+        /** @description An error answer of `list_endpoint_state_changes` with status 401. */
+        ListEndpointStateChangesError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `list_endpoint_state_changes` with status 403. */
+        ListEndpointStateChangesError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `list_endpoint_state_changes` with status 404. */
+        ListEndpointStateChangesError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "endpoint_not_found";
+            };
+        };
+        /** @description An error answer of `list_endpoint_state_changes` with status 500. */
+        ListEndpointStateChangesError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `list_endpoint_state_changes` with status 503. */
+        ListEndpointStateChangesError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `list_endpoints` with status 400. */
+        ListEndpointsError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_query" | "invalid_path" | "invalid_cursor" | "invalid_limit";
+            };
+        };
+        /** @description An error answer of `list_endpoints` with status 401. */
+        ListEndpointsError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `list_endpoints` with status 403. */
+        ListEndpointsError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `list_endpoints` with status 404. */
+        ListEndpointsError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found";
+            };
+        };
+        /** @description An error answer of `list_endpoints` with status 500. */
+        ListEndpointsError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `list_endpoints` with status 503. */
+        ListEndpointsError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `list_event_types` with status 400. */
+        ListEventTypesError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_query" | "invalid_cursor" | "invalid_limit";
+            };
+        };
+        /** @description An error answer of `list_event_types` with status 401. */
+        ListEventTypesError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `list_event_types` with status 403. */
+        ListEventTypesError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `list_event_types` with status 500. */
+        ListEventTypesError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `list_event_types` with status 503. */
+        ListEventTypesError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `list_events` with status 400. */
+        ListEventsError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_query" | "invalid_path" | "invalid_cursor" | "invalid_limit" | "invalid_include" | "invalid_time";
+            };
+        };
+        /** @description An error answer of `list_events` with status 401. */
+        ListEventsError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `list_events` with status 403. */
+        ListEventsError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `list_events` with status 404. */
+        ListEventsError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found";
+            };
+        };
+        /** @description An error answer of `list_events` with status 500. */
+        ListEventsError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `list_events` with status 503. */
+        ListEventsError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable" | "overloaded";
+            };
+        };
+        /** @description An error answer of `list_portal_sessions` with status 400. */
+        ListPortalSessionsError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_query" | "invalid_path" | "invalid_cursor" | "invalid_limit";
+            };
+        };
+        /** @description An error answer of `list_portal_sessions` with status 401. */
+        ListPortalSessionsError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `list_portal_sessions` with status 403. */
+        ListPortalSessionsError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `list_portal_sessions` with status 404. */
+        ListPortalSessionsError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found";
+            };
+        };
+        /** @description An error answer of `list_portal_sessions` with status 500. */
+        ListPortalSessionsError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `list_portal_sessions` with status 503. */
+        ListPortalSessionsError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `list_tokens` with status 400. */
+        ListTokensError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_query" | "invalid_cursor" | "invalid_limit";
+            };
+        };
+        /** @description An error answer of `list_tokens` with status 401. */
+        ListTokensError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `list_tokens` with status 403. */
+        ListTokensError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `list_tokens` with status 500. */
+        ListTokensError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `list_tokens` with status 503. */
+        ListTokensError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `metrics` with status 401. */
+        MetricsError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `metrics` with status 403. */
+        MetricsError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `metrics` with status 500. */
+        MetricsError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `metrics` with status 503. */
+        MetricsError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
         };
         NewEvent: {
             data: Record<string, unknown>;
@@ -1179,7 +2450,11 @@ export interface components {
                 delivery_id: string;
                 /** Format: int64 */
                 duration_ms: number;
-                error?: string | null;
+                /**
+                 * @example timeout
+                 * @enum {string|null}
+                 */
+                error?: "timeout" | "connect" | "request" | "tls" | "dns" | "response_body" | "redirect" | "http_status" | "destination_blocked" | "no_secret" | "sealed_header" | "signing" | "challenge_mismatch" | null;
                 error_detail?: string | null;
                 id: string;
                 response_excerpt?: string | null;
@@ -1273,7 +2548,11 @@ export interface components {
                  *     which always are.
                  */
                 sensitive_headers: string[];
-                signature_scheme: string;
+                /**
+                 * @example fenix-v1
+                 * @enum {string}
+                 */
+                signature_scheme: "fenix-v1" | "standard-webhooks";
                 /**
                  * @description What the current key signs with: `hmac` (`v1` signatures) or
                  *     `ed25519` (`v1a`); see `…/public-keys` for an Ed25519 endpoint's keys.
@@ -1415,6 +2694,69 @@ export interface components {
             /** @description Left out: unchanged; `null` removes the schema. */
             schema?: Record<string, unknown> | null;
         };
+        /** @description An error answer of `pause_endpoint` with status 400. */
+        PauseEndpointError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `pause_endpoint` with status 401. */
+        PauseEndpointError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `pause_endpoint` with status 403. */
+        PauseEndpointError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `pause_endpoint` with status 404. */
+        PauseEndpointError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "endpoint_not_found";
+            };
+        };
+        /** @description An error answer of `pause_endpoint` with status 409. */
+        PauseEndpointError409: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "endpoint_already_paused";
+            };
+        };
+        /** @description An error answer of `pause_endpoint` with status 413. */
+        PauseEndpointError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `pause_endpoint` with status 422. */
+        PauseEndpointError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value";
+            };
+        };
+        /** @description An error answer of `pause_endpoint` with status 500. */
+        PauseEndpointError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `pause_endpoint` with status 503. */
+        PauseEndpointError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
         /** @description A portal link as minted: `url` carries the secret, shown once. */
         PortalLink: {
             access: components["schemas"]["Access"];
@@ -1469,11 +2811,217 @@ export interface components {
         /** @description The answer of `/readyz`. */
         Ready: {
             error?: null | components["schemas"]["ErrorDetail"];
-            /** @description `ready` or `unavailable`. */
-            status: string;
+            /**
+             * @example ready
+             * @enum {string}
+             */
+            status: "ready" | "unavailable";
+        };
+        /** @description An error answer of `replay_delivery` with status 400. */
+        ReplayDeliveryError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `replay_delivery` with status 401. */
+        ReplayDeliveryError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `replay_delivery` with status 403. */
+        ReplayDeliveryError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `replay_delivery` with status 404. */
+        ReplayDeliveryError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "delivery_not_found";
+            };
+        };
+        /** @description An error answer of `replay_delivery` with status 409. */
+        ReplayDeliveryError409: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "not_replayable" | "payload_expired";
+            };
+        };
+        /** @description An error answer of `replay_delivery` with status 413. */
+        ReplayDeliveryError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `replay_delivery` with status 422. */
+        ReplayDeliveryError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value";
+            };
+        };
+        /** @description An error answer of `replay_delivery` with status 429. */
+        ReplayDeliveryError429: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "replay_limit_reached";
+            };
+        };
+        /** @description An error answer of `replay_delivery` with status 500. */
+        ReplayDeliveryError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `replay_delivery` with status 503. */
+        ReplayDeliveryError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `replay_endpoint` with status 400. */
+        ReplayEndpointError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path" | "invalid_time";
+            };
+        };
+        /** @description An error answer of `replay_endpoint` with status 401. */
+        ReplayEndpointError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `replay_endpoint` with status 403. */
+        ReplayEndpointError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `replay_endpoint` with status 404. */
+        ReplayEndpointError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "endpoint_not_found";
+            };
+        };
+        /** @description An error answer of `replay_endpoint` with status 413. */
+        ReplayEndpointError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `replay_endpoint` with status 422. */
+        ReplayEndpointError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_statuses";
+            };
+        };
+        /** @description An error answer of `replay_endpoint` with status 429. */
+        ReplayEndpointError429: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "replay_limit_reached";
+            };
+        };
+        /** @description An error answer of `replay_endpoint` with status 500. */
+        ReplayEndpointError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `replay_endpoint` with status 503. */
+        ReplayEndpointError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
         };
         Resume: {
             replay_skipped?: boolean;
+        };
+        /** @description An error answer of `resume_endpoint` with status 400. */
+        ResumeEndpointError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `resume_endpoint` with status 401. */
+        ResumeEndpointError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `resume_endpoint` with status 403. */
+        ResumeEndpointError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `resume_endpoint` with status 404. */
+        ResumeEndpointError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "endpoint_not_found";
+            };
+        };
+        /** @description An error answer of `resume_endpoint` with status 409. */
+        ResumeEndpointError409: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "endpoint_already_active";
+            };
+        };
+        /** @description An error answer of `resume_endpoint` with status 413. */
+        ResumeEndpointError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `resume_endpoint` with status 422. */
+        ResumeEndpointError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value";
+            };
+        };
+        /** @description An error answer of `resume_endpoint` with status 429. */
+        ResumeEndpointError429: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "replay_limit_reached";
+            };
+        };
+        /** @description An error answer of `resume_endpoint` with status 500. */
+        ResumeEndpointError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `resume_endpoint` with status 503. */
+        ResumeEndpointError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
         };
         /** @description An endpoint after `resume`, with how many skipped deliveries were re-queued. */
         ResumedEndpoint: components["schemas"]["Endpoint"] & {
@@ -1482,6 +3030,104 @@ export interface components {
              * @description Deliveries re-queued (0 unless `replay_skipped`).
              */
             replayed: number;
+        };
+        /** @description An error answer of `revoke_portal_session` with status 400. */
+        RevokePortalSessionError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_path";
+            };
+        };
+        /** @description An error answer of `revoke_portal_session` with status 401. */
+        RevokePortalSessionError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `revoke_portal_session` with status 403. */
+        RevokePortalSessionError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `revoke_portal_session` with status 404. */
+        RevokePortalSessionError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "portal_session_not_found";
+            };
+        };
+        /** @description An error answer of `revoke_portal_session` with status 500. */
+        RevokePortalSessionError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `revoke_portal_session` with status 503. */
+        RevokePortalSessionError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `rotate_endpoint_secret` with status 400. */
+        RotateEndpointSecretError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `rotate_endpoint_secret` with status 401. */
+        RotateEndpointSecretError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `rotate_endpoint_secret` with status 403. */
+        RotateEndpointSecretError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `rotate_endpoint_secret` with status 404. */
+        RotateEndpointSecretError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "endpoint_not_found";
+            };
+        };
+        /** @description An error answer of `rotate_endpoint_secret` with status 413. */
+        RotateEndpointSecretError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `rotate_endpoint_secret` with status 422. */
+        RotateEndpointSecretError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_overlap" | "invalid_secret";
+            };
+        };
+        /** @description An error answer of `rotate_endpoint_secret` with status 500. */
+        RotateEndpointSecretError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `rotate_endpoint_secret` with status 503. */
+        RotateEndpointSecretError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
         };
         RotateSecret: {
             /** Format: int64 */
@@ -1525,6 +3171,195 @@ export interface components {
              * @example /data/amount
              */
             path: string;
+        };
+        /** @description An error answer of `send_event_batch` with status 400. */
+        SendEventBatchError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `send_event_batch` with status 401. */
+        SendEventBatchError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `send_event_batch` with status 403. */
+        SendEventBatchError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `send_event_batch` with status 404. */
+        SendEventBatchError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found";
+            };
+        };
+        /** @description An error answer of `send_event_batch` with status 413. */
+        SendEventBatchError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `send_event_batch` with status 415. */
+        SendEventBatchError415: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unsupported_media_type";
+            };
+        };
+        /** @description An error answer of `send_event_batch` with status 422. */
+        SendEventBatchError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_ordering_key" | "invalid_idempotency_key" | "invalid_data" | "empty_batch" | "batch_too_large" | "fanout_limit_reached" | "invalid_event_type" | "unknown_event_type" | "schema_mismatch" | "schema_too_costly" | "duplicate_key" | "data_too_deep" | "number_out_of_range" | "invalid_unicode" | "unreadable_data";
+            };
+        };
+        /** @description An error answer of `send_event_batch` with status 500. */
+        SendEventBatchError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `send_event_batch` with status 503. */
+        SendEventBatchError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable" | "overloaded";
+            };
+        };
+        /** @description An error answer of `send_event` with status 400. */
+        SendEventError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `send_event` with status 401. */
+        SendEventError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `send_event` with status 403. */
+        SendEventError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `send_event` with status 404. */
+        SendEventError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found";
+            };
+        };
+        /** @description An error answer of `send_event` with status 413. */
+        SendEventError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `send_event` with status 415. */
+        SendEventError415: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unsupported_media_type";
+            };
+        };
+        /** @description An error answer of `send_event` with status 422. */
+        SendEventError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_ordering_key" | "invalid_idempotency_key" | "invalid_data" | "fanout_limit_reached" | "invalid_event_type" | "unknown_event_type" | "schema_mismatch" | "schema_too_costly" | "duplicate_key" | "data_too_deep" | "number_out_of_range" | "invalid_unicode" | "unreadable_data";
+            };
+        };
+        /** @description An error answer of `send_event` with status 500. */
+        SendEventError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `send_event` with status 503. */
+        SendEventError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable" | "overloaded";
+            };
+        };
+        /** @description An error answer of `send_test_event` with status 400. */
+        SendTestEventError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `send_test_event` with status 401. */
+        SendTestEventError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `send_test_event` with status 403. */
+        SendTestEventError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `send_test_event` with status 404. */
+        SendTestEventError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "endpoint_not_found";
+            };
+        };
+        /** @description An error answer of `send_test_event` with status 413. */
+        SendTestEventError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `send_test_event` with status 422. */
+        SendTestEventError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_data" | "invalid_event_type" | "unknown_event_type" | "schema_mismatch";
+            };
+        };
+        /** @description An error answer of `send_test_event` with status 429. */
+        SendTestEventError429: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "test_event_limit_reached";
+            };
+        };
+        /** @description An error answer of `send_test_event` with status 500. */
+        SendTestEventError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `send_test_event` with status 503. */
+        SendTestEventError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
         };
         /** @description One setting. */
         SettingOut: {
@@ -1582,6 +3417,69 @@ export interface components {
             /** @description Opaque; absent (null) on the last page. */
             next_cursor?: string | null;
         };
+        /** @description An error answer of `skip_delivery` with status 400. */
+        SkipDeliveryError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `skip_delivery` with status 401. */
+        SkipDeliveryError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `skip_delivery` with status 403. */
+        SkipDeliveryError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `skip_delivery` with status 404. */
+        SkipDeliveryError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "delivery_not_found";
+            };
+        };
+        /** @description An error answer of `skip_delivery` with status 409. */
+        SkipDeliveryError409: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "not_skippable";
+            };
+        };
+        /** @description An error answer of `skip_delivery` with status 413. */
+        SkipDeliveryError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `skip_delivery` with status 422. */
+        SkipDeliveryError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value";
+            };
+        };
+        /** @description An error answer of `skip_delivery` with status 500. */
+        SkipDeliveryError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `skip_delivery` with status 503. */
+        SkipDeliveryError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
         /**
          * @description One change of an endpoint's state; fields in the order of every resource:
          *     `id` first, `created_at` last.
@@ -1629,6 +3527,216 @@ export interface components {
          * @enum {string}
          */
         TokenAccess: "admin" | "manage" | "read";
+        /** @description An error answer of `update_app` with status 400. */
+        UpdateAppError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `update_app` with status 401. */
+        UpdateAppError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `update_app` with status 403. */
+        UpdateAppError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `update_app` with status 404. */
+        UpdateAppError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found";
+            };
+        };
+        /** @description An error answer of `update_app` with status 409. */
+        UpdateAppError409: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "uid_taken";
+            };
+        };
+        /** @description An error answer of `update_app` with status 413. */
+        UpdateAppError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `update_app` with status 415. */
+        UpdateAppError415: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unsupported_media_type";
+            };
+        };
+        /** @description An error answer of `update_app` with status 422. */
+        UpdateAppError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_name" | "invalid_uid" | "uid_reserved";
+            };
+        };
+        /** @description An error answer of `update_app` with status 500. */
+        UpdateAppError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `update_app` with status 503. */
+        UpdateAppError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `update_endpoint` with status 400. */
+        UpdateEndpointError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `update_endpoint` with status 401. */
+        UpdateEndpointError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `update_endpoint` with status 403. */
+        UpdateEndpointError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `update_endpoint` with status 404. */
+        UpdateEndpointError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "endpoint_not_found";
+            };
+        };
+        /** @description An error answer of `update_endpoint` with status 413. */
+        UpdateEndpointError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `update_endpoint` with status 415. */
+        UpdateEndpointError415: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unsupported_media_type";
+            };
+        };
+        /** @description An error answer of `update_endpoint` with status 422. */
+        UpdateEndpointError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_description" | "invalid_rate_limit" | "invalid_sensitive_headers" | "invalid_header_name" | "invalid_header_value" | "hop_by_hop_header" | "reserved_header" | "duplicate_header" | "too_many_headers" | "headers_too_large" | "invalid_retry_schedule" | "invalid_final_status_codes" | "invalid_attempt_timeout" | "invalid_event_types" | "unknown_event_type" | "url_invalid" | "url_ambiguous" | "url_too_long" | "url_scheme_not_https" | "url_has_credentials" | "url_has_query" | "url_has_fragment" | "url_port_not_allowed" | "url_host_is_ip" | "url_host_not_public" | "destination_unresolvable" | "destination_not_public";
+            };
+        };
+        /** @description An error answer of `update_endpoint` with status 429. */
+        UpdateEndpointError429: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "challenge_limit_reached";
+            };
+        };
+        /** @description An error answer of `update_endpoint` with status 500. */
+        UpdateEndpointError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `update_endpoint` with status 503. */
+        UpdateEndpointError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `update_event_type` with status 400. */
+        UpdateEventTypeError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `update_event_type` with status 401. */
+        UpdateEventTypeError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `update_event_type` with status 403. */
+        UpdateEventTypeError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `update_event_type` with status 404. */
+        UpdateEventTypeError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "event_type_not_found";
+            };
+        };
+        /** @description An error answer of `update_event_type` with status 409. */
+        UpdateEventTypeError409: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "event_type_changed";
+            };
+        };
+        /** @description An error answer of `update_event_type` with status 413. */
+        UpdateEventTypeError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `update_event_type` with status 415. */
+        UpdateEventTypeError415: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unsupported_media_type";
+            };
+        };
+        /** @description An error answer of `update_event_type` with status 422. */
+        UpdateEventTypeError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_description" | "invalid_schema" | "invalid_example" | "example_mismatch" | "schema_too_costly";
+            };
+        };
+        /** @description An error answer of `update_event_type` with status 500. */
+        UpdateEventTypeError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `update_event_type` with status 503. */
+        UpdateEventTypeError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
         /** @description An endpoint's open ownership challenge: its attempts and why the last one failed. */
         VerificationOut: {
             /**
@@ -1658,6 +3766,76 @@ export interface components {
          * @enum {string}
          */
         VerificationStatus: "pending" | "expired";
+        /** @description An error answer of `verify_endpoint` with status 400. */
+        VerifyEndpointError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `verify_endpoint` with status 401. */
+        VerifyEndpointError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `verify_endpoint` with status 403. */
+        VerifyEndpointError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `verify_endpoint` with status 404. */
+        VerifyEndpointError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "endpoint_not_found";
+            };
+        };
+        /** @description An error answer of `verify_endpoint` with status 409. */
+        VerifyEndpointError409: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "endpoint_verified";
+            };
+        };
+        /** @description An error answer of `verify_endpoint` with status 413. */
+        VerifyEndpointError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `verify_endpoint` with status 422. */
+        VerifyEndpointError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value";
+            };
+        };
+        /** @description An error answer of `verify_endpoint` with status 429. */
+        VerifyEndpointError429: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "challenge_limit_reached";
+            };
+        };
+        /** @description An error answer of `verify_endpoint` with status 500. */
+        VerifyEndpointError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `verify_endpoint` with status 503. */
+        VerifyEndpointError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -1667,14 +3845,85 @@ export interface components {
 }
 export type Access = components['schemas']['Access'];
 export type App = components['schemas']['App'];
+export type AppPublicKeysError400 = components['schemas']['AppPublicKeysError400'];
 export type Attempt = components['schemas']['Attempt'];
 export type AttemptWithDelivery = components['schemas']['AttemptWithDelivery'];
 export type CreateApp = components['schemas']['CreateApp'];
+export type CreateAppError400 = components['schemas']['CreateAppError400'];
+export type CreateAppError401 = components['schemas']['CreateAppError401'];
+export type CreateAppError403 = components['schemas']['CreateAppError403'];
+export type CreateAppError409 = components['schemas']['CreateAppError409'];
+export type CreateAppError413 = components['schemas']['CreateAppError413'];
+export type CreateAppError415 = components['schemas']['CreateAppError415'];
+export type CreateAppError422 = components['schemas']['CreateAppError422'];
+export type CreateAppError500 = components['schemas']['CreateAppError500'];
+export type CreateAppError503 = components['schemas']['CreateAppError503'];
 export type CreateEndpoint = components['schemas']['CreateEndpoint'];
+export type CreateEndpointError400 = components['schemas']['CreateEndpointError400'];
+export type CreateEndpointError401 = components['schemas']['CreateEndpointError401'];
+export type CreateEndpointError403 = components['schemas']['CreateEndpointError403'];
+export type CreateEndpointError404 = components['schemas']['CreateEndpointError404'];
+export type CreateEndpointError413 = components['schemas']['CreateEndpointError413'];
+export type CreateEndpointError415 = components['schemas']['CreateEndpointError415'];
+export type CreateEndpointError422 = components['schemas']['CreateEndpointError422'];
+export type CreateEndpointError429 = components['schemas']['CreateEndpointError429'];
+export type CreateEndpointError500 = components['schemas']['CreateEndpointError500'];
+export type CreateEndpointError503 = components['schemas']['CreateEndpointError503'];
 export type CreateEventType = components['schemas']['CreateEventType'];
+export type CreateEventTypeError400 = components['schemas']['CreateEventTypeError400'];
+export type CreateEventTypeError401 = components['schemas']['CreateEventTypeError401'];
+export type CreateEventTypeError403 = components['schemas']['CreateEventTypeError403'];
+export type CreateEventTypeError409 = components['schemas']['CreateEventTypeError409'];
+export type CreateEventTypeError413 = components['schemas']['CreateEventTypeError413'];
+export type CreateEventTypeError415 = components['schemas']['CreateEventTypeError415'];
+export type CreateEventTypeError422 = components['schemas']['CreateEventTypeError422'];
+export type CreateEventTypeError500 = components['schemas']['CreateEventTypeError500'];
+export type CreateEventTypeError503 = components['schemas']['CreateEventTypeError503'];
 export type CreatePortalSession = components['schemas']['CreatePortalSession'];
+export type CreatePortalSessionError400 = components['schemas']['CreatePortalSessionError400'];
+export type CreatePortalSessionError401 = components['schemas']['CreatePortalSessionError401'];
+export type CreatePortalSessionError403 = components['schemas']['CreatePortalSessionError403'];
+export type CreatePortalSessionError404 = components['schemas']['CreatePortalSessionError404'];
+export type CreatePortalSessionError413 = components['schemas']['CreatePortalSessionError413'];
+export type CreatePortalSessionError415 = components['schemas']['CreatePortalSessionError415'];
+export type CreatePortalSessionError422 = components['schemas']['CreatePortalSessionError422'];
+export type CreatePortalSessionError500 = components['schemas']['CreatePortalSessionError500'];
+export type CreatePortalSessionError503 = components['schemas']['CreatePortalSessionError503'];
 export type CreateToken = components['schemas']['CreateToken'];
+export type CreateTokenError400 = components['schemas']['CreateTokenError400'];
+export type CreateTokenError401 = components['schemas']['CreateTokenError401'];
+export type CreateTokenError403 = components['schemas']['CreateTokenError403'];
+export type CreateTokenError413 = components['schemas']['CreateTokenError413'];
+export type CreateTokenError415 = components['schemas']['CreateTokenError415'];
+export type CreateTokenError422 = components['schemas']['CreateTokenError422'];
+export type CreateTokenError500 = components['schemas']['CreateTokenError500'];
+export type CreateTokenError503 = components['schemas']['CreateTokenError503'];
 export type CreatedToken = components['schemas']['CreatedToken'];
+export type DeleteAppError400 = components['schemas']['DeleteAppError400'];
+export type DeleteAppError401 = components['schemas']['DeleteAppError401'];
+export type DeleteAppError403 = components['schemas']['DeleteAppError403'];
+export type DeleteAppError404 = components['schemas']['DeleteAppError404'];
+export type DeleteAppError500 = components['schemas']['DeleteAppError500'];
+export type DeleteAppError503 = components['schemas']['DeleteAppError503'];
+export type DeleteEndpointError400 = components['schemas']['DeleteEndpointError400'];
+export type DeleteEndpointError401 = components['schemas']['DeleteEndpointError401'];
+export type DeleteEndpointError403 = components['schemas']['DeleteEndpointError403'];
+export type DeleteEndpointError404 = components['schemas']['DeleteEndpointError404'];
+export type DeleteEndpointError500 = components['schemas']['DeleteEndpointError500'];
+export type DeleteEndpointError503 = components['schemas']['DeleteEndpointError503'];
+export type DeleteEventTypeError400 = components['schemas']['DeleteEventTypeError400'];
+export type DeleteEventTypeError401 = components['schemas']['DeleteEventTypeError401'];
+export type DeleteEventTypeError403 = components['schemas']['DeleteEventTypeError403'];
+export type DeleteEventTypeError404 = components['schemas']['DeleteEventTypeError404'];
+export type DeleteEventTypeError500 = components['schemas']['DeleteEventTypeError500'];
+export type DeleteEventTypeError503 = components['schemas']['DeleteEventTypeError503'];
+export type DeleteTokenError400 = components['schemas']['DeleteTokenError400'];
+export type DeleteTokenError401 = components['schemas']['DeleteTokenError401'];
+export type DeleteTokenError403 = components['schemas']['DeleteTokenError403'];
+export type DeleteTokenError404 = components['schemas']['DeleteTokenError404'];
+export type DeleteTokenError409 = components['schemas']['DeleteTokenError409'];
+export type DeleteTokenError500 = components['schemas']['DeleteTokenError500'];
+export type DeleteTokenError503 = components['schemas']['DeleteTokenError503'];
 export type Delivery = components['schemas']['Delivery'];
 export type DeliveryStatus = components['schemas']['DeliveryStatus'];
 export type Endpoint = components['schemas']['Endpoint'];
@@ -1683,15 +3932,124 @@ export type EndpointReplayRequest = components['schemas']['EndpointReplayRequest
 export type EndpointState = components['schemas']['EndpointState'];
 export type EndpointStats = components['schemas']['EndpointStats'];
 export type ErrorBody = components['schemas']['ErrorBody'];
+export type ErrorCode = components['schemas']['ErrorCode'];
 export type ErrorDetail = components['schemas']['ErrorDetail'];
 export type Event = components['schemas']['Event'];
 export type EventBatch = components['schemas']['EventBatch'];
 export type EventBatchItem = components['schemas']['EventBatchItem'];
 export type EventBatchResult = components['schemas']['EventBatchResult'];
 export type EventType = components['schemas']['EventType'];
+export type GetAppError400 = components['schemas']['GetAppError400'];
+export type GetAppError401 = components['schemas']['GetAppError401'];
+export type GetAppError403 = components['schemas']['GetAppError403'];
+export type GetAppError404 = components['schemas']['GetAppError404'];
+export type GetAppError500 = components['schemas']['GetAppError500'];
+export type GetAppError503 = components['schemas']['GetAppError503'];
+export type GetAttemptError400 = components['schemas']['GetAttemptError400'];
+export type GetAttemptError401 = components['schemas']['GetAttemptError401'];
+export type GetAttemptError403 = components['schemas']['GetAttemptError403'];
+export type GetAttemptError404 = components['schemas']['GetAttemptError404'];
+export type GetAttemptError500 = components['schemas']['GetAttemptError500'];
+export type GetAttemptError503 = components['schemas']['GetAttemptError503'];
+export type GetDeliveryError400 = components['schemas']['GetDeliveryError400'];
+export type GetDeliveryError401 = components['schemas']['GetDeliveryError401'];
+export type GetDeliveryError403 = components['schemas']['GetDeliveryError403'];
+export type GetDeliveryError404 = components['schemas']['GetDeliveryError404'];
+export type GetDeliveryError500 = components['schemas']['GetDeliveryError500'];
+export type GetDeliveryError503 = components['schemas']['GetDeliveryError503'];
+export type GetEndpointError400 = components['schemas']['GetEndpointError400'];
+export type GetEndpointError401 = components['schemas']['GetEndpointError401'];
+export type GetEndpointError403 = components['schemas']['GetEndpointError403'];
+export type GetEndpointError404 = components['schemas']['GetEndpointError404'];
+export type GetEndpointError500 = components['schemas']['GetEndpointError500'];
+export type GetEndpointError503 = components['schemas']['GetEndpointError503'];
+export type GetEndpointStatsError400 = components['schemas']['GetEndpointStatsError400'];
+export type GetEndpointStatsError401 = components['schemas']['GetEndpointStatsError401'];
+export type GetEndpointStatsError403 = components['schemas']['GetEndpointStatsError403'];
+export type GetEndpointStatsError404 = components['schemas']['GetEndpointStatsError404'];
+export type GetEndpointStatsError500 = components['schemas']['GetEndpointStatsError500'];
+export type GetEndpointStatsError503 = components['schemas']['GetEndpointStatsError503'];
+export type GetEventError400 = components['schemas']['GetEventError400'];
+export type GetEventError401 = components['schemas']['GetEventError401'];
+export type GetEventError403 = components['schemas']['GetEventError403'];
+export type GetEventError404 = components['schemas']['GetEventError404'];
+export type GetEventError500 = components['schemas']['GetEventError500'];
+export type GetEventError503 = components['schemas']['GetEventError503'];
+export type GetEventTypeError400 = components['schemas']['GetEventTypeError400'];
+export type GetEventTypeError401 = components['schemas']['GetEventTypeError401'];
+export type GetEventTypeError403 = components['schemas']['GetEventTypeError403'];
+export type GetEventTypeError404 = components['schemas']['GetEventTypeError404'];
+export type GetEventTypeError500 = components['schemas']['GetEventTypeError500'];
+export type GetEventTypeError503 = components['schemas']['GetEventTypeError503'];
+export type GetSettingsError400 = components['schemas']['GetSettingsError400'];
+export type GetSettingsError401 = components['schemas']['GetSettingsError401'];
+export type GetSettingsError403 = components['schemas']['GetSettingsError403'];
+export type GetSettingsError500 = components['schemas']['GetSettingsError500'];
+export type GetSettingsError503 = components['schemas']['GetSettingsError503'];
 export type Health = components['schemas']['Health'];
 export type Jwk = components['schemas']['Jwk'];
 export type KeySet = components['schemas']['KeySet'];
+export type ListAppsError400 = components['schemas']['ListAppsError400'];
+export type ListAppsError401 = components['schemas']['ListAppsError401'];
+export type ListAppsError403 = components['schemas']['ListAppsError403'];
+export type ListAppsError500 = components['schemas']['ListAppsError500'];
+export type ListAppsError503 = components['schemas']['ListAppsError503'];
+export type ListDeliveriesError400 = components['schemas']['ListDeliveriesError400'];
+export type ListDeliveriesError401 = components['schemas']['ListDeliveriesError401'];
+export type ListDeliveriesError403 = components['schemas']['ListDeliveriesError403'];
+export type ListDeliveriesError404 = components['schemas']['ListDeliveriesError404'];
+export type ListDeliveriesError500 = components['schemas']['ListDeliveriesError500'];
+export type ListDeliveriesError503 = components['schemas']['ListDeliveriesError503'];
+export type ListDeliveryAttemptsError400 = components['schemas']['ListDeliveryAttemptsError400'];
+export type ListDeliveryAttemptsError401 = components['schemas']['ListDeliveryAttemptsError401'];
+export type ListDeliveryAttemptsError403 = components['schemas']['ListDeliveryAttemptsError403'];
+export type ListDeliveryAttemptsError404 = components['schemas']['ListDeliveryAttemptsError404'];
+export type ListDeliveryAttemptsError500 = components['schemas']['ListDeliveryAttemptsError500'];
+export type ListDeliveryAttemptsError503 = components['schemas']['ListDeliveryAttemptsError503'];
+export type ListEndpointPublicKeysError400 = components['schemas']['ListEndpointPublicKeysError400'];
+export type ListEndpointPublicKeysError401 = components['schemas']['ListEndpointPublicKeysError401'];
+export type ListEndpointPublicKeysError403 = components['schemas']['ListEndpointPublicKeysError403'];
+export type ListEndpointPublicKeysError404 = components['schemas']['ListEndpointPublicKeysError404'];
+export type ListEndpointPublicKeysError500 = components['schemas']['ListEndpointPublicKeysError500'];
+export type ListEndpointPublicKeysError503 = components['schemas']['ListEndpointPublicKeysError503'];
+export type ListEndpointStateChangesError400 = components['schemas']['ListEndpointStateChangesError400'];
+export type ListEndpointStateChangesError401 = components['schemas']['ListEndpointStateChangesError401'];
+export type ListEndpointStateChangesError403 = components['schemas']['ListEndpointStateChangesError403'];
+export type ListEndpointStateChangesError404 = components['schemas']['ListEndpointStateChangesError404'];
+export type ListEndpointStateChangesError500 = components['schemas']['ListEndpointStateChangesError500'];
+export type ListEndpointStateChangesError503 = components['schemas']['ListEndpointStateChangesError503'];
+export type ListEndpointsError400 = components['schemas']['ListEndpointsError400'];
+export type ListEndpointsError401 = components['schemas']['ListEndpointsError401'];
+export type ListEndpointsError403 = components['schemas']['ListEndpointsError403'];
+export type ListEndpointsError404 = components['schemas']['ListEndpointsError404'];
+export type ListEndpointsError500 = components['schemas']['ListEndpointsError500'];
+export type ListEndpointsError503 = components['schemas']['ListEndpointsError503'];
+export type ListEventTypesError400 = components['schemas']['ListEventTypesError400'];
+export type ListEventTypesError401 = components['schemas']['ListEventTypesError401'];
+export type ListEventTypesError403 = components['schemas']['ListEventTypesError403'];
+export type ListEventTypesError500 = components['schemas']['ListEventTypesError500'];
+export type ListEventTypesError503 = components['schemas']['ListEventTypesError503'];
+export type ListEventsError400 = components['schemas']['ListEventsError400'];
+export type ListEventsError401 = components['schemas']['ListEventsError401'];
+export type ListEventsError403 = components['schemas']['ListEventsError403'];
+export type ListEventsError404 = components['schemas']['ListEventsError404'];
+export type ListEventsError500 = components['schemas']['ListEventsError500'];
+export type ListEventsError503 = components['schemas']['ListEventsError503'];
+export type ListPortalSessionsError400 = components['schemas']['ListPortalSessionsError400'];
+export type ListPortalSessionsError401 = components['schemas']['ListPortalSessionsError401'];
+export type ListPortalSessionsError403 = components['schemas']['ListPortalSessionsError403'];
+export type ListPortalSessionsError404 = components['schemas']['ListPortalSessionsError404'];
+export type ListPortalSessionsError500 = components['schemas']['ListPortalSessionsError500'];
+export type ListPortalSessionsError503 = components['schemas']['ListPortalSessionsError503'];
+export type ListTokensError400 = components['schemas']['ListTokensError400'];
+export type ListTokensError401 = components['schemas']['ListTokensError401'];
+export type ListTokensError403 = components['schemas']['ListTokensError403'];
+export type ListTokensError500 = components['schemas']['ListTokensError500'];
+export type ListTokensError503 = components['schemas']['ListTokensError503'];
+export type MetricsError401 = components['schemas']['MetricsError401'];
+export type MetricsError403 = components['schemas']['MetricsError403'];
+export type MetricsError500 = components['schemas']['MetricsError500'];
+export type MetricsError503 = components['schemas']['MetricsError503'];
 export type NewEvent = components['schemas']['NewEvent'];
 export type NoOptions = components['schemas']['NoOptions'];
 export type OnDeadLetter = components['schemas']['OnDeadLetter'];
@@ -1706,27 +4064,155 @@ export type Page_Token = components['schemas']['Page_Token'];
 export type PatchApp = components['schemas']['PatchApp'];
 export type PatchEndpoint = components['schemas']['PatchEndpoint'];
 export type PatchEventType = components['schemas']['PatchEventType'];
+export type PauseEndpointError400 = components['schemas']['PauseEndpointError400'];
+export type PauseEndpointError401 = components['schemas']['PauseEndpointError401'];
+export type PauseEndpointError403 = components['schemas']['PauseEndpointError403'];
+export type PauseEndpointError404 = components['schemas']['PauseEndpointError404'];
+export type PauseEndpointError409 = components['schemas']['PauseEndpointError409'];
+export type PauseEndpointError413 = components['schemas']['PauseEndpointError413'];
+export type PauseEndpointError422 = components['schemas']['PauseEndpointError422'];
+export type PauseEndpointError500 = components['schemas']['PauseEndpointError500'];
+export type PauseEndpointError503 = components['schemas']['PauseEndpointError503'];
 export type PortalLink = components['schemas']['PortalLink'];
 export type PortalSession = components['schemas']['PortalSession'];
 export type PublicKeyOut = components['schemas']['PublicKeyOut'];
 export type PublicKeys = components['schemas']['PublicKeys'];
 export type Ready = components['schemas']['Ready'];
+export type ReplayDeliveryError400 = components['schemas']['ReplayDeliveryError400'];
+export type ReplayDeliveryError401 = components['schemas']['ReplayDeliveryError401'];
+export type ReplayDeliveryError403 = components['schemas']['ReplayDeliveryError403'];
+export type ReplayDeliveryError404 = components['schemas']['ReplayDeliveryError404'];
+export type ReplayDeliveryError409 = components['schemas']['ReplayDeliveryError409'];
+export type ReplayDeliveryError413 = components['schemas']['ReplayDeliveryError413'];
+export type ReplayDeliveryError422 = components['schemas']['ReplayDeliveryError422'];
+export type ReplayDeliveryError429 = components['schemas']['ReplayDeliveryError429'];
+export type ReplayDeliveryError500 = components['schemas']['ReplayDeliveryError500'];
+export type ReplayDeliveryError503 = components['schemas']['ReplayDeliveryError503'];
+export type ReplayEndpointError400 = components['schemas']['ReplayEndpointError400'];
+export type ReplayEndpointError401 = components['schemas']['ReplayEndpointError401'];
+export type ReplayEndpointError403 = components['schemas']['ReplayEndpointError403'];
+export type ReplayEndpointError404 = components['schemas']['ReplayEndpointError404'];
+export type ReplayEndpointError413 = components['schemas']['ReplayEndpointError413'];
+export type ReplayEndpointError422 = components['schemas']['ReplayEndpointError422'];
+export type ReplayEndpointError429 = components['schemas']['ReplayEndpointError429'];
+export type ReplayEndpointError500 = components['schemas']['ReplayEndpointError500'];
+export type ReplayEndpointError503 = components['schemas']['ReplayEndpointError503'];
 export type Resume = components['schemas']['Resume'];
+export type ResumeEndpointError400 = components['schemas']['ResumeEndpointError400'];
+export type ResumeEndpointError401 = components['schemas']['ResumeEndpointError401'];
+export type ResumeEndpointError403 = components['schemas']['ResumeEndpointError403'];
+export type ResumeEndpointError404 = components['schemas']['ResumeEndpointError404'];
+export type ResumeEndpointError409 = components['schemas']['ResumeEndpointError409'];
+export type ResumeEndpointError413 = components['schemas']['ResumeEndpointError413'];
+export type ResumeEndpointError422 = components['schemas']['ResumeEndpointError422'];
+export type ResumeEndpointError429 = components['schemas']['ResumeEndpointError429'];
+export type ResumeEndpointError500 = components['schemas']['ResumeEndpointError500'];
+export type ResumeEndpointError503 = components['schemas']['ResumeEndpointError503'];
 export type ResumedEndpoint = components['schemas']['ResumedEndpoint'];
+export type RevokePortalSessionError400 = components['schemas']['RevokePortalSessionError400'];
+export type RevokePortalSessionError401 = components['schemas']['RevokePortalSessionError401'];
+export type RevokePortalSessionError403 = components['schemas']['RevokePortalSessionError403'];
+export type RevokePortalSessionError404 = components['schemas']['RevokePortalSessionError404'];
+export type RevokePortalSessionError500 = components['schemas']['RevokePortalSessionError500'];
+export type RevokePortalSessionError503 = components['schemas']['RevokePortalSessionError503'];
+export type RotateEndpointSecretError400 = components['schemas']['RotateEndpointSecretError400'];
+export type RotateEndpointSecretError401 = components['schemas']['RotateEndpointSecretError401'];
+export type RotateEndpointSecretError403 = components['schemas']['RotateEndpointSecretError403'];
+export type RotateEndpointSecretError404 = components['schemas']['RotateEndpointSecretError404'];
+export type RotateEndpointSecretError413 = components['schemas']['RotateEndpointSecretError413'];
+export type RotateEndpointSecretError422 = components['schemas']['RotateEndpointSecretError422'];
+export type RotateEndpointSecretError500 = components['schemas']['RotateEndpointSecretError500'];
+export type RotateEndpointSecretError503 = components['schemas']['RotateEndpointSecretError503'];
 export type RotateSecret = components['schemas']['RotateSecret'];
 export type Rotated = components['schemas']['Rotated'];
 export type SchemaViolation = components['schemas']['SchemaViolation'];
+export type SendEventBatchError400 = components['schemas']['SendEventBatchError400'];
+export type SendEventBatchError401 = components['schemas']['SendEventBatchError401'];
+export type SendEventBatchError403 = components['schemas']['SendEventBatchError403'];
+export type SendEventBatchError404 = components['schemas']['SendEventBatchError404'];
+export type SendEventBatchError413 = components['schemas']['SendEventBatchError413'];
+export type SendEventBatchError415 = components['schemas']['SendEventBatchError415'];
+export type SendEventBatchError422 = components['schemas']['SendEventBatchError422'];
+export type SendEventBatchError500 = components['schemas']['SendEventBatchError500'];
+export type SendEventBatchError503 = components['schemas']['SendEventBatchError503'];
+export type SendEventError400 = components['schemas']['SendEventError400'];
+export type SendEventError401 = components['schemas']['SendEventError401'];
+export type SendEventError403 = components['schemas']['SendEventError403'];
+export type SendEventError404 = components['schemas']['SendEventError404'];
+export type SendEventError413 = components['schemas']['SendEventError413'];
+export type SendEventError415 = components['schemas']['SendEventError415'];
+export type SendEventError422 = components['schemas']['SendEventError422'];
+export type SendEventError500 = components['schemas']['SendEventError500'];
+export type SendEventError503 = components['schemas']['SendEventError503'];
+export type SendTestEventError400 = components['schemas']['SendTestEventError400'];
+export type SendTestEventError401 = components['schemas']['SendTestEventError401'];
+export type SendTestEventError403 = components['schemas']['SendTestEventError403'];
+export type SendTestEventError404 = components['schemas']['SendTestEventError404'];
+export type SendTestEventError413 = components['schemas']['SendTestEventError413'];
+export type SendTestEventError422 = components['schemas']['SendTestEventError422'];
+export type SendTestEventError429 = components['schemas']['SendTestEventError429'];
+export type SendTestEventError500 = components['schemas']['SendTestEventError500'];
+export type SendTestEventError503 = components['schemas']['SendTestEventError503'];
 export type SettingOut = components['schemas']['SettingOut'];
 export type SettingsOut = components['schemas']['SettingsOut'];
 export type SigningAlgorithm = components['schemas']['SigningAlgorithm'];
 export type SizedPage_Event = components['schemas']['SizedPage_Event'];
+export type SkipDeliveryError400 = components['schemas']['SkipDeliveryError400'];
+export type SkipDeliveryError401 = components['schemas']['SkipDeliveryError401'];
+export type SkipDeliveryError403 = components['schemas']['SkipDeliveryError403'];
+export type SkipDeliveryError404 = components['schemas']['SkipDeliveryError404'];
+export type SkipDeliveryError409 = components['schemas']['SkipDeliveryError409'];
+export type SkipDeliveryError413 = components['schemas']['SkipDeliveryError413'];
+export type SkipDeliveryError422 = components['schemas']['SkipDeliveryError422'];
+export type SkipDeliveryError500 = components['schemas']['SkipDeliveryError500'];
+export type SkipDeliveryError503 = components['schemas']['SkipDeliveryError503'];
 export type StateChange = components['schemas']['StateChange'];
 export type TestEventRequest = components['schemas']['TestEventRequest'];
 export type TestEventSent = components['schemas']['TestEventSent'];
 export type Token = components['schemas']['Token'];
 export type TokenAccess = components['schemas']['TokenAccess'];
+export type UpdateAppError400 = components['schemas']['UpdateAppError400'];
+export type UpdateAppError401 = components['schemas']['UpdateAppError401'];
+export type UpdateAppError403 = components['schemas']['UpdateAppError403'];
+export type UpdateAppError404 = components['schemas']['UpdateAppError404'];
+export type UpdateAppError409 = components['schemas']['UpdateAppError409'];
+export type UpdateAppError413 = components['schemas']['UpdateAppError413'];
+export type UpdateAppError415 = components['schemas']['UpdateAppError415'];
+export type UpdateAppError422 = components['schemas']['UpdateAppError422'];
+export type UpdateAppError500 = components['schemas']['UpdateAppError500'];
+export type UpdateAppError503 = components['schemas']['UpdateAppError503'];
+export type UpdateEndpointError400 = components['schemas']['UpdateEndpointError400'];
+export type UpdateEndpointError401 = components['schemas']['UpdateEndpointError401'];
+export type UpdateEndpointError403 = components['schemas']['UpdateEndpointError403'];
+export type UpdateEndpointError404 = components['schemas']['UpdateEndpointError404'];
+export type UpdateEndpointError413 = components['schemas']['UpdateEndpointError413'];
+export type UpdateEndpointError415 = components['schemas']['UpdateEndpointError415'];
+export type UpdateEndpointError422 = components['schemas']['UpdateEndpointError422'];
+export type UpdateEndpointError429 = components['schemas']['UpdateEndpointError429'];
+export type UpdateEndpointError500 = components['schemas']['UpdateEndpointError500'];
+export type UpdateEndpointError503 = components['schemas']['UpdateEndpointError503'];
+export type UpdateEventTypeError400 = components['schemas']['UpdateEventTypeError400'];
+export type UpdateEventTypeError401 = components['schemas']['UpdateEventTypeError401'];
+export type UpdateEventTypeError403 = components['schemas']['UpdateEventTypeError403'];
+export type UpdateEventTypeError404 = components['schemas']['UpdateEventTypeError404'];
+export type UpdateEventTypeError409 = components['schemas']['UpdateEventTypeError409'];
+export type UpdateEventTypeError413 = components['schemas']['UpdateEventTypeError413'];
+export type UpdateEventTypeError415 = components['schemas']['UpdateEventTypeError415'];
+export type UpdateEventTypeError422 = components['schemas']['UpdateEventTypeError422'];
+export type UpdateEventTypeError500 = components['schemas']['UpdateEventTypeError500'];
+export type UpdateEventTypeError503 = components['schemas']['UpdateEventTypeError503'];
 export type VerificationOut = components['schemas']['VerificationOut'];
 export type VerificationStatus = components['schemas']['VerificationStatus'];
+export type VerifyEndpointError400 = components['schemas']['VerifyEndpointError400'];
+export type VerifyEndpointError401 = components['schemas']['VerifyEndpointError401'];
+export type VerifyEndpointError403 = components['schemas']['VerifyEndpointError403'];
+export type VerifyEndpointError404 = components['schemas']['VerifyEndpointError404'];
+export type VerifyEndpointError409 = components['schemas']['VerifyEndpointError409'];
+export type VerifyEndpointError413 = components['schemas']['VerifyEndpointError413'];
+export type VerifyEndpointError422 = components['schemas']['VerifyEndpointError422'];
+export type VerifyEndpointError429 = components['schemas']['VerifyEndpointError429'];
+export type VerifyEndpointError500 = components['schemas']['VerifyEndpointError500'];
+export type VerifyEndpointError503 = components['schemas']['VerifyEndpointError503'];
 export type $defs = Record<string, never>;
 export interface operations {
     healthz: {
@@ -1787,7 +4273,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["MetricsError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -1796,7 +4282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["MetricsError403"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -1805,7 +4291,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["MetricsError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -1814,7 +4300,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["MetricsError503"];
                 };
             };
         };
@@ -1902,7 +4388,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListAppsError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -1911,7 +4397,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListAppsError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -1920,7 +4406,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListAppsError403"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -1929,7 +4415,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListAppsError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -1938,7 +4424,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListAppsError503"];
                 };
             };
         };
@@ -1965,13 +4451,13 @@ export interface operations {
                     "application/json": components["schemas"]["App"];
                 };
             };
-            /** @description `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateAppError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -1980,7 +4466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateAppError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -1989,7 +4475,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateAppError403"];
                 };
             };
             /** @description Another app has this uid (`uid_taken`) */
@@ -1998,7 +4484,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateAppError409"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than 256 KiB */
@@ -2007,7 +4493,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateAppError413"];
                 };
             };
             /** @description `unsupported_media_type`: send Content-Type: application/json */
@@ -2016,16 +4502,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateAppError415"];
                 };
             };
-            /** @description `invalid_name`, `invalid_uid`, `uid_reserved`; `invalid_body`: the body does not fit the schema */
+            /** @description `invalid_name`, `invalid_uid`, `uid_reserved`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateAppError422"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -2034,7 +4520,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateAppError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -2043,7 +4529,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateAppError503"];
                 };
             };
         };
@@ -2075,7 +4561,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetAppError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -2084,7 +4570,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetAppError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -2093,7 +4579,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetAppError403"];
                 };
             };
             /** @description `app_not_found` */
@@ -2102,7 +4588,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetAppError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -2111,7 +4597,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetAppError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -2120,7 +4606,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetAppError503"];
                 };
             };
         };
@@ -2150,7 +4636,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteAppError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -2159,7 +4645,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteAppError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -2168,7 +4654,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteAppError403"];
                 };
             };
             /** @description `app_not_found` */
@@ -2177,7 +4663,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteAppError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -2186,7 +4672,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteAppError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -2195,7 +4681,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteAppError503"];
                 };
             };
         };
@@ -2225,13 +4711,13 @@ export interface operations {
                     "application/json": components["schemas"]["App"];
                 };
             };
-            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateAppError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -2240,7 +4726,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateAppError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -2249,7 +4735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateAppError403"];
                 };
             };
             /** @description `app_not_found` */
@@ -2258,7 +4744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateAppError404"];
                 };
             };
             /** @description Another app has this uid (`uid_taken`) */
@@ -2267,7 +4753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateAppError409"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than 256 KiB */
@@ -2276,7 +4762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateAppError413"];
                 };
             };
             /** @description `unsupported_media_type`: send Content-Type: application/json */
@@ -2285,16 +4771,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateAppError415"];
                 };
             };
-            /** @description `invalid_name`, `invalid_uid`, `uid_reserved`, `invalid_body` (`name: null`); `invalid_body`: the body does not fit the schema */
+            /** @description `invalid_name`, `invalid_uid`, `uid_reserved`, `invalid_body` (`name: null`); `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateAppError422"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -2303,7 +4789,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateAppError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -2312,7 +4798,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateAppError503"];
                 };
             };
         };
@@ -2346,7 +4832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetAttemptError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -2355,7 +4841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetAttemptError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -2364,7 +4850,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetAttemptError403"];
                 };
             };
             /** @description `app_not_found`, `attempt_not_found` */
@@ -2373,7 +4859,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetAttemptError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -2382,7 +4868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetAttemptError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -2391,7 +4877,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetAttemptError503"];
                 };
             };
         };
@@ -2436,7 +4922,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListDeliveriesError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -2445,7 +4931,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListDeliveriesError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -2454,7 +4940,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListDeliveriesError403"];
                 };
             };
             /** @description `app_not_found` */
@@ -2463,7 +4949,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListDeliveriesError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -2472,7 +4958,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListDeliveriesError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -2481,7 +4967,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListDeliveriesError503"];
                 };
             };
         };
@@ -2515,7 +5001,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetDeliveryError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -2524,7 +5010,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetDeliveryError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -2533,7 +5019,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetDeliveryError403"];
                 };
             };
             /** @description `app_not_found`, `delivery_not_found` */
@@ -2542,7 +5028,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetDeliveryError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -2551,7 +5037,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetDeliveryError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -2560,7 +5046,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetDeliveryError503"];
                 };
             };
         };
@@ -2594,7 +5080,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListDeliveryAttemptsError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -2603,7 +5089,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListDeliveryAttemptsError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -2612,7 +5098,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListDeliveryAttemptsError403"];
                 };
             };
             /** @description `app_not_found`, `delivery_not_found` */
@@ -2621,7 +5107,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListDeliveryAttemptsError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -2630,7 +5116,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListDeliveryAttemptsError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -2639,7 +5125,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListDeliveryAttemptsError503"];
                 };
             };
         };
@@ -2672,13 +5158,13 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayDeliveryError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -2687,7 +5173,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayDeliveryError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -2696,7 +5182,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayDeliveryError403"];
                 };
             };
             /** @description `app_not_found`, `delivery_not_found` */
@@ -2705,7 +5191,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayDeliveryError404"];
                 };
             };
             /** @description `not_replayable` (not failed or skipped), `payload_expired` (purged by retention) */
@@ -2714,7 +5200,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayDeliveryError409"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than 256 KiB */
@@ -2723,16 +5209,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayDeliveryError413"];
                 };
             };
-            /** @description `invalid_body`: the body does not fit the schema */
+            /** @description `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayDeliveryError422"];
                 };
             };
             /** @description `replay_limit_reached`: the endpoint's or the app's delivery replays are spent for now; nothing was re-queued */
@@ -2743,7 +5229,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayDeliveryError429"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -2752,7 +5238,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayDeliveryError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -2761,7 +5247,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayDeliveryError503"];
                 };
             };
         };
@@ -2794,13 +5280,13 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SkipDeliveryError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -2809,7 +5295,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SkipDeliveryError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -2818,7 +5304,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SkipDeliveryError403"];
                 };
             };
             /** @description `app_not_found`, `delivery_not_found` */
@@ -2827,7 +5313,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SkipDeliveryError404"];
                 };
             };
             /** @description `not_skippable` (only a failed delivery can be skipped) */
@@ -2836,7 +5322,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SkipDeliveryError409"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than 256 KiB */
@@ -2845,16 +5331,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SkipDeliveryError413"];
                 };
             };
-            /** @description `invalid_body`: the body does not fit the schema */
+            /** @description `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SkipDeliveryError422"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -2863,7 +5349,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SkipDeliveryError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -2872,7 +5358,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SkipDeliveryError503"];
                 };
             };
         };
@@ -2909,7 +5395,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointsError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -2918,7 +5404,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointsError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -2927,7 +5413,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointsError403"];
                 };
             };
             /** @description `app_not_found` */
@@ -2936,7 +5422,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointsError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -2945,7 +5431,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointsError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -2954,7 +5440,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointsError503"];
                 };
             };
         };
@@ -2984,13 +5470,13 @@ export interface operations {
                     "application/json": components["schemas"]["Endpoint"];
                 };
             };
-            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEndpointError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -2999,7 +5485,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEndpointError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -3008,7 +5494,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEndpointError403"];
                 };
             };
             /** @description `app_not_found` */
@@ -3017,7 +5503,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEndpointError404"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than 256 KiB */
@@ -3026,7 +5512,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEndpointError413"];
                 };
             };
             /** @description `unsupported_media_type`: send Content-Type: application/json */
@@ -3035,16 +5521,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEndpointError415"];
                 };
             };
-            /** @description `invalid_event_types`, `unknown_event_type` (strict mode), `invalid_signature_scheme`, `invalid_secret`, `invalid_rate_limit`, `invalid_description`, `endpoint_limit_reached`, `url_*`, `destination_*`, `invalid_header_name`, `invalid_header_value`, `hop_by_hop_header`, `reserved_header`, `duplicate_header`, `too_many_headers`, `headers_too_large`, `invalid_sensitive_headers`, `invalid_retry_schedule`, `invalid_final_status_codes`, `invalid_attempt_timeout`; `invalid_body`: the body does not fit the schema */
+            /** @description `invalid_event_types`, `unknown_event_type` (strict mode), `invalid_signature_scheme`, `invalid_secret`, `invalid_rate_limit`, `invalid_description`, `endpoint_limit_reached`, `url_invalid`, `url_ambiguous`, `url_too_long`, `url_scheme_not_https`, `url_has_credentials`, `url_has_query`, `url_has_fragment`, `url_port_not_allowed`, `url_host_is_ip`, `url_host_not_public`, `destination_unresolvable`, `destination_not_public`, `invalid_header_name`, `invalid_header_value`, `hop_by_hop_header`, `reserved_header`, `duplicate_header`, `too_many_headers`, `headers_too_large`, `invalid_sensitive_headers`, `invalid_retry_schedule`, `invalid_final_status_codes`, `invalid_attempt_timeout`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEndpointError422"];
                 };
             };
             /** @description `challenge_limit_reached`: the call would start an ownership challenge, and the endpoint's or the app's challenges are spent for now (docs/security.md); nothing was changed */
@@ -3055,7 +5541,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEndpointError429"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -3064,7 +5550,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEndpointError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -3073,7 +5559,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEndpointError503"];
                 };
             };
         };
@@ -3107,7 +5593,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEndpointError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -3116,7 +5602,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEndpointError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -3125,7 +5611,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEndpointError403"];
                 };
             };
             /** @description `app_not_found`, `endpoint_not_found` */
@@ -3134,7 +5620,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEndpointError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -3143,7 +5629,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEndpointError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -3152,7 +5638,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEndpointError503"];
                 };
             };
         };
@@ -3184,7 +5670,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteEndpointError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -3193,7 +5679,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteEndpointError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -3202,7 +5688,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteEndpointError403"];
                 };
             };
             /** @description `app_not_found`, `endpoint_not_found` */
@@ -3211,7 +5697,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteEndpointError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -3220,7 +5706,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteEndpointError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -3229,7 +5715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteEndpointError503"];
                 };
             };
         };
@@ -3261,13 +5747,13 @@ export interface operations {
                     "application/json": components["schemas"]["Endpoint"];
                 };
             };
-            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEndpointError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -3276,7 +5762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEndpointError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -3285,7 +5771,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEndpointError403"];
                 };
             };
             /** @description `app_not_found`, `endpoint_not_found` */
@@ -3294,7 +5780,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEndpointError404"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than 256 KiB */
@@ -3303,7 +5789,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEndpointError413"];
                 };
             };
             /** @description `unsupported_media_type`: send Content-Type: application/json */
@@ -3312,16 +5798,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEndpointError415"];
                 };
             };
-            /** @description `invalid_event_types`, `unknown_event_type` (strict mode), `invalid_rate_limit`, `invalid_description`, `url_*`, `destination_*`, `invalid_header_name`, `invalid_header_value`, `hop_by_hop_header`, `reserved_header`, `duplicate_header`, `too_many_headers`, `headers_too_large`, `invalid_sensitive_headers`, `invalid_retry_schedule`, `invalid_final_status_codes`, `invalid_attempt_timeout`; `invalid_body`: the body does not fit the schema */
+            /** @description `invalid_event_types`, `unknown_event_type` (strict mode), `invalid_rate_limit`, `invalid_description`, `url_invalid`, `url_ambiguous`, `url_too_long`, `url_scheme_not_https`, `url_has_credentials`, `url_has_query`, `url_has_fragment`, `url_port_not_allowed`, `url_host_is_ip`, `url_host_not_public`, `destination_unresolvable`, `destination_not_public`, `invalid_header_name`, `invalid_header_value`, `hop_by_hop_header`, `reserved_header`, `duplicate_header`, `too_many_headers`, `headers_too_large`, `invalid_sensitive_headers`, `invalid_retry_schedule`, `invalid_final_status_codes`, `invalid_attempt_timeout`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEndpointError422"];
                 };
             };
             /** @description `challenge_limit_reached`: the call would start an ownership challenge, and the endpoint's or the app's challenges are spent for now (docs/security.md); nothing was changed */
@@ -3332,7 +5818,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEndpointError429"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -3341,7 +5827,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEndpointError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -3350,7 +5836,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEndpointError503"];
                 };
             };
         };
@@ -3383,13 +5869,13 @@ export interface operations {
                     "application/json": components["schemas"]["Endpoint"];
                 };
             };
-            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["PauseEndpointError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -3398,7 +5884,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["PauseEndpointError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -3407,7 +5893,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["PauseEndpointError403"];
                 };
             };
             /** @description `app_not_found`, `endpoint_not_found` */
@@ -3416,7 +5902,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["PauseEndpointError404"];
                 };
             };
             /** @description `endpoint_already_paused`: it was paused already (by this call's twin, say) */
@@ -3425,7 +5911,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["PauseEndpointError409"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than 256 KiB */
@@ -3434,16 +5920,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["PauseEndpointError413"];
                 };
             };
-            /** @description `invalid_body`: the body does not fit the schema */
+            /** @description `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["PauseEndpointError422"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -3452,7 +5938,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["PauseEndpointError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -3461,7 +5947,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["PauseEndpointError503"];
                 };
             };
         };
@@ -3495,7 +5981,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointPublicKeysError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -3504,7 +5990,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointPublicKeysError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -3513,7 +5999,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointPublicKeysError403"];
                 };
             };
             /** @description `app_not_found`, `endpoint_not_found` */
@@ -3522,7 +6008,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointPublicKeysError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -3531,7 +6017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointPublicKeysError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -3540,7 +6026,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointPublicKeysError503"];
                 };
             };
         };
@@ -3573,13 +6059,13 @@ export interface operations {
                     "application/json": components["schemas"]["EndpointReplay"];
                 };
             };
-            /** @description `invalid_path`, `invalid_time`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `invalid_path`, `invalid_time`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayEndpointError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -3588,7 +6074,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayEndpointError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -3597,7 +6083,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayEndpointError403"];
                 };
             };
             /** @description `app_not_found`, `endpoint_not_found` */
@@ -3606,7 +6092,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayEndpointError404"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than 256 KiB */
@@ -3615,16 +6101,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayEndpointError413"];
                 };
             };
-            /** @description `invalid_statuses`; `invalid_body`: the body does not fit the schema */
+            /** @description `invalid_statuses`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayEndpointError422"];
                 };
             };
             /** @description `replay_limit_reached`: the endpoint's or the app's endpoint replays are spent for now; nothing was re-queued */
@@ -3635,7 +6121,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayEndpointError429"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -3644,7 +6130,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayEndpointError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -3653,7 +6139,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ReplayEndpointError503"];
                 };
             };
         };
@@ -3686,13 +6172,13 @@ export interface operations {
                     "application/json": components["schemas"]["ResumedEndpoint"];
                 };
             };
-            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ResumeEndpointError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -3701,7 +6187,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ResumeEndpointError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -3710,7 +6196,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ResumeEndpointError403"];
                 };
             };
             /** @description `app_not_found`, `endpoint_not_found` */
@@ -3719,7 +6205,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ResumeEndpointError404"];
                 };
             };
             /** @description `endpoint_already_active`: it was active already and nothing was asked to be replayed (nothing changed) */
@@ -3728,7 +6214,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ResumeEndpointError409"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than 256 KiB */
@@ -3737,16 +6223,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ResumeEndpointError413"];
                 };
             };
-            /** @description `invalid_body`: the body does not fit the schema */
+            /** @description `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ResumeEndpointError422"];
                 };
             };
             /** @description `replay_limit_reached`: the endpoint's or the app's endpoint replays are spent for now; nothing was re-queued */
@@ -3757,7 +6243,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ResumeEndpointError429"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -3766,7 +6252,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ResumeEndpointError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -3775,7 +6261,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ResumeEndpointError503"];
                 };
             };
         };
@@ -3808,13 +6294,13 @@ export interface operations {
                     "application/json": components["schemas"]["Rotated"];
                 };
             };
-            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["RotateEndpointSecretError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -3823,7 +6309,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["RotateEndpointSecretError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -3832,7 +6318,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["RotateEndpointSecretError403"];
                 };
             };
             /** @description `app_not_found`, `endpoint_not_found` */
@@ -3841,7 +6327,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["RotateEndpointSecretError404"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than 256 KiB */
@@ -3850,16 +6336,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["RotateEndpointSecretError413"];
                 };
             };
-            /** @description `invalid_overlap`, `invalid_secret`, `invalid_body` (an unknown `signing_algorithm`); `invalid_body`: the body does not fit the schema */
+            /** @description `invalid_overlap`, `invalid_secret`, `invalid_body` (an unknown `signing_algorithm`); `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["RotateEndpointSecretError422"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -3868,7 +6354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["RotateEndpointSecretError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -3877,7 +6363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["RotateEndpointSecretError503"];
                 };
             };
         };
@@ -3911,7 +6397,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointStateChangesError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -3920,7 +6406,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointStateChangesError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -3929,7 +6415,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointStateChangesError403"];
                 };
             };
             /** @description `app_not_found`, `endpoint_not_found` */
@@ -3938,7 +6424,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointStateChangesError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -3947,7 +6433,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointStateChangesError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -3956,7 +6442,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEndpointStateChangesError503"];
                 };
             };
         };
@@ -3996,7 +6482,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEndpointStatsError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -4005,7 +6491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEndpointStatsError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -4014,7 +6500,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEndpointStatsError403"];
                 };
             };
             /** @description `app_not_found`, `endpoint_not_found` */
@@ -4023,7 +6509,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEndpointStatsError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -4032,7 +6518,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEndpointStatsError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -4041,7 +6527,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEndpointStatsError503"];
                 };
             };
         };
@@ -4074,13 +6560,13 @@ export interface operations {
                     "application/json": components["schemas"]["TestEventSent"];
                 };
             };
-            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendTestEventError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -4089,7 +6575,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendTestEventError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -4098,7 +6584,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendTestEventError403"];
                 };
             };
             /** @description `app_not_found`, `endpoint_not_found` */
@@ -4107,7 +6593,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendTestEventError404"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than 256 KiB */
@@ -4116,16 +6602,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendTestEventError413"];
                 };
             };
-            /** @description `invalid_event_type`, `invalid_data`, `schema_mismatch` (with `error.details`), `unknown_event_type` (strict mode), and every other refusal of the catalogue's check at ingestion; `invalid_body`: the body does not fit the schema */
+            /** @description `invalid_event_type`, `invalid_data`, `schema_mismatch` (with `error.details`), `unknown_event_type` (strict mode), and every other refusal of the catalogue's check at ingestion; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendTestEventError422"];
                 };
             };
             /** @description `test_event_limit_reached`: the endpoint's or the app's test events are spent for now; nothing was stored */
@@ -4136,7 +6622,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendTestEventError429"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -4145,7 +6631,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendTestEventError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -4154,7 +6640,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendTestEventError503"];
                 };
             };
         };
@@ -4187,13 +6673,13 @@ export interface operations {
                     "application/json": components["schemas"]["Endpoint"];
                 };
             };
-            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["VerifyEndpointError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -4202,7 +6688,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["VerifyEndpointError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -4211,7 +6697,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["VerifyEndpointError403"];
                 };
             };
             /** @description `app_not_found`, `endpoint_not_found` */
@@ -4220,7 +6706,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["VerifyEndpointError404"];
                 };
             };
             /** @description `endpoint_verified` */
@@ -4229,7 +6715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["VerifyEndpointError409"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than 256 KiB */
@@ -4238,16 +6724,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["VerifyEndpointError413"];
                 };
             };
-            /** @description `invalid_body`: the body does not fit the schema */
+            /** @description `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["VerifyEndpointError422"];
                 };
             };
             /** @description `challenge_limit_reached`: the call would start an ownership challenge, and the endpoint's or the app's challenges are spent for now (docs/security.md); nothing was changed */
@@ -4258,7 +6744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["VerifyEndpointError429"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -4267,7 +6753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["VerifyEndpointError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -4276,7 +6762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["VerifyEndpointError503"];
                 };
             };
         };
@@ -4319,7 +6805,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEventsError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -4328,7 +6814,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEventsError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -4337,7 +6823,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEventsError403"];
                 };
             };
             /** @description `app_not_found` */
@@ -4346,7 +6832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEventsError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -4355,7 +6841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEventsError500"];
                 };
             };
             /** @description `overloaded`: answers with payloads hold the instance's `FENIX_ANSWER_BYTES`; retry after `Retry-After`; `database_unavailable`: nothing was stored, retry later */
@@ -4366,7 +6852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEventsError503"];
                 };
             };
         };
@@ -4410,13 +6896,13 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -4425,7 +6911,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -4434,7 +6920,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventError403"];
                 };
             };
             /** @description `app_not_found` */
@@ -4443,7 +6929,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventError404"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than 256 KiB */
@@ -4452,7 +6938,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventError413"];
                 };
             };
             /** @description `unsupported_media_type`: send Content-Type: application/json */
@@ -4461,16 +6947,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventError415"];
                 };
             };
-            /** @description `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `invalid_ordering_key`, `fanout_limit_reached`, `schema_mismatch` (the event-type catalogue's schema; each mismatch in `error.details`, its `path` a JSON Pointer into the body such as `/data/amount`), `unknown_event_type` (only with `FENIX_EVENT_TYPES_STRICT`); when the type has a schema, data that cannot be checked faithfully: `duplicate_key`, `number_out_of_range`, `invalid_unicode`, `data_too_deep` (the place in `error.details`); `schema_too_costly` (the check went over `FENIX_SCHEMA_BUDGET`); `invalid_body`: the body does not fit the schema */
+            /** @description `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `invalid_ordering_key`, `fanout_limit_reached`, `schema_mismatch` (the event-type catalogue's schema; each mismatch in `error.details`, its `path` a JSON Pointer into the body such as `/data/amount`), `unknown_event_type` (only with `FENIX_EVENT_TYPES_STRICT`); when the type has a schema, data that cannot be checked faithfully: `duplicate_key`, `number_out_of_range`, `invalid_unicode`, `data_too_deep`, `unreadable_data` (the place in `error.details`); `schema_too_costly` (the check went over `FENIX_SCHEMA_BUDGET`); `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventError422"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -4479,7 +6965,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventError500"];
                 };
             };
             /** @description `overloaded`: every schema check slot stayed busy; retry; `database_unavailable`: nothing was stored, retry later */
@@ -4488,7 +6974,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventError503"];
                 };
             };
         };
@@ -4518,13 +7004,13 @@ export interface operations {
                     "application/json": components["schemas"]["EventBatchResult"];
                 };
             };
-            /** @description `invalid_path`, `invalid_json`, `unknown_field`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `invalid_path`, `malformed_json`, `unknown_field`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventBatchError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -4533,7 +7019,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventBatchError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -4542,7 +7028,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventBatchError403"];
                 };
             };
             /** @description `app_not_found` */
@@ -4551,7 +7037,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventBatchError404"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than `FENIX_MAX_BATCH_BYTES`; `payload_too_large`: the body is larger than 256 KiB */
@@ -4560,7 +7046,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventBatchError413"];
                 };
             };
             /** @description `unsupported_media_type`: send Content-Type: application/json */
@@ -4569,16 +7055,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventBatchError415"];
                 };
             };
-            /** @description `empty_batch`, `batch_too_large`, and for one event (its index in the message) `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `invalid_ordering_key`, `fanout_limit_reached`, `schema_mismatch` (with `error.details`, paths such as `/events/3/data/amount`), `unknown_event_type` (strict mode), `duplicate_key`, `number_out_of_range`, `invalid_unicode`, `data_too_deep`, `schema_too_costly` (over `FENIX_SCHEMA_BUDGET`, or the batch's checks over `FENIX_SCHEMA_REQUEST_BUDGET`); `invalid_body`: the body does not fit the schema */
+            /** @description `empty_batch`, `batch_too_large`, and for one event (its index in the message) `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `invalid_ordering_key`, `fanout_limit_reached`, `schema_mismatch` (with `error.details`, paths such as `/events/3/data/amount`), `unknown_event_type` (strict mode), `duplicate_key`, `number_out_of_range`, `invalid_unicode`, `data_too_deep`, `unreadable_data`, `schema_too_costly` (over `FENIX_SCHEMA_BUDGET`, or the batch's checks over `FENIX_SCHEMA_REQUEST_BUDGET`); `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventBatchError422"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -4587,7 +7073,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventBatchError500"];
                 };
             };
             /** @description `overloaded`: every schema check slot stayed busy; retry; `database_unavailable`: nothing was stored, retry later */
@@ -4596,7 +7082,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["SendEventBatchError503"];
                 };
             };
         };
@@ -4633,7 +7119,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEventError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -4642,7 +7128,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEventError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -4651,7 +7137,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEventError403"];
                 };
             };
             /** @description `app_not_found`, `event_not_found` */
@@ -4660,7 +7146,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEventError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -4669,7 +7155,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEventError500"];
                 };
             };
             /** @description `overloaded` (with `include=payload`): answers with payloads hold the instance's `FENIX_ANSWER_BYTES`; retry after `Retry-After`; `database_unavailable`: nothing was stored, retry later */
@@ -4680,7 +7166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEventError503"];
                 };
             };
         };
@@ -4712,7 +7198,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["AppPublicKeysError400"];
                 };
             };
         };
@@ -4749,7 +7235,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListPortalSessionsError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -4758,7 +7244,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListPortalSessionsError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -4767,7 +7253,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListPortalSessionsError403"];
                 };
             };
             /** @description `app_not_found` */
@@ -4776,7 +7262,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListPortalSessionsError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -4785,7 +7271,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListPortalSessionsError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -4794,7 +7280,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListPortalSessionsError503"];
                 };
             };
         };
@@ -4824,13 +7310,13 @@ export interface operations {
                     "application/json": components["schemas"]["PortalLink"];
                 };
             };
-            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreatePortalSessionError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -4839,7 +7325,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreatePortalSessionError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -4848,7 +7334,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreatePortalSessionError403"];
                 };
             };
             /** @description `app_not_found` */
@@ -4857,7 +7343,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreatePortalSessionError404"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than 256 KiB */
@@ -4866,7 +7352,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreatePortalSessionError413"];
                 };
             };
             /** @description `unsupported_media_type`: send Content-Type: application/json */
@@ -4875,16 +7361,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreatePortalSessionError415"];
                 };
             };
-            /** @description `invalid_expires_in`, `invalid_label`; `invalid_body`: the body does not fit the schema */
+            /** @description `invalid_expires_in`, `invalid_label`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreatePortalSessionError422"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -4893,7 +7379,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreatePortalSessionError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -4902,7 +7388,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreatePortalSessionError503"];
                 };
             };
         };
@@ -4934,7 +7420,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["RevokePortalSessionError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -4943,7 +7429,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["RevokePortalSessionError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -4952,7 +7438,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["RevokePortalSessionError403"];
                 };
             };
             /** @description `app_not_found`, `portal_session_not_found` */
@@ -4961,7 +7447,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["RevokePortalSessionError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -4970,7 +7456,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["RevokePortalSessionError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -4979,7 +7465,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["RevokePortalSessionError503"];
                 };
             };
         };
@@ -5013,7 +7499,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEventTypesError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -5022,7 +7508,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEventTypesError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -5031,7 +7517,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEventTypesError403"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -5040,7 +7526,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEventTypesError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -5049,7 +7535,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListEventTypesError503"];
                 };
             };
         };
@@ -5076,13 +7562,13 @@ export interface operations {
                     "application/json": components["schemas"]["EventType"];
                 };
             };
-            /** @description `invalid_json`, `unknown_field`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `malformed_json`, `unknown_field`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEventTypeError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -5091,7 +7577,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEventTypeError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -5100,7 +7586,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEventTypeError403"];
                 };
             };
             /** @description `event_type_exists` */
@@ -5109,7 +7595,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEventTypeError409"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than 256 KiB */
@@ -5118,7 +7604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEventTypeError413"];
                 };
             };
             /** @description `unsupported_media_type`: send Content-Type: application/json */
@@ -5127,16 +7613,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEventTypeError415"];
                 };
             };
-            /** @description `invalid_event_type`, `invalid_description`, `invalid_schema`, `invalid_example`, `example_mismatch` (with `details`), `schema_too_costly` (its checking cost can grow without bound); `invalid_body`: the body does not fit the schema */
+            /** @description `invalid_event_type`, `invalid_description`, `invalid_schema`, `invalid_example`, `example_mismatch` (with `details`), `schema_too_costly` (its checking cost can grow without bound); `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEventTypeError422"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -5145,7 +7631,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEventTypeError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -5154,7 +7640,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateEventTypeError503"];
                 };
             };
         };
@@ -5186,7 +7672,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEventTypeError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -5195,7 +7681,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEventTypeError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -5204,7 +7690,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEventTypeError403"];
                 };
             };
             /** @description `event_type_not_found` */
@@ -5213,7 +7699,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEventTypeError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -5222,7 +7708,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEventTypeError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -5231,7 +7717,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetEventTypeError503"];
                 };
             };
         };
@@ -5261,7 +7747,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteEventTypeError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -5270,7 +7756,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteEventTypeError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -5279,7 +7765,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteEventTypeError403"];
                 };
             };
             /** @description `event_type_not_found` */
@@ -5288,7 +7774,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteEventTypeError404"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -5297,7 +7783,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteEventTypeError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -5306,7 +7792,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteEventTypeError503"];
                 };
             };
         };
@@ -5336,13 +7822,13 @@ export interface operations {
                     "application/json": components["schemas"]["EventType"];
                 };
             };
-            /** @description `invalid_path`, `invalid_json`, `unknown_field`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `invalid_path`, `malformed_json`, `unknown_field`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEventTypeError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -5351,7 +7837,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEventTypeError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -5360,7 +7846,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEventTypeError403"];
                 };
             };
             /** @description `event_type_not_found` */
@@ -5369,7 +7855,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEventTypeError404"];
                 };
             };
             /** @description `event_type_changed`: changed by another call meanwhile; read it and retry */
@@ -5378,7 +7864,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEventTypeError409"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than 256 KiB */
@@ -5387,7 +7873,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEventTypeError413"];
                 };
             };
             /** @description `unsupported_media_type`: send Content-Type: application/json */
@@ -5396,16 +7882,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEventTypeError415"];
                 };
             };
-            /** @description `invalid_body`, `invalid_description`, `invalid_schema`, `invalid_example`, `example_mismatch` (with `details`), `schema_too_costly` (its checking cost can grow without bound); `invalid_body`: the body does not fit the schema */
+            /** @description `invalid_body`, `invalid_description`, `invalid_schema`, `invalid_example`, `example_mismatch` (with `details`), `schema_too_costly` (its checking cost can grow without bound); `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEventTypeError422"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -5414,7 +7900,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEventTypeError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -5423,7 +7909,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["UpdateEventTypeError503"];
                 };
             };
         };
@@ -5452,7 +7938,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetSettingsError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -5461,7 +7947,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetSettingsError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -5470,7 +7956,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetSettingsError403"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -5479,7 +7965,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetSettingsError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -5488,7 +7974,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["GetSettingsError503"];
                 };
             };
         };
@@ -5522,7 +8008,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListTokensError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -5531,7 +8017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListTokensError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -5540,7 +8026,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListTokensError403"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -5549,7 +8035,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListTokensError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -5558,7 +8044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ListTokensError503"];
                 };
             };
         };
@@ -5585,13 +8071,13 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedToken"];
                 };
             };
-            /** @description `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take */
+            /** @description `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateTokenError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -5600,7 +8086,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateTokenError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -5609,7 +8095,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateTokenError403"];
                 };
             };
             /** @description `payload_too_large`: the body is larger than 256 KiB */
@@ -5618,7 +8104,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateTokenError413"];
                 };
             };
             /** @description `unsupported_media_type`: send Content-Type: application/json */
@@ -5627,16 +8113,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateTokenError415"];
                 };
             };
-            /** @description `invalid_name`, `invalid_token_scope` (`app` missing or not wanted), `unknown_app`, `invalid_expires_at`; `invalid_body`: the body does not fit the schema */
+            /** @description `invalid_name`, `invalid_token_scope` (`app` missing or not wanted), `unknown_app`, `invalid_expires_at`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateTokenError422"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -5645,7 +8131,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateTokenError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -5654,7 +8140,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["CreateTokenError503"];
                 };
             };
         };
@@ -5684,7 +8170,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteTokenError400"];
                 };
             };
             /** @description `unauthorized`: missing, unknown, revoked or expired token */
@@ -5693,7 +8179,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteTokenError401"];
                 };
             };
             /** @description `forbidden`: the token's scope does not include this call */
@@ -5702,7 +8188,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteTokenError403"];
                 };
             };
             /** @description `token_not_found` */
@@ -5711,7 +8197,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteTokenError404"];
                 };
             };
             /** @description `last_admin_token`: the only admin token that still works */
@@ -5720,7 +8206,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteTokenError409"];
                 };
             };
             /** @description `internal_error`: details are in the server log */
@@ -5729,7 +8215,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteTokenError500"];
                 };
             };
             /** @description `database_unavailable`: nothing was stored, retry later */
@@ -5738,7 +8224,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeleteTokenError503"];
                 };
             };
         };
