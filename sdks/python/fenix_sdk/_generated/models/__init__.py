@@ -3,10 +3,14 @@
 from .access import Access
 from .app import App
 from .attempt import Attempt
+from .attempt_error_type_1 import AttemptErrorType1
+from .attempt_error_type_2_type_1 import AttemptErrorType2Type1
+from .attempt_error_type_3_type_1 import AttemptErrorType3Type1
 from .attempt_with_delivery import AttemptWithDelivery
 from .create_app import CreateApp
 from .create_endpoint import CreateEndpoint
 from .create_endpoint_headers_type_0 import CreateEndpointHeadersType0
+from .create_endpoint_signature_scheme import CreateEndpointSignatureScheme
 from .create_event_type import CreateEventType
 from .create_event_type_example_type_0 import CreateEventTypeExampleType0
 from .create_event_type_schema_type_0 import CreateEventTypeSchemaType0
@@ -19,9 +23,11 @@ from .endpoint import Endpoint
 from .endpoint_headers import EndpointHeaders
 from .endpoint_replay import EndpointReplay
 from .endpoint_replay_request import EndpointReplayRequest
+from .endpoint_signature_scheme import EndpointSignatureScheme
 from .endpoint_state import EndpointState
 from .endpoint_stats import EndpointStats
 from .error_body import ErrorBody
+from .error_code import ErrorCode
 from .error_detail import ErrorDetail
 from .event import Event
 from .event_batch import EventBatch
@@ -32,6 +38,7 @@ from .event_type import EventType
 from .event_type_example_type_0 import EventTypeExampleType0
 from .event_type_schema_type_0 import EventTypeSchemaType0
 from .health import Health
+from .health_status import HealthStatus
 from .jwk import Jwk
 from .key_set import KeySet
 from .new_event import NewEvent
@@ -42,11 +49,21 @@ from .page_app import PageApp
 from .page_app_data_item import PageAppDataItem
 from .page_attempt import PageAttempt
 from .page_attempt_data_item import PageAttemptDataItem
+from .page_attempt_data_item_error_type_1 import PageAttemptDataItemErrorType1
+from .page_attempt_data_item_error_type_2_type_1 import (
+    PageAttemptDataItemErrorType2Type1,
+)
+from .page_attempt_data_item_error_type_3_type_1 import (
+    PageAttemptDataItemErrorType3Type1,
+)
 from .page_delivery import PageDelivery
 from .page_delivery_data_item import PageDeliveryDataItem
 from .page_endpoint import PageEndpoint
 from .page_endpoint_data_item import PageEndpointDataItem
 from .page_endpoint_data_item_headers import PageEndpointDataItemHeaders
+from .page_endpoint_data_item_signature_scheme import (
+    PageEndpointDataItemSignatureScheme,
+)
 from .page_event_type import PageEventType
 from .page_event_type_data_item import PageEventTypeDataItem
 from .page_event_type_data_item_example_type_0 import PageEventTypeDataItemExampleType0
@@ -68,6 +85,7 @@ from .portal_session import PortalSession
 from .public_key_out import PublicKeyOut
 from .public_keys import PublicKeys
 from .ready import Ready
+from .ready_status import ReadyStatus
 from .resume import Resume
 from .resumed_endpoint import ResumedEndpoint
 from .rotate_secret import RotateSecret
@@ -92,11 +110,15 @@ __all__ = (
     "Access",
     "App",
     "Attempt",
+    "AttemptErrorType1",
+    "AttemptErrorType2Type1",
+    "AttemptErrorType3Type1",
     "AttemptWithDelivery",
     "CreateApp",
     "CreatedToken",
     "CreateEndpoint",
     "CreateEndpointHeadersType0",
+    "CreateEndpointSignatureScheme",
     "CreateEventType",
     "CreateEventTypeExampleType0",
     "CreateEventTypeSchemaType0",
@@ -108,9 +130,11 @@ __all__ = (
     "EndpointHeaders",
     "EndpointReplay",
     "EndpointReplayRequest",
+    "EndpointSignatureScheme",
     "EndpointState",
     "EndpointStats",
     "ErrorBody",
+    "ErrorCode",
     "ErrorDetail",
     "Event",
     "EventBatch",
@@ -121,6 +145,7 @@ __all__ = (
     "EventTypeExampleType0",
     "EventTypeSchemaType0",
     "Health",
+    "HealthStatus",
     "Jwk",
     "KeySet",
     "NewEvent",
@@ -131,11 +156,15 @@ __all__ = (
     "PageAppDataItem",
     "PageAttempt",
     "PageAttemptDataItem",
+    "PageAttemptDataItemErrorType1",
+    "PageAttemptDataItemErrorType2Type1",
+    "PageAttemptDataItemErrorType3Type1",
     "PageDelivery",
     "PageDeliveryDataItem",
     "PageEndpoint",
     "PageEndpointDataItem",
     "PageEndpointDataItemHeaders",
+    "PageEndpointDataItemSignatureScheme",
     "PageEventType",
     "PageEventTypeDataItem",
     "PageEventTypeDataItemExampleType0",
@@ -157,6 +186,7 @@ __all__ = (
     "PublicKeyOut",
     "PublicKeys",
     "Ready",
+    "ReadyStatus",
     "Resume",
     "ResumedEndpoint",
     "Rotated",

@@ -9,6 +9,9 @@ from typing import (
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.attempt_error_type_1 import AttemptErrorType1
+from ..models.attempt_error_type_2_type_1 import AttemptErrorType2Type1
+from ..models.attempt_error_type_3_type_1 import AttemptErrorType3Type1
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="Attempt")
@@ -25,7 +28,7 @@ class Attempt:
         id (str):
         signed_with (list[int]): Secret versions whose signatures the request carried, newest first.
         started_at (str):
-        error (Union[None, Unset, str]):
+        error (Union[AttemptErrorType1, AttemptErrorType2Type1, AttemptErrorType3Type1, None, Unset]):
         error_detail (Union[None, Unset, str]):
         response_excerpt (Union[None, Unset, str]):
         response_status (Union[None, Unset, int]):
@@ -37,7 +40,9 @@ class Attempt:
     id: str
     signed_with: list[int]
     started_at: str
-    error: Union[None, Unset, str] = UNSET
+    error: Union[
+        AttemptErrorType1, AttemptErrorType2Type1, AttemptErrorType3Type1, None, Unset
+    ] = UNSET
     error_detail: Union[None, Unset, str] = UNSET
     response_excerpt: Union[None, Unset, str] = UNSET
     response_status: Union[None, Unset, int] = UNSET
@@ -59,6 +64,12 @@ class Attempt:
         error: Union[None, Unset, str]
         if isinstance(self.error, Unset):
             error = UNSET
+        elif isinstance(self.error, AttemptErrorType1):
+            error = self.error.value
+        elif isinstance(self.error, AttemptErrorType2Type1):
+            error = self.error.value
+        elif isinstance(self.error, AttemptErrorType3Type1):
+            error = self.error.value
         else:
             error = self.error
 
@@ -118,12 +129,53 @@ class Attempt:
 
         started_at = d.pop("started_at")
 
-        def _parse_error(data: object) -> Union[None, Unset, str]:
+        def _parse_error(
+            data: object,
+        ) -> Union[
+            AttemptErrorType1,
+            AttemptErrorType2Type1,
+            AttemptErrorType3Type1,
+            None,
+            Unset,
+        ]:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
-            return cast(Union[None, Unset, str], data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                error_type_1 = AttemptErrorType1(data)
+
+                return error_type_1
+            except:  # noqa: E722
+                pass
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                error_type_2_type_1 = AttemptErrorType2Type1(data)
+
+                return error_type_2_type_1
+            except:  # noqa: E722
+                pass
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                error_type_3_type_1 = AttemptErrorType3Type1(data)
+
+                return error_type_3_type_1
+            except:  # noqa: E722
+                pass
+            return cast(
+                Union[
+                    AttemptErrorType1,
+                    AttemptErrorType2Type1,
+                    AttemptErrorType3Type1,
+                    None,
+                    Unset,
+                ],
+                data,
+            )
 
         error = _parse_error(d.pop("error", UNSET))
 

@@ -9,6 +9,7 @@ from typing import (
 
 from attrs import define as _attrs_define
 
+from ..models.create_endpoint_signature_scheme import CreateEndpointSignatureScheme
 from ..models.on_dead_letter import OnDeadLetter
 from ..models.signing_algorithm import SigningAlgorithm
 from ..types import UNSET, Unset
@@ -43,7 +44,7 @@ class CreateEndpoint:
         secret (Union[None, Unset, str]): Owner-supplied HMAC secret (migrating from another platform); `hmac` only.
         sensitive_headers (Union[None, Unset, list[str]]): Names in `headers` whose values are sealed and redacted like
             `Authorization` and `Cookie` (which always are). Example: ['X-Api-Key'].
-        signature_scheme (Union[None, Unset, str]):
+        signature_scheme (Union[Unset, CreateEndpointSignatureScheme]):
         signing_algorithm (Union[Unset, SigningAlgorithm]):
     """
 
@@ -59,7 +60,7 @@ class CreateEndpoint:
     retry_schedule: Union[None, Unset, list[str]] = UNSET
     secret: Union[None, Unset, str] = UNSET
     sensitive_headers: Union[None, Unset, list[str]] = UNSET
-    signature_scheme: Union[None, Unset, str] = UNSET
+    signature_scheme: Union[Unset, CreateEndpointSignatureScheme] = UNSET
     signing_algorithm: Union[Unset, SigningAlgorithm] = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -136,11 +137,9 @@ class CreateEndpoint:
         else:
             sensitive_headers = self.sensitive_headers
 
-        signature_scheme: Union[None, Unset, str]
-        if isinstance(self.signature_scheme, Unset):
-            signature_scheme = UNSET
-        else:
-            signature_scheme = self.signature_scheme
+        signature_scheme: Union[Unset, str] = UNSET
+        if not isinstance(self.signature_scheme, Unset):
+            signature_scheme = self.signature_scheme.value
 
         signing_algorithm: Union[Unset, str] = UNSET
         if not isinstance(self.signing_algorithm, Unset):
@@ -310,14 +309,12 @@ class CreateEndpoint:
 
         sensitive_headers = _parse_sensitive_headers(d.pop("sensitive_headers", UNSET))
 
-        def _parse_signature_scheme(data: object) -> Union[None, Unset, str]:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(Union[None, Unset, str], data)
-
-        signature_scheme = _parse_signature_scheme(d.pop("signature_scheme", UNSET))
+        _signature_scheme = d.pop("signature_scheme", UNSET)
+        signature_scheme: Union[Unset, CreateEndpointSignatureScheme]
+        if isinstance(_signature_scheme, Unset):
+            signature_scheme = UNSET
+        else:
+            signature_scheme = CreateEndpointSignatureScheme(_signature_scheme)
 
         _signing_algorithm = d.pop("signing_algorithm", UNSET)
         signing_algorithm: Union[Unset, SigningAlgorithm]

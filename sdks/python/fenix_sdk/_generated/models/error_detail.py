@@ -10,6 +10,7 @@ from typing import (
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.error_code import ErrorCode
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -24,20 +25,20 @@ class ErrorDetail:
     """What went wrong.
 
     Attributes:
-        code (str): Stable, machine-readable: branch on this. Example: app_not_found.
+        code (ErrorCode): Stable, machine-readable: branch on this.
         message (str): For people: says what to change. Example: no such app.
         details (Union[None, Unset, list['SchemaViolation']]): Only with `schema_mismatch` (and an example that fails
             its schema):
             each place the value breaks the schema, at most 10.
     """
 
-    code: str
+    code: ErrorCode
     message: str
     details: Union[None, Unset, list["SchemaViolation"]] = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        code = self.code
+        code = self.code.value
 
         message = self.message
 
@@ -71,7 +72,7 @@ class ErrorDetail:
         from ..models.schema_violation import SchemaViolation
 
         d = dict(src_dict)
-        code = d.pop("code")
+        code = ErrorCode(d.pop("code"))
 
         message = d.pop("message")
 

@@ -9,6 +9,13 @@ from typing import (
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.page_attempt_data_item_error_type_1 import PageAttemptDataItemErrorType1
+from ..models.page_attempt_data_item_error_type_2_type_1 import (
+    PageAttemptDataItemErrorType2Type1,
+)
+from ..models.page_attempt_data_item_error_type_3_type_1 import (
+    PageAttemptDataItemErrorType3Type1,
+)
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="PageAttemptDataItem")
@@ -25,7 +32,8 @@ class PageAttemptDataItem:
         id (str):
         signed_with (list[int]): Secret versions whose signatures the request carried, newest first.
         started_at (str):
-        error (Union[None, Unset, str]):
+        error (Union[None, PageAttemptDataItemErrorType1, PageAttemptDataItemErrorType2Type1,
+            PageAttemptDataItemErrorType3Type1, Unset]):
         error_detail (Union[None, Unset, str]):
         response_excerpt (Union[None, Unset, str]):
         response_status (Union[None, Unset, int]):
@@ -37,7 +45,13 @@ class PageAttemptDataItem:
     id: str
     signed_with: list[int]
     started_at: str
-    error: Union[None, Unset, str] = UNSET
+    error: Union[
+        None,
+        PageAttemptDataItemErrorType1,
+        PageAttemptDataItemErrorType2Type1,
+        PageAttemptDataItemErrorType3Type1,
+        Unset,
+    ] = UNSET
     error_detail: Union[None, Unset, str] = UNSET
     response_excerpt: Union[None, Unset, str] = UNSET
     response_status: Union[None, Unset, int] = UNSET
@@ -59,6 +73,12 @@ class PageAttemptDataItem:
         error: Union[None, Unset, str]
         if isinstance(self.error, Unset):
             error = UNSET
+        elif isinstance(self.error, PageAttemptDataItemErrorType1):
+            error = self.error.value
+        elif isinstance(self.error, PageAttemptDataItemErrorType2Type1):
+            error = self.error.value
+        elif isinstance(self.error, PageAttemptDataItemErrorType3Type1):
+            error = self.error.value
         else:
             error = self.error
 
@@ -118,12 +138,53 @@ class PageAttemptDataItem:
 
         started_at = d.pop("started_at")
 
-        def _parse_error(data: object) -> Union[None, Unset, str]:
+        def _parse_error(
+            data: object,
+        ) -> Union[
+            None,
+            PageAttemptDataItemErrorType1,
+            PageAttemptDataItemErrorType2Type1,
+            PageAttemptDataItemErrorType3Type1,
+            Unset,
+        ]:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
-            return cast(Union[None, Unset, str], data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                error_type_1 = PageAttemptDataItemErrorType1(data)
+
+                return error_type_1
+            except:  # noqa: E722
+                pass
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                error_type_2_type_1 = PageAttemptDataItemErrorType2Type1(data)
+
+                return error_type_2_type_1
+            except:  # noqa: E722
+                pass
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                error_type_3_type_1 = PageAttemptDataItemErrorType3Type1(data)
+
+                return error_type_3_type_1
+            except:  # noqa: E722
+                pass
+            return cast(
+                Union[
+                    None,
+                    PageAttemptDataItemErrorType1,
+                    PageAttemptDataItemErrorType2Type1,
+                    PageAttemptDataItemErrorType3Type1,
+                    Unset,
+                ],
+                data,
+            )
 
         error = _parse_error(d.pop("error", UNSET))
 

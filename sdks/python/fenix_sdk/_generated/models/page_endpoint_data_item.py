@@ -12,6 +12,9 @@ from attrs import field as _attrs_field
 
 from ..models.endpoint_state import EndpointState
 from ..models.on_dead_letter import OnDeadLetter
+from ..models.page_endpoint_data_item_signature_scheme import (
+    PageEndpointDataItemSignatureScheme,
+)
 from ..models.signing_algorithm import SigningAlgorithm
 from ..types import UNSET, Unset
 
@@ -41,7 +44,7 @@ class PageEndpointDataItem:
         ordered (bool): Ordered delivery: one delivery at a time per lane (`ordering_key`), in event order.
         sensitive_headers (list[str]): Header names marked sensitive besides `Authorization` and `Cookie`,
             which always are.
-        signature_scheme (str):
+        signature_scheme (PageEndpointDataItemSignatureScheme):
         signing_algorithm (SigningAlgorithm):
         state (EndpointState):
         updated_at (str):
@@ -69,7 +72,7 @@ class PageEndpointDataItem:
     on_dead_letter: OnDeadLetter
     ordered: bool
     sensitive_headers: list[str]
-    signature_scheme: str
+    signature_scheme: PageEndpointDataItemSignatureScheme
     signing_algorithm: SigningAlgorithm
     state: EndpointState
     updated_at: str
@@ -107,7 +110,7 @@ class PageEndpointDataItem:
 
         sensitive_headers = self.sensitive_headers
 
-        signature_scheme = self.signature_scheme
+        signature_scheme = self.signature_scheme.value
 
         signing_algorithm = self.signing_algorithm.value
 
@@ -236,7 +239,9 @@ class PageEndpointDataItem:
 
         sensitive_headers = cast(list[str], d.pop("sensitive_headers"))
 
-        signature_scheme = d.pop("signature_scheme")
+        signature_scheme = PageEndpointDataItemSignatureScheme(
+            d.pop("signature_scheme")
+        )
 
         signing_algorithm = SigningAlgorithm(d.pop("signing_algorithm"))
 

@@ -10,6 +10,7 @@ from typing import (
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.ready_status import ReadyStatus
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -24,18 +25,18 @@ class Ready:
     """The answer of `/readyz`.
 
     Attributes:
-        status (str): `ready` or `unavailable`.
+        status (ReadyStatus):
         error (Union['ErrorDetail', None, Unset]):
     """
 
-    status: str
+    status: ReadyStatus
     error: Union["ErrorDetail", None, Unset] = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.error_detail import ErrorDetail
 
-        status = self.status
+        status = self.status.value
 
         error: Union[None, Unset, dict[str, Any]]
         if isinstance(self.error, Unset):
@@ -62,7 +63,7 @@ class Ready:
         from ..models.error_detail import ErrorDetail
 
         d = dict(src_dict)
-        status = d.pop("status")
+        status = ReadyStatus(d.pop("status"))
 
         def _parse_error(data: object) -> Union["ErrorDetail", None, Unset]:
             if data is None:

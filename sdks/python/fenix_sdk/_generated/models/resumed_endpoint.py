@@ -10,6 +10,7 @@ from typing import (
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.endpoint_signature_scheme import EndpointSignatureScheme
 from ..models.endpoint_state import EndpointState
 from ..models.on_dead_letter import OnDeadLetter
 from ..models.signing_algorithm import SigningAlgorithm
@@ -41,7 +42,7 @@ class ResumedEndpoint:
         ordered (bool): Ordered delivery: one delivery at a time per lane (`ordering_key`), in event order.
         sensitive_headers (list[str]): Header names marked sensitive besides `Authorization` and `Cookie`,
             which always are.
-        signature_scheme (str):
+        signature_scheme (EndpointSignatureScheme):
         signing_algorithm (SigningAlgorithm):
         state (EndpointState):
         updated_at (str):
@@ -70,7 +71,7 @@ class ResumedEndpoint:
     on_dead_letter: OnDeadLetter
     ordered: bool
     sensitive_headers: list[str]
-    signature_scheme: str
+    signature_scheme: EndpointSignatureScheme
     signing_algorithm: SigningAlgorithm
     state: EndpointState
     updated_at: str
@@ -109,7 +110,7 @@ class ResumedEndpoint:
 
         sensitive_headers = self.sensitive_headers
 
-        signature_scheme = self.signature_scheme
+        signature_scheme = self.signature_scheme.value
 
         signing_algorithm = self.signing_algorithm.value
 
@@ -241,7 +242,7 @@ class ResumedEndpoint:
 
         sensitive_headers = cast(list[str], d.pop("sensitive_headers"))
 
-        signature_scheme = d.pop("signature_scheme")
+        signature_scheme = EndpointSignatureScheme(d.pop("signature_scheme"))
 
         signing_algorithm = SigningAlgorithm(d.pop("signing_algorithm"))
 
