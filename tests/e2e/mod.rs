@@ -9,6 +9,7 @@ mod cli;
 mod common;
 mod console_pages;
 mod crash;
+mod deploy_files;
 mod delivery;
 mod formats;
 mod hostile;
