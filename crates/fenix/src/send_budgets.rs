@@ -93,15 +93,6 @@ impl Action {
         }
     }
 
-    /// The `429` code of the action.
-    pub const fn code(self) -> &'static str {
-        match self {
-            Action::Challenge => "challenge_limit_reached",
-            Action::TestEvent => "test_event_limit_reached",
-            Action::EndpointReplay | Action::DeliveryReplay => "replay_limit_reached",
-        }
-    }
-
     /// What the action is, for the refusal's message.
     fn what(self) -> &'static str {
         match self {

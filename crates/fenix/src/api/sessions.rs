@@ -113,7 +113,33 @@ fn session_secret(headers: &HeaderMap, name: &str) -> Option<String> {
 /// A session that holds, with the secret its cookie carries.
 struct Live {
     row: SessionRow,
+    /// Whom the row stands for, parsed once from its text columns.
+    holder: Holder,
     secret: String,
+}
+
+/// Whom a stored console session stands for: the row's `kind`, `app_id` and
+/// `access` (text in the database), parsed once when it is read. A stored
+/// value this code does not know is an error, never a guess.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Holder {
+    /// An operator's session (`kind` `operator`, `access` `admin`, no app).
+    Operator,
+    /// A portal session for one app.
+    Portal { app_id: String, access: Access },
+}
+
+impl Holder {
+    fn of(row: &SessionRow) -> Result<Holder, ApiError> {
+        match (row.kind.as_str(), &row.app_id, row.access.as_str()) {
+            ("operator", None, "admin") => Ok(Holder::Operator),
+            ("portal", Some(app_id), access) => match Access::parse(access) {
+                Some(access) => Ok(Holder::Portal { app_id: app_id.clone(), access }),
+                None => Err(anyhow::anyhow!("console session {} has an unknown access", row.id).into()),
+            },
+            _ => Err(anyhow::anyhow!("console session {} has an unknown kind or access", row.id).into()),
+        }
+    }
 }
 
 /// Why the cookie's session cannot be used: 401 with a code the console can tell apart.
@@ -132,21 +158,21 @@ async fn live_session(store: &Store, cookie: &str, headers: &HeaderMap) -> Resul
     let Some(row) = row else {
         return Err(refused(Code::Unauthorized, "no such console session: log in again"));
     };
-    if row.revoked_at.is_some() || (row.kind == "operator" && row.token_id.is_none()) {
+    let holder = Holder::of(&row)?;
+    if row.revoked_at.is_some() || (holder == Holder::Operator && row.token_id.is_none()) {
         return Err(refused(Code::SessionRevoked, "this console session was ended or revoked"));
     }
     if row.expires_at <= time::now_ms() {
         return Err(refused(Code::SessionExpired, "this console session has expired"));
     }
-    Ok(Some(Live { row, secret }))
+    Ok(Some(Live { row, holder, secret }))
 }
 
 /// Who a stored session stands for.
-fn principal_of(row: &SessionRow) -> Result<Principal, ApiError> {
-    match (row.kind.as_str(), &row.app_id, Access::parse(&row.access)) {
-        ("operator", None, _) if row.access == "admin" => Ok(Principal::Admin),
-        ("portal", Some(app_id), Some(access)) => Ok(Principal::App { app_id: app_id.clone(), access }),
-        _ => Err(anyhow::anyhow!("console session {} has an unknown kind or access", row.id).into()),
+fn principal_of(holder: &Holder) -> Principal {
+    match holder {
+        Holder::Operator => Principal::Admin,
+        Holder::Portal { app_id, access } => Principal::App { app_id: app_id.clone(), access: *access },
     }
 }
 
@@ -194,7 +220,7 @@ pub async fn principal_from_cookie(
     if !is_safe(method) {
         check_csrf(headers, &live.secret)?;
     }
-    principal_of(&live.row).map(Some)
+    Ok(Some(principal_of(&live.holder)))
 }
 
 /// The console's JSON calls (not in the OpenAPI document). No answer of them
@@ -309,8 +335,8 @@ struct ExchangeLink {
 /// browser's live session reaches: a session of the very app and access is
 /// replaced without asking (an embedding product mints a fresh link for
 /// every page view); an operator's, another app's or another access's is not.
-fn changes_what_it_reaches(current: &SessionRow, app_id: &str, access: &str) -> bool {
-    !(current.kind == "portal" && current.app_id.as_deref() == Some(app_id) && current.access == access)
+fn changes_what_it_reaches(current: &Holder, app_id: &str, access: &str) -> bool {
+    !matches!(current, Holder::Portal { app_id: a, access: x } if a == app_id && x.as_str() == access)
 }
 
 /// `POST /console/api/portal/exchange`: a portal link's secret for a portal session, once.
@@ -328,7 +354,7 @@ async fn exchange(
                 // Only the console's page, which read this session, knows its token.
                 check_csrf(&headers, &current.secret)?;
             } else if let Some((app_id, access)) = s.store.find_exchangeable_portal_link(&digest(link), now).await? {
-                if changes_what_it_reaches(&current.row, &app_id, &access) {
+                if changes_what_it_reaches(&current.holder, &app_id, &access) {
                     return Err(ApiError::new(
                         Code::SessionExists,
                         "this browser holds another live console session: it is kept unless the link is \
@@ -380,7 +406,7 @@ async fn session(State(s): State<SharedState>, headers: HeaderMap) -> Result<Jso
     };
     let row = live.row;
     Ok(Json(SessionOut {
-        kind: if row.kind == "portal" { "portal" } else { "operator" },
+        kind: if matches!(live.holder, Holder::Portal { .. }) { "portal" } else { "operator" },
         app_id: row.app_id,
         app_name: row.app_name,
         access: row.access,
@@ -397,7 +423,7 @@ async fn logout(State(s): State<SharedState>, headers: HeaderMap) -> Result<Resp
     if let Some(secret) = session_secret(&headers, cookie_name(&s.settings)) {
         let hash = digest(&secret);
         if let Some(row) = s.store.find_console_session(&hash, time::now_ms()).await? {
-            if row.kind == "portal" {
+            if matches!(Holder::of(&row)?, Holder::Portal { .. }) {
                 kind = Kind::Portal;
             }
             let live = row.revoked_at.is_none() && row.expires_at > time::now_ms();
