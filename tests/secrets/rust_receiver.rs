@@ -1,6 +1,7 @@
 //! A Fenix webhook receiver: axum for HTTP, the `fenix-signing` crate to verify.
 //!
-//! Cargo.toml: axum = "0.8", fenix-signing, serde_json = "1", tokio = { version = "1", features = ["full"] }
+//! Cargo.toml: axum = "0.8", serde_json = "1", tokio = { version = "1", features = ["full"] }, and
+//! fenix-signing = { version = "0.1", path = "../fenix/crates/fenix-signing" } (a checkout of Fenix: not on crates.io)
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
