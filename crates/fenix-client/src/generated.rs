@@ -66,7 +66,7 @@ pub struct Attempt {
     pub delivery_id: ::std::string::String,
     pub duration_ms: i64,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub error: ::std::option::Option<::std::string::String>,
+    pub error: ::std::option::Option<AttemptError>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub error_detail: ::std::option::Option<::std::string::String>,
     pub id: ::std::string::String,
@@ -83,6 +83,88 @@ impl Attempt {
         Default::default()
     }
 }
+///`AttemptError`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+pub enum AttemptError {
+    #[serde(rename = "timeout")]
+    Timeout,
+    #[serde(rename = "connect")]
+    Connect,
+    #[serde(rename = "request")]
+    Request,
+    #[serde(rename = "tls")]
+    Tls,
+    #[serde(rename = "dns")]
+    Dns,
+    #[serde(rename = "response_body")]
+    ResponseBody,
+    #[serde(rename = "redirect")]
+    Redirect,
+    #[serde(rename = "http_status")]
+    HttpStatus,
+    #[serde(rename = "destination_blocked")]
+    DestinationBlocked,
+    #[serde(rename = "no_secret")]
+    NoSecret,
+    #[serde(rename = "sealed_header")]
+    SealedHeader,
+    #[serde(rename = "signing")]
+    Signing,
+    #[serde(rename = "challenge_mismatch")]
+    ChallengeMismatch,
+}
+impl ::std::fmt::Display for AttemptError {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Timeout => f.write_str("timeout"),
+            Self::Connect => f.write_str("connect"),
+            Self::Request => f.write_str("request"),
+            Self::Tls => f.write_str("tls"),
+            Self::Dns => f.write_str("dns"),
+            Self::ResponseBody => f.write_str("response_body"),
+            Self::Redirect => f.write_str("redirect"),
+            Self::HttpStatus => f.write_str("http_status"),
+            Self::DestinationBlocked => f.write_str("destination_blocked"),
+            Self::NoSecret => f.write_str("no_secret"),
+            Self::SealedHeader => f.write_str("sealed_header"),
+            Self::Signing => f.write_str("signing"),
+            Self::ChallengeMismatch => f.write_str("challenge_mismatch"),
+        }
+    }
+}
+impl ::std::str::FromStr for AttemptError {
+    type Err = self::error::ConversionError;
+    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "timeout" => Ok(Self::Timeout),
+            "connect" => Ok(Self::Connect),
+            "request" => Ok(Self::Request),
+            "tls" => Ok(Self::Tls),
+            "dns" => Ok(Self::Dns),
+            "response_body" => Ok(Self::ResponseBody),
+            "redirect" => Ok(Self::Redirect),
+            "http_status" => Ok(Self::HttpStatus),
+            "destination_blocked" => Ok(Self::DestinationBlocked),
+            "no_secret" => Ok(Self::NoSecret),
+            "sealed_header" => Ok(Self::SealedHeader),
+            "signing" => Ok(Self::Signing),
+            "challenge_mismatch" => Ok(Self::ChallengeMismatch),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for AttemptError {
+    type Error = self::error::ConversionError;
+    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for AttemptError {
+    type Error = self::error::ConversionError;
+    fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
 ///An attempt with the delivery it belongs to.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct AttemptWithDelivery {
@@ -91,7 +173,7 @@ pub struct AttemptWithDelivery {
     pub delivery_id: ::std::string::String,
     pub duration_ms: i64,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub error: ::std::option::Option<::std::string::String>,
+    pub error: ::std::option::Option<AttemptWithDeliveryError>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub error_detail: ::std::option::Option<::std::string::String>,
     pub id: ::std::string::String,
@@ -106,6 +188,88 @@ pub struct AttemptWithDelivery {
 impl AttemptWithDelivery {
     pub fn builder() -> builder::AttemptWithDelivery {
         Default::default()
+    }
+}
+///`AttemptWithDeliveryError`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+pub enum AttemptWithDeliveryError {
+    #[serde(rename = "timeout")]
+    Timeout,
+    #[serde(rename = "connect")]
+    Connect,
+    #[serde(rename = "request")]
+    Request,
+    #[serde(rename = "tls")]
+    Tls,
+    #[serde(rename = "dns")]
+    Dns,
+    #[serde(rename = "response_body")]
+    ResponseBody,
+    #[serde(rename = "redirect")]
+    Redirect,
+    #[serde(rename = "http_status")]
+    HttpStatus,
+    #[serde(rename = "destination_blocked")]
+    DestinationBlocked,
+    #[serde(rename = "no_secret")]
+    NoSecret,
+    #[serde(rename = "sealed_header")]
+    SealedHeader,
+    #[serde(rename = "signing")]
+    Signing,
+    #[serde(rename = "challenge_mismatch")]
+    ChallengeMismatch,
+}
+impl ::std::fmt::Display for AttemptWithDeliveryError {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Timeout => f.write_str("timeout"),
+            Self::Connect => f.write_str("connect"),
+            Self::Request => f.write_str("request"),
+            Self::Tls => f.write_str("tls"),
+            Self::Dns => f.write_str("dns"),
+            Self::ResponseBody => f.write_str("response_body"),
+            Self::Redirect => f.write_str("redirect"),
+            Self::HttpStatus => f.write_str("http_status"),
+            Self::DestinationBlocked => f.write_str("destination_blocked"),
+            Self::NoSecret => f.write_str("no_secret"),
+            Self::SealedHeader => f.write_str("sealed_header"),
+            Self::Signing => f.write_str("signing"),
+            Self::ChallengeMismatch => f.write_str("challenge_mismatch"),
+        }
+    }
+}
+impl ::std::str::FromStr for AttemptWithDeliveryError {
+    type Err = self::error::ConversionError;
+    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "timeout" => Ok(Self::Timeout),
+            "connect" => Ok(Self::Connect),
+            "request" => Ok(Self::Request),
+            "tls" => Ok(Self::Tls),
+            "dns" => Ok(Self::Dns),
+            "response_body" => Ok(Self::ResponseBody),
+            "redirect" => Ok(Self::Redirect),
+            "http_status" => Ok(Self::HttpStatus),
+            "destination_blocked" => Ok(Self::DestinationBlocked),
+            "no_secret" => Ok(Self::NoSecret),
+            "sealed_header" => Ok(Self::SealedHeader),
+            "signing" => Ok(Self::Signing),
+            "challenge_mismatch" => Ok(Self::ChallengeMismatch),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for AttemptWithDeliveryError {
+    type Error = self::error::ConversionError;
+    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for AttemptWithDeliveryError {
+    type Error = self::error::ConversionError;
+    fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
     }
 }
 ///`CreateApp`
@@ -162,7 +326,7 @@ pub struct CreateEndpoint {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub sensitive_headers: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub signature_scheme: ::std::option::Option<::std::string::String>,
+    pub signature_scheme: ::std::option::Option<CreateEndpointSignatureScheme>,
     /**`hmac` (default) or `ed25519`: Fenix makes an Ed25519 key pair, keeps
     the private key sealed and never shows it; receivers verify with the public key.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -172,6 +336,44 @@ pub struct CreateEndpoint {
 impl CreateEndpoint {
     pub fn builder() -> builder::CreateEndpoint {
         Default::default()
+    }
+}
+///`CreateEndpointSignatureScheme`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+pub enum CreateEndpointSignatureScheme {
+    #[serde(rename = "fenix-v1")]
+    FenixV1,
+    #[serde(rename = "standard-webhooks")]
+    StandardWebhooks,
+}
+impl ::std::fmt::Display for CreateEndpointSignatureScheme {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::FenixV1 => f.write_str("fenix-v1"),
+            Self::StandardWebhooks => f.write_str("standard-webhooks"),
+        }
+    }
+}
+impl ::std::str::FromStr for CreateEndpointSignatureScheme {
+    type Err = self::error::ConversionError;
+    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "fenix-v1" => Ok(Self::FenixV1),
+            "standard-webhooks" => Ok(Self::StandardWebhooks),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for CreateEndpointSignatureScheme {
+    type Error = self::error::ConversionError;
+    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for CreateEndpointSignatureScheme {
+    type Error = self::error::ConversionError;
+    fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
     }
 }
 ///`CreateEventType`
@@ -376,7 +578,7 @@ pub struct Endpoint {
     /**Header names marked sensitive besides `Authorization` and `Cookie`,
     which always are.*/
     pub sensitive_headers: ::std::vec::Vec<::std::string::String>,
-    pub signature_scheme: ::std::string::String,
+    pub signature_scheme: EndpointSignatureScheme,
     /**What the current key signs with: `hmac` (`v1` signatures) or
     `ed25519` (`v1a`); see `…/public-keys` for an Ed25519 endpoint's keys.*/
     pub signing_algorithm: SigningAlgorithm,
@@ -422,6 +624,44 @@ pub struct EndpointReplayRequest {
 impl EndpointReplayRequest {
     pub fn builder() -> builder::EndpointReplayRequest {
         Default::default()
+    }
+}
+///`EndpointSignatureScheme`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+pub enum EndpointSignatureScheme {
+    #[serde(rename = "fenix-v1")]
+    FenixV1,
+    #[serde(rename = "standard-webhooks")]
+    StandardWebhooks,
+}
+impl ::std::fmt::Display for EndpointSignatureScheme {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::FenixV1 => f.write_str("fenix-v1"),
+            Self::StandardWebhooks => f.write_str("standard-webhooks"),
+        }
+    }
+}
+impl ::std::str::FromStr for EndpointSignatureScheme {
+    type Err = self::error::ConversionError;
+    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "fenix-v1" => Ok(Self::FenixV1),
+            "standard-webhooks" => Ok(Self::StandardWebhooks),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for EndpointSignatureScheme {
+    type Error = self::error::ConversionError;
+    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for EndpointSignatureScheme {
+    type Error = self::error::ConversionError;
+    fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
     }
 }
 ///`EndpointState`
@@ -507,11 +747,485 @@ impl ErrorBody {
         Default::default()
     }
 }
+///Stable, machine-readable: branch on this.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+pub enum ErrorCode {
+    #[serde(rename = "bad_request")]
+    BadRequest,
+    #[serde(rename = "malformed_json")]
+    MalformedJson,
+    #[serde(rename = "unknown_field")]
+    UnknownField,
+    #[serde(rename = "unreadable_body")]
+    UnreadableBody,
+    #[serde(rename = "invalid_query")]
+    InvalidQuery,
+    #[serde(rename = "invalid_path")]
+    InvalidPath,
+    #[serde(rename = "invalid_cursor")]
+    InvalidCursor,
+    #[serde(rename = "invalid_limit")]
+    InvalidLimit,
+    #[serde(rename = "invalid_include")]
+    InvalidInclude,
+    #[serde(rename = "invalid_status")]
+    InvalidStatus,
+    #[serde(rename = "invalid_time")]
+    InvalidTime,
+    #[serde(rename = "invalid_window")]
+    InvalidWindow,
+    #[serde(rename = "unauthorized")]
+    Unauthorized,
+    #[serde(rename = "session_revoked")]
+    SessionRevoked,
+    #[serde(rename = "session_expired")]
+    SessionExpired,
+    #[serde(rename = "forbidden")]
+    Forbidden,
+    #[serde(rename = "csrf_failed")]
+    CsrfFailed,
+    #[serde(rename = "not_found")]
+    NotFound,
+    #[serde(rename = "app_not_found")]
+    AppNotFound,
+    #[serde(rename = "endpoint_not_found")]
+    EndpointNotFound,
+    #[serde(rename = "event_not_found")]
+    EventNotFound,
+    #[serde(rename = "delivery_not_found")]
+    DeliveryNotFound,
+    #[serde(rename = "attempt_not_found")]
+    AttemptNotFound,
+    #[serde(rename = "event_type_not_found")]
+    EventTypeNotFound,
+    #[serde(rename = "token_not_found")]
+    TokenNotFound,
+    #[serde(rename = "portal_session_not_found")]
+    PortalSessionNotFound,
+    #[serde(rename = "link_not_found")]
+    LinkNotFound,
+    #[serde(rename = "method_not_allowed")]
+    MethodNotAllowed,
+    #[serde(rename = "request_timeout")]
+    RequestTimeout,
+    #[serde(rename = "payload_too_large")]
+    PayloadTooLarge,
+    #[serde(rename = "unsupported_media_type")]
+    UnsupportedMediaType,
+    #[serde(rename = "uid_taken")]
+    UidTaken,
+    #[serde(rename = "endpoint_already_active")]
+    EndpointAlreadyActive,
+    #[serde(rename = "endpoint_already_paused")]
+    EndpointAlreadyPaused,
+    #[serde(rename = "endpoint_verified")]
+    EndpointVerified,
+    #[serde(rename = "event_type_exists")]
+    EventTypeExists,
+    #[serde(rename = "event_type_changed")]
+    EventTypeChanged,
+    #[serde(rename = "last_admin_token")]
+    LastAdminToken,
+    #[serde(rename = "not_replayable")]
+    NotReplayable,
+    #[serde(rename = "not_skippable")]
+    NotSkippable,
+    #[serde(rename = "payload_expired")]
+    PayloadExpired,
+    #[serde(rename = "session_exists")]
+    SessionExists,
+    #[serde(rename = "link_used")]
+    LinkUsed,
+    #[serde(rename = "link_expired")]
+    LinkExpired,
+    #[serde(rename = "link_revoked")]
+    LinkRevoked,
+    #[serde(rename = "invalid_body")]
+    InvalidBody,
+    #[serde(rename = "unstorable_value")]
+    UnstorableValue,
+    #[serde(rename = "invalid_name")]
+    InvalidName,
+    #[serde(rename = "invalid_uid")]
+    InvalidUid,
+    #[serde(rename = "uid_reserved")]
+    UidReserved,
+    #[serde(rename = "invalid_description")]
+    InvalidDescription,
+    #[serde(rename = "invalid_label")]
+    InvalidLabel,
+    #[serde(rename = "invalid_expires_at")]
+    InvalidExpiresAt,
+    #[serde(rename = "invalid_expires_in")]
+    InvalidExpiresIn,
+    #[serde(rename = "invalid_token_scope")]
+    InvalidTokenScope,
+    #[serde(rename = "unknown_app")]
+    UnknownApp,
+    #[serde(rename = "invalid_ordering_key")]
+    InvalidOrderingKey,
+    #[serde(rename = "invalid_idempotency_key")]
+    InvalidIdempotencyKey,
+    #[serde(rename = "invalid_data")]
+    InvalidData,
+    #[serde(rename = "empty_batch")]
+    EmptyBatch,
+    #[serde(rename = "batch_too_large")]
+    BatchTooLarge,
+    #[serde(rename = "fanout_limit_reached")]
+    FanoutLimitReached,
+    #[serde(rename = "endpoint_limit_reached")]
+    EndpointLimitReached,
+    #[serde(rename = "invalid_statuses")]
+    InvalidStatuses,
+    #[serde(rename = "invalid_overlap")]
+    InvalidOverlap,
+    #[serde(rename = "invalid_secret")]
+    InvalidSecret,
+    #[serde(rename = "invalid_signature_scheme")]
+    InvalidSignatureScheme,
+    #[serde(rename = "invalid_rate_limit")]
+    InvalidRateLimit,
+    #[serde(rename = "invalid_sensitive_headers")]
+    InvalidSensitiveHeaders,
+    #[serde(rename = "invalid_header_name")]
+    InvalidHeaderName,
+    #[serde(rename = "invalid_header_value")]
+    InvalidHeaderValue,
+    #[serde(rename = "hop_by_hop_header")]
+    HopByHopHeader,
+    #[serde(rename = "reserved_header")]
+    ReservedHeader,
+    #[serde(rename = "duplicate_header")]
+    DuplicateHeader,
+    #[serde(rename = "too_many_headers")]
+    TooManyHeaders,
+    #[serde(rename = "headers_too_large")]
+    HeadersTooLarge,
+    #[serde(rename = "invalid_retry_schedule")]
+    InvalidRetrySchedule,
+    #[serde(rename = "invalid_final_status_codes")]
+    InvalidFinalStatusCodes,
+    #[serde(rename = "invalid_attempt_timeout")]
+    InvalidAttemptTimeout,
+    #[serde(rename = "invalid_event_type")]
+    InvalidEventType,
+    #[serde(rename = "invalid_event_types")]
+    InvalidEventTypes,
+    #[serde(rename = "unknown_event_type")]
+    UnknownEventType,
+    #[serde(rename = "invalid_schema")]
+    InvalidSchema,
+    #[serde(rename = "invalid_example")]
+    InvalidExample,
+    #[serde(rename = "example_mismatch")]
+    ExampleMismatch,
+    #[serde(rename = "schema_mismatch")]
+    SchemaMismatch,
+    #[serde(rename = "schema_too_costly")]
+    SchemaTooCostly,
+    #[serde(rename = "duplicate_key")]
+    DuplicateKey,
+    #[serde(rename = "data_too_deep")]
+    DataTooDeep,
+    #[serde(rename = "number_out_of_range")]
+    NumberOutOfRange,
+    #[serde(rename = "invalid_unicode")]
+    InvalidUnicode,
+    #[serde(rename = "unreadable_data")]
+    UnreadableData,
+    #[serde(rename = "url_invalid")]
+    UrlInvalid,
+    #[serde(rename = "url_ambiguous")]
+    UrlAmbiguous,
+    #[serde(rename = "url_too_long")]
+    UrlTooLong,
+    #[serde(rename = "url_scheme_not_https")]
+    UrlSchemeNotHttps,
+    #[serde(rename = "url_has_credentials")]
+    UrlHasCredentials,
+    #[serde(rename = "url_has_query")]
+    UrlHasQuery,
+    #[serde(rename = "url_has_fragment")]
+    UrlHasFragment,
+    #[serde(rename = "url_port_not_allowed")]
+    UrlPortNotAllowed,
+    #[serde(rename = "url_host_is_ip")]
+    UrlHostIsIp,
+    #[serde(rename = "url_host_not_public")]
+    UrlHostNotPublic,
+    #[serde(rename = "destination_unresolvable")]
+    DestinationUnresolvable,
+    #[serde(rename = "destination_not_public")]
+    DestinationNotPublic,
+    #[serde(rename = "challenge_limit_reached")]
+    ChallengeLimitReached,
+    #[serde(rename = "test_event_limit_reached")]
+    TestEventLimitReached,
+    #[serde(rename = "replay_limit_reached")]
+    ReplayLimitReached,
+    #[serde(rename = "internal_error")]
+    InternalError,
+    #[serde(rename = "database_unavailable")]
+    DatabaseUnavailable,
+    #[serde(rename = "overloaded")]
+    Overloaded,
+    #[serde(rename = "worker_stalled")]
+    WorkerStalled,
+}
+impl ::std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::BadRequest => f.write_str("bad_request"),
+            Self::MalformedJson => f.write_str("malformed_json"),
+            Self::UnknownField => f.write_str("unknown_field"),
+            Self::UnreadableBody => f.write_str("unreadable_body"),
+            Self::InvalidQuery => f.write_str("invalid_query"),
+            Self::InvalidPath => f.write_str("invalid_path"),
+            Self::InvalidCursor => f.write_str("invalid_cursor"),
+            Self::InvalidLimit => f.write_str("invalid_limit"),
+            Self::InvalidInclude => f.write_str("invalid_include"),
+            Self::InvalidStatus => f.write_str("invalid_status"),
+            Self::InvalidTime => f.write_str("invalid_time"),
+            Self::InvalidWindow => f.write_str("invalid_window"),
+            Self::Unauthorized => f.write_str("unauthorized"),
+            Self::SessionRevoked => f.write_str("session_revoked"),
+            Self::SessionExpired => f.write_str("session_expired"),
+            Self::Forbidden => f.write_str("forbidden"),
+            Self::CsrfFailed => f.write_str("csrf_failed"),
+            Self::NotFound => f.write_str("not_found"),
+            Self::AppNotFound => f.write_str("app_not_found"),
+            Self::EndpointNotFound => f.write_str("endpoint_not_found"),
+            Self::EventNotFound => f.write_str("event_not_found"),
+            Self::DeliveryNotFound => f.write_str("delivery_not_found"),
+            Self::AttemptNotFound => f.write_str("attempt_not_found"),
+            Self::EventTypeNotFound => f.write_str("event_type_not_found"),
+            Self::TokenNotFound => f.write_str("token_not_found"),
+            Self::PortalSessionNotFound => f.write_str("portal_session_not_found"),
+            Self::LinkNotFound => f.write_str("link_not_found"),
+            Self::MethodNotAllowed => f.write_str("method_not_allowed"),
+            Self::RequestTimeout => f.write_str("request_timeout"),
+            Self::PayloadTooLarge => f.write_str("payload_too_large"),
+            Self::UnsupportedMediaType => f.write_str("unsupported_media_type"),
+            Self::UidTaken => f.write_str("uid_taken"),
+            Self::EndpointAlreadyActive => f.write_str("endpoint_already_active"),
+            Self::EndpointAlreadyPaused => f.write_str("endpoint_already_paused"),
+            Self::EndpointVerified => f.write_str("endpoint_verified"),
+            Self::EventTypeExists => f.write_str("event_type_exists"),
+            Self::EventTypeChanged => f.write_str("event_type_changed"),
+            Self::LastAdminToken => f.write_str("last_admin_token"),
+            Self::NotReplayable => f.write_str("not_replayable"),
+            Self::NotSkippable => f.write_str("not_skippable"),
+            Self::PayloadExpired => f.write_str("payload_expired"),
+            Self::SessionExists => f.write_str("session_exists"),
+            Self::LinkUsed => f.write_str("link_used"),
+            Self::LinkExpired => f.write_str("link_expired"),
+            Self::LinkRevoked => f.write_str("link_revoked"),
+            Self::InvalidBody => f.write_str("invalid_body"),
+            Self::UnstorableValue => f.write_str("unstorable_value"),
+            Self::InvalidName => f.write_str("invalid_name"),
+            Self::InvalidUid => f.write_str("invalid_uid"),
+            Self::UidReserved => f.write_str("uid_reserved"),
+            Self::InvalidDescription => f.write_str("invalid_description"),
+            Self::InvalidLabel => f.write_str("invalid_label"),
+            Self::InvalidExpiresAt => f.write_str("invalid_expires_at"),
+            Self::InvalidExpiresIn => f.write_str("invalid_expires_in"),
+            Self::InvalidTokenScope => f.write_str("invalid_token_scope"),
+            Self::UnknownApp => f.write_str("unknown_app"),
+            Self::InvalidOrderingKey => f.write_str("invalid_ordering_key"),
+            Self::InvalidIdempotencyKey => f.write_str("invalid_idempotency_key"),
+            Self::InvalidData => f.write_str("invalid_data"),
+            Self::EmptyBatch => f.write_str("empty_batch"),
+            Self::BatchTooLarge => f.write_str("batch_too_large"),
+            Self::FanoutLimitReached => f.write_str("fanout_limit_reached"),
+            Self::EndpointLimitReached => f.write_str("endpoint_limit_reached"),
+            Self::InvalidStatuses => f.write_str("invalid_statuses"),
+            Self::InvalidOverlap => f.write_str("invalid_overlap"),
+            Self::InvalidSecret => f.write_str("invalid_secret"),
+            Self::InvalidSignatureScheme => f.write_str("invalid_signature_scheme"),
+            Self::InvalidRateLimit => f.write_str("invalid_rate_limit"),
+            Self::InvalidSensitiveHeaders => f.write_str("invalid_sensitive_headers"),
+            Self::InvalidHeaderName => f.write_str("invalid_header_name"),
+            Self::InvalidHeaderValue => f.write_str("invalid_header_value"),
+            Self::HopByHopHeader => f.write_str("hop_by_hop_header"),
+            Self::ReservedHeader => f.write_str("reserved_header"),
+            Self::DuplicateHeader => f.write_str("duplicate_header"),
+            Self::TooManyHeaders => f.write_str("too_many_headers"),
+            Self::HeadersTooLarge => f.write_str("headers_too_large"),
+            Self::InvalidRetrySchedule => f.write_str("invalid_retry_schedule"),
+            Self::InvalidFinalStatusCodes => f.write_str("invalid_final_status_codes"),
+            Self::InvalidAttemptTimeout => f.write_str("invalid_attempt_timeout"),
+            Self::InvalidEventType => f.write_str("invalid_event_type"),
+            Self::InvalidEventTypes => f.write_str("invalid_event_types"),
+            Self::UnknownEventType => f.write_str("unknown_event_type"),
+            Self::InvalidSchema => f.write_str("invalid_schema"),
+            Self::InvalidExample => f.write_str("invalid_example"),
+            Self::ExampleMismatch => f.write_str("example_mismatch"),
+            Self::SchemaMismatch => f.write_str("schema_mismatch"),
+            Self::SchemaTooCostly => f.write_str("schema_too_costly"),
+            Self::DuplicateKey => f.write_str("duplicate_key"),
+            Self::DataTooDeep => f.write_str("data_too_deep"),
+            Self::NumberOutOfRange => f.write_str("number_out_of_range"),
+            Self::InvalidUnicode => f.write_str("invalid_unicode"),
+            Self::UnreadableData => f.write_str("unreadable_data"),
+            Self::UrlInvalid => f.write_str("url_invalid"),
+            Self::UrlAmbiguous => f.write_str("url_ambiguous"),
+            Self::UrlTooLong => f.write_str("url_too_long"),
+            Self::UrlSchemeNotHttps => f.write_str("url_scheme_not_https"),
+            Self::UrlHasCredentials => f.write_str("url_has_credentials"),
+            Self::UrlHasQuery => f.write_str("url_has_query"),
+            Self::UrlHasFragment => f.write_str("url_has_fragment"),
+            Self::UrlPortNotAllowed => f.write_str("url_port_not_allowed"),
+            Self::UrlHostIsIp => f.write_str("url_host_is_ip"),
+            Self::UrlHostNotPublic => f.write_str("url_host_not_public"),
+            Self::DestinationUnresolvable => f.write_str("destination_unresolvable"),
+            Self::DestinationNotPublic => f.write_str("destination_not_public"),
+            Self::ChallengeLimitReached => f.write_str("challenge_limit_reached"),
+            Self::TestEventLimitReached => f.write_str("test_event_limit_reached"),
+            Self::ReplayLimitReached => f.write_str("replay_limit_reached"),
+            Self::InternalError => f.write_str("internal_error"),
+            Self::DatabaseUnavailable => f.write_str("database_unavailable"),
+            Self::Overloaded => f.write_str("overloaded"),
+            Self::WorkerStalled => f.write_str("worker_stalled"),
+        }
+    }
+}
+impl ::std::str::FromStr for ErrorCode {
+    type Err = self::error::ConversionError;
+    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "bad_request" => Ok(Self::BadRequest),
+            "malformed_json" => Ok(Self::MalformedJson),
+            "unknown_field" => Ok(Self::UnknownField),
+            "unreadable_body" => Ok(Self::UnreadableBody),
+            "invalid_query" => Ok(Self::InvalidQuery),
+            "invalid_path" => Ok(Self::InvalidPath),
+            "invalid_cursor" => Ok(Self::InvalidCursor),
+            "invalid_limit" => Ok(Self::InvalidLimit),
+            "invalid_include" => Ok(Self::InvalidInclude),
+            "invalid_status" => Ok(Self::InvalidStatus),
+            "invalid_time" => Ok(Self::InvalidTime),
+            "invalid_window" => Ok(Self::InvalidWindow),
+            "unauthorized" => Ok(Self::Unauthorized),
+            "session_revoked" => Ok(Self::SessionRevoked),
+            "session_expired" => Ok(Self::SessionExpired),
+            "forbidden" => Ok(Self::Forbidden),
+            "csrf_failed" => Ok(Self::CsrfFailed),
+            "not_found" => Ok(Self::NotFound),
+            "app_not_found" => Ok(Self::AppNotFound),
+            "endpoint_not_found" => Ok(Self::EndpointNotFound),
+            "event_not_found" => Ok(Self::EventNotFound),
+            "delivery_not_found" => Ok(Self::DeliveryNotFound),
+            "attempt_not_found" => Ok(Self::AttemptNotFound),
+            "event_type_not_found" => Ok(Self::EventTypeNotFound),
+            "token_not_found" => Ok(Self::TokenNotFound),
+            "portal_session_not_found" => Ok(Self::PortalSessionNotFound),
+            "link_not_found" => Ok(Self::LinkNotFound),
+            "method_not_allowed" => Ok(Self::MethodNotAllowed),
+            "request_timeout" => Ok(Self::RequestTimeout),
+            "payload_too_large" => Ok(Self::PayloadTooLarge),
+            "unsupported_media_type" => Ok(Self::UnsupportedMediaType),
+            "uid_taken" => Ok(Self::UidTaken),
+            "endpoint_already_active" => Ok(Self::EndpointAlreadyActive),
+            "endpoint_already_paused" => Ok(Self::EndpointAlreadyPaused),
+            "endpoint_verified" => Ok(Self::EndpointVerified),
+            "event_type_exists" => Ok(Self::EventTypeExists),
+            "event_type_changed" => Ok(Self::EventTypeChanged),
+            "last_admin_token" => Ok(Self::LastAdminToken),
+            "not_replayable" => Ok(Self::NotReplayable),
+            "not_skippable" => Ok(Self::NotSkippable),
+            "payload_expired" => Ok(Self::PayloadExpired),
+            "session_exists" => Ok(Self::SessionExists),
+            "link_used" => Ok(Self::LinkUsed),
+            "link_expired" => Ok(Self::LinkExpired),
+            "link_revoked" => Ok(Self::LinkRevoked),
+            "invalid_body" => Ok(Self::InvalidBody),
+            "unstorable_value" => Ok(Self::UnstorableValue),
+            "invalid_name" => Ok(Self::InvalidName),
+            "invalid_uid" => Ok(Self::InvalidUid),
+            "uid_reserved" => Ok(Self::UidReserved),
+            "invalid_description" => Ok(Self::InvalidDescription),
+            "invalid_label" => Ok(Self::InvalidLabel),
+            "invalid_expires_at" => Ok(Self::InvalidExpiresAt),
+            "invalid_expires_in" => Ok(Self::InvalidExpiresIn),
+            "invalid_token_scope" => Ok(Self::InvalidTokenScope),
+            "unknown_app" => Ok(Self::UnknownApp),
+            "invalid_ordering_key" => Ok(Self::InvalidOrderingKey),
+            "invalid_idempotency_key" => Ok(Self::InvalidIdempotencyKey),
+            "invalid_data" => Ok(Self::InvalidData),
+            "empty_batch" => Ok(Self::EmptyBatch),
+            "batch_too_large" => Ok(Self::BatchTooLarge),
+            "fanout_limit_reached" => Ok(Self::FanoutLimitReached),
+            "endpoint_limit_reached" => Ok(Self::EndpointLimitReached),
+            "invalid_statuses" => Ok(Self::InvalidStatuses),
+            "invalid_overlap" => Ok(Self::InvalidOverlap),
+            "invalid_secret" => Ok(Self::InvalidSecret),
+            "invalid_signature_scheme" => Ok(Self::InvalidSignatureScheme),
+            "invalid_rate_limit" => Ok(Self::InvalidRateLimit),
+            "invalid_sensitive_headers" => Ok(Self::InvalidSensitiveHeaders),
+            "invalid_header_name" => Ok(Self::InvalidHeaderName),
+            "invalid_header_value" => Ok(Self::InvalidHeaderValue),
+            "hop_by_hop_header" => Ok(Self::HopByHopHeader),
+            "reserved_header" => Ok(Self::ReservedHeader),
+            "duplicate_header" => Ok(Self::DuplicateHeader),
+            "too_many_headers" => Ok(Self::TooManyHeaders),
+            "headers_too_large" => Ok(Self::HeadersTooLarge),
+            "invalid_retry_schedule" => Ok(Self::InvalidRetrySchedule),
+            "invalid_final_status_codes" => Ok(Self::InvalidFinalStatusCodes),
+            "invalid_attempt_timeout" => Ok(Self::InvalidAttemptTimeout),
+            "invalid_event_type" => Ok(Self::InvalidEventType),
+            "invalid_event_types" => Ok(Self::InvalidEventTypes),
+            "unknown_event_type" => Ok(Self::UnknownEventType),
+            "invalid_schema" => Ok(Self::InvalidSchema),
+            "invalid_example" => Ok(Self::InvalidExample),
+            "example_mismatch" => Ok(Self::ExampleMismatch),
+            "schema_mismatch" => Ok(Self::SchemaMismatch),
+            "schema_too_costly" => Ok(Self::SchemaTooCostly),
+            "duplicate_key" => Ok(Self::DuplicateKey),
+            "data_too_deep" => Ok(Self::DataTooDeep),
+            "number_out_of_range" => Ok(Self::NumberOutOfRange),
+            "invalid_unicode" => Ok(Self::InvalidUnicode),
+            "unreadable_data" => Ok(Self::UnreadableData),
+            "url_invalid" => Ok(Self::UrlInvalid),
+            "url_ambiguous" => Ok(Self::UrlAmbiguous),
+            "url_too_long" => Ok(Self::UrlTooLong),
+            "url_scheme_not_https" => Ok(Self::UrlSchemeNotHttps),
+            "url_has_credentials" => Ok(Self::UrlHasCredentials),
+            "url_has_query" => Ok(Self::UrlHasQuery),
+            "url_has_fragment" => Ok(Self::UrlHasFragment),
+            "url_port_not_allowed" => Ok(Self::UrlPortNotAllowed),
+            "url_host_is_ip" => Ok(Self::UrlHostIsIp),
+            "url_host_not_public" => Ok(Self::UrlHostNotPublic),
+            "destination_unresolvable" => Ok(Self::DestinationUnresolvable),
+            "destination_not_public" => Ok(Self::DestinationNotPublic),
+            "challenge_limit_reached" => Ok(Self::ChallengeLimitReached),
+            "test_event_limit_reached" => Ok(Self::TestEventLimitReached),
+            "replay_limit_reached" => Ok(Self::ReplayLimitReached),
+            "internal_error" => Ok(Self::InternalError),
+            "database_unavailable" => Ok(Self::DatabaseUnavailable),
+            "overloaded" => Ok(Self::Overloaded),
+            "worker_stalled" => Ok(Self::WorkerStalled),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for ErrorCode {
+    type Error = self::error::ConversionError;
+    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for ErrorCode {
+    type Error = self::error::ConversionError;
+    fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
 ///What went wrong.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ErrorDetail {
     ///Stable, machine-readable: branch on this.
-    pub code: ::std::string::String,
+    pub code: ErrorCode,
     /**Only with `schema_mismatch` (and an example that fails its schema):
     each place the value breaks the schema, at most 10.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -623,12 +1337,49 @@ impl EventType {
 pub struct Health {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub error: ::std::option::Option<ErrorDetail>,
-    ///`ok` or `unavailable`.
-    pub status: ::std::string::String,
+    pub status: HealthStatus,
 }
 impl Health {
     pub fn builder() -> builder::Health {
         Default::default()
+    }
+}
+///`HealthStatus`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+pub enum HealthStatus {
+    #[serde(rename = "ok")]
+    Ok,
+    #[serde(rename = "unavailable")]
+    Unavailable,
+}
+impl ::std::fmt::Display for HealthStatus {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Ok => f.write_str("ok"),
+            Self::Unavailable => f.write_str("unavailable"),
+        }
+    }
+}
+impl ::std::str::FromStr for HealthStatus {
+    type Err = self::error::ConversionError;
+    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "ok" => Ok(Self::Ok),
+            "unavailable" => Ok(Self::Unavailable),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for HealthStatus {
+    type Error = self::error::ConversionError;
+    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for HealthStatus {
+    type Error = self::error::ConversionError;
+    fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
     }
 }
 /**One Ed25519 public key as a JWK (RFC 8037), with Fenix's own members for
@@ -1005,12 +1756,49 @@ impl PublicKeys {
 pub struct Ready {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub error: ::std::option::Option<ErrorDetail>,
-    ///`ready` or `unavailable`.
-    pub status: ::std::string::String,
+    pub status: ReadyStatus,
 }
 impl Ready {
     pub fn builder() -> builder::Ready {
         Default::default()
+    }
+}
+///`ReadyStatus`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+pub enum ReadyStatus {
+    #[serde(rename = "ready")]
+    Ready,
+    #[serde(rename = "unavailable")]
+    Unavailable,
+}
+impl ::std::fmt::Display for ReadyStatus {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Ready => f.write_str("ready"),
+            Self::Unavailable => f.write_str("unavailable"),
+        }
+    }
+}
+impl ::std::str::FromStr for ReadyStatus {
+    type Err = self::error::ConversionError;
+    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "ready" => Ok(Self::Ready),
+            "unavailable" => Ok(Self::Unavailable),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for ReadyStatus {
+    type Error = self::error::ConversionError;
+    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for ReadyStatus {
+    type Error = self::error::ConversionError;
+    fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
     }
 }
 ///`Resume`
@@ -1063,7 +1851,7 @@ pub struct ResumedEndpoint {
     /**Header names marked sensitive besides `Authorization` and `Cookie`,
     which always are.*/
     pub sensitive_headers: ::std::vec::Vec<::std::string::String>,
-    pub signature_scheme: ::std::string::String,
+    pub signature_scheme: ResumedEndpointSignatureScheme,
     /**What the current key signs with: `hmac` (`v1` signatures) or
     `ed25519` (`v1a`); see `…/public-keys` for an Ed25519 endpoint's keys.*/
     pub signing_algorithm: SigningAlgorithm,
@@ -1080,6 +1868,44 @@ pub struct ResumedEndpoint {
 impl ResumedEndpoint {
     pub fn builder() -> builder::ResumedEndpoint {
         Default::default()
+    }
+}
+///`ResumedEndpointSignatureScheme`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+pub enum ResumedEndpointSignatureScheme {
+    #[serde(rename = "fenix-v1")]
+    FenixV1,
+    #[serde(rename = "standard-webhooks")]
+    StandardWebhooks,
+}
+impl ::std::fmt::Display for ResumedEndpointSignatureScheme {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::FenixV1 => f.write_str("fenix-v1"),
+            Self::StandardWebhooks => f.write_str("standard-webhooks"),
+        }
+    }
+}
+impl ::std::str::FromStr for ResumedEndpointSignatureScheme {
+    type Err = self::error::ConversionError;
+    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "fenix-v1" => Ok(Self::FenixV1),
+            "standard-webhooks" => Ok(Self::StandardWebhooks),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for ResumedEndpointSignatureScheme {
+    type Error = self::error::ConversionError;
+    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for ResumedEndpointSignatureScheme {
+    type Error = self::error::ConversionError;
+    fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
     }
 }
 ///`RotateSecret`
@@ -1502,7 +2328,7 @@ pub mod builder {
         attempt_number: ::std::result::Result<i64, ::std::string::String>,
         delivery_id: ::std::result::Result<::std::string::String, ::std::string::String>,
         duration_ms: ::std::result::Result<i64, ::std::string::String>,
-        error: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        error: ::std::result::Result<::std::option::Option<super::AttemptError>, ::std::string::String>,
         error_detail: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         id: ::std::result::Result<::std::string::String, ::std::string::String>,
         response_excerpt: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -1556,7 +2382,7 @@ pub mod builder {
         }
         pub fn error<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T: ::std::convert::TryInto<::std::option::Option<super::AttemptError>>,
             T::Error: ::std::fmt::Display,
         {
             self.error = value.try_into().map_err(|e| format!("error converting supplied value for error: {e}"));
@@ -1655,7 +2481,7 @@ pub mod builder {
         delivery: ::std::result::Result<super::Delivery, ::std::string::String>,
         delivery_id: ::std::result::Result<::std::string::String, ::std::string::String>,
         duration_ms: ::std::result::Result<i64, ::std::string::String>,
-        error: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        error: ::std::result::Result<::std::option::Option<super::AttemptWithDeliveryError>, ::std::string::String>,
         error_detail: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         id: ::std::result::Result<::std::string::String, ::std::string::String>,
         response_excerpt: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -1718,7 +2544,7 @@ pub mod builder {
         }
         pub fn error<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T: ::std::convert::TryInto<::std::option::Option<super::AttemptWithDeliveryError>>,
             T::Error: ::std::fmt::Display,
         {
             self.error = value.try_into().map_err(|e| format!("error converting supplied value for error: {e}"));
@@ -1893,7 +2719,8 @@ pub mod builder {
         secret: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         sensitive_headers:
             ::std::result::Result<::std::option::Option<::std::vec::Vec<::std::string::String>>, ::std::string::String>,
-        signature_scheme: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        signature_scheme:
+            ::std::result::Result<::std::option::Option<super::CreateEndpointSignatureScheme>, ::std::string::String>,
         signing_algorithm: ::std::result::Result<::std::option::Option<super::SigningAlgorithm>, ::std::string::String>,
         url: ::std::result::Result<::std::string::String, ::std::string::String>,
     }
@@ -2018,7 +2845,7 @@ pub mod builder {
         }
         pub fn signature_scheme<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T: ::std::convert::TryInto<::std::option::Option<super::CreateEndpointSignatureScheme>>,
             T::Error: ::std::fmt::Display,
         {
             self.signature_scheme =
@@ -2633,7 +3460,7 @@ pub mod builder {
             ::std::result::Result<::std::option::Option<::std::vec::Vec<::std::string::String>>, ::std::string::String>,
         secret: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         sensitive_headers: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
-        signature_scheme: ::std::result::Result<::std::string::String, ::std::string::String>,
+        signature_scheme: ::std::result::Result<super::EndpointSignatureScheme, ::std::string::String>,
         signing_algorithm: ::std::result::Result<super::SigningAlgorithm, ::std::string::String>,
         state: ::std::result::Result<super::EndpointState, ::std::string::String>,
         state_changed_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -2804,7 +3631,7 @@ pub mod builder {
         }
         pub fn signature_scheme<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::EndpointSignatureScheme>,
             T::Error: ::std::fmt::Display,
         {
             self.signature_scheme =
@@ -3219,7 +4046,7 @@ pub mod builder {
     }
     #[derive(Clone, Debug)]
     pub struct ErrorDetail {
-        code: ::std::result::Result<::std::string::String, ::std::string::String>,
+        code: ::std::result::Result<super::ErrorCode, ::std::string::String>,
         details: ::std::result::Result<
             ::std::option::Option<::std::vec::Vec<super::SchemaViolation>>,
             ::std::string::String,
@@ -3238,7 +4065,7 @@ pub mod builder {
     impl ErrorDetail {
         pub fn code<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::ErrorCode>,
             T::Error: ::std::fmt::Display,
         {
             self.code = value.try_into().map_err(|e| format!("error converting supplied value for code: {e}"));
@@ -3697,7 +4524,7 @@ pub mod builder {
     #[derive(Clone, Debug)]
     pub struct Health {
         error: ::std::result::Result<::std::option::Option<super::ErrorDetail>, ::std::string::String>,
-        status: ::std::result::Result<::std::string::String, ::std::string::String>,
+        status: ::std::result::Result<super::HealthStatus, ::std::string::String>,
     }
     impl ::std::default::Default for Health {
         fn default() -> Self {
@@ -3715,7 +4542,7 @@ pub mod builder {
         }
         pub fn status<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::HealthStatus>,
             T::Error: ::std::fmt::Display,
         {
             self.status = value.try_into().map_err(|e| format!("error converting supplied value for status: {e}"));
@@ -4960,7 +5787,7 @@ pub mod builder {
     #[derive(Clone, Debug)]
     pub struct Ready {
         error: ::std::result::Result<::std::option::Option<super::ErrorDetail>, ::std::string::String>,
-        status: ::std::result::Result<::std::string::String, ::std::string::String>,
+        status: ::std::result::Result<super::ReadyStatus, ::std::string::String>,
     }
     impl ::std::default::Default for Ready {
         fn default() -> Self {
@@ -4978,7 +5805,7 @@ pub mod builder {
         }
         pub fn status<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::ReadyStatus>,
             T::Error: ::std::fmt::Display,
         {
             self.status = value.try_into().map_err(|e| format!("error converting supplied value for status: {e}"));
@@ -5049,7 +5876,7 @@ pub mod builder {
             ::std::result::Result<::std::option::Option<::std::vec::Vec<::std::string::String>>, ::std::string::String>,
         secret: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         sensitive_headers: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
-        signature_scheme: ::std::result::Result<::std::string::String, ::std::string::String>,
+        signature_scheme: ::std::result::Result<super::ResumedEndpointSignatureScheme, ::std::string::String>,
         signing_algorithm: ::std::result::Result<super::SigningAlgorithm, ::std::string::String>,
         state: ::std::result::Result<super::EndpointState, ::std::string::String>,
         state_changed_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -5229,7 +6056,7 @@ pub mod builder {
         }
         pub fn signature_scheme<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::ResumedEndpointSignatureScheme>,
             T::Error: ::std::fmt::Display,
         {
             self.signature_scheme =
