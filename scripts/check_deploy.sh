@@ -5,7 +5,8 @@
 #
 # - nginx -t on both shipped layouts (deploy/nginx/), under a throwaway prefix
 #   with a self-signed certificate; the compose layout's upstream names
-#   (fenix-1, fenix-2: Docker's DNS) are mapped to 127.0.0.1 first;
+#   (fenix-1, fenix-2: Docker's DNS) are mapped to 127.0.0.1 first, and the
+#   listeners (443, 80) moved to free unprivileged ports;
 # - systemd-analyze verify on deploy/fenix@.service, its ExecStart pointed at
 #   a copy of a binary in the throwaway directory;
 # - docker-compose.yml against the Compose Specification's JSON schema
@@ -20,6 +21,10 @@ cd "$(dirname "$0")/.."
 TMP=$(mktemp -d /tmp/fenix-deploy-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
 check_nginx() {
   local nginx
   nginx=$(command -v nginx || echo /usr/sbin/nginx)
@@ -30,7 +35,11 @@ check_nginx() {
     -keyout "$TMP/nginx/certs/privkey.pem" -out "$TMP/nginx/certs/fullchain.pem" 2>/dev/null
   for layout in compose local; do
     rm -f "$TMP/nginx/conf.d/"*
-    sed -e 's/server fenix-[12]:/server 127.0.0.1:/' "deploy/nginx/fenix-$layout.conf" >"$TMP/nginx/conf.d/fenix.conf"
+    # Its listeners on free unprivileged ports: nginx -t binds them, and may run as a user.
+    local tls plain
+    tls=$(free_port) plain=$(free_port)
+    sed -e 's/server fenix-[12]:/server 127.0.0.1:/' -e "s/listen 443 ssl;/listen 127.0.0.1:$tls ssl;/" \
+      -e "s/listen 80;/listen 127.0.0.1:$plain;/" "deploy/nginx/fenix-$layout.conf" >"$TMP/nginx/conf.d/fenix.conf"
     # The certificate paths of fenix-tls.conf, under the throwaway prefix.
     sed -i -e "s#/etc/nginx/certs/#$TMP/nginx/certs/#" "$TMP/nginx/snippets/fenix-tls.conf"
     cat >"$TMP/nginx/nginx.conf" <<CONF
@@ -43,7 +52,7 @@ http {
 }
 CONF
     local out
-    if ! out=$("$nginx" -t -p "$TMP/nginx/" -c "$TMP/nginx/nginx.conf" 2>&1) || grep -q '\[warn\]' <<<"$out"; then
+    if ! out=$("$nginx" -t -e "$TMP/nginx/logs/error.log" -p "$TMP/nginx/" -c "$TMP/nginx/nginx.conf" 2>&1) || grep -q '\[warn\]' <<<"$out"; then
       echo "$out" >&2
       echo "error: nginx -t refused (or warned about) deploy/nginx/fenix-$layout.conf" >&2
       exit 1

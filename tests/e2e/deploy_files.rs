@@ -311,7 +311,8 @@ impl Nginx {
         );
         std::fs::write(prefix.join("nginx.conf"), main).unwrap();
         let child = Command::new(nginx)
-            .args(["-p", &format!("{}/", prefix.display()), "-c", &prefix.join("nginx.conf").display().to_string()])
+            .args(["-e", &prefix.join("error.log").display().to_string(), "-p", &format!("{}/", prefix.display())])
+            .args(["-c", &prefix.join("nginx.conf").display().to_string()])
             .stderr(std::fs::File::create(prefix.join("stderr.log")).unwrap())
             .spawn()
             .expect("start nginx");
