@@ -1,6 +1,6 @@
 //! Apps (tenants).
 
-use super::{on_read, on_write, BeginWrite, Conflicts, Store};
+use super::{Conflicts, Store};
 use crate::store::Result;
 use crate::time::Millis;
 
@@ -20,51 +20,30 @@ pub(crate) const CURSOR_END: &str = "~";
 impl Store {
     /// Inserts an app; a taken `uid` is a unique violation.
     pub async fn insert_app(&self, app: &AppRow) -> Result<()> {
-        on_write!(self, |pool| sqlx::query(
-            "INSERT INTO apps (id, uid, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)"
-        )
-        .bind(&app.id)
-        .bind(&app.uid)
-        .bind(&app.name)
-        .bind(app.created_at)
-        .bind(app.updated_at)
-        .execute(pool)
-        .await
-        .map(|_| ()))
+        let sql = "INSERT INTO apps (id, uid, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)";
+        let values =
+            [(&app.id).into(), (&app.uid).into(), (&app.name).into(), app.created_at.into(), app.updated_at.into()];
+        self.writes().execute(sql, &values).await.map(|_| ())
     }
 
     /// Finds an app by its id or its `uid`.
     pub async fn find_app(&self, id_or_uid: &str) -> Result<Option<AppRow>> {
-        on_read!(self, |pool| sqlx::query_as::<_, AppRow>(
-            "SELECT id, uid, name, created_at, updated_at FROM apps WHERE id = $1 \
-             UNION ALL SELECT id, uid, name, created_at, updated_at FROM apps WHERE uid = $1 LIMIT 1"
-        )
-        .bind(id_or_uid)
-        .fetch_optional(pool)
-        .await)
+        let sql = "SELECT id, uid, name, created_at, updated_at FROM apps WHERE id = $1 \
+             UNION ALL SELECT id, uid, name, created_at, updated_at FROM apps WHERE uid = $1 LIMIT 1";
+        self.reads().fetch_optional(sql, &[id_or_uid.into()]).await
     }
 
     /// Apps newest first, strictly before `cursor`.
     pub async fn list_apps(&self, cursor: Option<&str>, limit: i64) -> Result<Vec<AppRow>> {
-        on_read!(self, |pool| sqlx::query_as::<_, AppRow>(
-            "SELECT id, uid, name, created_at, updated_at FROM apps WHERE id < $1 ORDER BY id DESC LIMIT $2"
-        )
-        .bind(cursor.unwrap_or(CURSOR_END))
-        .bind(limit)
-        .fetch_all(pool)
-        .await)
+        let sql = "SELECT id, uid, name, created_at, updated_at FROM apps WHERE id < $1 ORDER BY id DESC LIMIT $2";
+        self.reads().fetch_all(sql, &[cursor.unwrap_or(CURSOR_END).into(), limit.into()]).await
     }
 
     /// Saves a changed name/uid.
     pub async fn update_app(&self, app: &AppRow) -> Result<()> {
-        on_write!(self, |pool| sqlx::query("UPDATE apps SET uid = $2, name = $3, updated_at = $4 WHERE id = $1")
-            .bind(&app.id)
-            .bind(&app.uid)
-            .bind(&app.name)
-            .bind(app.updated_at)
-            .execute(pool)
-            .await
-            .map(|_| ()))
+        let sql = "UPDATE apps SET uid = $2, name = $3, updated_at = $4 WHERE id = $1";
+        let values = [(&app.id).into(), (&app.uid).into(), (&app.name).into(), app.updated_at.into()];
+        self.writes().execute(sql, &values).await.map(|_| ())
     }
 
     /// Deletes an app with its endpoints, events and log. Its deliveries go
@@ -85,15 +64,12 @@ impl Store {
     }
 
     async fn delete_app_once(&self, id: &str) -> Result<bool> {
-        on_write!(self, |pool| {
-            let mut tx = pool.begin_write().await?;
-            let deleted =
-                sqlx::query("DELETE FROM apps WHERE id = $1").bind(id).execute(&mut *tx).await?.rows_affected() > 0;
-            if deleted {
-                sqlx::query("DELETE FROM deliveries WHERE app_id = $1").bind(id).execute(&mut *tx).await?;
-            }
-            tx.commit().await?;
-            Ok(deleted)
-        })
+        let mut tx = self.writes().begin_write().await?;
+        let deleted = tx.execute("DELETE FROM apps WHERE id = $1", &[id.into()]).await? > 0;
+        if deleted {
+            tx.execute("DELETE FROM deliveries WHERE app_id = $1", &[id.into()]).await?;
+        }
+        tx.commit().await?;
+        Ok(deleted)
     }
 }

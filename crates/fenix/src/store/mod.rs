@@ -105,6 +105,7 @@ pub mod queue;
 pub mod replay;
 pub mod send_budgets;
 pub mod sessions;
+mod sql;
 mod sqlite_files;
 pub mod tokens;
 
@@ -317,6 +318,22 @@ impl Store {
         .context("applying database migrations")
     }
 
+    /// The pool that serves reads (SQLite's read-only connections).
+    pub(crate) fn reads(&self) -> sql::Db<'_> {
+        match &self.backend {
+            Backend::Sqlite { read, .. } => sql::Db::Sqlite(read),
+            Backend::Postgres { pool, .. } => sql::Db::Postgres(pool),
+        }
+    }
+
+    /// The pool that serves writes (SQLite's one writer).
+    pub(crate) fn writes(&self) -> sql::Db<'_> {
+        match &self.backend {
+            Backend::Sqlite { write, .. } => sql::Db::Sqlite(write),
+            Backend::Postgres { pool, .. } => sql::Db::Postgres(pool),
+        }
+    }
+
     /// True on PostgreSQL: for the store's own choices of SQL only (callers
     /// ask what they need: [`Store::shares_limits`], [`Store::concurrent_writes`]).
     pub(crate) fn is_postgres(&self) -> bool {
@@ -340,7 +357,7 @@ impl Store {
 
     /// A cheap round trip, for readiness checks.
     pub async fn ping(&self) -> Result<()> {
-        on_read!(self, |pool| sqlx::query("SELECT 1").execute(pool).await.map(|_| ()))
+        self.reads().execute("SELECT 1", &[]).await.map(|_| ())
     }
 
     /// Whether the worker's limits (concurrency per endpoint and host, rate
@@ -354,7 +371,7 @@ impl Store {
     /// Whether several connections can write at the same time: true on
     /// PostgreSQL; false on SQLite, whose one writer takes writes in turn.
     pub fn concurrent_writes(&self) -> bool {
-        self.is_postgres()
+        self.writes().concurrent_writes()
     }
 }
 

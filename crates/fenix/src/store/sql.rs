@@ -1,0 +1,382 @@
+//! Shared SQL, run on either backend: the one place that chooses a backend
+//! for a statement written once.
+//!
+//! The two schemas use the same column names and units, so most of the
+//! store's statements are one text with `$n` placeholders. A store method
+//! writes it once and hands its values over as [`Value`]s:
+//!
+//! ```ignore
+//! self.reads().fetch_optional::<AppRow>("SELECT … FROM apps WHERE id = $1", &[id.into()]).await
+//! ```
+//!
+//! [`Conn`] binds them onto the right driver's query, one `match` per
+//! operation; [`Db`] (a pool: the reads' or the writes') and [`Tx`] (a write
+//! transaction, `BEGIN IMMEDIATE` on SQLite) run their statements through
+//! it. Driver errors become the store's [`Error`] here. Where the backends'
+//! statements differ (the delivery queue), each backend's code is its own
+//! file under `queue/`, on the connection [`Conn`] hands out.
+
+use sqlx::{
+    pool::PoolConnection, postgres::PgRow, sqlite::SqliteRow, Arguments, Decode, FromRow, PgConnection, PgPool,
+    Postgres, Sqlite, SqliteConnection, SqlitePool, Transaction, Type,
+};
+
+use super::{Error, Result};
+
+/// A value bound to a `$n` placeholder of shared SQL.
+#[derive(Clone, Debug)]
+pub(crate) enum Value<'a> {
+    Text(&'a str),
+    OptText(Option<&'a str>),
+    Int(i64),
+    OptInt(Option<i64>),
+    Bool(bool),
+    Bytes(&'a [u8]),
+    OptBytes(Option<&'a [u8]>),
+}
+
+/// What is bound as text: strings and the typed ids of [`crate::ids`].
+pub(crate) trait Text {
+    fn text(&self) -> &str;
+}
+
+impl Text for str {
+    fn text(&self) -> &str {
+        self
+    }
+}
+
+impl Text for String {
+    fn text(&self) -> &str {
+        self
+    }
+}
+
+impl<T: Text + ?Sized> Text for &T {
+    fn text(&self) -> &str {
+        (**self).text()
+    }
+}
+
+/// Each id kind binds as its text.
+macro_rules! text_ids {
+    ($($kind:ident),*) => {$(
+        impl Text for crate::ids::$kind {
+            fn text(&self) -> &str {
+                self.as_str()
+            }
+        }
+    )*};
+}
+text_ids!(AppId, EndpointId, EventId, DeliveryId, AttemptId, StateChangeId, EventTypeId, TokenId, PortalSessionId);
+
+impl<'a, T: Text + ?Sized> From<&'a T> for Value<'a> {
+    fn from(v: &'a T) -> Value<'a> {
+        Value::Text(v.text())
+    }
+}
+
+impl<'a, T: Text> From<&'a Option<T>> for Value<'a> {
+    fn from(v: &'a Option<T>) -> Value<'a> {
+        Value::OptText(v.as_ref().map(Text::text))
+    }
+}
+
+impl<'a, T: Text + ?Sized> From<Option<&'a T>> for Value<'a> {
+    fn from(v: Option<&'a T>) -> Value<'a> {
+        Value::OptText(v.map(Text::text))
+    }
+}
+
+impl From<i64> for Value<'_> {
+    fn from(v: i64) -> Self {
+        Value::Int(v)
+    }
+}
+
+impl From<Option<i64>> for Value<'_> {
+    fn from(v: Option<i64>) -> Self {
+        Value::OptInt(v)
+    }
+}
+
+impl From<bool> for Value<'_> {
+    fn from(v: bool) -> Self {
+        Value::Bool(v)
+    }
+}
+
+impl<'a> From<&'a [u8]> for Value<'a> {
+    fn from(v: &'a [u8]) -> Self {
+        Value::Bytes(v)
+    }
+}
+
+impl<'a> From<&'a Vec<u8>> for Value<'a> {
+    fn from(v: &'a Vec<u8>) -> Self {
+        Value::Bytes(v)
+    }
+}
+
+impl<'a> From<&'a Option<Vec<u8>>> for Value<'a> {
+    fn from(v: &'a Option<Vec<u8>>) -> Self {
+        Value::OptBytes(v.as_deref())
+    }
+}
+
+/// A row a statement of shared SQL reads: `derive(FromRow)` structs and
+/// tuples read on both backends.
+pub(crate) trait Row: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin {}
+impl<T: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin> Row for T {}
+
+/// One column's value that both backends decode.
+pub(crate) trait Scalar:
+    for<'r> Decode<'r, Sqlite> + Type<Sqlite> + for<'r> Decode<'r, Postgres> + Type<Postgres> + Send + Unpin
+{
+}
+impl<T> Scalar for T where
+    T: for<'r> Decode<'r, Sqlite> + Type<Sqlite> + for<'r> Decode<'r, Postgres> + Type<Postgres> + Send + Unpin
+{
+}
+
+fn sqlite_args<'q>(values: &[Value<'q>]) -> Result<sqlx::sqlite::SqliteArguments<'q>> {
+    let mut args = sqlx::sqlite::SqliteArguments::default();
+    for v in values {
+        match *v {
+            Value::Text(t) => args.add(t),
+            Value::OptText(t) => args.add(t),
+            Value::Int(n) => args.add(n),
+            Value::OptInt(n) => args.add(n),
+            Value::Bool(b) => args.add(b),
+            Value::Bytes(b) => args.add(b),
+            Value::OptBytes(b) => args.add(b),
+        }
+        .map_err(|e| Error::Internal(sqlx::Error::Encode(e)))?;
+    }
+    Ok(args)
+}
+
+fn pg_args<'q>(values: &[Value<'q>]) -> Result<sqlx::postgres::PgArguments> {
+    let mut args = sqlx::postgres::PgArguments::default();
+    for v in values {
+        match *v {
+            Value::Text(t) => args.add(t),
+            Value::OptText(t) => args.add(t),
+            Value::Int(n) => args.add(n),
+            Value::OptInt(n) => args.add(n),
+            Value::Bool(b) => args.add(b),
+            Value::Bytes(b) => args.add(b),
+            Value::OptBytes(b) => args.add(b),
+        }
+        .map_err(|e| Error::Internal(sqlx::Error::Encode(e)))?;
+    }
+    Ok(args)
+}
+
+/// A connection of either backend: a pool's, or a transaction's.
+pub enum Conn<'c> {
+    Sqlite(&'c mut SqliteConnection),
+    Postgres(&'c mut PgConnection),
+}
+
+impl Conn<'_> {
+    /// Runs a statement; answers the rows it affected.
+    pub(crate) async fn execute(&mut self, sql: &str, values: &[Value<'_>]) -> Result<u64> {
+        Ok(match self {
+            Conn::Sqlite(c) => sqlx::query_with(sql, sqlite_args(values)?).execute(&mut **c).await?.rows_affected(),
+            Conn::Postgres(c) => sqlx::query_with(sql, pg_args(values)?).execute(&mut **c).await?.rows_affected(),
+        })
+    }
+
+    /// The first row, if any.
+    pub(crate) async fn fetch_optional<T: Row>(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Option<T>> {
+        Ok(match self {
+            Conn::Sqlite(c) => sqlx::query_as_with(sql, sqlite_args(values)?).fetch_optional(&mut **c).await?,
+            Conn::Postgres(c) => sqlx::query_as_with(sql, pg_args(values)?).fetch_optional(&mut **c).await?,
+        })
+    }
+
+    /// Every row.
+    pub(crate) async fn fetch_all<T: Row>(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Vec<T>> {
+        Ok(match self {
+            Conn::Sqlite(c) => sqlx::query_as_with(sql, sqlite_args(values)?).fetch_all(&mut **c).await?,
+            Conn::Postgres(c) => sqlx::query_as_with(sql, pg_args(values)?).fetch_all(&mut **c).await?,
+        })
+    }
+
+    /// The first row; none is [`Error::NotFound`].
+    pub(crate) async fn fetch_one<T: Row>(&mut self, sql: &str, values: &[Value<'_>]) -> Result<T> {
+        self.fetch_optional(sql, values).await?.ok_or(Error::NotFound)
+    }
+
+    /// The first column of the first row, if any.
+    pub(crate) async fn scalar_optional<T: Scalar>(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Option<T>> {
+        Ok(self.fetch_optional::<(T,)>(sql, values).await?.map(|(v,)| v))
+    }
+
+    /// The first column of the first row; none is [`Error::NotFound`].
+    pub(crate) async fn scalar<T: Scalar>(&mut self, sql: &str, values: &[Value<'_>]) -> Result<T> {
+        self.scalar_optional(sql, values).await?.ok_or(Error::NotFound)
+    }
+
+    /// The first column of every row.
+    pub(crate) async fn scalar_all<T: Scalar>(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Vec<T>> {
+        Ok(self.fetch_all::<(T,)>(sql, values).await?.into_iter().map(|(v,)| v).collect())
+    }
+
+    /// Starts a write transaction on this connection ([`Db::begin_write`]).
+    pub(crate) async fn begin_write(&mut self) -> Result<Tx<'_>> {
+        Ok(match self {
+            Conn::Sqlite(c) => Tx::Sqlite(sqlx::Connection::begin_with(&mut **c, "BEGIN IMMEDIATE").await?),
+            Conn::Postgres(c) => Tx::Postgres(sqlx::Connection::begin(&mut **c).await?),
+        })
+    }
+
+    /// Whether several connections can write at the same time: true on
+    /// PostgreSQL; false on SQLite, whose one writer takes writes in turn.
+    pub fn concurrent_writes(&self) -> bool {
+        matches!(self, Conn::Postgres(_))
+    }
+}
+
+/// A pool: the one that serves reads, or the one that serves writes
+/// ([`super::Store::reads`], [`super::Store::writes`]).
+#[derive(Clone, Copy)]
+pub(crate) enum Db<'a> {
+    Sqlite(&'a SqlitePool),
+    Postgres(&'a PgPool),
+}
+
+impl Db<'_> {
+    /// A connection of the pool, held until dropped.
+    pub(crate) async fn acquire(self) -> Result<Held> {
+        Ok(match self {
+            Db::Sqlite(p) => Held::Sqlite(p.acquire().await?),
+            Db::Postgres(p) => Held::Postgres(p.acquire().await?),
+        })
+    }
+
+    /// Starts a write transaction. On SQLite it is `BEGIN IMMEDIATE`: the
+    /// write lock is taken up front, so a transaction that reads before it
+    /// writes cannot fail to upgrade when another process (a CLI command)
+    /// wrote meanwhile.
+    pub(crate) async fn begin_write(self) -> Result<Tx<'static>> {
+        Ok(match self {
+            Db::Sqlite(p) => Tx::Sqlite(p.begin_with("BEGIN IMMEDIATE").await?),
+            Db::Postgres(p) => Tx::Postgres(p.begin().await?),
+        })
+    }
+
+    /// [`Conn::execute`] on a connection of the pool.
+    pub(crate) async fn execute(self, sql: &str, values: &[Value<'_>]) -> Result<u64> {
+        self.acquire().await?.conn().execute(sql, values).await
+    }
+
+    /// [`Conn::fetch_optional`] on a connection of the pool.
+    pub(crate) async fn fetch_optional<T: Row>(self, sql: &str, values: &[Value<'_>]) -> Result<Option<T>> {
+        self.acquire().await?.conn().fetch_optional(sql, values).await
+    }
+
+    /// [`Conn::fetch_all`] on a connection of the pool.
+    pub(crate) async fn fetch_all<T: Row>(self, sql: &str, values: &[Value<'_>]) -> Result<Vec<T>> {
+        self.acquire().await?.conn().fetch_all(sql, values).await
+    }
+
+    /// [`Conn::fetch_one`] on a connection of the pool.
+    pub(crate) async fn fetch_one<T: Row>(self, sql: &str, values: &[Value<'_>]) -> Result<T> {
+        self.acquire().await?.conn().fetch_one(sql, values).await
+    }
+
+    /// [`Conn::scalar_optional`] on a connection of the pool.
+    pub(crate) async fn scalar_optional<T: Scalar>(self, sql: &str, values: &[Value<'_>]) -> Result<Option<T>> {
+        self.acquire().await?.conn().scalar_optional(sql, values).await
+    }
+
+    /// [`Conn::scalar`] on a connection of the pool.
+    pub(crate) async fn scalar<T: Scalar>(self, sql: &str, values: &[Value<'_>]) -> Result<T> {
+        self.acquire().await?.conn().scalar(sql, values).await
+    }
+
+    /// [`Conn::scalar_all`] on a connection of the pool.
+    pub(crate) async fn scalar_all<T: Scalar>(self, sql: &str, values: &[Value<'_>]) -> Result<Vec<T>> {
+        self.acquire().await?.conn().scalar_all(sql, values).await
+    }
+
+    /// Whether several connections can write at the same time ([`Conn::concurrent_writes`]).
+    pub(crate) fn concurrent_writes(self) -> bool {
+        matches!(self, Db::Postgres(_))
+    }
+}
+
+/// A connection taken out of its pool until dropped: the ingestion queue
+/// holds the writer's across batches ([`super::HeldWriter`]).
+pub enum Held {
+    Sqlite(PoolConnection<Sqlite>),
+    Postgres(PoolConnection<Postgres>),
+}
+
+impl Held {
+    /// The connection, to run statements on.
+    pub fn conn(&mut self) -> Conn<'_> {
+        match self {
+            Held::Sqlite(c) => Conn::Sqlite(&mut **c),
+            Held::Postgres(c) => Conn::Postgres(&mut **c),
+        }
+    }
+}
+
+/// A write transaction of either backend ([`Db::begin_write`]); dropped
+/// without [`Tx::commit`], it rolls back.
+pub(crate) enum Tx<'c> {
+    Sqlite(Transaction<'c, Sqlite>),
+    Postgres(Transaction<'c, Postgres>),
+}
+
+impl Tx<'_> {
+    /// The transaction's connection, to run statements on.
+    pub(crate) fn conn(&mut self) -> Conn<'_> {
+        match self {
+            Tx::Sqlite(t) => Conn::Sqlite(&mut **t),
+            Tx::Postgres(t) => Conn::Postgres(&mut **t),
+        }
+    }
+
+    /// [`Conn::execute`] in the transaction.
+    pub(crate) async fn execute(&mut self, sql: &str, values: &[Value<'_>]) -> Result<u64> {
+        self.conn().execute(sql, values).await
+    }
+
+    /// [`Conn::fetch_optional`] in the transaction.
+    pub(crate) async fn fetch_optional<T: Row>(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Option<T>> {
+        self.conn().fetch_optional(sql, values).await
+    }
+
+    /// [`Conn::fetch_all`] in the transaction.
+    pub(crate) async fn fetch_all<T: Row>(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Vec<T>> {
+        self.conn().fetch_all(sql, values).await
+    }
+
+    /// [`Conn::scalar_optional`] in the transaction.
+    pub(crate) async fn scalar_optional<T: Scalar>(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Option<T>> {
+        self.conn().scalar_optional(sql, values).await
+    }
+
+    /// [`Conn::scalar`] in the transaction.
+    pub(crate) async fn scalar<T: Scalar>(&mut self, sql: &str, values: &[Value<'_>]) -> Result<T> {
+        self.conn().scalar(sql, values).await
+    }
+
+    /// [`Conn::scalar_all`] in the transaction.
+    pub(crate) async fn scalar_all<T: Scalar>(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Vec<T>> {
+        self.conn().scalar_all(sql, values).await
+    }
+
+    /// Commits the transaction.
+    pub(crate) async fn commit(self) -> Result<()> {
+        match self {
+            Tx::Sqlite(t) => t.commit().await?,
+            Tx::Postgres(t) => t.commit().await?,
+        }
+        Ok(())
+    }
+}
