@@ -8,7 +8,7 @@ use crate::support::{Backend, TestDb};
 
 fn row(name: &str) -> EventTypeRow {
     EventTypeRow {
-        id: fenix::ids::new_id("etype"),
+        id: fenix::ids::EventTypeId::new().into_string(),
         name: name.into(),
         description: "d".into(),
         schema: Some(r#"{"type":"object"}"#.into()),

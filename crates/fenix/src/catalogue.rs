@@ -556,7 +556,7 @@ mod tests {
 
     fn row(name: &str, schema: Option<Value>, revision: i64) -> crate::store::event_types::EventTypeRow {
         crate::store::event_types::EventTypeRow {
-            id: crate::ids::new_id("etype"),
+            id: crate::ids::EventTypeId::new().into_string(),
             name: name.into(),
             description: String::new(),
             schema: schema.map(|s| s.to_string()),

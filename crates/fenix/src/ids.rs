@@ -4,13 +4,13 @@
 //! cursors can use the primary key alone.
 
 /// Makes a new id with `prefix` (e.g. `"evt"`).
-pub fn new_id(prefix: &str) -> String {
+fn new_id(prefix: &str) -> String {
     format!("{prefix}_{}", ulid::Ulid::new())
 }
 
 /// Makes a new id with `prefix` whose time part is `at_ms`: a delivery's id
 /// sorts with its event's creation time, whenever the batch is written.
-pub fn new_id_at(prefix: &str, at_ms: i64) -> String {
+fn new_id_at(prefix: &str, at_ms: i64) -> String {
     let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(at_ms.max(0) as u64);
     format!("{prefix}_{}", ulid::Ulid::from_datetime(at))
 }
@@ -26,7 +26,7 @@ pub fn new_id_at(prefix: &str, at_ms: i64) -> String {
 /// last block's (a batch written out of order) draws a fresh random start and
 /// leaves the sequence alone. Ids stay unique across processes as ULIDs do:
 /// a block starts at 79 random bits, so it cannot run past the 80-bit field.
-pub fn new_ids_at(prefix: &'static str, at_ms: i64, n: usize) -> impl Iterator<Item = String> {
+fn new_ids_at(prefix: &'static str, at_ms: i64, n: usize) -> impl Iterator<Item = String> {
     use rand::Rng;
     /// Per kind of id, the millisecond and random part of the last id of the last block.
     static LAST: std::sync::Mutex<Vec<(&'static str, u64, u128)>> = std::sync::Mutex::new(Vec::new());
@@ -59,7 +59,7 @@ pub fn new_ids_at(prefix: &'static str, at_ms: i64, n: usize) -> impl Iterator<I
 
 /// The smallest id of kind `prefix` made at `at_ms`: every id of that kind
 /// below it was made earlier (retention walks the primary key with it).
-pub fn id_floor(prefix: &str, at_ms: i64) -> String {
+fn id_floor(prefix: &str, at_ms: i64) -> String {
     format!("{prefix}_{}", ulid::Ulid::from_parts(at_ms.max(0) as u64, 0))
 }
 

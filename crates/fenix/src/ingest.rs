@@ -56,11 +56,19 @@ pub fn new_event(
     idempotency_key: Option<String>,
     max_fanout: usize,
 ) -> NewEvent {
-    new_event_as(ids::new_id("evt"), time::now_ms(), app_id, event_type, data, idempotency_key, max_fanout)
+    new_event_as(
+        ids::EventId::new().into_string(),
+        time::now_ms(),
+        app_id,
+        event_type,
+        data,
+        idempotency_key,
+        max_fanout,
+    )
 }
 
 /// [`new_event`] with its id and creation time given: a batch's events take a
-/// block of consecutive ids made at one moment ([`ids::new_ids_at`]).
+/// block of consecutive ids made at one moment ([`ids::EventId::new_block`]).
 pub fn new_event_as(
     id: String,
     created_at: time::Millis,

@@ -57,7 +57,13 @@ pub async fn run_once(state: &SharedState) -> anyhow::Result<()> {
         );
         if state
             .store
-            .set_endpoint_state(&endpoint_id, EndpointState::Disabled, &reason, &ids::new_id("esc"), now)
+            .set_endpoint_state(
+                &endpoint_id,
+                EndpointState::Disabled,
+                &reason,
+                &ids::StateChangeId::new().into_string(),
+                now,
+            )
             .await?
         {
             tracing::warn!(%endpoint_id, "endpoint disabled automatically: {reason}");

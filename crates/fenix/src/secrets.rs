@@ -372,7 +372,7 @@ pub async fn issue_token(
         crate::access::Principal::App { .. } => generate_app_token(),
     };
     let row = crate::store::tokens::NewToken {
-        id: crate::ids::new_id("tok"),
+        id: crate::ids::TokenId::new().into_string(),
         name: name.to_string(),
         sha256: hash_admin_token(&token),
         principal,

@@ -85,14 +85,23 @@ pub async fn bootstrap_token(store: &Store, settings: &Settings) -> anyhow::Resu
         if t.0.len() < 16 {
             bail!("FENIX_ADMIN_TOKEN must be at least 16 characters");
         }
-        store.insert_admin_token(&ids::new_id("tok"), "bootstrap", &hash_admin_token(&t.0), time::now_ms()).await?;
+        store
+            .insert_admin_token(
+                &ids::TokenId::new().into_string(),
+                "bootstrap",
+                &hash_admin_token(&t.0),
+                time::now_ms(),
+            )
+            .await?;
         return Ok(None);
     }
     if store.count_admin_tokens().await? > 0 {
         return Ok(None);
     }
     let token = generate_admin_token();
-    store.insert_admin_token(&ids::new_id("tok"), "bootstrap", &hash_admin_token(&token), time::now_ms()).await?;
+    store
+        .insert_admin_token(&ids::TokenId::new().into_string(), "bootstrap", &hash_admin_token(&token), time::now_ms())
+        .await?;
     Ok(Some(token))
 }
 

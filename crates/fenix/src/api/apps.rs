@@ -146,7 +146,7 @@ async fn create(
     let uid = body.uid.as_deref().map(AppUid::parse).transpose()?;
     let now = time::now_ms();
     let row = AppRow {
-        id: ids::new_id("app"),
+        id: ids::AppId::new().into_string(),
         uid: uid.map(|u| u.0),
         name: parse_name(&body.name)?,
         created_at: now,
@@ -302,7 +302,7 @@ mod tests {
         assert!(AppUid::parse("acme-corp.eu_1").is_ok());
         assert!(AppUid::parse("").is_err());
         assert!(AppUid::parse("has space").is_err());
-        assert!(AppUid::parse(&ids::new_id("app")).is_err());
+        assert!(AppUid::parse(&ids::AppId::new().into_string()).is_err());
     }
 
     #[test]

@@ -189,7 +189,7 @@ async fn create(
     let (schema, example) = check_schema_and_example(body.schema.as_deref(), body.example.as_deref())?;
     let now = time::now_ms();
     let row = EventTypeRow {
-        id: ids::new_id("etype"),
+        id: ids::EventTypeId::new().into_string(),
         name: name.as_str().to_string(),
         description,
         schema,

@@ -191,7 +191,7 @@ async fn ingest(
     let key = idempotency_key(&headers, body.id.clone())?;
     let catalogue = s.catalogue.current(&s.store).await?;
     let deprecated = catalogue.get(&body.event_type).is_some_and(|t| t.deprecated);
-    let made = (crate::ids::new_id("evt"), time::now_ms());
+    let made = (crate::ids::EventId::new().into_string(), time::now_ms());
     let new = checked_event(&s, &catalogue, made, app.id, body, key, "/data").await?;
     let ingested = s.ingestor.ingest(new).await.map_err(lookup::app_deleted_meanwhile)?;
     if ingested.fanout_refused {
@@ -406,7 +406,7 @@ async fn ingest_batch(
     // The batch's events are made at one moment, their ids one block in request
     // order: they are inserted in that order, each index keyed by id appends.
     let created_at = time::now_ms();
-    let ids = crate::ids::new_ids_at("evt", created_at, body.events.len());
+    let ids = crate::ids::EventId::new_block(created_at, body.events.len()).map(String::from);
     // Each event's own rules first, then every schema check of the batch in
     // one go off the runtime, within one request's budget; the first refusal
     // in the request's order is answered.

@@ -427,7 +427,7 @@ mod tests {
 
     #[test]
     fn a_cursor_continues_only_its_own_list_with_its_own_filters() {
-        let evt = crate::ids::new_id("evt");
+        let evt = crate::ids::EventId::new().into_string();
         let list = ListScope::new("evt", &[Some("app_A"), Some("a.b"), None]);
         let cursor = list.encode(&evt);
         assert_eq!(decode_cursor(&list, Some(&cursor)).unwrap(), Some(evt.clone()));
@@ -455,9 +455,9 @@ mod tests {
     #[test]
     fn a_cursor_made_with_the_right_digest_still_needs_an_id_of_the_lists_kind() {
         let list = ListScope::new("evt", &[Some("app_A")]);
-        let evt = crate::ids::new_id("evt");
+        let evt = crate::ids::EventId::new().into_string();
         for id in [
-            crate::ids::new_id("dlv"),
+            crate::ids::DeliveryId::new().into_string(),
             evt.to_lowercase(),
             "evt_".into(),
             "evt_8ZZZZZZZZZZZZZZZZZZZZZZZZZ".into(),

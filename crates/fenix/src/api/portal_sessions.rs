@@ -168,7 +168,7 @@ async fn create(
     let secret = new_secret(LINK_PREFIX);
     let now = time::now_ms();
     let link = NewPortalLink {
-        id: ids::new_id("ps"),
+        id: ids::PortalSessionId::new().into_string(),
         app_id: app.id,
         access: body.access.as_str().to_string(),
         link_sha256: digest(&secret),

@@ -312,7 +312,7 @@ async fn login(
     let now = time::now_ms();
     let ttl = time::millis(s.settings.console_session_ttl);
     let expires_at = now.saturating_add(ttl);
-    let id = crate::ids::new_id("cs");
+    let id = crate::ids::ConsoleSessionId::new().into_string();
     s.store.insert_operator_session(&id, &digest(&secret), &token_sha256, expires_at, now).await?;
     tracing::info!(session = %id, "operator logged in to the console");
     end_replaced(&s.store, replaced, "an operator login").await?;

@@ -142,18 +142,18 @@ impl Store {
         on_read!(self, |pool| {
             let mut qb = QueryBuilder::new(format!("SELECT {} FROM deliveries WHERE app_id = ", delivery_columns()));
             qb.push_bind(app_id);
-            // A delivery's id starts with its creation time (`ids::new_id_at`), so
+            // A delivery's id starts with its creation time (`DeliveryId::new_at`), so
             // the time window is also a range of the primary key, and every index
             // below ends with `id`: a window far in the past is a seek, not a walk
             // through every newer row. One upper bound (the cursor or the window's
             // end, whichever is lower): SQLite's range scan uses only one.
             let mut upper = f.cursor.clone().unwrap_or_else(|| CURSOR_END.into());
             if let Some(u) = f.until {
-                upper = upper.min(ids::id_floor("dlv", u));
+                upper = upper.min(ids::DeliveryId::floor(u).into_string());
             }
             qb.push(" AND id < ").push_bind(upper);
             if let Some(s) = f.since {
-                qb.push(" AND id >= ").push_bind(ids::id_floor("dlv", s));
+                qb.push(" AND id >= ").push_bind(ids::DeliveryId::floor(s));
             }
             if let Some(v) = &f.endpoint_id {
                 qb.push(" AND endpoint_id = ").push_bind(v.clone());

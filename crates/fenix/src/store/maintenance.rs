@@ -35,7 +35,7 @@ impl Store {
             "UPDATE events SET payload = NULL WHERE id IN \
              (SELECT id FROM events WHERE id < $1 AND payload IS NOT NULL LIMIT $2)"
         )
-        .bind(ids::id_floor("evt", cutoff))
+        .bind(ids::EventId::floor(cutoff))
         .bind(batch)
         .execute(pool)
         .await
@@ -49,7 +49,7 @@ impl Store {
             "DELETE FROM attempts WHERE id IN (SELECT a.id FROM attempts a JOIN deliveries d ON d.id = a.delivery_id \
              WHERE a.id < $1 AND d.status IN ('succeeded', 'failed', 'skipped') LIMIT $2)"
         )
-        .bind(ids::id_floor("att", cutoff))
+        .bind(ids::AttemptId::floor(cutoff))
         .bind(batch)
         .execute(pool)
         .await
@@ -62,7 +62,7 @@ impl Store {
             "DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE id < $1 \
              AND status IN ('succeeded', 'failed', 'skipped') LIMIT $2)"
         )
-        .bind(ids::id_floor("dlv", cutoff))
+        .bind(ids::DeliveryId::floor(cutoff))
         .bind(batch)
         .execute(pool)
         .await

@@ -25,7 +25,7 @@ use crate::{ids, state::SharedState, store::deliveries::AttemptRecord, time};
 /// decides what comes next.
 pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys: &Reloaded, job: &Job) -> Reported {
     let c = &job.claimed;
-    let attempt_id = ids::new_id("att");
+    let attempt_id = ids::AttemptId::new().into_string();
     let started_at = time::now_ms();
     let started = std::time::Instant::now();
     // The endpoint's own timeout, never beyond the global one the lease is sized for.

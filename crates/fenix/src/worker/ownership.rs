@@ -53,7 +53,7 @@ const IDLE_POLL: Duration = Duration::from_secs(1);
 pub fn new_challenge() -> NewChallenge {
     let mut bytes = [0u8; CHALLENGE_BYTES];
     rand::rngs::OsRng.fill_bytes(&mut bytes);
-    NewChallenge { challenge: URL_SAFE_NO_PAD.encode(bytes), change_id: ids::new_id("esc") }
+    NewChallenge { challenge: URL_SAFE_NO_PAD.encode(bytes), change_id: ids::StateChangeId::new().into_string() }
 }
 
 /// Sends due challenges until `shutdown`; woken early by
@@ -116,7 +116,7 @@ async fn send_and_record(state: &SharedState, client: &reqwest::Client, c: Claim
     let now = time::now_ms();
     let recorded = match judge(&result, &c.challenge) {
         Ok(()) => {
-            let change_id = ids::new_id("esc");
+            let change_id = ids::StateChangeId::new().into_string();
             let done =
                 state.store.challenge_answered(&c.endpoint_id, &c.challenge, c.lease_token, &change_id, now).await;
             if matches!(done, Ok(true)) {
@@ -184,7 +184,7 @@ async fn check_sign_send(
             "a sensitive custom header of the endpoint could not be opened".into(),
         );
     };
-    let id = ids::new_id("vrf");
+    let id = ids::VerificationId::new().into_string();
     let body = Bytes::from(challenge_body(&id, &c.challenge, now));
     let message =
         Message { endpoint_id: &c.endpoint_id, id: &id, event_type: VERIFICATION_TYPE, attempt_id: &id, body: &body };

@@ -83,7 +83,13 @@ async fn disable_gone(state: &SharedState, o: &Outcome) {
     let reason = "the receiver answered 410 Gone";
     let disabled = state
         .store
-        .set_endpoint_state(&o.endpoint_id, EndpointState::Disabled, reason, &ids::new_id("esc"), time::now_ms())
+        .set_endpoint_state(
+            &o.endpoint_id,
+            EndpointState::Disabled,
+            reason,
+            &ids::StateChangeId::new().into_string(),
+            time::now_ms(),
+        )
         .await;
     match disabled {
         Ok(true) => {

@@ -44,11 +44,11 @@ async fn setup(tweak: impl FnOnce(&mut Settings)) -> Setup {
     tweak(&mut settings);
     let state = crate::build_state(settings).await.expect("state");
     let now = time::now_ms();
-    let app = crate::ids::new_id("app");
+    let app = crate::ids::AppId::new().into_string();
     let row = AppRow { id: app.clone(), uid: None, name: "acme".into(), created_at: now, updated_at: now };
     state.store.insert_app(&row).await.expect("insert app");
     let endpoint = EndpointRow {
-        id: crate::ids::new_id("ep"),
+        id: crate::ids::EndpointId::new().into_string(),
         app_id: app.clone(),
         url: "http://hooks.example.com/refused".into(),
         description: String::new(),
@@ -94,7 +94,7 @@ impl Setup {
 fn outcome(c: &ClaimedDelivery, status: DeliveryStatus, http_status: u16, at: i64) -> Outcome {
     let ok = (200..300).contains(&http_status);
     let attempt = AttemptRecord {
-        id: crate::ids::new_id("att"),
+        id: crate::ids::AttemptId::new().into_string(),
         delivery_id: c.id.clone(),
         endpoint_id: c.endpoint_id.clone(),
         attempt_number: 1,

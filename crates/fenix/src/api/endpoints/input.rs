@@ -134,7 +134,7 @@ pub(super) async fn new_endpoint(
     catalogued(s, &filter).await?;
     let scheme = signature_scheme(body.signature_scheme.as_deref())?;
     let key = new_key(body.signing_algorithm, body.secret.as_deref())?;
-    let id = ids::new_id("ep");
+    let id = ids::EndpointId::new().into_string();
     let headers = created_headers(s, &id, body)?;
     let retry_schedule = body.retry_schedule.as_deref().map(retry_schedule).transpose()?;
     let final_status_codes = final_codes(body.final_status_codes.as_deref().unwrap_or_default())?;

@@ -64,7 +64,13 @@ pub(super) async fn pause(
     let reason = format!("paused by {}", actor.as_str());
     let changed = s
         .store
-        .set_endpoint_state(&row.id, EndpointState::Paused, &reason, &ids::new_id("esc"), time::now_ms())
+        .set_endpoint_state(
+            &row.id,
+            EndpointState::Paused,
+            &reason,
+            &ids::StateChangeId::new().into_string(),
+            time::now_ms(),
+        )
         .await?;
     if !changed {
         return Err(ApiError::new(Code::EndpointAlreadyPaused, "the endpoint is paused already; nothing changed"));
@@ -103,7 +109,10 @@ pub(super) async fn resume(
     }
     let now = time::now_ms();
     let reason = format!("resumed by {}", actor.as_str());
-    let changed = s.store.set_endpoint_state(&row.id, EndpointState::Active, &reason, &ids::new_id("esc"), now).await?;
+    let changed = s
+        .store
+        .set_endpoint_state(&row.id, EndpointState::Active, &reason, &ids::StateChangeId::new().into_string(), now)
+        .await?;
     if !changed && !body.replay_skipped {
         return Err(ApiError::new(Code::EndpointAlreadyActive, "the endpoint is active already; nothing changed"));
     }

@@ -336,12 +336,12 @@ pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> Result<Plan
 /// time, and the deliveries of events made in the same millisecond (all of a
 /// `POST …/events/batch`) take one block of consecutive ids in insertion
 /// order, so the inserts append to every index keyed by id
-/// ([`ids::new_ids_at`]).
+/// ([`ids::DeliveryId::new_block`]).
 fn delivery_ids(deliveries: &mut [NewDelivery<'_>]) {
     for run in deliveries.chunk_by_mut(|a, b| a.at == b.at) {
-        let ids = ids::new_ids_at("dlv", run[0].at, run.len());
+        let ids = ids::DeliveryId::new_block(run[0].at, run.len());
         for (d, id) in run.iter_mut().zip(ids) {
-            d.id = id;
+            d.id = id.into_string();
         }
     }
 }
