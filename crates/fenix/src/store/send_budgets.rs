@@ -6,7 +6,7 @@
 //! conditional upsert: on PostgreSQL it locks the row, so two instances taking
 //! the last unit at once cannot both get it; SQLite's writer is alone.
 
-use super::{on_write, BeginWrite, Store};
+use super::Store;
 use crate::store::Result;
 use crate::time::Millis;
 
@@ -38,42 +38,32 @@ impl Store {
     /// Take keys in one order everywhere (apps before endpoints), so two
     /// takes on PostgreSQL never wait for each other's rows in a circle.
     pub async fn take_budgets(&self, takes: &[BudgetTake], now: Millis) -> Result<Result<(), Millis>> {
-        on_write!(self, |pool| {
-            let mut tx = pool.begin_write().await?;
-            let mut refused_until: Option<Millis> = None;
-            for t in takes {
-                let taken: Option<Millis> = sqlx::query_scalar(TAKE)
-                    .bind(&t.key)
-                    .bind(now)
-                    .bind(t.interval_ms)
-                    .bind(t.burst.saturating_mul(t.interval_ms))
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                if taken.is_none() {
-                    let tat: Millis = sqlx::query_scalar(READ).bind(&t.key).fetch_one(&mut *tx).await?;
-                    let at = allowed_at(tat, t);
-                    refused_until = Some(refused_until.map_or(at, |r| r.max(at)));
-                }
+        let mut tx = self.writes().begin_write().await?;
+        let mut refused_until: Option<Millis> = None;
+        for t in takes {
+            let values =
+                [(&t.key).into(), now.into(), t.interval_ms.into(), t.burst.saturating_mul(t.interval_ms).into()];
+            let taken: Option<Millis> = tx.scalar_optional(TAKE, &values).await?;
+            if taken.is_none() {
+                let tat: Millis = tx.scalar(READ, &[(&t.key).into()]).await?;
+                let at = allowed_at(tat, t);
+                refused_until = Some(refused_until.map_or(at, |r| r.max(at)));
             }
-            match refused_until {
-                // Dropping the transaction rolls back what was taken from the others.
-                Some(at) => Ok(Err(at)),
-                None => {
-                    tx.commit().await?;
-                    Ok(Ok(()))
-                }
+        }
+        match refused_until {
+            // Dropping the transaction rolls back what was taken from the others.
+            Some(at) => Ok(Err(at)),
+            None => {
+                tx.commit().await?;
+                Ok(Ok(()))
             }
-        })
+        }
     }
 
     /// Forgets buckets that are full again (`tat` passed before `now`): they
     /// read exactly like no row. Answers how many went.
     pub async fn purge_spent_budgets(&self, now: Millis) -> Result<u64> {
-        on_write!(self, |pool| sqlx::query("DELETE FROM send_budgets WHERE tat < $1")
-            .bind(now)
-            .execute(pool)
-            .await
-            .map(|r| r.rows_affected()))
+        self.writes().execute("DELETE FROM send_budgets WHERE tat < $1", &[now.into()]).await
     }
 }
 

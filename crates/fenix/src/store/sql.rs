@@ -88,6 +88,18 @@ impl<'a, T: Text + ?Sized> From<Option<&'a T>> for Value<'a> {
     }
 }
 
+/// The closed sets of [`crate::lifecycle`] bind as their stored text.
+macro_rules! text_sets {
+    ($($set:ident),*) => {$(
+        impl From<crate::lifecycle::$set> for Value<'_> {
+            fn from(v: crate::lifecycle::$set) -> Self {
+                Value::Text(v.as_str())
+            }
+        }
+    )*};
+}
+text_sets!(DeliveryStatus, EndpointState, OnDeadLetter);
+
 impl From<i64> for Value<'_> {
     fn from(v: i64) -> Self {
         Value::Int(v)
