@@ -8,7 +8,7 @@
 //! finds `used_at` set and updates nothing; on SQLite the one writer takes
 //! them in turn.
 
-use super::{on_read, on_write, Store};
+use super::Store;
 use crate::store::Result;
 use crate::time::Millis;
 
@@ -75,20 +75,19 @@ impl Store {
     /// Stores a portal link (and purges rows long expired).
     pub async fn insert_portal_link(&self, link: &NewPortalLink) -> Result<()> {
         self.purge_expired_console_sessions(link.created_at).await?;
-        on_write!(self, |pool| sqlx::query(
+        let sql =
             "INSERT INTO console_sessions (id, kind, app_id, access, link_sha256, expires_at, created_at, label) \
-             VALUES ($1, 'portal', $2, $3, $4, $5, $6, $7)"
-        )
-        .bind(&link.id)
-        .bind(&link.app_id)
-        .bind(&link.access)
-        .bind(&link.link_sha256)
-        .bind(link.expires_at)
-        .bind(link.created_at)
-        .bind(&link.label)
-        .execute(pool)
-        .await
-        .map(|_| ()))
+             VALUES ($1, 'portal', $2, $3, $4, $5, $6, $7)";
+        let values = [
+            (&link.id).into(),
+            (&link.app_id).into(),
+            (&link.access).into(),
+            (&link.link_sha256).into(),
+            link.expires_at.into(),
+            link.created_at.into(),
+            (&link.label).into(),
+        ];
+        self.writes().execute(sql, &values).await.map(|_| ())
     }
 
     /// Stores an operator's session, bound to the admin token it logged in with.
@@ -101,20 +100,11 @@ impl Store {
         now: Millis,
     ) -> Result<()> {
         self.purge_expired_console_sessions(now).await?;
-        on_write!(self, |pool| {
-            sqlx::query(
-            "INSERT INTO console_sessions (id, kind, access, session_sha256, admin_token_sha256, expires_at, created_at) \
-             VALUES ($1, 'operator', 'admin', $2, $3, $4, $5)"
-        )
-        .bind(id)
-        .bind(session_sha256)
-        .bind(admin_token_sha256)
-        .bind(expires_at)
-        .bind(now)
-        .execute(pool)
-        .await
-        .map(|_| ())
-        })
+        let sql = "INSERT INTO console_sessions \
+             (id, kind, access, session_sha256, admin_token_sha256, expires_at, created_at) \
+             VALUES ($1, 'operator', 'admin', $2, $3, $4, $5)";
+        let values = [id.into(), session_sha256.into(), admin_token_sha256.into(), expires_at.into(), now.into()];
+        self.writes().execute(sql, &values).await.map(|_| ())
     }
 
     /// Exchanges a link (by its secret's digest) for a session (by its
@@ -122,25 +112,17 @@ impl Store {
     /// answers [`Exchange::Made`] (with the session's expiry). Otherwise says
     /// why not (revoked first, then used, then expired).
     pub async fn exchange_portal_link(&self, link_sha256: &str, session_sha256: &str, now: Millis) -> Result<Exchange> {
-        let made = on_write!(self, |pool| sqlx::query_scalar::<_, Millis>(
-            "UPDATE console_sessions SET used_at = $2, session_sha256 = $3 \
+        let sql = "UPDATE console_sessions SET used_at = $2, session_sha256 = $3 \
              WHERE link_sha256 = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $2 \
-             RETURNING expires_at"
-        )
-        .bind(link_sha256)
-        .bind(now)
-        .bind(session_sha256)
-        .fetch_optional(pool)
-        .await)?;
+             RETURNING expires_at";
+        let made: Option<Millis> =
+            self.writes().scalar_optional(sql, &[link_sha256.into(), now.into(), session_sha256.into()]).await?;
         if let Some(expires_at) = made {
             return Ok(Exchange::Made { expires_at });
         }
-        let row = on_write!(self, |pool| sqlx::query_as::<_, (Option<Millis>, Option<Millis>, Millis)>(
-            "SELECT used_at, revoked_at, expires_at FROM console_sessions WHERE link_sha256 = $1"
-        )
-        .bind(link_sha256)
-        .fetch_optional(pool)
-        .await)?;
+        let sql = "SELECT used_at, revoked_at, expires_at FROM console_sessions WHERE link_sha256 = $1";
+        let row: Option<(Option<Millis>, Option<Millis>, Millis)> =
+            self.writes().fetch_optional(sql, &[link_sha256.into()]).await?;
         Ok(match row {
             None => Exchange::NotFound,
             Some((_, Some(_), _)) => Exchange::Revoked,
@@ -157,45 +139,29 @@ impl Store {
         link_sha256: &str,
         now: Millis,
     ) -> Result<Option<(String, String)>> {
-        on_read!(self, |pool| sqlx::query_as::<_, (String, String)>(
-            "SELECT app_id, access FROM console_sessions \
-             WHERE link_sha256 = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $2"
-        )
-        .bind(link_sha256)
-        .bind(now)
-        .fetch_optional(pool)
-        .await)
+        let sql = "SELECT app_id, access FROM console_sessions \
+             WHERE link_sha256 = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $2";
+        self.reads().fetch_optional(sql, &[link_sha256.into(), now.into()]).await
     }
 
     /// The session whose secret has this digest, live or not. `token_id` is
     /// set only while the admin token an operator logged in with still works
     /// at `now` (not revoked, not expired, still an admin token).
     pub async fn find_console_session(&self, session_sha256: &str, now: Millis) -> Result<Option<SessionRow>> {
-        on_read!(self, |pool| sqlx::query_as::<_, SessionRow>(
-            "SELECT s.id, s.kind, s.app_id, a.name AS app_name, s.access, s.expires_at, s.revoked_at, \
+        let sql = "SELECT s.id, s.kind, s.app_id, a.name AS app_name, s.access, s.expires_at, s.revoked_at, \
                     t.id AS token_id \
              FROM console_sessions s \
              LEFT JOIN apps a ON a.id = s.app_id \
              LEFT JOIN admin_tokens t ON t.token_sha256 = s.admin_token_sha256 AND t.app_id IS NULL \
                  AND (t.expires_at IS NULL OR t.expires_at > $2) \
-             WHERE s.session_sha256 = $1"
-        )
-        .bind(session_sha256)
-        .bind(now)
-        .fetch_optional(pool)
-        .await)
+             WHERE s.session_sha256 = $1";
+        self.reads().fetch_optional(sql, &[session_sha256.into(), now.into()]).await
     }
 
     /// Ends the session whose secret has this digest (logout).
     pub async fn end_console_session(&self, session_sha256: &str, now: Millis) -> Result<()> {
-        on_write!(self, |pool| sqlx::query(
-            "UPDATE console_sessions SET revoked_at = COALESCE(revoked_at, $2) WHERE session_sha256 = $1"
-        )
-        .bind(session_sha256)
-        .bind(now)
-        .execute(pool)
-        .await
-        .map(|_| ()))
+        let sql = "UPDATE console_sessions SET revoked_at = COALESCE(revoked_at, $2) WHERE session_sha256 = $1";
+        self.writes().execute(sql, &[session_sha256.into(), now.into()]).await.map(|_| ())
     }
 
     /// An app's portal links, newest first, strictly before `cursor`.
@@ -205,39 +171,24 @@ impl Store {
         cursor: Option<&str>,
         limit: i64,
     ) -> Result<Vec<PortalLinkRow>> {
-        on_read!(self, |pool| sqlx::query_as::<_, PortalLinkRow>(
-            "SELECT id, app_id, access, expires_at, used_at, revoked_at, created_at, label \
+        let sql = "SELECT id, app_id, access, expires_at, used_at, revoked_at, created_at, label \
              FROM console_sessions WHERE app_id = $1 AND kind = 'portal' AND id < $2 \
-             ORDER BY id DESC LIMIT $3"
-        )
-        .bind(app_id)
-        .bind(cursor.unwrap_or(super::apps::CURSOR_END))
-        .bind(limit)
-        .fetch_all(pool)
-        .await)
+             ORDER BY id DESC LIMIT $3";
+        let values = [app_id.into(), cursor.unwrap_or(super::apps::CURSOR_END).into(), limit.into()];
+        self.reads().fetch_all(sql, &values).await
     }
 
     /// Revokes an app's portal link and the session made from it; answers
     /// whether the link exists (revoking twice is not an error).
     pub async fn revoke_portal_link(&self, app_id: &str, id: &str, now: Millis) -> Result<bool> {
-        on_write!(self, |pool| sqlx::query(
-            "UPDATE console_sessions SET revoked_at = COALESCE(revoked_at, $3) \
-             WHERE id = $1 AND app_id = $2 AND kind = 'portal'"
-        )
-        .bind(id)
-        .bind(app_id)
-        .bind(now)
-        .execute(pool)
-        .await
-        .map(|r| r.rows_affected() > 0))
+        let sql = "UPDATE console_sessions SET revoked_at = COALESCE(revoked_at, $3) \
+             WHERE id = $1 AND app_id = $2 AND kind = 'portal'";
+        Ok(self.writes().execute(sql, &[id.into(), app_id.into(), now.into()]).await? > 0)
     }
 
     /// Deletes rows that expired long ago (kept a while so lists show them as expired).
     async fn purge_expired_console_sessions(&self, now: Millis) -> Result<()> {
-        on_write!(self, |pool| sqlx::query("DELETE FROM console_sessions WHERE expires_at < $1")
-            .bind(now.saturating_sub(KEPT_AFTER_EXPIRY_MS))
-            .execute(pool)
-            .await
-            .map(|_| ()))
+        let sql = "DELETE FROM console_sessions WHERE expires_at < $1";
+        self.writes().execute(sql, &[now.saturating_sub(KEPT_AFTER_EXPIRY_MS).into()]).await.map(|_| ())
     }
 }

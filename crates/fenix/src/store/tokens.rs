@@ -3,7 +3,7 @@
 //! every token was an admin token). Only a SHA-256 of each token is stored;
 //! an expired token is kept (listed, revocable) but never authenticates.
 
-use super::{on_read, on_write, Backend, BeginWrite, Store};
+use super::Store;
 use crate::store::{Error, Result};
 use crate::{
     access::{Access, Principal},
@@ -81,20 +81,18 @@ impl Store {
     /// token registered again at each start), so this never fails on it.
     pub async fn insert_token(&self, t: &NewToken) -> Result<()> {
         let (access, app_id) = access_text(&t.principal);
-        on_write!(self, |pool| sqlx::query(
-            "INSERT INTO admin_tokens (id, name, token_sha256, app_id, access, expires_at, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (token_sha256) DO NOTHING"
-        )
-        .bind(&t.id)
-        .bind(&t.name)
-        .bind(&t.sha256)
-        .bind(app_id)
-        .bind(access)
-        .bind(t.expires_at)
-        .bind(t.created_at)
-        .execute(pool)
-        .await
-        .map(|_| ()))
+        let sql = "INSERT INTO admin_tokens (id, name, token_sha256, app_id, access, expires_at, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (token_sha256) DO NOTHING";
+        let values = [
+            (&t.id).into(),
+            (&t.name).into(),
+            (&t.sha256).into(),
+            app_id.into(),
+            access.into(),
+            t.expires_at.into(),
+            t.created_at.into(),
+        ];
+        self.writes().execute(sql, &values).await.map(|_| ())
     }
 
     /// Stores an admin token that never expires (the bootstrap token, `fenix token create`).
@@ -112,44 +110,33 @@ impl Store {
 
     /// The token with this hash, if it works at `now` (an expired one never does).
     pub async fn find_live_token(&self, sha256: &str, now: Millis) -> Result<Option<TokenRow>> {
-        let row = on_read!(self, |pool| sqlx::query_as::<_, RawToken>(&format!(
+        let sql = format!(
             "SELECT {COLUMNS} FROM admin_tokens WHERE token_sha256 = $1 AND (expires_at IS NULL OR expires_at > $2)"
-        ))
-        .bind(sha256)
-        .bind(now)
-        .fetch_optional(pool)
-        .await)?;
+        );
+        let row: Option<RawToken> = self.reads().fetch_optional(&sql, &[sha256.into(), now.into()]).await?;
         row.map(decode).transpose()
     }
 
     /// One token by id.
     pub async fn get_token(&self, id: &str) -> Result<Option<TokenRow>> {
-        let row = on_read!(self, |pool| sqlx::query_as::<_, RawToken>(&format!(
-            "SELECT {COLUMNS} FROM admin_tokens WHERE id = $1"
-        ))
-        .bind(id)
-        .fetch_optional(pool)
-        .await)?;
+        let sql = format!("SELECT {COLUMNS} FROM admin_tokens WHERE id = $1");
+        let row: Option<RawToken> = self.reads().fetch_optional(&sql, &[id.into()]).await?;
         row.map(decode).transpose()
     }
 
     /// Tokens newest first, strictly before `cursor` (expired ones included).
     pub async fn list_tokens(&self, cursor: Option<&str>, limit: i64) -> Result<Vec<TokenRow>> {
         // The writer on SQLite, as the CLI's reads: a token just made is listed.
-        let rows = on_write!(self, |pool| sqlx::query_as::<_, RawToken>(&format!(
-            "SELECT {COLUMNS} FROM admin_tokens WHERE id < $1 ORDER BY id DESC LIMIT $2"
-        ))
-        .bind(cursor.unwrap_or(super::apps::CURSOR_END))
-        .bind(limit)
-        .fetch_all(pool)
-        .await)?;
+        let sql = format!("SELECT {COLUMNS} FROM admin_tokens WHERE id < $1 ORDER BY id DESC LIMIT $2");
+        let values = [cursor.unwrap_or(super::apps::CURSOR_END).into(), limit.into()];
+        let rows: Vec<RawToken> = self.writes().fetch_all(&sql, &values).await?;
         rows.into_iter().map(decode).collect()
     }
 
     /// Deletes a token by id, whatever it is (the CLI: whoever runs it can make another);
     /// answers whether it existed.
     pub async fn delete_token(&self, id: &str) -> Result<bool> {
-        on_write!(self, |pool| sqlx::query(DELETE).bind(id).execute(pool).await.map(|r| r.rows_affected() > 0))
+        Ok(self.writes().execute(DELETE, &[id.into()]).await? > 0)
     }
 
     /// Deletes a token by id unless it is the last admin token working at
@@ -158,39 +145,26 @@ impl Store {
     /// write transaction is exclusive, and PostgreSQL's locks the table
     /// against other writers (readers, such as token checks, go on).
     pub async fn delete_token_keeping_an_admin(&self, id: &str, now: Millis) -> Result<TokenDeletion> {
-        match &self.backend {
-            Backend::Sqlite { write, .. } => {
-                let mut tx = write.begin_write().await?;
-                let is_admin: i64 = sqlx::query_scalar(IS_LIVE_ADMIN).bind(id).bind(now).fetch_one(&mut *tx).await?;
-                let others: i64 = sqlx::query_scalar(OTHER_LIVE_ADMINS).bind(id).bind(now).fetch_one(&mut *tx).await?;
-                if is_admin > 0 && others == 0 {
-                    return Ok(TokenDeletion::LastAdmin);
-                }
-                let gone = sqlx::query(DELETE).bind(id).execute(&mut *tx).await?.rows_affected() > 0;
-                tx.commit().await?;
-                Ok(if gone { TokenDeletion::Deleted } else { TokenDeletion::NotFound })
-            }
-            Backend::Postgres { pool, .. } => {
-                let mut tx = pool.begin_write().await?;
-                sqlx::query("LOCK TABLE admin_tokens IN SHARE ROW EXCLUSIVE MODE").execute(&mut *tx).await?;
-                let is_admin: i64 = sqlx::query_scalar(IS_LIVE_ADMIN).bind(id).bind(now).fetch_one(&mut *tx).await?;
-                let others: i64 = sqlx::query_scalar(OTHER_LIVE_ADMINS).bind(id).bind(now).fetch_one(&mut *tx).await?;
-                if is_admin > 0 && others == 0 {
-                    return Ok(TokenDeletion::LastAdmin);
-                }
-                let gone = sqlx::query(DELETE).bind(id).execute(&mut *tx).await?.rows_affected() > 0;
-                tx.commit().await?;
-                Ok(if gone { TokenDeletion::Deleted } else { TokenDeletion::NotFound })
-            }
+        let db = self.writes();
+        let mut tx = db.begin_write().await?;
+        if db.concurrent_writes() {
+            // SQLite's write transaction is exclusive already.
+            tx.execute("LOCK TABLE admin_tokens IN SHARE ROW EXCLUSIVE MODE", &[]).await?;
         }
+        let is_admin: i64 = tx.scalar(IS_LIVE_ADMIN, &[id.into(), now.into()]).await?;
+        let others: i64 = tx.scalar(OTHER_LIVE_ADMINS, &[id.into(), now.into()]).await?;
+        if is_admin > 0 && others == 0 {
+            return Ok(TokenDeletion::LastAdmin);
+        }
+        let gone = tx.execute(DELETE, &[id.into()]).await? > 0;
+        tx.commit().await?;
+        Ok(if gone { TokenDeletion::Deleted } else { TokenDeletion::NotFound })
     }
 
     /// Number of admin tokens, expired or not (zero on a fresh database, or
     /// once every admin token was revoked: start-up then makes one).
     pub async fn count_admin_tokens(&self) -> Result<i64> {
-        on_write!(self, |pool| sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM admin_tokens WHERE app_id IS NULL")
-            .fetch_one(pool)
-            .await)
+        self.writes().scalar("SELECT COUNT(*) FROM admin_tokens WHERE app_id IS NULL", &[]).await
     }
 }
 
