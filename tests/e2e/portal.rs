@@ -105,12 +105,21 @@ async fn a_link_lives_an_hour_by_default_and_at_most_the_configured_maximum() {
     assert!(url.starts_with(&format!("{}/console/portal#fxp_", fenix.base)), "{url}");
     let longest = mint(&fenix, &app, json!({"access": "manage", "expires_in": 86_400})).await;
     assert_eq!(seconds_between(&longest["created_at"], &longest["expires_at"]), 86_400);
+    // The settings' and the CLI's duration syntax too.
+    let written = mint(&fenix, &app, json!({"access": "read", "expires_in": "30m"})).await;
+    assert_eq!(seconds_between(&written["created_at"], &written["expires_at"]), 1800);
+    let (_, out) = fenix
+        .call("POST", &format!("/v1/apps/{app}/portal-sessions"), Some(json!({"access": "read", "expires_in": "soon"})))
+        .await;
+    let message = out["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("expires_in") && message.contains("1h"), "the field and an example are named: {out}");
 
     let refused = [
         (json!({"access": "read", "expires_in": 86_401}), 422, "invalid_expires_in"),
         (json!({"access": "read", "expires_in": 0}), 422, "invalid_expires_in"),
-        (json!({"access": "read", "expires_in": -5}), 422, "invalid_body"),
-        (json!({"access": "read", "expires_in": "1h"}), 422, "invalid_body"),
+        (json!({"access": "read", "expires_in": -5}), 422, "invalid_expires_in"),
+        (json!({"access": "read", "expires_in": "soon"}), 422, "invalid_expires_in"),
+        (json!({"access": "read", "expires_in": "25h"}), 422, "invalid_expires_in"),
         (json!({"access": "admin"}), 422, "invalid_body"),
         (json!({}), 422, "invalid_body"),
         (json!({"access": "read", "label": "two\nlines"}), 422, "invalid_label"),

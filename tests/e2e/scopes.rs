@@ -387,10 +387,29 @@ async fn token_input_is_checked_and_the_last_admin_token_stays(backend: Backend)
             422,
             "invalid_expires_at",
         ),
+        (json!({"name": "x", "app": "acme", "access": "read", "expires_in": "soon"}), 422, "invalid_expires_in"),
+        (json!({"name": "x", "app": "acme", "access": "read", "expires_in": 0}), 422, "invalid_expires_in"),
+        (
+            json!({"name": "x", "app": "acme", "access": "read", "expires_in": "1h", "expires_at": "2099-01-01T00:00:00Z"}),
+            422,
+            "invalid_expires_in",
+        ),
         (json!({"name": "x", "app": "acme", "access": "read", "scope": "all"}), 400, "unknown_field"),
     ] {
         let (got, answer) = fenix.call("POST", "/v1/tokens", Some(body.clone())).await;
         assert_eq!((got, answer["error"]["code"].as_str()), (status, Some(code)), "{body}: {answer}");
+    }
+
+    // `expires_in` in the settings' syntax, or whole seconds, counts from now.
+    for (expires_in, seconds) in [(json!("30d"), 30 * 86_400), (json!(90), 90)] {
+        let body = json!({"name": "timed", "app": "acme", "access": "read", "expires_in": expires_in});
+        let (status, made) = fenix.call("POST", "/v1/tokens", Some(body)).await;
+        assert_eq!(status, 201, "{made}");
+        let at = humantime::parse_rfc3339(made["expires_at"].as_str().unwrap()).unwrap();
+        let left = at.duration_since(std::time::SystemTime::now()).unwrap().as_secs();
+        assert!((seconds - 60..=seconds).contains(&left), "{expires_in}: {left}s left");
+        let id = made["id"].as_str().unwrap();
+        assert_eq!(fenix.call("DELETE", &format!("/v1/tokens/{id}"), None).await.0, 204);
     }
 
     // The bootstrap token is the only admin token: it cannot be revoked here.

@@ -71,7 +71,7 @@ pub fn current_key_setting(settings: &Settings) -> String {
 }
 
 /// The key file beside a SQLite database: `<db file>.key`.
-fn key_file_path(settings: &Settings) -> Option<PathBuf> {
+pub fn key_file_path(settings: &Settings) -> Option<PathBuf> {
     let db = sqlite_path(&settings.database_url)?;
     let mut name = db.file_name().map(|n| n.to_os_string()).unwrap_or_default();
     name.push(".key");

@@ -34,6 +34,7 @@ pub mod catalogue;
 pub mod code;
 pub mod console;
 pub mod deliveries;
+pub mod duration;
 pub mod endpoints;
 pub mod error;
 pub mod events;

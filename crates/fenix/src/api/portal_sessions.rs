@@ -14,11 +14,14 @@ use axum::{
     http::{header, HeaderMap, StatusCode},
     Json,
 };
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
+    duration::DurationIn,
     error::{ApiError, ErrorBody},
     extract::{plain_text, ApiJson, ApiPath, ApiQuery, AppPath, ListScope, NoQuery, Page, PageQuery},
     lookup,
@@ -26,24 +29,25 @@ use super::{
 };
 use crate::{
     access::Access,
-    ids,
+    ids, settings,
     state::SharedState,
     store::sessions::{NewPortalLink, PortalLinkRow},
     time,
 };
 
 /// A link's life when `expires_in` is left out (capped by `FENIX_PORTAL_MAX_TTL`).
-const DEFAULT_EXPIRES_IN_SECS: u64 = 3600;
+const DEFAULT_EXPIRES_IN: Duration = Duration::from_secs(3600);
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 struct CreatePortalSession {
     /// What the customer may do in their app: `read` (look only) or `manage`.
     access: Access,
-    /// Seconds until the link, and the session made from it, expire: 1 to
-    /// `FENIX_PORTAL_MAX_TTL` (default 24 h). Default 3600 (or the maximum, if lower).
-    #[schema(minimum = 1, example = 3600)]
-    expires_in: Option<u64>,
+    /// How long until the link, and the session made from it, expire: a
+    /// duration (`90s`, `30m`, `1h`, `30d`, as in the settings) or whole
+    /// seconds, up to `FENIX_PORTAL_MAX_TTL` (default 24h). Default 1h (or the
+    /// maximum, if lower).
+    expires_in: Option<DurationIn>,
     /// For the operator: who the link is for (1-256 characters).
     #[schema(min_length = 1, max_length = 256, example = "acme support ticket 4711")]
     label: Option<String>,
@@ -136,7 +140,8 @@ fn base_url(s: &SharedState, headers: &HeaderMap) -> String {
     summary = "Mint a portal link: the console for one app, for its customer",
     description = "The answer's `url` opens the web console for this app only, once: its fragment is a \
         single-use secret exchanged for a session cookie on first load. The link and the session made from it \
-        expire after `expires_in` seconds (default 3600, at most `FENIX_PORTAL_MAX_TTL`). The URL is shown only \
+        expire after `expires_in` (a duration such as `1h` or `30d`, or whole seconds; default 1h, at most \
+        `FENIX_PORTAL_MAX_TTL`). The URL is shown only \
         in this answer.",
     params(AppPath),
     request_body = CreatePortalSession,
@@ -156,13 +161,15 @@ async fn create(
     ApiJson(body): ApiJson<CreatePortalSession>,
 ) -> Result<(StatusCode, Json<PortalLink>), ApiError> {
     let app = lookup::app(&s.store, &app).await?;
-    let max = s.settings.portal_max_ttl.as_secs().max(1);
-    let expires_in = body.expires_in.unwrap_or(DEFAULT_EXPIRES_IN_SECS.min(max));
-    if expires_in == 0 || expires_in > max {
-        return Err(ApiError::new(
-            Code::InvalidExpiresIn,
-            format!("expires_in must be between 1 and {max} seconds (FENIX_PORTAL_MAX_TTL)"),
-        ));
+    let max = s.settings.portal_max_ttl.max(Duration::from_secs(1));
+    let expires_in = match &body.expires_in {
+        Some(d) => d.parse("expires_in", Code::InvalidExpiresIn)?,
+        None => DEFAULT_EXPIRES_IN.min(max),
+    };
+    if expires_in > max {
+        let (shown, secs) = (settings::show_duration(max), max.as_secs());
+        let message = format!("expires_in must be at most {shown} ({secs} seconds, FENIX_PORTAL_MAX_TTL), e.g. 1h");
+        return Err(ApiError::new(Code::InvalidExpiresIn, message));
     }
     let label = body.label.as_deref().map(parse_label).transpose()?;
     let secret = new_secret(LINK_PREFIX);
@@ -172,7 +179,7 @@ async fn create(
         app_id: app.id,
         access: body.access.as_str().to_string(),
         link_sha256: digest(&secret),
-        expires_at: time::add(now, std::time::Duration::from_secs(expires_in)),
+        expires_at: time::add(now, expires_in),
         created_at: now,
         label,
     };

@@ -4,6 +4,8 @@
 //! redacted: tokens and keys show only whether they are set, and a URL's
 //! password (and the operator webhook's query, which may carry a token) is
 //! replaced, so the answer can be shown on a screen or pasted into a ticket.
+//! Durations read as they are written (`90d`); an unset `FENIX_MASTER_KEY`
+//! on SQLite names the key file in use instead (`key file ./fenix.db.key`).
 
 use axum::{extract::State, Json};
 use serde::Serialize;
@@ -58,7 +60,20 @@ async fn read(State(s): State<SharedState>, _: NoQuery) -> Result<Json<SettingsO
 
 /// Every setting, in the order of its table (and of docs/configuration.md).
 fn in_force(s: &Settings) -> Vec<SettingOut> {
-    SETTINGS.iter().map(|row| SettingOut { name: row.env, value: (row.show)(s), secret: row.secret }).collect()
+    SETTINGS
+        .iter()
+        .map(|row| {
+            let value = (row.show)(s).or_else(|| (row.env == "FENIX_MASTER_KEY").then(|| key_file(s)).flatten());
+            SettingOut { name: row.env, value, secret: row.secret }
+        })
+        .collect()
+}
+
+/// Where the master key comes from when `FENIX_MASTER_KEY` is unset: on
+/// SQLite, the key file beside the database (`startup::load_keyring`); its
+/// path is no secret (the key inside it is).
+fn key_file(s: &Settings) -> Option<String> {
+    crate::startup::key_file_path(s).map(|p| format!("key file {}", p.display()))
 }
 
 #[cfg(test)]
@@ -94,5 +109,23 @@ mod tests {
         let shown = in_force(&s);
         let admin = shown.iter().find(|v| v.name == "FENIX_ADMIN_TOKEN").unwrap();
         assert_eq!((admin.value.as_deref(), admin.secret), (Some(REDACTED), true));
+    }
+
+    #[test]
+    fn an_unset_master_key_on_sqlite_names_the_key_file_in_use() {
+        let s = Settings { database_url: "sqlite://data/fenix.db".into(), master_key: None, ..Settings::default() };
+        let key = in_force(&s).into_iter().find(|v| v.name == "FENIX_MASTER_KEY").unwrap();
+        assert_eq!(key.value.as_deref(), Some("key file data/fenix.db.key"));
+        let s = Settings { master_key: Some(Redacted("masterkey1".into())), ..s };
+        let key = in_force(&s).into_iter().find(|v| v.name == "FENIX_MASTER_KEY").unwrap();
+        assert_eq!(key.value.as_deref(), Some(REDACTED));
+    }
+
+    #[test]
+    fn durations_read_as_they_are_written() {
+        let s = Settings { log_retention: std::time::Duration::from_secs(90 * 86_400), ..Settings::default() };
+        let shown = in_force(&s);
+        let retention = shown.iter().find(|v| v.name == "FENIX_LOG_RETENTION").unwrap();
+        assert_eq!(retention.value.as_deref(), Some("90d"));
     }
 }

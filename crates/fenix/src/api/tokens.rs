@@ -12,6 +12,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     auth::Auth,
+    duration::DurationIn,
     error::{ApiError, ErrorBody},
     extract::{plain_text, ApiJson, ApiPath, ApiQuery, ListScope, NoQuery, Page, PageQuery},
     lookup,
@@ -55,9 +56,13 @@ struct CreateToken {
     #[schema(example = "acme")]
     app: Option<String>,
     access: TokenAccess,
-    /// RFC 3339, in the future; left out (or null): never expires.
+    /// RFC 3339, in the future; left out (or null), like `expires_in`: never expires.
     #[schema(example = "2027-01-01T00:00:00Z")]
     expires_at: Option<String>,
+    /// Instead of `expires_at`: how long from now, a duration (`90s`, `12h`,
+    /// `30d`, as in the settings and `fenix token create --expires-in`) or
+    /// whole seconds.
+    expires_in: Option<DurationIn>,
 }
 
 /// A token as listed: never the token itself (only its hash is stored).
@@ -124,7 +129,7 @@ pub fn router() -> OpenApiRouter<SharedState> {
     responses(
         (status = 201, description = "The token, shown once", body = CreatedTokenOut),
         (status = 422, description = "`invalid_name`, `invalid_token_scope` (`app` missing or not wanted), \
-            `unknown_app`, `invalid_expires_at`", body = ErrorBody),
+            `unknown_app`, `invalid_expires_at`, `invalid_expires_in`", body = ErrorBody),
     )
 )]
 async fn create(
@@ -138,19 +143,7 @@ async fn create(
     }
     plain_text("name", Code::InvalidName, name)?;
     let now = time::now_ms();
-    let expires_at = match body.expires_at.as_deref() {
-        None => None,
-        Some(text) => match time::parse_rfc3339(text) {
-            Some(at) if at > now => Some(at),
-            Some(_) => return Err(ApiError::new(Code::InvalidExpiresAt, "expires_at must be in the future")),
-            None => {
-                return Err(ApiError::new(
-                    Code::InvalidExpiresAt,
-                    "expires_at must be an RFC 3339 time, e.g. 2027-01-01T00:00:00Z",
-                ))
-            }
-        },
-    };
+    let expires_at = expiry(&body, now)?;
     let principal = match (body.access, body.app.as_deref()) {
         (TokenAccess::Admin, None) => Principal::Admin,
         (TokenAccess::Admin, Some(_)) => {
@@ -172,6 +165,25 @@ async fn create(
     };
     let (row, token) = issue_token(&s.store, name, principal, expires_at).await?;
     Ok((StatusCode::CREATED, Json(CreatedTokenOut { token_info: TokenOut::new(row, now), token })))
+}
+
+/// When the token expires: `expires_at`, or now plus `expires_in` (not both).
+fn expiry(body: &CreateToken, now: time::Millis) -> Result<Option<time::Millis>, ApiError> {
+    match (body.expires_at.as_deref(), &body.expires_in) {
+        (None, None) => Ok(None),
+        (Some(_), Some(_)) => {
+            Err(ApiError::new(Code::InvalidExpiresIn, "give expires_at or expires_in, not both (e.g. expires_in: 30d)"))
+        }
+        (None, Some(d)) => Ok(Some(time::add(now, d.parse("expires_in", Code::InvalidExpiresIn)?))),
+        (Some(text), None) => match time::parse_rfc3339(text) {
+            Some(at) if at > now => Ok(Some(at)),
+            Some(_) => Err(ApiError::new(Code::InvalidExpiresAt, "expires_at must be in the future")),
+            None => Err(ApiError::new(
+                Code::InvalidExpiresAt,
+                "expires_at must be an RFC 3339 time, e.g. 2027-01-01T00:00:00Z",
+            )),
+        },
+    }
 }
 
 #[utoipa::path(

@@ -10,7 +10,7 @@ use super::FOREVER;
 const MAX_FINITE: Duration = Duration::from_secs(36_500 * 86_400);
 
 pub(super) fn human(d: Duration) -> String {
-    humantime::format_duration(d).to_string()
+    super::view::show_duration(d)
 }
 
 /// A base for links: http(s), a host, no query, fragment or credentials.

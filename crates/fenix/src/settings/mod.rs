@@ -21,7 +21,7 @@ use serde::Deserialize;
 
 pub use parse::{parse_duration, parse_duration_or_forever, parse_origins, parse_schedule, FOREVER};
 pub use table::{Setting, Toml, SETTINGS};
-pub use view::REDACTED;
+pub use view::{show_duration, REDACTED};
 
 /// A configuration value that must never be printed (tokens, keys).
 #[derive(Clone, Default, Deserialize, PartialEq, Eq)]
