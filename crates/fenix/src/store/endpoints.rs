@@ -6,9 +6,8 @@ use std::time::Duration;
 
 use super::{
     apps::CURSOR_END,
-    on_read, on_write,
     ownership::{start_challenge_in, NewChallenge},
-    BeginWrite, Conflicts, Store,
+    Conflicts, Store,
 };
 use crate::store::{Error, Result};
 use crate::{
@@ -24,8 +23,8 @@ use crate::{
 /// error naming the endpoint (a decode error: the store's internal error).
 #[derive(Debug, Clone)]
 pub struct EndpointRow {
-    pub id: String,
-    pub app_id: String,
+    pub id: crate::ids::EndpointId,
+    pub app_id: crate::ids::AppId,
     pub url: String,
     pub description: String,
     pub state: EndpointState,
@@ -40,8 +39,8 @@ pub struct EndpointRow {
 /// [`EndpointRow`] as its columns hold it.
 #[derive(sqlx::FromRow)]
 struct StoredEndpoint {
-    id: String,
-    app_id: String,
+    id: crate::ids::EndpointId,
+    app_id: crate::ids::AppId,
     url: String,
     description: String,
     state: EndpointState,
@@ -59,7 +58,7 @@ where
 {
     fn from_row(row: &'r R) -> sqlx::Result<Self> {
         let r = StoredEndpoint::from_row(row)?;
-        let spec = r.spec.decode(&r.id).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+        let spec = r.spec.decode(r.id.as_str()).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
         Ok(EndpointRow {
             id: r.id,
             app_id: r.app_id,
@@ -79,6 +78,14 @@ where
 const ENDPOINT_COLUMNS: &str = "id, app_id, url, description, state, state_reason, state_changed_at, created_at, \
      updated_at, signature_scheme, signing_algorithm, event_types, headers, retry_schedule, \
      final_status_codes, attempt_timeout_ms, ordered, on_dead_letter, rate_limit_per_sec";
+
+/// Inserts an endpoint: one value for each of [`ENDPOINT_COLUMNS`].
+static INSERT_ENDPOINT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "INSERT INTO endpoints ({ENDPOINT_COLUMNS}) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
+    )
+});
 
 /// [`ENDPOINT_COLUMNS`] as read: `state` is the state the endpoint *shows*
 /// (`pending_verification` while its ownership is unproved).
@@ -128,7 +135,7 @@ pub struct EndpointPatch {
 /// One sealed secret version.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct SecretRow {
-    pub endpoint_id: String,
+    pub endpoint_id: crate::ids::EndpointId,
     pub version: i64,
     pub sealed: Vec<u8>,
     pub created_at: Millis,
@@ -138,7 +145,7 @@ pub struct SecretRow {
 /// One live Ed25519 key version's public half: what receivers may read.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct PublicKeyRow {
-    pub endpoint_id: String,
+    pub endpoint_id: crate::ids::EndpointId,
     pub version: i64,
     /// `whpk_…`.
     pub public_key: String,
@@ -198,89 +205,82 @@ impl Store {
         } else {
             "SELECT id FROM apps WHERE id = $1"
         };
-        on_write!(self, |pool| {
-            let mut tx = pool.begin_write().await?;
-            let app: Option<String> = sqlx::query_scalar(lock_app).bind(&r.app_id).fetch_optional(&mut *tx).await?;
-            if app.is_none() {
-                tx.rollback().await?;
-                return Err(Error::NotFound);
-            }
-            let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM endpoints WHERE app_id = $1")
-                .bind(&r.app_id)
-                .fetch_one(&mut *tx)
-                .await?;
-            if count >= max_per_app {
-                tx.rollback().await?;
-                return Ok(false);
-            }
-            sqlx::query(&format!(
-                "INSERT INTO endpoints ({ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
-            ))
-            .bind(&r.id)
-            .bind(&r.app_id)
-            .bind(&r.url)
-            .bind(&r.description)
-            .bind(r.state)
-            .bind(&r.state_reason)
-            .bind(r.state_changed_at)
-            .bind(r.created_at)
-            .bind(r.updated_at)
-            .bind(&spec.signature_scheme)
-            .bind(&spec.signing_algorithm)
-            .bind(&spec.event_types)
-            .bind(&spec.headers)
-            .bind(&spec.retry_schedule)
-            .bind(&spec.final_status_codes)
-            .bind(spec.attempt_timeout_ms)
-            .bind(spec.ordered)
-            .bind(&spec.on_dead_letter)
-            .bind(spec.rate_limit_per_sec)
-            .execute(&mut *tx)
-            .await?;
-            sqlx::query(
-                "INSERT INTO endpoint_secrets (endpoint_id, version, sealed, created_at, expires_at, public_key) \
-                 VALUES ($1, 1, $2, $3, NULL, $4)",
-            )
-            .bind(&r.id)
-            .bind(&new.sealed_secret)
-            .bind(r.created_at)
-            .bind(&new.public_key)
-            .execute(&mut *tx)
-            .await?;
-            if let Some(c) = challenge {
-                start_challenge_in(&mut tx, &r.id, c, r.created_at).await?;
-            }
-            tx.commit().await.map(|_| true)
-        })
+        let mut tx = self.writes().begin_write().await?;
+        let app: Option<String> = tx.scalar_optional(lock_app, &[(&r.app_id).into()]).await?;
+        if app.is_none() {
+            tx.rollback().await?;
+            return Err(Error::NotFound);
+        }
+        let count: i64 = tx.scalar("SELECT COUNT(*) FROM endpoints WHERE app_id = $1", &[(&r.app_id).into()]).await?;
+        if count >= max_per_app {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        let values = [
+            (&r.id).into(),
+            (&r.app_id).into(),
+            (&r.url).into(),
+            (&r.description).into(),
+            r.state.into(),
+            (&r.state_reason).into(),
+            r.state_changed_at.into(),
+            r.created_at.into(),
+            r.updated_at.into(),
+            (&spec.signature_scheme).into(),
+            (&spec.signing_algorithm).into(),
+            (&spec.event_types).into(),
+            (&spec.headers).into(),
+            (&spec.retry_schedule).into(),
+            (&spec.final_status_codes).into(),
+            spec.attempt_timeout_ms.into(),
+            spec.ordered.into(),
+            (&spec.on_dead_letter).into(),
+            spec.rate_limit_per_sec.into(),
+        ];
+        tx.execute(&INSERT_ENDPOINT, &values).await?;
+        let sql = "INSERT INTO endpoint_secrets (endpoint_id, version, sealed, created_at, expires_at, public_key) \
+             VALUES ($1, 1, $2, $3, NULL, $4)";
+        let values = [(&r.id).into(), (&new.sealed_secret).into(), r.created_at.into(), (&new.public_key).into()];
+        tx.execute(sql, &values).await?;
+        if let Some(c) = challenge {
+            start_challenge_in(&mut tx, &r.id, c, r.created_at).await?;
+        }
+        tx.commit().await?;
+        Ok(true)
     }
 
     /// One endpoint of one app.
-    pub async fn get_endpoint(&self, app_id: &str, id: &str) -> Result<Option<EndpointRow>> {
-        on_read!(self, |pool| sqlx::query_as::<_, EndpointRow>(&format!(
-            "SELECT {} FROM endpoints WHERE id = $1 AND app_id = $2",
-            shown_columns()
-        ))
-        .bind(id)
-        .bind(app_id)
-        .fetch_optional(pool)
-        .await)
+    pub async fn get_endpoint(
+        &self,
+        app_id: &crate::ids::AppId,
+        id: &crate::ids::EndpointId,
+    ) -> Result<Option<EndpointRow>> {
+        let sql = format!("SELECT {} FROM endpoints WHERE id = $1 AND app_id = $2", shown_columns());
+        self.reads().fetch_optional(&sql, &[id.into(), app_id.into()]).await
     }
 
     /// An app's endpoints, newest first, strictly before `cursor`.
-    pub async fn list_endpoints(&self, app_id: &str, cursor: Option<&str>, limit: i64) -> Result<Vec<EndpointRow>> {
-        on_read!(self, |pool| sqlx::query_as::<_, EndpointRow>(&format!(
+    pub async fn list_endpoints(
+        &self,
+        app_id: &crate::ids::AppId,
+        cursor: Option<&str>,
+        limit: i64,
+    ) -> Result<Vec<EndpointRow>> {
+        let sql = format!(
             "SELECT {} FROM endpoints WHERE app_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3",
             shown_columns()
-        ))
-        .bind(app_id)
-        .bind(cursor.unwrap_or(CURSOR_END))
-        .bind(limit)
-        .fetch_all(pool)
-        .await)
+        );
+        self.reads().fetch_all(&sql, &[app_id.into(), cursor.unwrap_or(CURSOR_END).into(), limit.into()]).await
     }
 
     /// Applies a patch; returns false when the endpoint does not exist.
-    pub async fn update_endpoint(&self, app_id: &str, id: &str, p: &EndpointPatch, now: Millis) -> Result<bool> {
+    pub async fn update_endpoint(
+        &self,
+        app_id: &crate::ids::AppId,
+        id: &crate::ids::EndpointId,
+        p: &EndpointPatch,
+        now: Millis,
+    ) -> Result<bool> {
         // The spec's fields in their stored form (`endpoint_spec`), each
         // `None` when left as it is; a nullable one with its "set" flag.
         let event_types = p.event_types.as_ref().map(EventTypeFilter::to_json);
@@ -294,35 +294,31 @@ impl Store {
         );
         let (set_timeout, timeout) =
             (flagged(p.attempt_timeout.is_some()), p.attempt_timeout.flatten().map(endpoint_spec::timeout_column));
-        on_write!(self, |pool| {
-            let mut tx = pool.begin_write().await?;
-            let changed = sqlx::query(UPDATE_ENDPOINT)
-                .bind(id)
-                .bind(app_id)
-                .bind(&p.url)
-                .bind(&p.description)
-                .bind(&event_types)
-                .bind(set_rate)
-                .bind(rate)
-                .bind(now)
-                .bind(&headers)
-                .bind(set_schedule)
-                .bind(&schedule)
-                .bind(&final_codes)
-                .bind(set_timeout)
-                .bind(timeout)
-                .bind(p.ordered)
-                .bind(p.on_dead_letter.map(OnDeadLetter::as_str))
-                .execute(&mut *tx)
-                .await?
-                .rows_affected()
-                > 0;
-            if let (true, Some(_), Some(c)) = (changed, &p.url, &p.challenge) {
-                start_challenge_in(&mut tx, id, c, now).await?;
-            }
-            tx.commit().await?;
-            Ok(changed)
-        })
+        let values = [
+            id.into(),
+            app_id.into(),
+            (&p.url).into(),
+            (&p.description).into(),
+            (&event_types).into(),
+            set_rate.into(),
+            rate.into(),
+            now.into(),
+            (&headers).into(),
+            set_schedule.into(),
+            (&schedule).into(),
+            (&final_codes).into(),
+            set_timeout.into(),
+            timeout.into(),
+            p.ordered.into(),
+            p.on_dead_letter.map(OnDeadLetter::as_str).into(),
+        ];
+        let mut tx = self.writes().begin_write().await?;
+        let changed = tx.execute(UPDATE_ENDPOINT, &values).await? > 0;
+        if let (true, Some(_), Some(c)) = (changed, &p.url, &p.challenge) {
+            start_challenge_in(&mut tx, id, c, now).await?;
+        }
+        tx.commit().await?;
+        Ok(changed)
     }
 
     /// Deletes an endpoint with its deliveries (and their attempts) and
@@ -335,7 +331,7 @@ impl Store {
     /// The app's row is locked first (`FOR KEY SHARE` on PostgreSQL: the
     /// store's lock order), so an app's deletion waits for this one or this
     /// one for it, never both; a conflict that still happens runs it again.
-    pub async fn delete_endpoint(&self, app_id: &str, id: &str) -> Result<bool> {
+    pub async fn delete_endpoint(&self, app_id: &crate::ids::AppId, id: &crate::ids::EndpointId) -> Result<bool> {
         let mut conflicts = Conflicts::default();
         loop {
             match self.delete_endpoint_once(app_id, id).await {
@@ -345,131 +341,84 @@ impl Store {
         }
     }
 
-    async fn delete_endpoint_once(&self, app_id: &str, id: &str) -> Result<bool> {
+    async fn delete_endpoint_once(&self, app_id: &crate::ids::AppId, id: &crate::ids::EndpointId) -> Result<bool> {
         let lock_app = if self.is_postgres() {
             "SELECT id FROM apps WHERE id = $1 FOR KEY SHARE"
         } else {
             "SELECT id FROM apps WHERE id = $1"
         };
-        on_write!(self, |pool| {
-            let mut tx = pool.begin_write().await?;
-            let _: Option<String> = sqlx::query_scalar(lock_app).bind(app_id).fetch_optional(&mut *tx).await?;
-            let deleted = sqlx::query("DELETE FROM endpoints WHERE id = $1 AND app_id = $2")
-                .bind(id)
-                .bind(app_id)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected()
-                > 0;
-            if deleted {
-                sqlx::query("DELETE FROM deliveries WHERE endpoint_id = $1").bind(id).execute(&mut *tx).await?;
-            }
-            tx.commit().await?;
-            Ok(deleted)
-        })
+        let mut tx = self.writes().begin_write().await?;
+        let _: Option<String> = tx.scalar_optional(lock_app, &[app_id.into()]).await?;
+        let sql = "DELETE FROM endpoints WHERE id = $1 AND app_id = $2";
+        let deleted = tx.execute(sql, &[id.into(), app_id.into()]).await? > 0;
+        if deleted {
+            tx.execute("DELETE FROM deliveries WHERE endpoint_id = $1", &[id.into()]).await?;
+        }
+        tx.commit().await?;
+        Ok(deleted)
     }
 
     /// Sets an endpoint's state and records why (paused by an operator, disabled after a 410, …).
     pub async fn set_endpoint_state(
         &self,
-        endpoint_id: &str,
+        endpoint_id: &crate::ids::EndpointId,
         state: EndpointState,
         reason: &str,
         change_id: &str,
         now: Millis,
     ) -> Result<bool> {
-        on_write!(self, |pool| {
-            let mut tx = pool.begin_write().await?;
-            let changed = sqlx::query(
-                "UPDATE endpoints SET state = $2, state_reason = $3, state_changed_at = $4, updated_at = $4, \
-                 failing_since = CASE WHEN $2 = 'active' THEN NULL ELSE failing_since END \
-                 WHERE id = $1 AND state <> $2",
-            )
-            .bind(endpoint_id)
-            .bind(state)
-            .bind(reason)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected()
-                > 0;
-            if changed {
-                sqlx::query(
-                    "INSERT INTO endpoint_state_changes (id, endpoint_id, state, reason, created_at) VALUES ($1, $2, $3, $4, $5)",
-                )
-                .bind(change_id)
-                .bind(endpoint_id)
-                .bind(state)
-                .bind(reason)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-            }
-            tx.commit().await?;
-            Ok(changed)
-        })
+        let mut tx = self.writes().begin_write().await?;
+        let sql = "UPDATE endpoints SET state = $2, state_reason = $3, state_changed_at = $4, updated_at = $4, \
+             failing_since = CASE WHEN $2 = 'active' THEN NULL ELSE failing_since END \
+             WHERE id = $1 AND state <> $2";
+        let changed = tx.execute(sql, &[endpoint_id.into(), state.into(), reason.into(), now.into()]).await? > 0;
+        if changed {
+            let values = [change_id.into(), endpoint_id.into(), state.into(), reason.into(), now.into()];
+            tx.execute(super::ownership::LOG_STATE_CHANGE, &values).await?;
+        }
+        tx.commit().await?;
+        Ok(changed)
     }
 
     /// Secrets that still sign at `now` (current first, then older by version, newest first).
-    pub async fn live_secrets(&self, endpoint_id: &str, now: Millis) -> Result<Vec<SecretRow>> {
-        on_read!(self, |pool| sqlx::query_as::<_, SecretRow>(
-            "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets \
-             WHERE endpoint_id = $1 AND (expires_at IS NULL OR expires_at > $2) ORDER BY version DESC"
-        )
-        .bind(endpoint_id)
-        .bind(now)
-        .fetch_all(pool)
-        .await)
+    pub async fn live_secrets(&self, endpoint_id: &crate::ids::EndpointId, now: Millis) -> Result<Vec<SecretRow>> {
+        let sql = "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets \
+             WHERE endpoint_id = $1 AND (expires_at IS NULL OR expires_at > $2) ORDER BY version DESC";
+        self.reads().fetch_all(sql, &[endpoint_id.into(), now.into()]).await
     }
 
     /// The public keys of an endpoint's live Ed25519 key versions, newest first.
-    pub async fn endpoint_public_keys(&self, endpoint_id: &str, now: Millis) -> Result<Vec<PublicKeyRow>> {
-        on_read!(self, |pool| sqlx::query_as::<_, PublicKeyRow>(
-            "SELECT endpoint_id, version, public_key, created_at, expires_at FROM endpoint_secrets \
+    pub async fn endpoint_public_keys(
+        &self,
+        endpoint_id: &crate::ids::EndpointId,
+        now: Millis,
+    ) -> Result<Vec<PublicKeyRow>> {
+        let sql = "SELECT endpoint_id, version, public_key, created_at, expires_at FROM endpoint_secrets \
              WHERE endpoint_id = $1 AND public_key IS NOT NULL AND (expires_at IS NULL OR expires_at > $2) \
-             ORDER BY version DESC"
-        )
-        .bind(endpoint_id)
-        .bind(now)
-        .fetch_all(pool)
-        .await)
+             ORDER BY version DESC";
+        self.reads().fetch_all(sql, &[endpoint_id.into(), now.into()]).await
     }
 
     /// The public keys of every live Ed25519 key version of an app's
     /// endpoints, by endpoint, newest first (the app's public-key document).
-    pub async fn app_public_keys(&self, app_id: &str, now: Millis) -> Result<Vec<PublicKeyRow>> {
-        on_read!(self, |pool| sqlx::query_as::<_, PublicKeyRow>(
-            "SELECT s.endpoint_id, s.version, s.public_key, s.created_at, s.expires_at \
+    pub async fn app_public_keys(&self, app_id: &crate::ids::AppId, now: Millis) -> Result<Vec<PublicKeyRow>> {
+        let sql = "SELECT s.endpoint_id, s.version, s.public_key, s.created_at, s.expires_at \
              FROM endpoint_secrets s JOIN endpoints e ON e.id = s.endpoint_id \
              WHERE e.app_id = $1 AND s.public_key IS NOT NULL AND (s.expires_at IS NULL OR s.expires_at > $2) \
-             ORDER BY s.endpoint_id, s.version DESC"
-        )
-        .bind(app_id)
-        .bind(now)
-        .fetch_all(pool)
-        .await)
+             ORDER BY s.endpoint_id, s.version DESC";
+        self.reads().fetch_all(sql, &[app_id.into(), now.into()]).await
     }
 
     /// Every stored secret (for `fenix rekey`).
     pub async fn all_secrets(&self) -> Result<Vec<SecretRow>> {
-        on_write!(self, |pool| sqlx::query_as::<_, SecretRow>(
-            "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets"
-        )
-        .fetch_all(pool)
-        .await)
+        let sql = "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets";
+        self.writes().fetch_all(sql, &[]).await
     }
 
     /// Replaces one secret version's sealed bytes (re-encryption under a new master key).
-    pub async fn reseal_secret(&self, endpoint_id: &str, version: i64, sealed: &[u8]) -> Result<()> {
-        on_write!(self, |pool| sqlx::query(
-            "UPDATE endpoint_secrets SET sealed = $3 WHERE endpoint_id = $1 AND version = $2"
-        )
-        .bind(endpoint_id)
-        .bind(version)
-        .bind(sealed)
-        .execute(pool)
-        .await
-        .map(|_| ()))
+    pub async fn reseal_secret(&self, endpoint_id: &crate::ids::EndpointId, version: i64, sealed: &[u8]) -> Result<()> {
+        let sql = "UPDATE endpoint_secrets SET sealed = $3 WHERE endpoint_id = $1 AND version = $2";
+        self.writes().execute(sql, &[endpoint_id.into(), version.into(), sealed.into()]).await.map(|_| ())
     }
 
     /// Makes `sealed` the current secret: the previous current one (and any other
@@ -478,7 +427,7 @@ impl Store {
     /// or `RowNotFound` when the endpoint does not exist (any more).
     pub async fn rotate_secret(
         &self,
-        endpoint_id: &str,
+        endpoint_id: &crate::ids::EndpointId,
         sealed_for: impl Fn(i64) -> Vec<u8>,
         now: Millis,
         old_expires_at: Millis,
@@ -492,7 +441,7 @@ impl Store {
     /// `signing_algorithm` in the same transaction.
     pub async fn rotate_key(
         &self,
-        endpoint_id: &str,
+        endpoint_id: &crate::ids::EndpointId,
         sealed_for: impl Fn(i64) -> Vec<u8>,
         (algorithm, public_key): (SigningAlgorithm, Option<&str>),
         now: Millis,
@@ -509,79 +458,49 @@ impl Store {
         } else {
             "SELECT id FROM endpoints WHERE id = $1"
         };
-        on_write!(self, |pool| {
-            let mut tx = pool.begin_write().await?;
-            // An endpoint deleted meanwhile is `RowNotFound` (the API's 404), not a foreign-key error.
-            let _: String = sqlx::query_scalar(lock).bind(endpoint_id).fetch_one(&mut *tx).await?;
-            let current: i64 =
-                sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM endpoint_secrets WHERE endpoint_id = $1")
-                    .bind(endpoint_id)
-                    .fetch_one(&mut *tx)
-                    .await?;
-            sqlx::query(
-                "UPDATE endpoint_secrets SET expires_at = $2 WHERE endpoint_id = $1 AND (expires_at IS NULL OR expires_at > $2)",
-            )
-            .bind(endpoint_id)
-            .bind(old_expires_at)
-            .execute(&mut *tx)
-            .await?;
-            sqlx::query("DELETE FROM endpoint_secrets WHERE endpoint_id = $1 AND expires_at <= $2")
-                .bind(endpoint_id)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-            sqlx::query(
-                "DELETE FROM endpoint_secrets WHERE endpoint_id = $1 AND version <= $2 - $3 AND expires_at IS NOT NULL",
-            )
-            .bind(endpoint_id)
-            .bind(current)
-            .bind(max_old)
-            .execute(&mut *tx)
-            .await?;
-            let version = current + 1;
-            sqlx::query(
-                "INSERT INTO endpoint_secrets (endpoint_id, version, sealed, created_at, expires_at, public_key) \
-                 VALUES ($1, $2, $3, $4, NULL, $5)",
-            )
-            .bind(endpoint_id)
-            .bind(version)
-            .bind(sealed_for(version))
-            .bind(now)
-            .bind(public_key)
-            .execute(&mut *tx)
-            .await?;
-            sqlx::query("UPDATE endpoints SET signing_algorithm = $2 WHERE id = $1")
-                .bind(endpoint_id)
-                .bind(algorithm)
-                .execute(&mut *tx)
-                .await?;
-            tx.commit().await?;
-            Ok(version)
-        })
+        let mut tx = self.writes().begin_write().await?;
+        // An endpoint deleted meanwhile is `NotFound` (the API's 404), not a foreign-key error.
+        let _: String = tx.scalar(lock, &[endpoint_id.into()]).await?;
+        let sql = "SELECT COALESCE(MAX(version), 0) FROM endpoint_secrets WHERE endpoint_id = $1";
+        let current: i64 = tx.scalar(sql, &[endpoint_id.into()]).await?;
+        let sql = "UPDATE endpoint_secrets SET expires_at = $2 \
+             WHERE endpoint_id = $1 AND (expires_at IS NULL OR expires_at > $2)";
+        tx.execute(sql, &[endpoint_id.into(), old_expires_at.into()]).await?;
+        let sql = "DELETE FROM endpoint_secrets WHERE endpoint_id = $1 AND expires_at <= $2";
+        tx.execute(sql, &[endpoint_id.into(), now.into()]).await?;
+        let sql =
+            "DELETE FROM endpoint_secrets WHERE endpoint_id = $1 AND version <= $2 - $3 AND expires_at IS NOT NULL";
+        tx.execute(sql, &[endpoint_id.into(), current.into(), max_old.into()]).await?;
+        let version = current + 1;
+        let sealed = sealed_for(version);
+        let sql = "INSERT INTO endpoint_secrets (endpoint_id, version, sealed, created_at, expires_at, public_key) \
+             VALUES ($1, $2, $3, $4, NULL, $5)";
+        tx.execute(sql, &[endpoint_id.into(), version.into(), (&sealed).into(), now.into(), public_key.into()]).await?;
+        let sql = "UPDATE endpoints SET signing_algorithm = $2 WHERE id = $1";
+        tx.execute(sql, &[endpoint_id.into(), algorithm.into()]).await?;
+        tx.commit().await?;
+        Ok(version)
     }
 }
 
 impl Store {
     /// Every endpoint's stored custom headers, for those that have any (for `fenix rekey`).
     pub async fn all_endpoint_headers(&self) -> Result<Vec<(String, String)>> {
-        on_write!(self, |pool| sqlx::query_as::<_, (String, String)>(
-            "SELECT id, headers FROM endpoints WHERE headers <> '[]' ORDER BY id"
-        )
-        .fetch_all(pool)
-        .await)
+        let sql = "SELECT id, headers FROM endpoints WHERE headers <> '[]' ORDER BY id";
+        self.writes().fetch_all(sql, &[]).await
     }
 
     /// Replaces an endpoint's stored headers if they are still `old` (a change
     /// made meanwhile through the API wins: its values are sealed under the
     /// current key already). Answers whether the row was changed.
-    pub async fn reseal_endpoint_headers(&self, endpoint_id: &str, old: &str, new: &str) -> Result<bool> {
-        on_write!(self, |pool| sqlx::query("UPDATE endpoints SET headers = $3 WHERE id = $1 AND headers = $2")
-            .bind(endpoint_id)
-            .bind(old)
-            .bind(new)
-            .execute(pool)
-            .await
-            .map(|r| r.rows_affected() > 0))
+    pub async fn reseal_endpoint_headers(
+        &self,
+        endpoint_id: &crate::ids::EndpointId,
+        old: &str,
+        new: &str,
+    ) -> Result<bool> {
+        let sql = "UPDATE endpoints SET headers = $3 WHERE id = $1 AND headers = $2";
+        Ok(self.writes().execute(sql, &[endpoint_id.into(), old.into(), new.into()]).await? > 0)
     }
 }
 

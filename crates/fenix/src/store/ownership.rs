@@ -13,7 +13,7 @@
 use crate::store::Result;
 use std::collections::HashSet;
 
-use super::{on_read, on_write, BeginWrite, Store};
+use super::{sql::Tx, Store};
 use crate::{
     endpoint_spec::{EndpointSpec, SpecError, StoredSpec},
     lifecycle::EndpointState,
@@ -120,35 +120,25 @@ pub(super) const LOG_STATE_CHANGE: &str =
 /// transaction `tx`, logging `pending_verification` when its shown state
 /// changes. False when the endpoint does not exist. Written once for both
 /// backends: the statements are the same text on each.
-pub(super) async fn start_challenge_in<DB>(
-    tx: &mut sqlx::Transaction<'_, DB>,
-    id: &str,
+pub(super) async fn start_challenge_in(
+    tx: &mut Tx<'_>,
+    id: &crate::ids::EndpointId,
     c: &NewChallenge,
     now: Millis,
-) -> sqlx::Result<bool>
-where
-    DB: sqlx::Database,
-    for<'c> &'c mut DB::Connection: sqlx::Executor<'c, Database = DB>,
-    for<'q> DB::Arguments<'q>: sqlx::IntoArguments<'q, DB>,
-    for<'q> &'q str: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    for<'q> Millis: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    for<'q> EndpointState: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    for<'r> (EndpointState, bool): sqlx::FromRow<'r, DB::Row>,
-{
-    let before: Option<(EndpointState, bool)> =
-        sqlx::query_as(READ_VERIFICATION).bind(id).fetch_optional(&mut **tx).await?;
+) -> Result<bool> {
+    let before: Option<(EndpointState, bool)> = tx.fetch_optional(READ_VERIFICATION, &[id.into()]).await?;
     let Some((state, unverified)) = before else { return Ok(false) };
-    sqlx::query(MARK_UNVERIFIED).bind(id).bind(now).bind(PENDING_REASON).execute(&mut **tx).await?;
-    sqlx::query(UPSERT_CHALLENGE).bind(id).bind(c.challenge.as_str()).bind(now).execute(&mut **tx).await?;
+    tx.execute(MARK_UNVERIFIED, &[id.into(), now.into(), PENDING_REASON.into()]).await?;
+    tx.execute(UPSERT_CHALLENGE, &[id.into(), (&c.challenge).into(), now.into()]).await?;
     if state == EndpointState::Active && !unverified {
-        sqlx::query(LOG_STATE_CHANGE)
-            .bind(c.change_id.as_str())
-            .bind(id)
-            .bind(EndpointState::PendingVerification)
-            .bind(PENDING_REASON)
-            .bind(now)
-            .execute(&mut **tx)
-            .await?;
+        let values = [
+            (&c.change_id).into(),
+            id.into(),
+            EndpointState::PendingVerification.into(),
+            PENDING_REASON.into(),
+            now.into(),
+        ];
+        tx.execute(LOG_STATE_CHANGE, &values).await?;
     }
     Ok(true)
 }
@@ -175,26 +165,25 @@ const CLAIMED: &str = "SELECT c.endpoint_id, c.challenge, c.attempts, c.lease_to
 impl Store {
     /// Makes the endpoint unverified with a new challenge, due now (a new
     /// one replaces an open or expired one). False when it does not exist.
-    pub async fn start_challenge(&self, endpoint_id: &str, c: &NewChallenge, now: Millis) -> Result<bool> {
-        on_write!(self, |pool| {
-            let mut tx = pool.begin_write().await?;
-            if !start_challenge_in(&mut tx, endpoint_id, c, now).await? {
-                return Ok(false);
-            }
-            tx.commit().await?;
-            Ok(true)
-        })
+    pub async fn start_challenge(
+        &self,
+        endpoint_id: &crate::ids::EndpointId,
+        c: &NewChallenge,
+        now: Millis,
+    ) -> Result<bool> {
+        let mut tx = self.writes().begin_write().await?;
+        if !start_challenge_in(&mut tx, endpoint_id, c, now).await? {
+            return Ok(false);
+        }
+        tx.commit().await?;
+        Ok(true)
     }
 
     /// The endpoint's open (or expired) challenge, if it has one.
-    pub async fn get_challenge(&self, endpoint_id: &str) -> Result<Option<ChallengeRow>> {
-        on_read!(self, |pool| sqlx::query_as::<_, ChallengeRow>(
-            "SELECT endpoint_id, attempts, next_attempt_at, last_attempt_at, last_status, last_error, \
-             last_error_detail, created_at FROM endpoint_challenges WHERE endpoint_id = $1"
-        )
-        .bind(endpoint_id)
-        .fetch_optional(pool)
-        .await)
+    pub async fn get_challenge(&self, endpoint_id: &crate::ids::EndpointId) -> Result<Option<ChallengeRow>> {
+        let sql = "SELECT endpoint_id, attempts, next_attempt_at, last_attempt_at, last_status, last_error, \
+             last_error_detail, created_at FROM endpoint_challenges WHERE endpoint_id = $1";
+        self.reads().fetch_optional(sql, &[endpoint_id.into()]).await
     }
 
     /// Leases up to `limit` due challenges (of endpoints stored `active`: a
@@ -207,23 +196,16 @@ impl Store {
         token: i64,
         limit: i64,
     ) -> Result<Vec<ClaimedChallenge>> {
-        on_write!(self, |pool| {
-            let mut tx = pool.begin_write().await?;
-            let ids: Vec<String> = sqlx::query_scalar(CLAIM)
-                .bind(now)
-                .bind(lease_until)
-                .bind(token)
-                .bind(limit)
-                .fetch_all(&mut *tx)
-                .await?;
-            let mut claimed = Vec::with_capacity(ids.len());
-            for id in &ids {
-                let row: ClaimedChallenge = sqlx::query_as(CLAIMED).bind(id).bind(token).fetch_one(&mut *tx).await?;
-                claimed.push(row);
-            }
-            tx.commit().await?;
-            Ok(claimed)
-        })
+        let mut tx = self.writes().begin_write().await?;
+        let ids: Vec<String> =
+            tx.scalar_all(CLAIM, &[now.into(), lease_until.into(), token.into(), limit.into()]).await?;
+        let mut claimed = Vec::with_capacity(ids.len());
+        for id in &ids {
+            let row: Option<ClaimedChallenge> = tx.fetch_optional(CLAIMED, &[id.into(), token.into()]).await?;
+            claimed.push(row.ok_or(crate::store::Error::NotFound)?);
+        }
+        tx.commit().await?;
+        Ok(claimed)
     }
 
     /// The endpoint echoed `challenge`: it is verified (logged `active`) and
@@ -231,118 +213,85 @@ impl Store {
     /// challenge is still the open one. Answers whether it did.
     pub async fn challenge_answered(
         &self,
-        endpoint_id: &str,
+        endpoint_id: &crate::ids::EndpointId,
         challenge: &str,
         token: i64,
         change_id: &str,
         now: Millis,
     ) -> Result<bool> {
-        on_write!(self, |pool| {
-            let mut tx = pool.begin_write().await?;
-            let gone = sqlx::query(
-                "DELETE FROM endpoint_challenges WHERE endpoint_id = $1 AND lease_token = $2 AND challenge = $3",
-            )
-            .bind(endpoint_id)
-            .bind(token)
-            .bind(challenge)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-            if gone == 0 {
-                return Ok(false);
-            }
-            let state: EndpointState = sqlx::query_scalar("SELECT state FROM endpoints WHERE id = $1")
-                .bind(endpoint_id)
-                .fetch_one(&mut *tx)
-                .await?;
-            let active = state == EndpointState::Active;
-            sqlx::query(
-                "UPDATE endpoints SET unverified = FALSE, updated_at = $2, \
-                 state_reason = CASE WHEN state = 'active' THEN $3 ELSE state_reason END, \
-                 state_changed_at = CASE WHEN state = 'active' THEN $2 ELSE state_changed_at END WHERE id = $1",
-            )
-            .bind(endpoint_id)
-            .bind(now)
-            .bind(VERIFIED_REASON)
-            .execute(&mut *tx)
-            .await?;
-            if active {
-                sqlx::query(LOG_STATE_CHANGE)
-                    .bind(change_id)
-                    .bind(endpoint_id)
-                    .bind(EndpointState::Active)
-                    .bind(VERIFIED_REASON)
-                    .bind(now)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            tx.commit().await?;
-            Ok(true)
-        })
+        let mut tx = self.writes().begin_write().await?;
+        let sql = "DELETE FROM endpoint_challenges WHERE endpoint_id = $1 AND lease_token = $2 AND challenge = $3";
+        if tx.execute(sql, &[endpoint_id.into(), token.into(), challenge.into()]).await? == 0 {
+            return Ok(false);
+        }
+        let state: EndpointState =
+            tx.scalar("SELECT state FROM endpoints WHERE id = $1", &[endpoint_id.into()]).await?;
+        let sql = "UPDATE endpoints SET unverified = FALSE, updated_at = $2, \
+             state_reason = CASE WHEN state = 'active' THEN $3 ELSE state_reason END, \
+             state_changed_at = CASE WHEN state = 'active' THEN $2 ELSE state_changed_at END WHERE id = $1";
+        tx.execute(sql, &[endpoint_id.into(), now.into(), VERIFIED_REASON.into()]).await?;
+        if state == EndpointState::Active {
+            let values = [
+                change_id.into(),
+                endpoint_id.into(),
+                EndpointState::Active.into(),
+                VERIFIED_REASON.into(),
+                now.into(),
+            ];
+            tx.execute(LOG_STATE_CHANGE, &values).await?;
+        }
+        tx.commit().await?;
+        Ok(true)
     }
 
     /// Records a failed attempt and when the next one goes (none: expired),
     /// if the lease `token` still holds.
     pub async fn challenge_failed(
         &self,
-        endpoint_id: &str,
+        endpoint_id: &crate::ids::EndpointId,
         token: i64,
         f: &ChallengeFailure,
         now: Millis,
     ) -> Result<bool> {
-        on_write!(self, |pool| sqlx::query(
-            "UPDATE endpoint_challenges SET attempts = attempts + 1, last_attempt_at = $3, last_status = $4, \
+        let sql = "UPDATE endpoint_challenges SET attempts = attempts + 1, last_attempt_at = $3, last_status = $4, \
              last_error = $5, last_error_detail = $6, next_attempt_at = $7, lease_until = NULL, lease_token = NULL \
-             WHERE endpoint_id = $1 AND lease_token = $2"
-        )
-        .bind(endpoint_id)
-        .bind(token)
-        .bind(now)
-        .bind(f.status)
-        .bind(&f.error)
-        .bind(&f.detail)
-        .bind(f.next_attempt_at)
-        .execute(pool)
-        .await
-        .map(|r| r.rows_affected() > 0))
+             WHERE endpoint_id = $1 AND lease_token = $2";
+        let values = [
+            endpoint_id.into(),
+            token.into(),
+            now.into(),
+            f.status.into(),
+            (&f.error).into(),
+            (&f.detail).into(),
+            f.next_attempt_at.into(),
+        ];
+        Ok(self.writes().execute(sql, &values).await? > 0)
     }
 
     /// Whether the app asks its endpoints for proof of ownership (false for an unknown app).
-    pub async fn app_requires_verification(&self, app_id: &str) -> Result<bool> {
-        Ok(self.apps_requiring_verification(app_id, app_id).await?.contains(app_id))
+    pub async fn app_requires_verification(&self, app_id: &crate::ids::AppId) -> Result<bool> {
+        Ok(self.apps_requiring_verification(app_id, app_id).await?.contains(app_id.as_str()))
     }
 
     /// The apps with ids from `low` to `high` (both included) that ask for
     /// proof of ownership: one read for a page of apps.
     pub async fn apps_requiring_verification(&self, low: &str, high: &str) -> Result<HashSet<String>> {
-        on_read!(self, |pool| sqlx::query_scalar::<_, String>(
-            "SELECT id FROM apps WHERE require_endpoint_verification AND id >= $1 AND id <= $2"
-        )
-        .bind(low)
-        .bind(high)
-        .fetch_all(pool)
-        .await
-        .map(|ids| ids.into_iter().collect()))
+        let sql = "SELECT id FROM apps WHERE require_endpoint_verification AND id >= $1 AND id <= $2";
+        let ids: Vec<String> = self.reads().scalar_all(sql, &[low.into(), high.into()]).await?;
+        Ok(ids.into_iter().collect())
     }
 
     /// Sets the app's own opt-in; false when the app does not exist.
-    pub async fn set_app_requires_verification(&self, app_id: &str, on: bool) -> Result<bool> {
-        on_write!(self, |pool| sqlx::query("UPDATE apps SET require_endpoint_verification = $2 WHERE id = $1")
-            .bind(app_id)
-            .bind(on)
-            .execute(pool)
-            .await
-            .map(|r| r.rows_affected() > 0))
+    pub async fn set_app_requires_verification(&self, app_id: &crate::ids::AppId, on: bool) -> Result<bool> {
+        let sql = "UPDATE apps SET require_endpoint_verification = $2 WHERE id = $1";
+        Ok(self.writes().execute(sql, &[app_id.into(), on.into()]).await? > 0)
     }
 
     /// When the next challenge attempt is due (leased ones included: their lease's end).
     pub async fn next_challenge_due(&self) -> Result<Option<Millis>> {
-        on_read!(self, |pool| sqlx::query_scalar::<_, Option<Millis>>(
-            "SELECT MIN(CASE WHEN lease_until IS NOT NULL AND lease_until > next_attempt_at THEN lease_until \
-             ELSE next_attempt_at END) FROM endpoint_challenges WHERE next_attempt_at IS NOT NULL"
-        )
-        .fetch_one(pool)
-        .await)
+        let sql = "SELECT MIN(CASE WHEN lease_until IS NOT NULL AND lease_until > next_attempt_at THEN lease_until \
+             ELSE next_attempt_at END) FROM endpoint_challenges WHERE next_attempt_at IS NOT NULL";
+        self.reads().scalar(sql, &[]).await
     }
 }
 

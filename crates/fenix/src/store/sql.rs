@@ -31,6 +31,7 @@ pub(crate) enum Value<'a> {
     Int(i64),
     OptInt(Option<i64>),
     Bool(bool),
+    OptBool(Option<bool>),
     Bytes(&'a [u8]),
     OptBytes(Option<&'a [u8]>),
 }
@@ -98,7 +99,7 @@ macro_rules! text_sets {
         }
     )*};
 }
-text_sets!(DeliveryStatus, EndpointState, OnDeadLetter);
+text_sets!(DeliveryStatus, EndpointState, OnDeadLetter, SigningAlgorithm);
 
 impl From<i64> for Value<'_> {
     fn from(v: i64) -> Self {
@@ -115,6 +116,12 @@ impl From<Option<i64>> for Value<'_> {
 impl From<bool> for Value<'_> {
     fn from(v: bool) -> Self {
         Value::Bool(v)
+    }
+}
+
+impl From<Option<bool>> for Value<'_> {
+    fn from(v: Option<bool>) -> Self {
+        Value::OptBool(v)
     }
 }
 
@@ -160,6 +167,7 @@ fn sqlite_args<'q>(values: &[Value<'q>]) -> Result<sqlx::sqlite::SqliteArguments
             Value::Int(n) => args.add(n),
             Value::OptInt(n) => args.add(n),
             Value::Bool(b) => args.add(b),
+            Value::OptBool(b) => args.add(b),
             Value::Bytes(b) => args.add(b),
             Value::OptBytes(b) => args.add(b),
         }
@@ -177,6 +185,7 @@ fn pg_args<'q>(values: &[Value<'q>]) -> Result<sqlx::postgres::PgArguments> {
             Value::Int(n) => args.add(n),
             Value::OptInt(n) => args.add(n),
             Value::Bool(b) => args.add(b),
+            Value::OptBool(b) => args.add(b),
             Value::Bytes(b) => args.add(b),
             Value::OptBytes(b) => args.add(b),
         }
@@ -381,6 +390,15 @@ impl Tx<'_> {
     /// [`Conn::scalar_all`] in the transaction.
     pub(crate) async fn scalar_all<T: Scalar>(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Vec<T>> {
         self.conn().scalar_all(sql, values).await
+    }
+
+    /// Rolls the transaction back now (dropping it does so too, later).
+    pub(crate) async fn rollback(self) -> Result<()> {
+        match self {
+            Tx::Sqlite(t) => t.rollback().await?,
+            Tx::Postgres(t) => t.rollback().await?,
+        }
+        Ok(())
     }
 
     /// Commits the transaction.
