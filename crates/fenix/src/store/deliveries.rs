@@ -5,13 +5,11 @@
 use crate::store::Result;
 use std::sync::LazyLock;
 
-use sqlx::QueryBuilder;
-
 pub use super::queue::{AttemptRecord, BatchContext, ClaimedDelivery, EndpointTarget, Outcome};
 use super::{
     apps::CURSOR_END,
-    on_read, on_write,
     queue::{lane, PARKED},
+    sql::Built,
     Store,
 };
 use crate::{
@@ -23,12 +21,12 @@ use crate::{
 /// A delivery as stored.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct DeliveryRow {
-    pub id: String,
-    pub app_id: String,
-    pub event_id: String,
+    pub id: crate::ids::DeliveryId,
+    pub app_id: crate::ids::AppId,
+    pub event_id: crate::ids::EventId,
     /// The event's type, kept on the delivery for the log's filter.
     pub event_type: String,
-    pub endpoint_id: String,
+    pub endpoint_id: crate::ids::EndpointId,
     /// As shown ([`SHOWN_STATUS_SQL`]): `in_flight` while leased.
     pub status: DeliveryStatus,
     pub attempt_count: i64,
@@ -97,8 +95,8 @@ static WORK_DUE: LazyLock<String> = LazyLock::new(|| {
 /// Filters of the delivery log.
 #[derive(Debug, Default, Clone)]
 pub struct DeliveryFilter {
-    pub endpoint_id: Option<String>,
-    pub event_id: Option<String>,
+    pub endpoint_id: Option<crate::ids::EndpointId>,
+    pub event_id: Option<crate::ids::EventId>,
     pub event_type: Option<String>,
     /// As shown: `in_flight` finds the leased `pending` rows.
     pub status: Option<DeliveryStatus>,
@@ -115,96 +113,86 @@ impl Store {
     /// (parked ones are not even read): the worker is woken when the one
     /// ahead of it finishes.
     pub async fn next_due_at(&self) -> Result<Option<Millis>> {
-        on_write!(self, |pool| sqlx::query_scalar::<_, Option<i64>>(&NEXT_DUE_AT).bind(PARKED).fetch_one(pool).await)
+        self.writes().scalar(&NEXT_DUE_AT, &[PARKED.into()]).await
     }
 
     /// True when some delivery is due now and nobody holds it (readiness):
     /// the claim's own condition (lanes included: a delivery waiting in its
     /// ordered lane is not work the worker could do), read on a reader connection.
     pub async fn work_due(&self, now: Millis) -> Result<bool> {
-        on_read!(self, |pool| sqlx::query_scalar::<_, i64>(&WORK_DUE).bind(now).fetch_one(pool).await.map(|n| n > 0))
+        Ok(self.reads().scalar::<i64>(&WORK_DUE, &[now.into()]).await? > 0)
     }
 
     /// One delivery of one app.
-    pub async fn get_delivery(&self, app_id: &str, id: &str) -> Result<Option<DeliveryRow>> {
-        on_read!(self, |pool| sqlx::query_as::<_, DeliveryRow>(&format!(
-            "SELECT {} FROM deliveries WHERE id = $1 AND app_id = $2",
-            delivery_columns()
-        ))
-        .bind(id)
-        .bind(app_id)
-        .fetch_optional(pool)
-        .await)
+    pub async fn get_delivery(
+        &self,
+        app_id: &crate::ids::AppId,
+        id: &crate::ids::DeliveryId,
+    ) -> Result<Option<DeliveryRow>> {
+        let sql = format!("SELECT {} FROM deliveries WHERE id = $1 AND app_id = $2", delivery_columns());
+        self.reads().fetch_optional(&sql, &[id.into(), app_id.into()]).await
     }
 
     /// The delivery log of an app, newest first.
-    pub async fn list_deliveries(&self, app_id: &str, f: &DeliveryFilter) -> Result<Vec<DeliveryRow>> {
-        on_read!(self, |pool| {
-            let mut qb = QueryBuilder::new(format!("SELECT {} FROM deliveries WHERE app_id = ", delivery_columns()));
-            qb.push_bind(app_id);
-            // A delivery's id starts with its creation time (`DeliveryId::new_at`), so
-            // the time window is also a range of the primary key, and every index
-            // below ends with `id`: a window far in the past is a seek, not a walk
-            // through every newer row. One upper bound (the cursor or the window's
-            // end, whichever is lower): SQLite's range scan uses only one.
-            let mut upper = f.cursor.clone().unwrap_or_else(|| CURSOR_END.into());
-            if let Some(u) = f.until {
-                upper = upper.min(ids::DeliveryId::floor(u).into_string());
-            }
-            qb.push(" AND id < ").push_bind(upper);
-            if let Some(s) = f.since {
-                qb.push(" AND id >= ").push_bind(ids::DeliveryId::floor(s));
-            }
-            if let Some(v) = &f.endpoint_id {
-                qb.push(" AND endpoint_id = ").push_bind(v.clone());
-            }
-            if let Some(v) = &f.event_id {
-                qb.push(" AND event_id = ").push_bind(v.clone());
-            }
-            if let Some(v) = &f.event_type {
-                qb.push(" AND event_type = ").push_bind(v.clone());
-            }
-            if let Some(status) = f.status {
-                match status.shown_condition() {
-                    Some(condition) => qb.push(" AND ").push(condition),
-                    None => qb.push(" AND status = ").push_bind(status),
-                };
-            }
-            if let Some(s) = f.since {
-                qb.push(" AND created_at >= ").push_bind(s);
-            }
-            if let Some(u) = f.until {
-                qb.push(" AND created_at < ").push_bind(u);
-            }
-            qb.push(" ORDER BY id DESC LIMIT ").push_bind(f.limit);
-            qb.build_query_as::<DeliveryRow>().fetch_all(pool).await
-        })
+    pub async fn list_deliveries(&self, app_id: &crate::ids::AppId, f: &DeliveryFilter) -> Result<Vec<DeliveryRow>> {
+        let mut q = Built::new(format!("SELECT {} FROM deliveries WHERE app_id = ", delivery_columns()));
+        q.bind(app_id);
+        // A delivery's id starts with its creation time (`DeliveryId::new_at`), so
+        // the time window is also a range of the primary key, and every index
+        // below ends with `id`: a window far in the past is a seek, not a walk
+        // through every newer row. One upper bound (the cursor or the window's
+        // end, whichever is lower): SQLite's range scan uses only one.
+        let mut upper = f.cursor.clone().unwrap_or_else(|| CURSOR_END.into());
+        if let Some(u) = f.until {
+            upper = upper.min(ids::DeliveryId::floor(u).into_string());
+        }
+        q.push(" AND id < ").bind(upper);
+        if let Some(s) = f.since {
+            q.push(" AND id >= ").bind(ids::DeliveryId::floor(s).into_string());
+        }
+        if let Some(v) = &f.endpoint_id {
+            q.push(" AND endpoint_id = ").bind(v);
+        }
+        if let Some(v) = &f.event_id {
+            q.push(" AND event_id = ").bind(v);
+        }
+        if let Some(v) = &f.event_type {
+            q.push(" AND event_type = ").bind(v);
+        }
+        if let Some(status) = f.status {
+            match status.shown_condition() {
+                Some(condition) => q.push(" AND ").push(condition),
+                None => q.push(" AND status = ").bind(status),
+            };
+        }
+        if let Some(s) = f.since {
+            q.push(" AND created_at >= ").bind(s);
+        }
+        if let Some(u) = f.until {
+            q.push(" AND created_at < ").bind(u);
+        }
+        q.push(" ORDER BY id DESC LIMIT ").bind(f.limit);
+        self.reads().fetch_all(&q.sql, &q.values).await
     }
 
     /// One attempt of one app (an attempt id is the `X-Fenix-Delivery-Id` a
     /// receiver logged), found through its delivery, which holds the app.
-    pub async fn get_attempt(&self, app_id: &str, id: &str) -> Result<Option<AttemptRecord>> {
-        on_read!(self, |pool| sqlx::query_as::<_, AttemptRecord>(
-            "SELECT a.id, a.delivery_id, a.endpoint_id, a.attempt_number, a.started_at, a.duration_ms, \
+    pub async fn get_attempt(
+        &self,
+        app_id: &crate::ids::AppId,
+        id: &crate::ids::AttemptId,
+    ) -> Result<Option<AttemptRecord>> {
+        let sql = "SELECT a.id, a.delivery_id, a.endpoint_id, a.attempt_number, a.started_at, a.duration_ms, \
              a.response_status, a.response_excerpt, a.error, a.error_detail, a.signed_with \
-             FROM attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE a.id = $1 AND d.app_id = $2"
-        )
-        .bind(id)
-        .bind(app_id)
-        .fetch_optional(pool)
-        .await)
+             FROM attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE a.id = $1 AND d.app_id = $2";
+        self.reads().fetch_optional(sql, &[id.into(), app_id.into()]).await
     }
 
     /// A delivery's attempts, oldest first.
-    pub async fn list_attempts(&self, delivery_id: &str) -> Result<Vec<AttemptRecord>> {
-        on_read!(self, |pool| {
-            sqlx::query_as::<_, AttemptRecord>(
-            "SELECT id, delivery_id, endpoint_id, attempt_number, started_at, duration_ms, response_status, response_excerpt, \
-             error, error_detail, signed_with FROM attempts WHERE delivery_id = $1 ORDER BY attempt_number, started_at"
-        )
-        .bind(delivery_id)
-        .fetch_all(pool)
-        .await
-        })
+    pub async fn list_attempts(&self, delivery_id: &crate::ids::DeliveryId) -> Result<Vec<AttemptRecord>> {
+        let sql = "SELECT id, delivery_id, endpoint_id, attempt_number, started_at, duration_ms, response_status, \
+             response_excerpt, error, error_detail, signed_with FROM attempts WHERE delivery_id = $1 \
+             ORDER BY attempt_number, started_at";
+        self.reads().fetch_all(sql, &[delivery_id.into()]).await
     }
 }

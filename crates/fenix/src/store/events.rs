@@ -2,17 +2,15 @@
 //! itself (an event and all its deliveries in one transaction, many events in
 //! one batch) is the queue's [`Store::ingest_batch`].
 
+use super::{apps::CURSOR_END, sql::Built, Store};
 use crate::store::Result;
-use sqlx::QueryBuilder;
-
-use super::{apps::CURSOR_END, on_read, Store};
 use crate::time::Millis;
 
 /// An event as stored. `payload` is only loaded when asked for.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct EventRow {
-    pub id: String,
-    pub app_id: String,
+    pub id: crate::ids::EventId,
+    pub app_id: crate::ids::AppId,
     pub event_type: String,
     pub idempotency_key: Option<String>,
     pub payload: Option<Vec<u8>>,
@@ -24,8 +22,8 @@ pub struct EventRow {
 /// What ingestion writes.
 #[derive(Debug)]
 pub struct NewEvent {
-    pub id: String,
-    pub app_id: String,
+    pub id: crate::ids::EventId,
+    pub app_id: crate::ids::AppId,
     pub event_type: String,
     pub idempotency_key: Option<String>,
     /// The envelope, exactly as receivers will get it.
@@ -38,7 +36,7 @@ pub struct NewEvent {
     /// A test event (`POST …/endpoints/{ep}/test`): the one endpoint of its app
     /// it goes to, whatever that endpoint's event-type filter; `None` for every
     /// other event (each endpoint of the app that wants its type).
-    pub only_endpoint: Option<String>,
+    pub only_endpoint: Option<crate::ids::EndpointId>,
     /// The producer's ordering key (1-256 characters): on an ordered endpoint,
     /// order holds per key; `None` is the endpoint's one keyless lane.
     pub ordering_key: Option<String>,
@@ -109,53 +107,54 @@ const EVENT_COLUMNS_WITH_PAYLOAD: &str =
 
 impl Store {
     /// One event of one app.
-    pub async fn get_event(&self, app_id: &str, id: &str, include_payload: bool) -> Result<Option<EventRow>> {
+    pub async fn get_event(
+        &self,
+        app_id: &crate::ids::AppId,
+        id: &crate::ids::EventId,
+        include_payload: bool,
+    ) -> Result<Option<EventRow>> {
         let cols = if include_payload { EVENT_COLUMNS_WITH_PAYLOAD } else { EVENT_COLUMNS };
-        on_read!(self, |pool| sqlx::query_as::<_, EventRow>(&format!(
-            "SELECT {cols} FROM events WHERE id = $1 AND app_id = $2"
-        ))
-        .bind(id)
-        .bind(app_id)
-        .fetch_optional(pool)
-        .await)
+        let sql = format!("SELECT {cols} FROM events WHERE id = $1 AND app_id = $2");
+        self.reads().fetch_optional(&sql, &[id.into(), app_id.into()]).await
     }
 
     /// The event log of an app, newest first.
-    pub async fn list_events(&self, app_id: &str, f: &EventFilter) -> Result<Vec<EventRow>> {
+    pub async fn list_events(&self, app_id: &crate::ids::AppId, f: &EventFilter) -> Result<Vec<EventRow>> {
         let cols = if f.include_payload { EVENT_COLUMNS_WITH_PAYLOAD } else { EVENT_COLUMNS };
-        on_read!(self, |pool| log_query(cols, app_id, f).build_query_as::<EventRow>().fetch_all(pool).await)
+        let q = log_query(cols, app_id.as_str(), f);
+        self.reads().fetch_all(&q.sql, &q.values).await
     }
 
     /// The event log of an app, newest first, without payloads but with the
     /// stored length of each (`f.include_payload` is not looked at): a page
     /// is cut to its byte budget before any payload is loaded
     /// ([`Store::event_payloads`]).
-    pub async fn list_event_sizes(&self, app_id: &str, f: &EventFilter) -> Result<Vec<SizedEvent>> {
+    pub async fn list_event_sizes(&self, app_id: &crate::ids::AppId, f: &EventFilter) -> Result<Vec<SizedEvent>> {
         let cols = format!("{EVENT_COLUMNS}, {PAYLOAD_BYTES}");
-        on_read!(self, |pool| log_query(&cols, app_id, f).build_query_as::<SizedEvent>().fetch_all(pool).await)
+        let q = log_query(&cols, app_id.as_str(), f);
+        self.reads().fetch_all(&q.sql, &q.values).await
     }
 
     /// One event of one app with the stored length of its payload (not loaded).
-    pub async fn get_event_size(&self, app_id: &str, id: &str) -> Result<Option<SizedEvent>> {
-        on_read!(self, |pool| sqlx::query_as::<_, SizedEvent>(&format!(
-            "SELECT {EVENT_COLUMNS}, {PAYLOAD_BYTES} FROM events WHERE id = $1 AND app_id = $2"
-        ))
-        .bind(id)
-        .bind(app_id)
-        .fetch_optional(pool)
-        .await)
+    pub async fn get_event_size(
+        &self,
+        app_id: &crate::ids::AppId,
+        id: &crate::ids::EventId,
+    ) -> Result<Option<SizedEvent>> {
+        let sql = format!("SELECT {EVENT_COLUMNS}, {PAYLOAD_BYTES} FROM events WHERE id = $1 AND app_id = $2");
+        self.reads().fetch_optional(&sql, &[id.into(), app_id.into()]).await
     }
 
     /// `events` (of one app, newest first, as [`Store::list_event_sizes`]
     /// gave them) with their payloads loaded; an event purged or deleted
     /// meanwhile comes without one.
-    pub async fn with_payloads(&self, app_id: &str, events: Vec<SizedEvent>) -> Result<Vec<EventRow>> {
+    pub async fn with_payloads(&self, app_id: &crate::ids::AppId, events: Vec<SizedEvent>) -> Result<Vec<EventRow>> {
         let ids: Vec<String> =
-            events.iter().filter(|e| e.payload_bytes.is_some()).map(|e| e.event.id.clone()).collect();
+            events.iter().filter(|e| e.payload_bytes.is_some()).map(|e| e.event.id.to_string()).collect();
         let mut payloads: std::collections::HashMap<String, Option<Vec<u8>>> =
             self.event_payloads(app_id, &ids).await?.into_iter().collect();
         let with = |SizedEvent { mut event, .. }| {
-            event.payload = payloads.remove(&event.id).flatten();
+            event.payload = payloads.remove(event.id.as_str()).flatten();
             event
         };
         Ok(events.into_iter().map(with).collect())
@@ -163,20 +162,17 @@ impl Store {
 
     /// The payloads (envelopes) of events of one app: each id with its
     /// payload, `None` once purged; an id that is gone is left out.
-    async fn event_payloads(&self, app_id: &str, ids: &[String]) -> Result<Vec<(String, Option<Vec<u8>>)>> {
+    async fn event_payloads(
+        &self,
+        app_id: &crate::ids::AppId,
+        ids: &[String],
+    ) -> Result<Vec<(String, Option<Vec<u8>>)>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        on_read!(self, |pool| {
-            let mut qb = QueryBuilder::new("SELECT id, payload FROM events WHERE app_id = ");
-            qb.push_bind(app_id).push(" AND id IN (");
-            let mut each = qb.separated(", ");
-            for id in ids {
-                each.push_bind(id.clone());
-            }
-            qb.push(")");
-            qb.build_query_as::<(String, Option<Vec<u8>>)>().fetch_all(pool).await
-        })
+        let mut q = Built::new("SELECT id, payload FROM events WHERE app_id = ");
+        q.bind(app_id).push(" AND id IN ").bind_list(ids);
+        self.reads().fetch_all(&q.sql, &q.values).await
     }
 }
 
@@ -194,26 +190,20 @@ pub struct SizedEvent {
     pub payload_bytes: Option<i64>,
 }
 
-/// `SELECT cols` of an app's log under `f`, newest first: one query for both
-/// backends (binds are numbered on PostgreSQL, `?` on SQLite by the builder).
-fn log_query<'a, DB: sqlx::Database>(cols: &str, app_id: &'a str, f: &'a EventFilter) -> QueryBuilder<'a, DB>
-where
-    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-    String: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-    i64: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-{
-    let mut qb = QueryBuilder::new(format!("SELECT {cols} FROM events WHERE app_id = "));
-    qb.push_bind(app_id);
-    qb.push(" AND id < ").push_bind(f.cursor.clone().unwrap_or_else(|| CURSOR_END.into()));
+/// `SELECT cols` of an app's log under `f`, newest first: one statement for both backends.
+fn log_query<'a>(cols: &str, app_id: &'a str, f: &'a EventFilter) -> Built<'a> {
+    let mut q = Built::new(format!("SELECT {cols} FROM events WHERE app_id = "));
+    q.bind(app_id);
+    q.push(" AND id < ").bind(f.cursor.as_deref().unwrap_or(CURSOR_END));
     if let Some(t) = &f.event_type {
-        qb.push(" AND event_type = ").push_bind(t.clone());
+        q.push(" AND event_type = ").bind(t);
     }
     if let Some(s) = f.since {
-        qb.push(" AND created_at >= ").push_bind(s);
+        q.push(" AND created_at >= ").bind(s);
     }
     if let Some(u) = f.until {
-        qb.push(" AND created_at < ").push_bind(u);
+        q.push(" AND created_at < ").bind(u);
     }
-    qb.push(" ORDER BY id DESC LIMIT ").push_bind(f.limit);
-    qb
+    q.push(" ORDER BY id DESC LIMIT ").bind(f.limit);
+    q
 }

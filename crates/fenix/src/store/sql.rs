@@ -27,6 +27,8 @@ use super::{Error, Result};
 #[derive(Clone, Debug)]
 pub(crate) enum Value<'a> {
     Text(&'a str),
+    /// Text made for the statement (a cursor's bound, a time's id floor).
+    String(String),
     OptText(Option<&'a str>),
     Int(i64),
     OptInt(Option<i64>),
@@ -101,6 +103,12 @@ macro_rules! text_sets {
 }
 text_sets!(DeliveryStatus, EndpointState, OnDeadLetter, SigningAlgorithm);
 
+impl From<String> for Value<'_> {
+    fn from(v: String) -> Self {
+        Value::String(v)
+    }
+}
+
 impl From<i64> for Value<'_> {
     fn from(v: i64) -> Self {
         Value::Int(v)
@@ -143,6 +151,45 @@ impl<'a> From<&'a Option<Vec<u8>>> for Value<'a> {
     }
 }
 
+/// A statement built piece by piece (a log's optional filters, a list of
+/// ids): its text, with a `$n` placeholder for each value as it is bound.
+#[derive(Debug, Default)]
+pub(crate) struct Built<'a> {
+    pub sql: String,
+    pub values: Vec<Value<'a>>,
+}
+
+impl<'a> Built<'a> {
+    pub(crate) fn new(sql: impl Into<String>) -> Built<'a> {
+        Built { sql: sql.into(), values: Vec::new() }
+    }
+
+    /// Appends text.
+    pub(crate) fn push(&mut self, sql: &str) -> &mut Self {
+        self.sql.push_str(sql);
+        self
+    }
+
+    /// Appends the placeholder of `value`.
+    pub(crate) fn bind(&mut self, value: impl Into<Value<'a>>) -> &mut Self {
+        self.values.push(value.into());
+        self.sql.push_str(&format!("${}", self.values.len()));
+        self
+    }
+
+    /// Appends `(v1, v2, …)`, one placeholder each.
+    pub(crate) fn bind_list<V: Into<Value<'a>>>(&mut self, values: impl IntoIterator<Item = V>) -> &mut Self {
+        self.push("(");
+        for (i, v) in values.into_iter().enumerate() {
+            if i > 0 {
+                self.push(", ");
+            }
+            self.bind(v);
+        }
+        self.push(")")
+    }
+}
+
 /// A row a statement of shared SQL reads: `derive(FromRow)` structs and
 /// tuples read on both backends.
 pub(crate) trait Row: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin {}
@@ -163,6 +210,7 @@ fn sqlite_args<'q>(values: &[Value<'q>]) -> Result<sqlx::sqlite::SqliteArguments
     for v in values {
         match *v {
             Value::Text(t) => args.add(t),
+            Value::String(ref t) => args.add(t.clone()),
             Value::OptText(t) => args.add(t),
             Value::Int(n) => args.add(n),
             Value::OptInt(n) => args.add(n),
@@ -181,6 +229,7 @@ fn pg_args<'q>(values: &[Value<'q>]) -> Result<sqlx::postgres::PgArguments> {
     for v in values {
         match *v {
             Value::Text(t) => args.add(t),
+            Value::String(ref t) => args.add(t.clone()),
             Value::OptText(t) => args.add(t),
             Value::Int(n) => args.add(n),
             Value::OptInt(n) => args.add(n),
