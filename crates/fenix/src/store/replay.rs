@@ -1,9 +1,8 @@
 //! Re-queueing failed or skipped deliveries with a fresh attempt budget.
 
-use crate::store::{Error, Result};
-use sqlx::QueryBuilder;
+use crate::store::Result;
 
-use super::{on_write, Backend, Conflicts, Store};
+use super::{sql::Built, Conflicts, Store};
 use crate::{
     lifecycle::{DeliveryStatus, REPLAYABLE_SQL, SHOWN_STATUS_SQL},
     time::Millis,
@@ -12,7 +11,7 @@ use crate::{
 /// Which deliveries of an endpoint to re-queue.
 #[derive(Debug, Clone)]
 pub struct ReplayScope<'a> {
-    pub endpoint_id: &'a str,
+    pub endpoint_id: &'a crate::ids::EndpointId,
     /// Replayable statuses ([`DeliveryStatus::REPLAYABLE`]).
     pub statuses: &'a [DeliveryStatus],
     pub since: Option<Millis>,
@@ -30,24 +29,14 @@ pub enum ReplayRefusal {
 
 /// Appends the scope's conditions on `d` (deliveries) to a query: endpoint,
 /// statuses and creation window. Written once for both backends.
-fn push_scope<'a, DB>(qb: &mut QueryBuilder<'a, DB>, scope: &ReplayScope<'a>)
-where
-    DB: sqlx::Database,
-    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-    DeliveryStatus: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-    Millis: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-{
-    qb.push(" AND d.endpoint_id = ").push_bind(scope.endpoint_id).push(" AND d.status IN (");
-    let mut sep = qb.separated(", ");
-    for s in scope.statuses {
-        sep.push_bind(*s);
-    }
-    qb.push(")");
+fn push_scope<'a>(q: &mut Built<'a>, scope: &ReplayScope<'a>) {
+    q.push(" AND d.endpoint_id = ").bind(scope.endpoint_id).push(" AND d.status IN ");
+    q.bind_list(scope.statuses.iter().copied());
     if let Some(since) = scope.since {
-        qb.push(" AND d.created_at >= ").push_bind(since);
+        q.push(" AND d.created_at >= ").bind(since);
     }
     if let Some(until) = scope.until {
-        qb.push(" AND d.created_at < ").push_bind(until);
+        q.push(" AND d.created_at < ").bind(until);
     }
 }
 
@@ -57,17 +46,11 @@ where
 /// order). The cursor moves on with every batch, so one replay looks at each
 /// delivery once: one it re-queued, skipped again meanwhile (a paused
 /// endpoint's worker skips what comes due), is not re-queued and counted again.
-fn push_picked<'a, DB>(qb: &mut QueryBuilder<'a, DB>, scope: &ReplayScope<'a>, after: &'a str, batch: i64)
-where
-    DB: sqlx::Database,
-    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-    DeliveryStatus: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-    Millis: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-{
-    qb.push("SELECT d.id FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.payload IS NOT NULL");
-    qb.push(" AND d.id > ").push_bind(after);
-    push_scope(qb, scope);
-    qb.push(" ORDER BY d.id LIMIT ").push_bind(batch);
+fn push_picked<'a>(q: &mut Built<'a>, scope: &ReplayScope<'a>, after: &'a str, batch: i64) {
+    q.push("SELECT d.id FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.payload IS NOT NULL");
+    q.push(" AND d.id > ").bind(after);
+    push_scope(q, scope);
+    q.push(" ORDER BY d.id LIMIT ").bind(batch);
 }
 
 /// The re-queue of a batch's deliveries: `pending` again, due `now`, with a
@@ -76,55 +59,36 @@ where
 /// only the choice's: on PostgreSQL a row another call re-queued first is
 /// read again after that call commits, and no longer matches; so the rows
 /// counted are those this call changed.
-fn push_requeue<'a, DB>(qb: &mut QueryBuilder<'a, DB>, scope: &ReplayScope<'a>, now: Millis)
-where
-    DB: sqlx::Database,
-    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-    DeliveryStatus: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-    Millis: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-{
-    qb.push("UPDATE deliveries SET status = 'pending', budget_start = attempt_count, next_attempt_at = ");
-    qb.push_bind(now).push(", updated_at = ").push_bind(now);
-    qb.push(" WHERE endpoint_id = ").push_bind(scope.endpoint_id).push(" AND status IN (");
-    let mut sep = qb.separated(", ");
-    for s in scope.statuses {
-        sep.push_bind(*s);
-    }
-    qb.push(")");
+fn push_requeue<'a>(q: &mut Built<'a>, scope: &ReplayScope<'a>, now: Millis) {
+    q.push("UPDATE deliveries SET status = 'pending', budget_start = attempt_count, next_attempt_at = ");
+    q.bind(now).push(", updated_at = ").bind(now);
+    q.push(" WHERE endpoint_id = ").bind(scope.endpoint_id).push(" AND status IN ");
+    q.bind_list(scope.statuses.iter().copied());
 }
 
-/// A batch of an endpoint replay on PostgreSQL, one statement: how many
-/// deliveries it looked at, the last of them (the next batch's cursor) and
-/// how many it re-queued (fewer when a concurrent call took some first).
-fn replay_batch_postgres<'a>(
-    scope: &ReplayScope<'a>,
-    now: Millis,
-    after: &'a str,
-    batch: i64,
-) -> QueryBuilder<'a, sqlx::Postgres> {
-    let mut qb = QueryBuilder::new("WITH picked AS (");
-    push_picked(&mut qb, scope, after, batch);
-    qb.push("), requeued AS (");
-    push_requeue(&mut qb, scope, now);
-    qb.push(" AND id IN (SELECT id FROM picked) RETURNING id) ");
-    qb.push("SELECT (SELECT COUNT(*) FROM picked), (SELECT MAX(id) FROM picked), (SELECT COUNT(*) FROM requeued)");
-    qb
+/// A batch of an endpoint replay where several write at once (PostgreSQL),
+/// one statement: how many deliveries it looked at, the last of them (the
+/// next batch's cursor) and how many it re-queued (fewer when a concurrent
+/// call took some first).
+fn replay_batch_concurrent<'a>(scope: &ReplayScope<'a>, now: Millis, after: &'a str, batch: i64) -> Built<'a> {
+    let mut q = Built::new("WITH picked AS (");
+    push_picked(&mut q, scope, after, batch);
+    q.push("), requeued AS (");
+    push_requeue(&mut q, scope, now);
+    q.push(" AND id IN (SELECT id FROM picked) RETURNING id) ");
+    q.push("SELECT (SELECT COUNT(*) FROM picked), (SELECT MAX(id) FROM picked), (SELECT COUNT(*) FROM requeued)");
+    q
 }
 
-/// A batch of an endpoint replay on SQLite: the ids re-queued. Its one
-/// writer runs the statement alone, so every delivery looked at is re-queued.
-fn replay_batch_sqlite<'a>(
-    scope: &ReplayScope<'a>,
-    now: Millis,
-    after: &'a str,
-    batch: i64,
-) -> QueryBuilder<'a, sqlx::Sqlite> {
-    let mut qb = QueryBuilder::default();
-    push_requeue(&mut qb, scope, now);
-    qb.push(" AND id IN (");
-    push_picked(&mut qb, scope, after, batch);
-    qb.push(") RETURNING id");
-    qb
+/// A batch of an endpoint replay by SQLite's one writer: the ids re-queued.
+/// It runs the statement alone, so every delivery looked at is re-queued.
+fn replay_batch_alone<'a>(scope: &ReplayScope<'a>, now: Millis, after: &'a str, batch: i64) -> Built<'a> {
+    let mut q = Built::default();
+    push_requeue(&mut q, scope, now);
+    q.push(" AND id IN (");
+    push_picked(&mut q, scope, after, batch);
+    q.push(") RETURNING id");
+    q
 }
 
 /// One batch of an endpoint replay ([`Store::replay_endpoint_batch`]).
@@ -139,17 +103,11 @@ pub struct ReplayedBatch {
 }
 
 /// [`Store::count_expired_replays`]'s statement: matching deliveries whose payload was purged.
-fn expired_replays_query<'a, DB>(scope: &ReplayScope<'a>) -> QueryBuilder<'a, DB>
-where
-    DB: sqlx::Database,
-    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-    DeliveryStatus: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-    Millis: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-{
-    let mut qb = QueryBuilder::default();
-    qb.push("SELECT COUNT(*) FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.payload IS NULL");
-    push_scope(&mut qb, scope);
-    qb
+fn expired_replays_query<'a>(scope: &ReplayScope<'a>) -> Built<'a> {
+    let mut q =
+        Built::new("SELECT COUNT(*) FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.payload IS NULL");
+    push_scope(&mut q, scope);
+    q
 }
 
 impl Store {
@@ -158,7 +116,12 @@ impl Store {
     /// `Ok`: of concurrent replays of one delivery (on any instance), the
     /// others find it `pending` (or `in_flight`) when their `UPDATE` reads the
     /// row, change nothing, and are refused with the status they found.
-    pub async fn replay_delivery(&self, app_id: &str, id: &str, now: Millis) -> Result<Result<(), ReplayRefusal>> {
+    pub async fn replay_delivery(
+        &self,
+        app_id: &crate::ids::AppId,
+        id: &crate::ids::DeliveryId,
+        now: Millis,
+    ) -> Result<Result<(), ReplayRefusal>> {
         // A row found replayable again right after the `UPDATE` missed it
         // (re-queued by another call, failed again since) is tried again.
         for _ in 0..3 {
@@ -174,26 +137,32 @@ impl Store {
     }
 
     /// The one statement of [`Store::replay_delivery`]: true when it re-queued the row.
-    async fn requeue_delivery(&self, app_id: &str, id: &str, now: Millis) -> Result<bool> {
+    async fn requeue_delivery(
+        &self,
+        app_id: &crate::ids::AppId,
+        id: &crate::ids::DeliveryId,
+        now: Millis,
+    ) -> Result<bool> {
         let sql = format!(
             "UPDATE deliveries SET status = 'pending', budget_start = attempt_count, next_attempt_at = $3, \
              updated_at = $3 WHERE id = $1 AND app_id = $2 AND {REPLAYABLE_SQL} \
              AND EXISTS (SELECT 1 FROM events e WHERE e.id = deliveries.event_id AND e.payload IS NOT NULL)"
         );
-        on_write!(self, |pool| {
-            let done = sqlx::query(&sql).bind(id).bind(app_id).bind(now).execute(pool).await?;
-            Ok(done.rows_affected() == 1)
-        })
+        Ok(self.writes().execute(&sql, &[id.into(), app_id.into(), now.into()]).await? == 1)
     }
 
     /// Why a delivery is not replayable, as its row is now; `None` when it is.
-    async fn replay_refusal(&self, app_id: &str, id: &str) -> Result<Option<ReplayRefusal>> {
+    async fn replay_refusal(
+        &self,
+        app_id: &crate::ids::AppId,
+        id: &crate::ids::DeliveryId,
+    ) -> Result<Option<ReplayRefusal>> {
         let sql = format!(
             "SELECT {SHOWN_STATUS_SQL}, e.payload IS NOT NULL FROM deliveries d JOIN events e ON e.id = d.event_id \
              WHERE d.id = $1 AND d.app_id = $2"
         );
         let row: Option<(DeliveryStatus, bool)> =
-            on_write!(self, |pool| sqlx::query_as(&sql).bind(id).bind(app_id).fetch_optional(pool).await)?;
+            self.writes().fetch_optional(&sql, &[id.into(), app_id.into()]).await?;
         Ok(match row {
             None => Some(ReplayRefusal::NotFound),
             Some((status, _)) if !status.is_replayable() => Some(ReplayRefusal::NotReplayable(status)),
@@ -209,34 +178,20 @@ impl Store {
     /// `Err(status)` when the delivery is not failed; `Ok(None)` when unknown.
     pub async fn skip_dead_letter(
         &self,
-        app_id: &str,
-        id: &str,
+        app_id: &crate::ids::AppId,
+        id: &crate::ids::DeliveryId,
         now: Millis,
     ) -> Result<Option<Result<(), DeliveryStatus>>> {
-        on_write!(self, |pool| {
-            let skipped = sqlx::query(
-                "UPDATE deliveries SET status = $3, updated_at = $5 WHERE id = $1 AND app_id = $2 AND status = $4",
-            )
-            .bind(id)
-            .bind(app_id)
-            .bind(DeliveryStatus::Skipped)
-            .bind(DeliveryStatus::Failed)
-            .bind(now)
-            .execute(pool)
-            .await?
-            .rows_affected();
-            if skipped == 1 {
-                return Ok(Some(Ok(())));
-            }
-            let status: Option<DeliveryStatus> = sqlx::query_scalar(&format!(
-                "SELECT {SHOWN_STATUS_SQL} FROM deliveries d WHERE d.id = $1 AND d.app_id = $2"
-            ))
-            .bind(id)
-            .bind(app_id)
-            .fetch_optional(pool)
-            .await?;
-            Ok(status.map(Err))
-        })
+        let db = self.writes();
+        let sql = "UPDATE deliveries SET status = $3, updated_at = $5 WHERE id = $1 AND app_id = $2 AND status = $4";
+        let values =
+            [id.into(), app_id.into(), DeliveryStatus::Skipped.into(), DeliveryStatus::Failed.into(), now.into()];
+        if db.execute(sql, &values).await? == 1 {
+            return Ok(Some(Ok(())));
+        }
+        let sql = format!("SELECT {SHOWN_STATUS_SQL} FROM deliveries d WHERE d.id = $1 AND d.app_id = $2");
+        let status: Option<DeliveryStatus> = db.scalar_optional(&sql, &[id.into(), app_id.into()]).await?;
+        Ok(status.map(Err))
     }
 
     /// Re-queues an endpoint's matching deliveries in bounded batches (one
@@ -264,27 +219,21 @@ impl Store {
         after: &str,
         batch: i64,
     ) -> Result<ReplayedBatch> {
-        let (looked, last, requeued) = match &self.backend {
-            Backend::Sqlite { write, .. } => {
-                let ids: Vec<String> =
-                    replay_batch_sqlite(scope, now, after, batch).build_query_scalar().fetch_all(write).await?;
-                let n = ids.len() as i64;
-                (n, ids.into_iter().max(), n)
-            }
-            Backend::Postgres { pool, .. } => {
-                let mut conflicts = Conflicts::default();
-                loop {
-                    let row: Result<(i64, Option<String>, i64)> = replay_batch_postgres(scope, now, after, batch)
-                        .build_query_as()
-                        .fetch_one(pool)
-                        .await
-                        .map_err(Error::from);
-                    match row {
-                        Err(e) if conflicts.again(&e).await => {}
-                        row => break row?,
-                    }
+        let db = self.writes();
+        let (looked, last, requeued) = if db.concurrent_writes() {
+            let q = replay_batch_concurrent(scope, now, after, batch);
+            let mut conflicts = Conflicts::default();
+            loop {
+                match db.fetch_one::<(i64, Option<String>, i64)>(&q.sql, &q.values).await {
+                    Err(e) if conflicts.again(&e).await => {}
+                    row => break row?,
                 }
             }
+        } else {
+            let q = replay_batch_alone(scope, now, after, batch);
+            let ids: Vec<String> = db.scalar_all(&q.sql, &q.values).await?;
+            let n = ids.len() as i64;
+            (n, ids.into_iter().max(), n)
         };
         let next = if looked < batch { None } else { last };
         Ok(ReplayedBatch { requeued: requeued as u64, next })
@@ -292,9 +241,7 @@ impl Store {
 
     /// How many of an endpoint's matching deliveries cannot be replayed because their payload was purged.
     pub async fn count_expired_replays(&self, scope: &ReplayScope<'_>) -> Result<i64> {
-        Ok(match &self.backend {
-            Backend::Sqlite { write, .. } => expired_replays_query(scope).build_query_scalar().fetch_one(write).await?,
-            Backend::Postgres { pool, .. } => expired_replays_query(scope).build_query_scalar().fetch_one(pool).await?,
-        })
+        let q = expired_replays_query(scope);
+        self.writes().scalar(&q.sql, &q.values).await
     }
 }
