@@ -93,11 +93,6 @@ impl Error {
     }
 }
 
-/// A driver's result as the store's (for the `on_read!`/`on_write!` bodies).
-pub(crate) fn lift<T>(r: std::result::Result<T, sqlx::Error>) -> Result<T> {
-    r.map_err(Error::from)
-}
-
 impl From<sqlx::Error> for Error {
     fn from(e: sqlx::Error) -> Error {
         if is_unavailable(&e) {

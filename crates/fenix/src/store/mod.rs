@@ -2,15 +2,15 @@
 //!
 //! The two schemas use the same column names and units (milliseconds as
 //! 64-bit integers, text ids, bytes), so the shared CRUD is written once with
-//! `$n` placeholders and runs on either pool: today the `on_read!`/`on_write!`
-//! macros still expand the same short body for each backend (rustfmt formats
-//! those bodies; a query built piece by piece is a function written once for
-//! both backends, as in `replay.rs`, and a transaction shared by several
-//! writes is a function generic over the database, as
-//! `ownership::start_challenge_in`). The delivery queue, where the backends
-//! differ, is one file per backend under `queue/`; the SQL they share about
-//! ordered lanes (the lane-head condition, `PARKED`, the claim) is written
-//! once in `queue/lane.rs`.
+//! `$n` placeholders and its values as `sql::Value`s, and runs on either
+//! pool through `sql.rs`, the one place that binds them onto a backend's
+//! query: `self.reads()` or `self.writes()` (a pool), `begin_write()` (a
+//! write transaction, `sql::Tx`). A query built piece by piece is a
+//! `sql::Built` (text and values) written once, as in `replay.rs`. The
+//! delivery queue, where the backends differ, is one file per backend under
+//! `queue/`, each reading straight through; the SQL they share about ordered
+//! lanes (the lane-head condition, `PARKED`, the claim) is written once in
+//! `queue/lane.rs`.
 //!
 //! Every call answers the store's own [`Error`] ([`Result`]): what callers
 //! tell apart (an outage, a taken unique value, a refused value, a parent
@@ -22,6 +22,7 @@
 //! | file | holds |
 //! |---|---|
 //! | `mod.rs` | connecting (pools per backend), migrations, `NOTIFY`/`LISTEN` for cross-instance wake-ups (behind the wake-up handle, `Wake`), the retry of lost conflicts (`Conflicts`) |
+//! | `sql.rs` | shared SQL run on either backend: `Value`, the pools (`Db`), connections (`Conn`, `Held`) and write transactions (`Tx`), one `match` per operation |
 //! | `error.rs` | the store's `Error` and `Result`: the driver's errors classified once (unavailable, unique or foreign-key violation, data error, conflict, not found, internal) |
 //! | `queue/lane.rs` | ordered lanes in SQL, written once: `PARKED`, the lane-head condition, the claim statement (SQLite's and PostgreSQL's differ only by `SKIP LOCKED`) |
 //! | `queue/mod.rs` | the delivery queue's surface: `hold_writer`, `ingest_batch`, `claim_due`, `batch_context`, `record_outcomes(_applied)`, `extend_leases`, `release_leases`, one `match` on the backend each |
@@ -114,51 +115,6 @@ pub use endpoints::{EndpointPatch, NewEndpoint};
 pub use error::{Error, Result};
 pub use events::{Ingested, NewEvent};
 pub use queue::{ClaimedDelivery, FreshLease, HeldWriter, Outcome};
-
-/// Runs `$body` with `$pool` bound to the pool that serves reads.
-macro_rules! on_read {
-    ($store:expr, |$pool:ident| $body:expr) => {
-        match &$store.backend {
-            $crate::store::Backend::Sqlite { read: $pool, .. } => $crate::store::error::lift($body),
-            $crate::store::Backend::Postgres { pool: $pool, .. } => $crate::store::error::lift($body),
-        }
-    };
-}
-
-/// Runs `$body` with `$pool` bound to the pool that serves writes.
-macro_rules! on_write {
-    ($store:expr, |$pool:ident| $body:expr) => {
-        match &$store.backend {
-            $crate::store::Backend::Sqlite { write: $pool, .. } => $crate::store::error::lift($body),
-            $crate::store::Backend::Postgres { pool: $pool, .. } => $crate::store::error::lift($body),
-        }
-    };
-}
-pub(crate) use {on_read, on_write};
-
-/// Starts a write transaction. On SQLite it is `BEGIN IMMEDIATE`: the write
-/// lock is taken up front, so a transaction that reads before it writes cannot
-/// fail to upgrade when another process (a CLI command) wrote meanwhile.
-pub(crate) trait BeginWrite {
-    type Db: sqlx::Database;
-    fn begin_write(
-        &self,
-    ) -> impl std::future::Future<Output = sqlx::Result<sqlx::Transaction<'static, Self::Db>>> + Send;
-}
-
-impl BeginWrite for SqlitePool {
-    type Db = sqlx::Sqlite;
-    async fn begin_write(&self) -> sqlx::Result<sqlx::Transaction<'static, sqlx::Sqlite>> {
-        self.begin_with("BEGIN IMMEDIATE").await
-    }
-}
-
-impl BeginWrite for PgPool {
-    type Db = sqlx::Postgres;
-    async fn begin_write(&self) -> sqlx::Result<sqlx::Transaction<'static, sqlx::Postgres>> {
-        self.begin().await
-    }
-}
 
 /// The two backends.
 #[derive(Clone, Debug)]
