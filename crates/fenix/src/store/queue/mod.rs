@@ -23,6 +23,8 @@
 use crate::store::Result;
 use std::collections::{HashMap, HashSet};
 
+use crate::ids::{AppId, AttemptId, DeliveryId, EndpointId, EventId};
+
 use super::{
     endpoints::SecretRow,
     events::{Ingested, NewEvent},
@@ -36,6 +38,7 @@ use crate::{
 pub(super) mod lane;
 mod plan;
 mod target;
+use plan::Conn;
 pub use plan::Whole;
 pub use target::EndpointTarget;
 pub(super) use target::TARGET_COLUMNS;
@@ -86,9 +89,9 @@ pub mod sqlite;
 /// An attempt as stored; `id` is the `X-Fenix-Delivery-Id` that was sent.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct AttemptRecord {
-    pub id: String,
-    pub delivery_id: String,
-    pub endpoint_id: String,
+    pub id: AttemptId,
+    pub delivery_id: DeliveryId,
+    pub endpoint_id: EndpointId,
     pub attempt_number: i64,
     pub started_at: Millis,
     pub duration_ms: i64,
@@ -103,10 +106,10 @@ pub struct AttemptRecord {
 /// A delivery this worker holds a lease on.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct ClaimedDelivery {
-    pub id: String,
-    pub app_id: String,
-    pub event_id: String,
-    pub endpoint_id: String,
+    pub id: DeliveryId,
+    pub app_id: AppId,
+    pub event_id: EventId,
+    pub endpoint_id: EndpointId,
     pub attempt_count: i64,
     pub budget_start: i64,
     pub lease_token: i64,
@@ -144,11 +147,11 @@ impl ClaimedDelivery {
 #[derive(Debug, Default)]
 pub struct BatchContext {
     /// event id → (type, envelope bytes (`None` when retention purged them), created at).
-    pub events: HashMap<String, (String, Option<Vec<u8>>, Millis)>,
+    pub events: HashMap<EventId, (String, Option<Vec<u8>>, Millis)>,
     /// endpoint id → what sending needs of it.
-    pub endpoints: HashMap<String, EndpointTarget>,
+    pub endpoints: HashMap<EndpointId, EndpointTarget>,
     /// endpoint id → live secrets, newest first.
-    pub secrets: HashMap<String, Vec<SecretRow>>,
+    pub secrets: HashMap<EndpointId, Vec<SecretRow>>,
 }
 
 /// A lease an ingest batch may put on its fresh deliveries for this
@@ -171,8 +174,8 @@ impl ClaimedDelivery {
     pub(super) fn fresh(d: &plan::NewDelivery<'_>) -> ClaimedDelivery {
         ClaimedDelivery {
             id: d.id.clone(),
-            app_id: d.app_id.to_string(),
-            event_id: d.event_id.to_string(),
+            app_id: d.app_id.clone(),
+            event_id: d.event_id.clone(),
             endpoint_id: d.endpoint_id.clone(),
             attempt_count: 0,
             budget_start: 0,
@@ -186,7 +189,7 @@ impl ClaimedDelivery {
 /// holds (`worker::watch`).
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct EndpointNow {
-    pub id: String,
+    pub id: EndpointId,
     pub url: String,
     /// The shown state, as [`TARGET_COLUMNS`] reads it.
     pub state: EndpointState,
@@ -199,10 +202,10 @@ const NOW_COLUMNS: &str = "id, url, \
 /// The result of working on one claimed delivery.
 #[derive(Debug, Clone)]
 pub struct Outcome {
-    pub delivery_id: String,
-    pub endpoint_id: String,
-    pub app_id: String,
-    pub event_id: String,
+    pub delivery_id: DeliveryId,
+    pub endpoint_id: EndpointId,
+    pub app_id: AppId,
+    pub event_id: EventId,
     pub lease_token: i64,
     /// The request made, if one was made (a skip makes none).
     pub attempt: Option<AttemptRecord>,
@@ -219,7 +222,7 @@ pub struct Outcome {
 /// An event's envelope as a claim's context loads it.
 #[derive(sqlx::FromRow)]
 pub(super) struct EventPart {
-    id: String,
+    id: EventId,
     event_type: String,
     payload: Option<Vec<u8>>,
     created_at: Millis,
@@ -232,10 +235,8 @@ type ContextRows = (Vec<EventPart>, Vec<EndpointTarget>, Vec<SecretRow>);
 /// transactions: the ingestion queue holds one while events keep coming,
 /// instead of a pool round trip per batch (sqlx returns a connection to its
 /// pool through a spawned task). On SQLite it is *the* writer: hold it briefly.
-pub enum HeldWriter {
-    Sqlite(sqlx::pool::PoolConnection<sqlx::Sqlite>),
-    Postgres(sqlx::pool::PoolConnection<sqlx::Postgres>),
-}
+/// Its [`Conn`] is the queue's backend, matched once per operation.
+pub type HeldWriter = crate::store::sql::Held;
 
 /// The endpoints of an outcome batch that had a success (clear their
 /// `failing_since`) and those that had only failures (start it).
@@ -267,10 +268,7 @@ impl<'a> Health<'a> {
 impl Store {
     /// Takes a write connection out of the pool until the [`HeldWriter`] is dropped.
     pub async fn hold_writer(&self) -> Result<HeldWriter> {
-        Ok(match &self.backend {
-            Backend::Sqlite { write, .. } => HeldWriter::Sqlite(write.acquire().await?),
-            Backend::Postgres { pool, .. } => HeldWriter::Postgres(pool.acquire().await?),
-        })
+        self.writes().acquire().await
     }
 
     /// Ingests `events`, each with one `pending` delivery per endpoint of its
@@ -297,9 +295,9 @@ impl Store {
         whole: Whole,
         fresh: Option<&FreshLease>,
     ) -> Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
-        match writer {
-            HeldWriter::Sqlite(conn) => sqlite::ingest_batch(conn, events, whole, fresh).await,
-            HeldWriter::Postgres(conn) => postgres::ingest_batch(conn, events, whole, fresh).await,
+        match writer.conn() {
+            Conn::Sqlite(conn) => sqlite::ingest_batch(conn, events, whole, fresh).await,
+            Conn::Postgres(conn) => postgres::ingest_batch(conn, events, whole, fresh).await,
         }
     }
 
@@ -325,14 +323,14 @@ impl Store {
         now: Millis,
         lease_until: Millis,
         limit: i64,
-        app_id: &str,
+        app_id: &crate::ids::AppId,
     ) -> Result<Vec<ClaimedDelivery>> {
         match &self.backend {
             Backend::Sqlite { write, .. } => {
-                sqlite::claim_due_of_app(write, owner, now, lease_until, limit, app_id).await
+                sqlite::claim_due_of_app(write, owner, now, lease_until, limit, app_id.as_str()).await
             }
             Backend::Postgres { worker, .. } => {
-                postgres::claim_due_of_app(worker, owner, now, lease_until, limit, app_id).await
+                postgres::claim_due_of_app(worker, owner, now, lease_until, limit, app_id.as_str()).await
             }
         }
     }
@@ -368,7 +366,7 @@ impl Store {
     /// Up to `max` apps with pending deliveries (due or not), in id order
     /// from just after `after`, going round to the first ones: where a fair
     /// claim looks next. One index seek per app.
-    pub async fn apps_with_pending(&self, after: &str, max: usize) -> Result<Vec<String>> {
+    pub async fn apps_with_pending(&self, after: &str, max: usize) -> Result<Vec<AppId>> {
         let scan = |after: String, max: usize| async move {
             let max = max as i64;
             match &self.backend {
@@ -380,9 +378,9 @@ impl Store {
                 }
             }
         };
-        let mut apps: Vec<String> = scan(after.to_string(), max).await?;
+        let mut apps: Vec<AppId> = scan(after.to_string(), max).await?;
         if apps.len() < max && !after.is_empty() {
-            let first: Vec<String> = scan(String::new(), max - apps.len()).await?;
+            let first: Vec<AppId> = scan(String::new(), max - apps.len()).await?;
             apps.extend(first.into_iter().filter(|a| a.as_str() <= after));
         }
         Ok(apps)
@@ -441,7 +439,7 @@ impl Store {
     /// [`Store::record_outcomes`], answering the ids of the deliveries whose row
     /// was updated (the others lost their lease): side effects such as metrics
     /// and operator events follow only those.
-    pub async fn record_outcomes_applied(&self, outcomes: &[Outcome], now: Millis) -> Result<HashSet<String>> {
+    pub async fn record_outcomes_applied(&self, outcomes: &[Outcome], now: Millis) -> Result<HashSet<DeliveryId>> {
         if outcomes.is_empty() {
             return Ok(HashSet::new());
         }
@@ -456,16 +454,16 @@ impl Store {
     }
 
     /// Pushes the lease of deliveries still being worked on.
-    pub async fn extend_leases(&self, leases: &[(String, i64)], lease_until: Millis) -> Result<()> {
+    pub async fn extend_leases(&self, leases: &[(DeliveryId, i64)], lease_until: Millis) -> Result<()> {
         self.update_leases(LeaseChange::Extend, leases, lease_until).await
     }
 
     /// Gives leased deliveries back (graceful shutdown, deferral): due again at `at`, attempt not counted.
-    pub async fn release_leases(&self, leases: &[(String, i64)], at: Millis) -> Result<()> {
+    pub async fn release_leases(&self, leases: &[(DeliveryId, i64)], at: Millis) -> Result<()> {
         self.update_leases(LeaseChange::Release, leases, at).await
     }
 
-    async fn update_leases(&self, change: LeaseChange, leases: &[(String, i64)], at: Millis) -> Result<()> {
+    async fn update_leases(&self, change: LeaseChange, leases: &[(DeliveryId, i64)], at: Millis) -> Result<()> {
         if leases.is_empty() {
             return Ok(());
         }

@@ -6,9 +6,10 @@
 use crate::store::Result;
 use std::collections::HashMap;
 
-use sqlx::{PgConnection, SqliteConnection};
+use crate::ids::{AppId, DeliveryId, EndpointId, EventId};
 
 use super::LANE_BUSY;
+pub use crate::store::sql::Conn;
 
 use crate::{
     endpoint_spec,
@@ -27,14 +28,14 @@ const FANOUT_TARGETS: &str = "SELECT id, event_types, ordered FROM endpoints WHE
 
 #[derive(sqlx::FromRow)]
 struct TargetRow {
-    id: String,
+    id: EndpointId,
     event_types: String,
     ordered: bool,
 }
 
 /// A fan-out target with its filter parsed once per batch, not once per event.
 struct Target {
-    id: String,
+    id: EndpointId,
     filter: EventTypeFilter,
     ordered: bool,
 }
@@ -44,7 +45,7 @@ impl Target {
     /// the deliveries it makes fail visibly, naming the endpoint, where a
     /// filter matching nothing would drop the app's events for it unseen.
     fn of(r: TargetRow) -> Target {
-        let filter = endpoint_spec::event_types(&r.id, &r.event_types).unwrap_or_else(|e| {
+        let filter = endpoint_spec::event_types(r.id.as_str(), &r.event_types).unwrap_or_else(|e| {
             tracing::error!(error = %e, "an endpoint's stored event types cannot be read; it is sent every type");
             EventTypeFilter::default()
         });
@@ -54,12 +55,12 @@ impl Target {
 
 /// A delivery row to insert.
 pub struct NewDelivery<'a> {
-    pub id: String,
-    pub app_id: &'a str,
-    pub event_id: &'a str,
+    pub id: DeliveryId,
+    pub app_id: &'a AppId,
+    pub event_id: &'a EventId,
     /// The event's type, kept on the delivery for the log's `event_type` filter.
     pub event_type: &'a str,
-    pub endpoint_id: String,
+    pub endpoint_id: EndpointId,
     pub at: Millis,
     /// When it is first due: `at`, or [`super::PARKED`] for a delivery of an
     /// ordered lane that waits behind another (made due when that one is final).
@@ -92,7 +93,7 @@ impl Plan<'_> {
     /// The ordered endpoints this batch writes to, in id order (the order
     /// their rows are locked in, so two writers never wait on each other in a
     /// cycle), with how many lane numbers each needs.
-    pub fn lane_counts(&self) -> std::collections::BTreeMap<String, i64> {
+    pub fn lane_counts(&self) -> std::collections::BTreeMap<EndpointId, i64> {
         let mut counts = std::collections::BTreeMap::new();
         for d in self.deliveries.iter().filter(|d| d.lane_seq.is_some()) {
             *counts.entry(d.endpoint_id.clone()).or_insert(0) += 1;
@@ -102,7 +103,7 @@ impl Plan<'_> {
 
     /// Turns the ranks of the ordered deliveries into lane numbers: `base`
     /// is, per endpoint, the counter's value before this batch took its numbers.
-    pub fn take_lane_numbers(&mut self, base: &HashMap<String, i64>) {
+    pub fn take_lane_numbers(&mut self, base: &HashMap<EndpointId, i64>) {
         for d in self.deliveries.iter_mut() {
             if let (Some(rank), Some(b)) = (d.lane_seq, base.get(&d.endpoint_id)) {
                 d.lane_seq = Some(b + rank);
@@ -117,15 +118,15 @@ impl Plan<'_> {
     }
 
     /// The lanes (endpoint, ordering key) this batch adds deliveries to.
-    pub fn lanes(&self) -> std::collections::BTreeSet<(String, String)> {
+    pub fn lanes(&self) -> std::collections::BTreeSet<(EndpointId, String)> {
         self.deliveries.iter().filter_map(|d| Some((d.endpoint_id.clone(), d.ordering_key?.to_string()))).collect()
     }
 
     /// Parks every ordered delivery that will wait behind another: all of a
     /// lane in `busy` (it has an unfinished delivery already), and all but the
     /// first of the batch's deliveries in any other lane.
-    pub fn park(&mut self, busy: &std::collections::BTreeSet<(String, String)>) {
-        let mut headed: std::collections::BTreeSet<(String, String)> = std::collections::BTreeSet::new();
+    pub fn park(&mut self, busy: &std::collections::BTreeSet<(EndpointId, String)>) {
+        let mut headed: std::collections::BTreeSet<(EndpointId, String)> = std::collections::BTreeSet::new();
         for d in self.deliveries.iter_mut() {
             let Some(key) = d.ordering_key else { continue };
             let lane = (d.endpoint_id.clone(), key.to_string());
@@ -159,7 +160,7 @@ impl Plan<'_> {
     /// Answers the new events whose idempotency key another writer stored
     /// first, and their repeats within the batch, with the event that writer
     /// stored (`existing`: (app, key) → stored event).
-    pub fn lost_keys_to(&mut self, existing: &HashMap<(String, String), EventRow>) {
+    pub fn lost_keys_to(&mut self, existing: &HashMap<(AppId, String), EventRow>) {
         for answer in self.answers.iter_mut().filter(|a| !a.fanout_refused) {
             let Some(key) = answer.event.idempotency_key.clone() else { continue };
             if let Some(stored) = existing.get(&(answer.event.app_id.clone(), key)) {
@@ -180,57 +181,29 @@ pub enum Whole {
     AllOrNothing,
 }
 
-/// The connection a batch is planned on (inside the batch's transaction on SQLite).
-pub enum Conn<'c> {
-    Sqlite(&'c mut SqliteConnection),
-    Postgres(&'c mut PgConnection),
-}
-
+/// What a plan reads, on the connection a batch is planned on (inside the
+/// batch's transaction on SQLite): the statements are the same text on both
+/// backends.
 impl Conn<'_> {
     /// The stored event with this idempotency key, if any.
-    pub async fn event_by_key(&mut self, app_id: &str, key: &str) -> Result<Option<EventRow>> {
-        match self {
-            Conn::Sqlite(conn) => {
-                Ok(sqlx::query_as(EVENT_BY_KEY).bind(app_id).bind(key).fetch_optional(&mut **conn).await?)
-            }
-            Conn::Postgres(conn) => {
-                Ok(sqlx::query_as(EVENT_BY_KEY).bind(app_id).bind(key).fetch_optional(&mut **conn).await?)
-            }
-        }
+    pub async fn event_by_key(&mut self, app_id: &crate::ids::AppId, key: &str) -> Result<Option<EventRow>> {
+        self.fetch_optional(EVENT_BY_KEY, &[app_id.into(), key.into()]).await
     }
 
     /// Takes `n` lane numbers from an ordered endpoint's counter
     /// ([`TAKE_LANE_NUMBERS`]): its value before, `None` for an endpoint
     /// deleted since the plan read it.
-    async fn take_lane_numbers(&mut self, endpoint_id: &str, n: i64) -> Result<Option<i64>> {
-        match self {
-            Conn::Sqlite(conn) => {
-                Ok(sqlx::query_scalar(TAKE_LANE_NUMBERS).bind(endpoint_id).bind(n).fetch_optional(&mut **conn).await?)
-            }
-            Conn::Postgres(conn) => {
-                Ok(sqlx::query_scalar(TAKE_LANE_NUMBERS).bind(endpoint_id).bind(n).fetch_optional(&mut **conn).await?)
-            }
-        }
+    async fn take_lane_numbers(&mut self, endpoint_id: &crate::ids::EndpointId, n: i64) -> Result<Option<i64>> {
+        self.scalar_optional(TAKE_LANE_NUMBERS, &[endpoint_id.into(), n.into()]).await
     }
 
     /// Whether a lane has a delivery that new ones must wait behind ([`LANE_BUSY`]).
-    async fn lane_busy(&mut self, endpoint_id: &str, key: &str) -> Result<bool> {
-        let n: i64 = match self {
-            Conn::Sqlite(conn) => {
-                sqlx::query_scalar(LANE_BUSY).bind(endpoint_id).bind(key).fetch_one(&mut **conn).await?
-            }
-            Conn::Postgres(conn) => {
-                sqlx::query_scalar(LANE_BUSY).bind(endpoint_id).bind(key).fetch_one(&mut **conn).await?
-            }
-        };
-        Ok(n > 0)
+    async fn lane_busy(&mut self, endpoint_id: &crate::ids::EndpointId, key: &str) -> Result<bool> {
+        Ok(self.scalar::<i64>(LANE_BUSY, &[endpoint_id.into(), key.into()]).await? > 0)
     }
 
-    async fn fanout_targets(&mut self, app_id: &str) -> Result<Vec<Target>> {
-        let rows: Vec<TargetRow> = match self {
-            Conn::Sqlite(conn) => sqlx::query_as(FANOUT_TARGETS).bind(app_id).fetch_all(&mut **conn).await?,
-            Conn::Postgres(conn) => sqlx::query_as(FANOUT_TARGETS).bind(app_id).fetch_all(&mut **conn).await?,
-        };
+    async fn fanout_targets(&mut self, app_id: &crate::ids::AppId) -> Result<Vec<Target>> {
+        let rows: Vec<TargetRow> = self.fetch_all(FANOUT_TARGETS, &[app_id.into()]).await?;
         Ok(rows.into_iter().map(Target::of).collect())
     }
 }
@@ -273,7 +246,7 @@ pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> Result<Plan
     let mut targets: HashMap<&str, Vec<Target>> = HashMap::new();
     let mut seen: HashMap<(&str, &str), EventRow> = HashMap::new();
     // Per ordered endpoint, the rank of its last delivery in this batch.
-    let mut ranks: HashMap<String, i64> = HashMap::new();
+    let mut ranks: HashMap<EndpointId, i64> = HashMap::new();
     let mut plan = Plan { answers: Vec::with_capacity(events.len()), events: Vec::new(), deliveries: Vec::new() };
     for ev in events {
         if let Some(key) = ev.idempotency_key.as_deref() {
@@ -291,9 +264,9 @@ pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> Result<Plan
             targets.insert(ev.app_id.as_str(), t);
         }
         let of_app = targets[ev.app_id.as_str()].iter();
-        let chosen: Vec<&Target> = match ev.only_endpoint.as_deref() {
+        let chosen: Vec<&Target> = match ev.only_endpoint.as_ref() {
             // A test event: that endpoint (if it still exists), whatever its filter.
-            Some(only) => of_app.filter(|t| t.id == only).collect(),
+            Some(only) => of_app.filter(|t| &t.id == only).collect(),
             None => of_app.filter(|t| t.filter.matches(&ev.event_type)).collect(),
         };
         if chosen.len() > ev.max_fanout {
@@ -312,7 +285,7 @@ pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> Result<Plan
                 ordering_key: t.ordered.then(|| ev.ordering_key.as_deref().unwrap_or("")),
                 lane_seq,
                 // Given below, for all the batch's deliveries at once.
-                id: String::new(),
+                id: DeliveryId::from_stored(String::new()),
                 app_id: &ev.app_id,
                 event_id: &ev.id,
                 event_type: &ev.event_type,
@@ -341,7 +314,7 @@ fn delivery_ids(deliveries: &mut [NewDelivery<'_>]) {
     for run in deliveries.chunk_by_mut(|a, b| a.at == b.at) {
         let ids = ids::DeliveryId::new_block(run[0].at, run.len());
         for (d, id) in run.iter_mut().zip(ids) {
-            d.id = id.into_string();
+            d.id = id;
         }
     }
 }

@@ -8,7 +8,9 @@
 use crate::store::Result;
 use std::collections::{HashMap, HashSet};
 
-use sqlx::{pool::PoolConnection, PgPool, Postgres};
+use crate::ids::{AppId, DeliveryId};
+
+use sqlx::{PgConnection, PgPool};
 
 use super::{
     plan::{self, Conn, Whole},
@@ -140,7 +142,7 @@ const RELEASE_LEASES: &str = "UPDATE deliveries AS d SET next_attempt_at = $3, l
 /// instance stores meanwhile is met by `ON CONFLICT` and answered here with
 /// that instance's event (one read per such key, only then).
 pub(super) async fn ingest_batch(
-    writer: &mut PoolConnection<Postgres>,
+    writer: &mut PgConnection,
     events: &[NewEvent],
     whole: Whole,
     fresh: Option<&FreshLease>,
@@ -161,12 +163,12 @@ const LOCK_APPS: &str = "SELECT id FROM apps WHERE id = ANY($1) ORDER BY id FOR 
 
 /// [`ingest_batch`], once.
 async fn ingest_once(
-    writer: &mut PoolConnection<Postgres>,
+    writer: &mut PgConnection,
     events: &[NewEvent],
     whole: Whole,
     fresh: Option<&FreshLease>,
 ) -> Result<(Vec<Ingested>, Vec<ClaimedDelivery>)> {
-    let mut plan = plan::plan(Conn::Postgres(writer), events).await?;
+    let mut plan = plan::plan(Conn::Postgres(&mut *writer), events).await?;
     if plan.events.is_empty() || plan.refused_whole(whole) {
         return Ok((plan.answers, Vec::new()));
     }
@@ -179,7 +181,7 @@ async fn ingest_once(
     } else {
         // sqlx's transaction: rolled back if dropped on an error, so the held
         // writer never goes back to its pool inside a transaction.
-        let mut tx = sqlx::Connection::begin(&mut **writer).await?;
+        let mut tx = sqlx::Connection::begin(&mut *writer).await?;
         let apps: Vec<&str> = plan.events.iter().map(|(e, _)| e.app_id.as_str()).collect();
         sqlx::query(LOCK_APPS).bind(&apps).execute(&mut *tx).await?;
         plan::order_lanes(Conn::Postgres(&mut tx), &mut plan).await?;
@@ -190,7 +192,8 @@ async fn ingest_once(
     // Only the rows written: an event whose key another instance stored
     // meanwhile, or an endpoint deleted meanwhile, left some out.
     let leased: HashSet<String> = leased.into_iter().collect();
-    let claimed = plan.deliveries.iter().filter(|d| leased.contains(&d.id)).map(ClaimedDelivery::fresh).collect();
+    let claimed =
+        plan.deliveries.iter().filter(|d| leased.contains(d.id.as_str())).map(ClaimedDelivery::fresh).collect();
     Ok((after_insert(writer, plan, written).await?, claimed))
 }
 
@@ -233,17 +236,13 @@ async fn insert_batch(
 }
 
 /// The rest of [`ingest_batch`] after the write.
-async fn after_insert(
-    writer: &mut PoolConnection<Postgres>,
-    mut plan: plan::Plan<'_>,
-    written: i64,
-) -> Result<Vec<Ingested>> {
+async fn after_insert(writer: &mut PgConnection, mut plan: plan::Plan<'_>, written: i64) -> Result<Vec<Ingested>> {
     if written < plan.events.len() as i64 {
         // Another instance stored some of these keys after the plan read them.
         let mut stored = HashMap::new();
-        let keys: Vec<(String, String)> =
+        let keys: Vec<(AppId, String)> =
             plan.events.iter().filter_map(|(e, _)| Some((e.app_id.clone(), e.idempotency_key.clone()?))).collect();
-        let mut conn = Conn::Postgres(writer);
+        let mut conn = Conn::Postgres(&mut *writer);
         for (app_id, key) in keys {
             if let Some(event) = conn.event_by_key(&app_id, &key).await? {
                 stored.insert((app_id, key), event);
@@ -303,11 +302,11 @@ pub(super) async fn keep_lane_heads(
     if ordered.is_empty() {
         return Ok(claimed);
     }
-    let behind: Vec<String> = sqlx::query_scalar(&LANE_RECHECK).bind(&ordered).bind(now).fetch_all(worker).await?;
+    let behind: Vec<DeliveryId> = sqlx::query_scalar(&LANE_RECHECK).bind(&ordered).bind(now).fetch_all(worker).await?;
     if behind.is_empty() {
         return Ok(claimed);
     }
-    let give_back: Vec<(String, i64)> =
+    let give_back: Vec<(DeliveryId, i64)> =
         claimed.iter().filter(|c| behind.contains(&c.id)).map(|c| (c.id.clone(), c.lease_token)).collect();
     update_leases(worker, LeaseChange::Release, &give_back, now).await?;
     claimed.retain(|c| !behind.contains(&c.id));
@@ -349,7 +348,7 @@ pub(super) async fn record_outcomes(
     attempts: &[&AttemptRecord],
     health: &Health<'_>,
     now: Millis,
-) -> Result<HashSet<String>> {
+) -> Result<HashSet<DeliveryId>> {
     let mut outcomes: Vec<&Outcome> = outcomes.iter().collect();
     outcomes.sort_unstable_by(|a, b| a.delivery_id.cmp(&b.delivery_id));
     let column = |f: fn(&AttemptRecord) -> &str| attempts.iter().map(|a| f(a)).collect::<Vec<_>>();
@@ -357,9 +356,9 @@ pub(super) async fn record_outcomes(
     let number = |f: fn(&AttemptRecord) -> i64| attempts.iter().map(|a| f(a)).collect::<Vec<_>>();
     let lanes_move = outcomes.iter().any(|o| o.in_lane && o.status.is_final());
     let query = sqlx::query_scalar(RECORD_OUTCOMES)
-        .bind(column(|a| &a.id))
-        .bind(column(|a| &a.delivery_id))
-        .bind(column(|a| &a.endpoint_id))
+        .bind(column(|a| a.id.as_str()))
+        .bind(column(|a| a.delivery_id.as_str()))
+        .bind(column(|a| a.endpoint_id.as_str()))
         .bind(number(|a| a.attempt_number))
         .bind(number(|a| a.started_at))
         .bind(number(|a| a.duration_ms))
@@ -378,7 +377,7 @@ pub(super) async fn record_outcomes(
         .bind(&health.healthy)
         .bind(&health.failing);
     if !lanes_move {
-        let ids: Vec<String> = query.fetch_all(worker).await?;
+        let ids: Vec<DeliveryId> = query.fetch_all(worker).await?;
         return Ok(ids.into_iter().collect());
     }
     // A lane's head is final: its next delivery is made due in the same
@@ -394,8 +393,8 @@ pub(super) async fn record_outcomes(
         .bind(&endpoints)
         .execute(&mut *tx)
         .await?;
-    let ids: Vec<String> = query.fetch_all(&mut *tx).await?;
-    let applied: HashSet<String> = ids.into_iter().collect();
+    let ids: Vec<DeliveryId> = query.fetch_all(&mut *tx).await?;
+    let applied: HashSet<DeliveryId> = ids.into_iter().collect();
     for o in outcomes.iter().filter(|o| o.in_lane && o.status.is_final() && applied.contains(&o.delivery_id)) {
         sqlx::query(PROMOTE_NEXT).bind(&o.delivery_id).bind(now).bind(PARKED).execute(&mut *tx).await?;
     }
@@ -407,14 +406,14 @@ pub(super) async fn record_outcomes(
 pub(super) async fn update_leases(
     worker: &PgPool,
     change: LeaseChange,
-    leases: &[(String, i64)],
+    leases: &[(DeliveryId, i64)],
     at: Millis,
 ) -> Result<()> {
     let sql = match change {
         LeaseChange::Extend => EXTEND_LEASES,
         LeaseChange::Release => RELEASE_LEASES,
     };
-    let mut sorted: Vec<&(String, i64)> = leases.iter().collect();
+    let mut sorted: Vec<&(DeliveryId, i64)> = leases.iter().collect();
     sorted.sort_unstable();
     sqlx::query(sql)
         .bind(sorted.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>())

@@ -7,7 +7,9 @@
 use crate::store::Result;
 use std::collections::{HashMap, HashSet};
 
-use sqlx::{pool::PoolConnection, Connection, QueryBuilder, Sqlite, SqliteConnection, SqlitePool};
+use crate::ids::DeliveryId;
+
+use sqlx::{Connection, QueryBuilder, Sqlite, SqliteConnection, SqlitePool};
 
 use super::{
     plan::{self, Conn, Whole},
@@ -39,8 +41,8 @@ const RELEASE_LEASE: &str = "UPDATE deliveries SET next_attempt_at = $3, lease_u
      WHERE id = $1 AND lease_token = $2 AND lease_until IS NOT NULL AND status = 'pending'";
 
 /// Begins a write transaction on the writer: the write lock up front.
-async fn begin_write(conn: &mut SqliteConnection) -> sqlx::Result<sqlx::Transaction<'_, Sqlite>> {
-    conn.begin_with("BEGIN IMMEDIATE").await
+async fn begin_write(conn: &mut SqliteConnection) -> Result<sqlx::Transaction<'_, Sqlite>> {
+    Ok(conn.begin_with("BEGIN IMMEDIATE").await?)
 }
 
 /// One transaction: the plan's reads (keys, endpoints), then multi-row inserts
@@ -48,7 +50,7 @@ async fn begin_write(conn: &mut SqliteConnection) -> sqlx::Result<sqlx::Transact
 /// first read, so no other writer (not even another process) can store a key
 /// between the read and the insert.
 pub(super) async fn ingest_batch(
-    writer: &mut PoolConnection<Sqlite>,
+    writer: &mut SqliteConnection,
     events: &[NewEvent],
     whole: Whole,
     fresh: Option<&FreshLease>,
@@ -199,7 +201,7 @@ pub(super) async fn record_outcomes(
     attempts: &[&AttemptRecord],
     health: &Health<'_>,
     now: Millis,
-) -> Result<HashSet<String>> {
+) -> Result<HashSet<DeliveryId>> {
     let mut applied = HashSet::new();
     let mut tx = write.begin_with("BEGIN IMMEDIATE").await?;
     insert_attempts(&mut tx, attempts).await?;
@@ -235,7 +237,7 @@ pub(super) async fn record_outcomes(
             sep.push_bind(o.delivery_id.as_str());
         }
         qb.push(")");
-        let rows: Vec<(String, i64)> = qb.build_query_as().fetch_all(&mut *tx).await?;
+        let rows: Vec<(DeliveryId, i64)> = qb.build_query_as().fetch_all(&mut *tx).await?;
         let tokens: HashMap<&str, i64> = chunk.iter().map(|o| (o.delivery_id.as_str(), o.lease_token)).collect();
         applied.extend(rows.into_iter().filter(|(id, t)| tokens.get(id.as_str()) == Some(t)).map(|(id, _)| id));
     }
@@ -308,7 +310,7 @@ async fn update_health(tx: &mut SqliteConnection, health: &Health<'_>, now: Mill
 pub(super) async fn update_leases(
     write: &SqlitePool,
     change: LeaseChange,
-    leases: &[(String, i64)],
+    leases: &[(DeliveryId, i64)],
     at: Millis,
 ) -> Result<()> {
     let sql = match change {

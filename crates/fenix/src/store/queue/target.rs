@@ -14,7 +14,7 @@ use crate::{
 /// The parts of an endpoint the worker needs to send to it.
 #[derive(Debug, Clone)]
 pub struct EndpointTarget {
-    pub id: String,
+    pub id: crate::ids::EndpointId,
     pub url: String,
     /// The shown state, as [`TARGET_COLUMNS`] reads it.
     pub state: EndpointState,
@@ -25,7 +25,7 @@ pub struct EndpointTarget {
 /// [`EndpointTarget`] as its columns hold it.
 #[derive(sqlx::FromRow)]
 struct StoredTarget {
-    id: String,
+    id: crate::ids::EndpointId,
     url: String,
     state: EndpointState,
     #[sqlx(flatten)]
@@ -38,7 +38,7 @@ where
 {
     fn from_row(row: &'r R) -> sqlx::Result<Self> {
         let t = StoredTarget::from_row(row)?;
-        let spec = t.spec.decode(&t.id);
+        let spec = t.spec.decode(t.id.as_str());
         Ok(EndpointTarget { id: t.id, url: t.url, state: t.state, spec })
     }
 }
