@@ -38,6 +38,7 @@ use crate::{
 pub(super) mod lane;
 mod plan;
 mod target;
+use crate::store::sql::Db;
 use plan::Conn;
 pub use plan::Whole;
 pub use target::EndpointTarget;
@@ -341,25 +342,8 @@ impl Store {
             return Ok(Vec::new());
         }
         match &self.backend {
-            Backend::Sqlite { read, .. } => {
-                let mut all = Vec::with_capacity(ids.len());
-                // 500 a statement: well under SQLite's parameter limit.
-                for chunk in ids.chunks(500) {
-                    let mut qb = sqlx::QueryBuilder::new(format!("SELECT {NOW_COLUMNS} FROM endpoints WHERE id IN ("));
-                    let mut list = qb.separated(", ");
-                    for id in chunk {
-                        list.push_bind(id.as_str());
-                    }
-                    qb.push(")");
-                    all.extend(qb.build_query_as::<EndpointNow>().fetch_all(read).await?);
-                }
-                Ok(all)
-            }
-            Backend::Postgres { worker, .. } => {
-                static NOW_POSTGRES: std::sync::LazyLock<String> =
-                    std::sync::LazyLock::new(|| format!("SELECT {NOW_COLUMNS} FROM endpoints WHERE id = ANY($1)"));
-                Ok(sqlx::query_as(NOW_POSTGRES.as_str()).bind(ids).fetch_all(worker).await?)
-            }
+            Backend::Sqlite { read, .. } => sqlite::endpoints_now(read, ids).await,
+            Backend::Postgres { worker, .. } => postgres::endpoints_now(worker, ids).await,
         }
     }
 
@@ -367,16 +351,13 @@ impl Store {
     /// from just after `after`, going round to the first ones: where a fair
     /// claim looks next. One index seek per app.
     pub async fn apps_with_pending(&self, after: &str, max: usize) -> Result<Vec<AppId>> {
+        // The worker's sessions on PostgreSQL, a reader on SQLite.
+        let db = match &self.backend {
+            Backend::Sqlite { read, .. } => Db::Sqlite(read),
+            Backend::Postgres { worker, .. } => Db::Postgres(worker),
+        };
         let scan = |after: String, max: usize| async move {
-            let max = max as i64;
-            match &self.backend {
-                Backend::Sqlite { read, .. } => {
-                    sqlx::query_scalar(APPS_WITH_PENDING).bind(after).bind(max).fetch_all(read).await
-                }
-                Backend::Postgres { worker, .. } => {
-                    sqlx::query_scalar(APPS_WITH_PENDING).bind(after).bind(max).fetch_all(worker).await
-                }
-            }
+            db.scalar_all(APPS_WITH_PENDING, &[after.into(), (max as i64).into()]).await
         };
         let mut apps: Vec<AppId> = scan(after.to_string(), max).await?;
         if apps.len() < max && !after.is_empty() {

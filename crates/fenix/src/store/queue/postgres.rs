@@ -14,8 +14,8 @@ use sqlx::{PgConnection, PgPool};
 
 use super::{
     plan::{self, Conn, Whole},
-    AttemptRecord, ClaimedDelivery, ContextRows, EndpointTarget, EventPart, FreshLease, Health, LeaseChange, Outcome,
-    FRESH_LEASE_TOKEN, PARKED, PROMOTE_NEXT, TARGET_COLUMNS,
+    AttemptRecord, ClaimedDelivery, ContextRows, EndpointNow, EndpointTarget, EventPart, FreshLease, Health,
+    LeaseChange, Outcome, FRESH_LEASE_TOKEN, NOW_COLUMNS, PARKED, PROMOTE_NEXT, TARGET_COLUMNS,
 };
 use crate::{
     store::{endpoints::SecretRow, events::Ingested, events::NewEvent, Conflicts, WAKE_CHANNEL},
@@ -251,6 +251,13 @@ async fn after_insert(writer: &mut PgConnection, mut plan: plan::Plan<'_>, writt
         plan.lost_keys_to(&stored);
     }
     Ok(plan.answers)
+}
+
+/// The state and URL of those of `ids` that still exist: one statement over an array.
+pub(super) async fn endpoints_now(worker: &PgPool, ids: &[String]) -> Result<Vec<EndpointNow>> {
+    static NOW_POSTGRES: std::sync::LazyLock<String> =
+        std::sync::LazyLock::new(|| format!("SELECT {NOW_COLUMNS} FROM endpoints WHERE id = ANY($1)"));
+    Ok(sqlx::query_as(NOW_POSTGRES.as_str()).bind(ids).fetch_all(worker).await?)
 }
 
 /// Leases due rows in one statement on the worker's pool.

@@ -13,8 +13,8 @@ use sqlx::{Connection, QueryBuilder, Sqlite, SqliteConnection, SqlitePool};
 
 use super::{
     plan::{self, Conn, Whole},
-    AttemptRecord, ClaimedDelivery, ContextRows, EndpointTarget, EventPart, FreshLease, Health, LeaseChange, Outcome,
-    FRESH_LEASE_TOKEN, PARKED, PROMOTE_NEXT, TARGET_COLUMNS,
+    AttemptRecord, ClaimedDelivery, ContextRows, EndpointNow, EndpointTarget, EventPart, FreshLease, Health,
+    LeaseChange, Outcome, FRESH_LEASE_TOKEN, NOW_COLUMNS, PARKED, PROMOTE_NEXT, TARGET_COLUMNS,
 };
 use crate::{
     store::{endpoints::SecretRow, events::Ingested, events::NewEvent},
@@ -115,6 +115,22 @@ pub(super) async fn ingest_batch(
     // One writer, keys read inside the transaction: every planned row was written.
     let claimed = plan.deliveries.iter().filter(|d| d.leased).map(ClaimedDelivery::fresh).collect();
     Ok((plan.answers, claimed))
+}
+
+/// The state and URL of those of `ids` that still exist, in statements of
+/// 500 ids (well under SQLite's parameter limit).
+pub(super) async fn endpoints_now(read: &SqlitePool, ids: &[String]) -> Result<Vec<EndpointNow>> {
+    let mut all = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(500) {
+        let mut qb = QueryBuilder::new(format!("SELECT {NOW_COLUMNS} FROM endpoints WHERE id IN ("));
+        let mut list = qb.separated(", ");
+        for id in chunk {
+            list.push_bind(id.as_str());
+        }
+        qb.push(")");
+        all.extend(qb.build_query_as::<EndpointNow>().fetch_all(read).await?);
+    }
+    Ok(all)
 }
 
 /// Leases due rows in one statement on the writer.
