@@ -8,8 +8,11 @@
 //! | envelopes, endpoints, secrets of a claim | [`Store::batch_context`] | [`sqlite::batch_context`] | [`postgres::batch_context`] |
 //! | write outcomes where the lease holds | [`Store::record_outcomes_applied`] | [`sqlite::record_outcomes`] | [`postgres::record_outcomes`] |
 //! | renew or give back leases | [`Store::extend_leases`], [`Store::release_leases`] | [`sqlite::update_leases`] | [`postgres::update_leases`] |
+//! | the state and URL of endpoints in hand | [`Store::endpoints_now`] | [`sqlite::endpoints_now`] | [`postgres::endpoints_now`] |
 //!
-//! Each method here is one `match` on the backend and nothing else; what both
+//! Each method here is one `match` on the backend and nothing else: on the
+//! store's pools, or (an ingest batch) on the connection of the
+//! [`HeldWriter`], the same `Conn` a batch's [`plan`] reads on; what both
 //! backends share (the fan-out and idempotency plan of an ingest batch, the
 //! endpoints' failure runs of an outcome batch) is computed once, here or in
 //! [`plan`], and handed to the backend as data.
