@@ -1,8 +1,9 @@
 // The operator-only pages: tokens (create one for an app, see it once, revoke
-// it), portal links (create, see the link once, revoke), settings in force with
-// secrets redacted.
+// it; create an admin token), portal links (create, see the link once, revoke),
+// settings in force with secrets redacted. And the login form's hint as read.
 // Env: FENIX_URL, FENIX_ADMIN_TOKEN, APP_NAME, SECRETS (JSON list of values that must never show).
-// Facts: token, token_rows_after_revoke, portal_link, settings_text_has_secret, settings (key → row text).
+// Facts: login_form, token, token_rows_after_revoke, admin_token, admin_token_app_hidden, portal_link,
+// settings_text_has_secret, settings (key → row text).
 
 import { env, run, tid, until } from './lib.mjs';
 import * as ui from './ui.mjs';
@@ -13,6 +14,9 @@ const secrets = JSON.parse(env('SECRETS'));
 await run(async (t) => {
   const page = await t.page();
   t.step('login');
+  await page.goto(ui.consoleUrl(base));
+  await page.locator(tid('login-form')).waitFor();
+  t.fact('login_form', (await page.locator(tid('login-form')).innerText()).trim());
   await ui.login(page, base, env('FENIX_ADMIN_TOKEN'));
 
   t.step('tokens: create an app token');
@@ -37,6 +41,15 @@ await run(async (t) => {
   await ui.confirmIfAsked(page);
   await until('the revoked token to leave the list', async () => (await row.count()) === 0);
   t.fact('token_rows_after_revoke', await page.locator(tid('token-row')).count());
+
+  t.step('tokens: create an admin token');
+  await page.locator(tid('token-create-name')).fill('ops-admin');
+  await page.locator(tid('token-create-access')).selectOption('admin');
+  t.fact('admin_token_app_hidden', !(await page.locator(tid('token-create-app')).isVisible()));
+  await page.locator(tid('token-create-submit')).click();
+  await until('the admin token to be shown', async () => (await shown.count()) > 0 && (await shown.innerText()).includes('fxa_'));
+  t.fact('admin_token', (await shown.innerText()).trim());
+  if (await done.isVisible()) await done.click();
 
   t.step('portal links: create one');
   await page.locator(tid('nav-portal-links')).click();

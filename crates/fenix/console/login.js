@@ -24,7 +24,7 @@ const REFUSALS = {
 export function renderLogin(root, reason, onLoggedIn) {
   const code = reason instanceof ApiError ? reason.code : reason;
   const token = field('Admin token', el('input', { type: 'password', name: 'token', autocomplete: 'current-password', required: true, spellcheck: 'false' }), {
-    hint: 'An admin token (fxa_…), as printed by `fenix serve` or `fenix token create`.',
+    hint: ['An admin token (fxa_…), as printed by ', el('code', {}, 'fenix serve'), ' or ', el('code', {}, 'fenix token create'), '.'],
     testid: 'login-token',
   });
   const status = el('div', { testid: 'login-status' });

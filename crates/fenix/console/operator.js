@@ -88,10 +88,10 @@ function createAppForm(ctx, onCreated) {
   } } }, el('h2', {}, 'Create an app'), name.wrap, uid.wrap, formError, submit);
 }
 
-/** App tokens for a product's back end: create (shown once), list, revoke. */
+/** Tokens: app tokens for a product's back end and admin tokens; create (shown once), list, revoke. */
 export async function tokensPage(ctx) {
   ctx.heading('Tokens');
-  ctx.main.append(el('p', {}, 'App tokens give a program access to one app only: read, or manage its endpoints and deliveries. Admin tokens are made with the command line (fenix token create).'));
+  ctx.main.append(el('p', {}, 'App tokens give a program access to one app only: read, or manage its endpoints and deliveries. Admin tokens reach every app and route, this page included.'));
   const created = el('div', { 'aria-live': 'polite' });
   const listSlot = el('div', { testid: 'tokens-list' });
   const apps = items(await api('GET', '/v1/apps?limit=250'));
@@ -124,7 +124,10 @@ export async function tokensPage(ctx) {
 
   const name = field('Name', el('input', { type: 'text', required: true }), { testid: 'token-create-name', hint: 'What uses it, e.g. "billing service".' });
   const app = field('App', el('select', { required: true }, apps.map((a) => el('option', { value: a.id, title: a.uid || a.id }, a.name))), { testid: 'token-create-app' });
-  const access = field('Access', el('select', {}, el('option', { value: 'read' }, 'read: see endpoints and deliveries'), el('option', { value: 'manage' }, 'manage: also change them')), { testid: 'token-create-access' });
+  const access = field('Access', el('select', { on: { change: () => { app.wrap.hidden = access.input.value === 'admin'; } } },
+    el('option', { value: 'read' }, 'read: see endpoints and deliveries'),
+    el('option', { value: 'manage' }, 'manage: also change them'),
+    el('option', { value: 'admin' }, 'admin: every app and route')), { testid: 'token-create-access' });
   const expires = field('Expires (optional)', el('input', { type: 'datetime-local' }), { testid: 'token-create-expires', hint: 'Empty: never.' });
   const formError = el('div', { testid: 'token-create-error' });
   const submit = button('Create token', null, { kind: 'primary', type: 'submit', testid: 'token-create-submit' });
@@ -132,15 +135,17 @@ export async function tokensPage(ctx) {
     e.preventDefault();
     for (const f of [name, app, access, expires]) setFieldError(f, '');
     replace(formError);
-    const body = { name: name.input.value.trim(), app: app.input.value, access: access.input.value };
+    const body = { name: name.input.value.trim(), access: access.input.value };
+    if (body.access !== 'admin') body.app = app.input.value;
     const exp = localToIso(expires.input.value);
     if (exp) body.expires_at = exp;
     if (!body.name) { setFieldError(name, 'Enter a name.'); name.input.focus(); return; }
-    if (!body.app) { setFieldError(app, 'Create an app first.'); return; }
+    if (body.access !== 'admin' && !body.app) { setFieldError(app, 'Create an app first.'); return; }
     submit.disabled = true;
     try {
       const t = await api('POST', '/v1/tokens', body);
       form.reset();
+      app.wrap.hidden = false;
       replace(created, secretBox(`Token "${t.name || body.name}"`, t.token, 'token-secret'));
       created.querySelector('[data-testid=token-secret-copy]').focus();
       await load();
@@ -151,7 +156,7 @@ export async function tokensPage(ctx) {
     } finally {
       submit.disabled = false;
     }
-  } } }, el('h2', {}, 'Create an app token'), name.wrap, app.wrap, access.wrap, expires.wrap, formError, submit);
+  } } }, el('h2', {}, 'Create a token'), name.wrap, app.wrap, access.wrap, expires.wrap, formError, submit);
   ctx.main.append(created, listSlot, form);
   await load();
 }

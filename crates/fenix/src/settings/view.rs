@@ -31,7 +31,7 @@ pub fn show_duration(d: Duration) -> String {
     if nanos == 0 {
         return "0s".into();
     }
-    let (unit, size) = UNITS.iter().find(|(_, size)| nanos % size == 0).copied().unwrap_or(("ns", 1));
+    let (unit, size) = UNITS.iter().find(|(_, size)| nanos.is_multiple_of(*size)).copied().unwrap_or(("ns", 1));
     format!("{}{unit}", nanos / size)
 }
 
