@@ -21,6 +21,7 @@ mod ordering;
 mod ownership;
 mod policy;
 mod portal;
+mod portal_listener;
 mod quickstart;
 mod receiver_reports;
 mod retries;

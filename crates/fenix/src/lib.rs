@@ -41,9 +41,15 @@ use tokio_util::sync::CancellationToken;
 
 use crate::state::SharedState;
 
-/// Runs the API on `listener` and the worker until `shutdown`; then stops
+/// Runs the API on `listener` (and the customer-facing routes on `portal`,
+/// `FENIX_PORTAL_LISTEN`) and the worker until `shutdown`; then stops
 /// accepting requests, drains the worker and returns.
-pub async fn serve(listener: TcpListener, state: SharedState, shutdown: CancellationToken) -> anyhow::Result<()> {
+pub async fn serve(
+    listener: TcpListener,
+    portal: Option<TcpListener>,
+    state: SharedState,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
     let worker = if state.settings.run_worker {
         let client = startup::http_client(&state.settings, state.destinations.clone())?;
         // Proof of endpoint ownership: its challenges go through the same client.
@@ -60,9 +66,18 @@ pub async fn serve(listener: TcpListener, state: SharedState, shutdown: Cancella
     // Our own accept loop, not `axum::serve`: header, body and idle timeouts and connection caps (`http_server`).
     let limits = http_server::Limits::from_settings(&state.settings);
     let api = tokio::spawn(http_server::serve(listener, app, limits, shutdown.clone()));
+    let portal = portal.filter(|_| state.settings.run_api).map(|listener| {
+        let app = api::portal_listener::router(state.clone());
+        tokio::spawn(http_server::serve(listener, app, limits, shutdown.clone()))
+    });
     shutdown.cancelled().await;
     if tokio::time::timeout(Duration::from_secs(10), api).await.is_err() {
         tracing::warn!("API requests still open after 10s; stopping anyway");
+    }
+    if let Some(portal) = portal {
+        if tokio::time::timeout(Duration::from_secs(5), portal).await.is_err() {
+            tracing::warn!("portal requests still open; stopping anyway");
+        }
     }
     if let Some(worker) = worker {
         let _ = worker.await;

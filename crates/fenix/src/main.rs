@@ -235,6 +235,15 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let listener =
                 tokio::net::TcpListener::bind(listen).await.with_context(|| format!("listening on {listen}"))?;
             let addr = listener.local_addr()?;
+            let portal = match settings.portal_listen.filter(|_| settings.run_api) {
+                Some(at) => Some(
+                    tokio::net::TcpListener::bind(at)
+                        .await
+                        .with_context(|| format!("listening on {at} (FENIX_PORTAL_LISTEN)"))?,
+                ),
+                None => None,
+            };
+            let portal_addr = portal.as_ref().map(|l| l.local_addr()).transpose()?;
             let state = fenix::build_state(settings).await?;
             // Before the address is printed: a SIGTERM sent as soon as it
             // shows (a supervisor, a test) drains instead of killing.
@@ -249,13 +258,16 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             if state.settings.run_api {
                 println!("Fenix listening on http://{addr}");
+                if let Some(at) = portal_addr {
+                    println!("Fenix portal listening on http://{at}");
+                }
             } else {
                 println!("Fenix worker started (health and metrics on http://{addr})");
             }
             tracing::info!(%addr, api = state.settings.run_api, worker = state.settings.run_worker, "fenix started");
             let shutdown = CancellationToken::new();
             tokio::spawn(signals.stop(shutdown.clone()));
-            fenix::serve(listener, state, shutdown).await?;
+            fenix::serve(listener, portal, state, shutdown).await?;
             tracing::info!("fenix stopped");
             Ok(())
         }

@@ -15,8 +15,10 @@
 //! | `code.rs` | every error `code` ([`code::Code`]): its text and status, in one place; the domain errors turned into codes |
 //! | `schemas.rs` | the document's `enum`s of closed sets whose type lives outside the API |
 //! | `lookup.rs` | `{app}`, `{ep}` → rows, or 404 |
+//! | `duration.rs` | a duration in a body (`expires_in`): `1h`, `30d` or whole seconds |
 //! | `apps.rs`, `endpoints/`, `events.rs`, `deliveries.rs`, `replay.rs`, `stats.rs`, `tokens.rs` | one resource each |
 //! | `portal_sessions.rs`, `settings.rs` | portal links (admin); the settings in force, secrets redacted |
+//! | `portal_listener.rs` | the customer-facing listener (`FENIX_PORTAL_LISTEN`): the portal and app-scoped routes only |
 //! | `sessions.rs` | console sessions: the `fenix_session` cookie (`__Host-` over HTTPS), CSRF, `/console/api/…` (not in the document) |
 //! | `console.rs` | the web console's embedded pages and their security headers (not in the document) |
 //! | `test_events.rs` | a test event to one endpoint |
@@ -42,6 +44,7 @@ pub mod extract;
 pub mod key_document;
 pub mod lookup;
 pub mod openapi;
+pub mod portal_listener;
 pub mod portal_sessions;
 pub mod replay;
 pub mod schemas;

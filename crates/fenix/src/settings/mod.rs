@@ -39,6 +39,10 @@ impl fmt::Debug for Redacted {
 pub struct Settings {
     /// Address of the admin API and ingestion.
     pub listen: SocketAddr,
+    /// A second address serving only what a customer's browser needs (the
+    /// portal's pages and the routes a portal session may call), so `listen`
+    /// can stay internal.
+    pub portal_listen: Option<SocketAddr>,
     /// `sqlite://path` (created if missing) or `postgres://…`.
     pub database_url: String,
     /// Bootstrap admin token; when unset and no token exists one is generated and printed once.
@@ -171,6 +175,7 @@ impl Settings {
     fn blank() -> Settings {
         Settings {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            portal_listen: None,
             database_url: String::new(),
             admin_token: None,
             master_key: None,

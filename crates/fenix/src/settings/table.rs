@@ -83,6 +83,21 @@ pub static SETTINGS: &[Setting] = &[
         ..STR
     },
     Setting {
+        env: "FENIX_PORTAL_LISTEN",
+        key: Some("portal_listen"),
+        doc: "a second address for customers' browsers: the portal only, no admin route",
+        set: |s, v| {
+            s.portal_listen = if v.trim().is_empty() { None } else { Some(parse_listen(v)?) };
+            Ok(())
+        },
+        show: |s| s.portal_listen.map(|a| a.to_string()),
+        check: |s| match s.portal_listen {
+            Some(p) if p == s.listen && p.port() != 0 => Err(format!("({p}) must differ from FENIX_LISTEN")),
+            _ => Ok(()),
+        },
+        ..STR
+    },
+    Setting {
         env: "DATABASE_URL",
         key: Some("database_url"),
         default: "sqlite://fenix.db",
