@@ -293,20 +293,6 @@ impl Conn<'_> {
     pub(crate) async fn scalar_all<T: Scalar>(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Vec<T>> {
         Ok(self.fetch_all::<(T,)>(sql, values).await?.into_iter().map(|(v,)| v).collect())
     }
-
-    /// Starts a write transaction on this connection ([`Db::begin_write`]).
-    pub(crate) async fn begin_write(&mut self) -> Result<Tx<'_>> {
-        Ok(match self {
-            Conn::Sqlite(c) => Tx::Sqlite(sqlx::Connection::begin_with(&mut **c, "BEGIN IMMEDIATE").await?),
-            Conn::Postgres(c) => Tx::Postgres(sqlx::Connection::begin(&mut **c).await?),
-        })
-    }
-
-    /// Whether several connections can write at the same time: true on
-    /// PostgreSQL; false on SQLite, whose one writer takes writes in turn.
-    pub fn concurrent_writes(&self) -> bool {
-        matches!(self, Conn::Postgres(_))
-    }
 }
 
 /// A pool: the one that serves reads, or the one that serves writes
@@ -372,7 +358,8 @@ impl Db<'_> {
         self.acquire().await?.conn().scalar_all(sql, values).await
     }
 
-    /// Whether several connections can write at the same time ([`Conn::concurrent_writes`]).
+    /// Whether several connections can write at the same time: true on
+    /// PostgreSQL; false on SQLite, whose one writer takes writes in turn.
     pub(crate) fn concurrent_writes(self) -> bool {
         matches!(self, Db::Postgres(_))
     }
@@ -389,8 +376,8 @@ impl Held {
     /// The connection, to run statements on.
     pub fn conn(&mut self) -> Conn<'_> {
         match self {
-            Held::Sqlite(c) => Conn::Sqlite(&mut **c),
-            Held::Postgres(c) => Conn::Postgres(&mut **c),
+            Held::Sqlite(c) => Conn::Sqlite(c),
+            Held::Postgres(c) => Conn::Postgres(c),
         }
     }
 }
@@ -406,8 +393,8 @@ impl Tx<'_> {
     /// The transaction's connection, to run statements on.
     pub(crate) fn conn(&mut self) -> Conn<'_> {
         match self {
-            Tx::Sqlite(t) => Conn::Sqlite(&mut **t),
-            Tx::Postgres(t) => Conn::Postgres(&mut **t),
+            Tx::Sqlite(t) => Conn::Sqlite(t),
+            Tx::Postgres(t) => Conn::Postgres(t),
         }
     }
 
@@ -419,11 +406,6 @@ impl Tx<'_> {
     /// [`Conn::fetch_optional`] in the transaction.
     pub(crate) async fn fetch_optional<T: Row>(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Option<T>> {
         self.conn().fetch_optional(sql, values).await
-    }
-
-    /// [`Conn::fetch_all`] in the transaction.
-    pub(crate) async fn fetch_all<T: Row>(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Vec<T>> {
-        self.conn().fetch_all(sql, values).await
     }
 
     /// [`Conn::scalar_optional`] in the transaction.
@@ -457,5 +439,37 @@ impl Tx<'_> {
             Tx::Postgres(t) => t.commit().await?,
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sqlx::{Connection, SqliteConnection};
+
+    use super::{Built, Conn, Value};
+
+    #[test]
+    fn a_built_statement_numbers_its_placeholders_in_the_order_values_are_bound() {
+        let mut q = Built::new("SELECT 1 WHERE a = ");
+        q.bind("x").push(" AND b IN ").bind_list([1i64, 2]);
+        assert_eq!(q.sql, "SELECT 1 WHERE a = $1 AND b IN ($2, $3)");
+        assert_eq!(q.values.len(), 3);
+    }
+
+    #[tokio::test]
+    async fn shared_sql_binds_each_kind_of_value_and_reads_it_back() {
+        let mut db = SqliteConnection::connect("sqlite::memory:").await.unwrap();
+        let mut conn = Conn::Sqlite(&mut db);
+        conn.execute("CREATE TABLE t (s TEXT, o TEXT, n INTEGER, b BOOLEAN, x BLOB)", &[]).await.unwrap();
+        let bytes = vec![1u8, 2];
+        let values = ["a".into(), Value::OptText(None), 7i64.into(), true.into(), (&bytes).into()];
+        assert_eq!(conn.execute("INSERT INTO t VALUES ($1, $2, $3, $4, $5)", &values).await.unwrap(), 1);
+        let row: (String, Option<String>, i64, bool, Vec<u8>) =
+            conn.fetch_one("SELECT s, o, n, b, x FROM t WHERE n = $1", &[7i64.into()]).await.unwrap();
+        assert_eq!(row, ("a".into(), None, 7, true, bytes));
+        let none: Option<i64> = conn.scalar_optional("SELECT n FROM t WHERE s = $1", &["z".into()]).await.unwrap();
+        assert!(none.is_none());
+        let missing = conn.scalar::<i64>("SELECT n FROM t WHERE s = $1", &["z".into()]).await.unwrap_err();
+        assert!(matches!(missing, crate::store::Error::NotFound));
     }
 }
