@@ -11,6 +11,7 @@ mod console_pages;
 mod crash;
 mod delivery;
 mod deploy_files;
+mod failing;
 mod formats;
 mod hostile;
 mod http2;

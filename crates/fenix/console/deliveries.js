@@ -4,13 +4,20 @@
 import { api, seg, items, query } from './api.js';
 import { el, replace, field, button, message, badge, table, row, timeEl, localToIso, isoToLocal } from './dom.js';
 
-const STATUSES = ['pending', 'in_flight', 'succeeded', 'failed', 'skipped'];
+// `failing`: still being retried after a failed attempt (pending or in flight meanwhile).
+const STATUSES = ['pending', 'in_flight', 'succeeded', 'failed', 'skipped', 'failing'];
 const FILTERS = ['status', 'endpoint_id', 'event_type', 'event_id', 'since', 'until'];
 const PAGE = 50;
 /** Events per page when the log is filtered by event type (it then pages by event). */
 const EVENTS_PAGE = 20;
 
 const appBase = (ctx) => `/v1/apps/${seg(ctx.app)}`;
+
+/** The latest attempt's failure: its status code and error, or a dash. */
+function lastError(d) {
+  const parts = [d.last_status_code ? String(d.last_status_code) : null, d.last_error].filter(Boolean);
+  return parts.length ? el('span', { testid: 'delivery-last-error-text' }, parts.join(' · ')) : el('span', { class: 'muted' }, '—');
+}
 
 /** The log with its filters; the filters and the cursor live in the address (#…?status=failed). */
 export async function logPage(ctx) {
@@ -69,8 +76,7 @@ export async function logPage(ctx) {
   }
   if (!ctx.alive()) return;
   const rows = items(page);
-  const headers = ['Delivery', 'Status', 'Endpoint', 'Event type', 'Attempts', 'Last attempt', 'Created'];
-  if (!filters.event_type) headers.splice(3, 1);
+  const headers = ['Delivery', 'Status', 'Endpoint', 'Event type', 'Attempts', 'Last attempt', 'Last error', 'Created'];
   const pager = el('div', { class: 'pager' },
     cursor ? button('First page', () => go(filters), { testid: 'page-first' }) : null,
     cursor ? button('Previous page', () => history.back(), { testid: 'page-prev' }) : null,
@@ -84,11 +90,12 @@ export async function logPage(ctx) {
     el('a', { href: `#/apps/${seg(ctx.app)}/deliveries/${seg(d.id)}`, class: 'mono', testid: 'delivery-open' }, d.id),
     badge(d.status, 'delivery-status'),
     el('a', { href: `#/apps/${seg(ctx.app)}/endpoints/${seg(d.endpoint_id)}`, class: 'mono' }, urlOf.get(d.endpoint_id) || d.endpoint_id),
-    filters.event_type ? el('code', {}, d.event_type) : null,
+    el('code', {}, d.event_type),
     String(d.attempt_count),
     timeEl(d.last_attempt_at),
+    lastError(d),
     timeEl(d.created_at),
-  ].filter((c) => c !== null), { testid: 'delivery-row', 'data-id': d.id, 'data-status': d.status })), 'deliveries-table'),
+  ], { testid: 'delivery-row', 'data-id': d.id, 'data-status': d.status })), 'deliveries-table'),
   filters.event_type ? el('p', { class: 'hint' }, `Filtered by event type, the log pages by event: ${EVENTS_PAGE} events of that type per page, each with its deliveries.`) : null,
   pager);
 }
@@ -180,6 +187,7 @@ function renderFacts(ctx, slot, d, path, reload) {
       el('dt', {}, 'Endpoint'), el('dd', {}, el('a', { href: `#/apps/${seg(ctx.app)}/endpoints/${seg(d.endpoint_id)}`, class: 'mono' }, d.endpoint_id)),
       el('dt', {}, 'Event'), el('dd', { class: 'mono' }, d.event_id),
       el('dt', {}, 'Attempts'), el('dd', { testid: 'delivery-attempt-count' }, String(d.attempt_count)),
+      d.last_error || d.last_status_code ? [el('dt', {}, 'Last error'), el('dd', { testid: 'delivery-last-error' }, lastError(d))] : null,
       d.next_attempt_at ? [el('dt', {}, 'Next attempt'), el('dd', {}, timeEl(d.next_attempt_at))] : null,
       el('dt', {}, 'Created'), el('dd', {}, timeEl(d.created_at))),
     el('div', { class: 'row-actions' }, replay, button('Refresh', () => reload(), { testid: 'delivery-refresh' })),

@@ -14,8 +14,10 @@ use super::{
         NoQuery, Page, RawBody,
     },
     lookup,
+    status_filter::{self, StatusFilter},
 };
 use crate::{
+    ids::{AttemptId, DeliveryId, EventId},
     lifecycle::DeliveryStatus,
     send_budgets::{self, Action},
     state::SharedState,
@@ -30,16 +32,22 @@ use crate::{
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[schema(as = Delivery)]
 pub struct DeliveryOut {
-    pub id: String,
-    pub app_id: String,
-    pub event_id: String,
+    pub id: crate::ids::DeliveryId,
+    pub app_id: crate::ids::AppId,
+    pub event_id: crate::ids::EventId,
     /// The event's type.
     pub event_type: String,
-    pub endpoint_id: String,
+    pub endpoint_id: crate::ids::EndpointId,
     pub status: DeliveryStatus,
     pub attempt_count: i64,
     pub next_attempt_at: Option<String>,
     pub last_attempt_at: Option<String>,
+    /// The HTTP status the latest attempt was answered with; null before any attempt, or when none came.
+    #[schema(example = 503)]
+    pub last_status_code: Option<i64>,
+    /// What failed the latest attempt (its `error_detail`, else its `error`); null once it succeeded or before any.
+    #[schema(example = "the receiver answered 503")]
+    pub last_error: Option<String>,
     pub created_at: String,
     pub updated_at: String,
     /// Its lane on an ordered endpoint (`""` is the keyless lane); null for an unordered endpoint.
@@ -66,6 +74,8 @@ impl From<DeliveryRow> for DeliveryOut {
                 .filter(|at| scheduled && *at < crate::store::queue::PARKED)
                 .map(time::rfc3339_ms),
             last_attempt_at: r.last_attempt_at.map(time::rfc3339_ms),
+            last_status_code: r.last_status_code,
+            last_error: r.last_error,
             created_at: time::rfc3339_ms(r.created_at),
             updated_at: time::rfc3339_ms(r.updated_at),
             ordering_key: r.ordering_key,
@@ -78,8 +88,8 @@ impl From<DeliveryRow> for DeliveryOut {
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[schema(as = Attempt)]
 pub struct AttemptOut {
-    pub id: String,
-    pub delivery_id: String,
+    pub id: crate::ids::AttemptId,
+    pub delivery_id: crate::ids::DeliveryId,
     pub attempt_number: i64,
     pub started_at: String,
     pub duration_ms: i64,
@@ -124,6 +134,8 @@ struct ListQuery {
     event_type: Option<String>,
     #[serde(rename = "type")]
     type_alias: Option<String>,
+    /// A status as shown, or `failing` (pending with at least one failed attempt: still being retried).
+    #[param(schema_with = status_filter::schema)]
     status: Option<String>,
     #[param(format = DateTime)]
     since: Option<String>,
@@ -147,8 +159,9 @@ pub fn router() -> OpenApiRouter<SharedState> {
     summary = "List an app's deliveries",
     security(("bearer" = ["app:read"])),
     description = "Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`, \
-        `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped) and creation time \
-        (`since`, `until`: RFC 3339).",
+        `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped, or failing: pending \
+        with at least one failed attempt) and creation time (`since`, `until`: RFC 3339). Each delivery carries \
+        its latest attempt's `last_status_code` and `last_error`.",
     params(AppPath, ListQuery),
     responses(
         (status = 200, description = "A page of deliveries", body = Page<DeliveryOut>),
@@ -164,14 +177,12 @@ async fn list(
 ) -> Result<Json<Page<DeliveryOut>>, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
     let limit = page_limit(q.limit)?;
-    let status = q.status.as_deref().map(str::parse::<DeliveryStatus>).transpose().map_err(|_| {
-        ApiError::new(Code::InvalidStatus, "status must be one of pending, in_flight, succeeded, failed, skipped")
-    })?;
+    let status = q.status.as_deref().map(StatusFilter::parse).transpose()?;
     let (since, until) = parse_window(q.since.as_deref(), q.until.as_deref())?;
     let (since_ms, until_ms) = (since.map(|t| t.to_string()), until.map(|t| t.to_string()));
     let event_type = q.event_type.or(q.type_alias);
     let list = list_scope(
-        &app.id,
+        app.id.as_str(),
         &[
             q.endpoint_id.as_deref(),
             q.event_id.as_deref(),
@@ -182,18 +193,34 @@ async fn list(
         ],
     );
     let cursor = decode_cursor(&list, q.cursor.as_deref())?;
+    // A filter that is no id of its kind matches nothing, as an unknown id does.
+    let endpoint_id = q.endpoint_id.as_deref().map(|t| lookup::endpoint_id(t).ok_or(()));
+    let event_id = q.event_id.as_deref().map(|t| lookup::id::<EventId>(t).ok_or(()));
+    let (Ok(endpoint_id), Ok(event_id)) = (endpoint_id.transpose(), event_id.transpose()) else {
+        return Ok(Json(Page::from_rows(
+            Vec::new(),
+            limit,
+            &list,
+            |r: &DeliveryRow| r.id.to_string(),
+            DeliveryOut::from,
+        )));
+    };
     let filter = DeliveryFilter {
-        endpoint_id: q.endpoint_id,
-        event_id: q.event_id,
+        endpoint_id,
+        event_id,
         event_type,
-        status,
+        status: status.and_then(|s| match s {
+            StatusFilter::Is(status) => Some(status),
+            StatusFilter::Failing => None,
+        }),
+        failing: status == Some(StatusFilter::Failing),
         since,
         until,
         cursor,
         limit: limit + 1,
     };
     let rows = s.store.list_deliveries(&app.id, &filter).await?;
-    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), DeliveryOut::from)))
+    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.to_string(), DeliveryOut::from)))
 }
 
 /// The list an app's delivery log cursor belongs to: the app, then each
@@ -215,7 +242,8 @@ pub fn unfiltered_cursor_after(app_id: &str, last_id: &str) -> String {
 
 async fn find(s: &SharedState, app: &str, dlv: &str) -> Result<DeliveryRow, ApiError> {
     let app = lookup::app(&s.store, app).await?;
-    s.store.get_delivery(&app.id, dlv).await?.ok_or_else(|| ApiError::not_found(Resource::Delivery))
+    let Some(dlv) = lookup::id::<DeliveryId>(dlv) else { return Err(ApiError::not_found(Resource::Delivery)) };
+    s.store.get_delivery(&app.id, &dlv).await?.ok_or_else(|| ApiError::not_found(Resource::Delivery))
 }
 
 #[utoipa::path(
@@ -386,6 +414,7 @@ async fn read_attempt(
 ) -> Result<Json<AttemptWithDelivery>, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
     let missing = || ApiError::new(Code::AttemptNotFound, "no such attempt");
+    let att = lookup::id::<AttemptId>(&att).ok_or_else(missing)?;
     let attempt = s.store.get_attempt(&app.id, &att).await?.ok_or_else(missing)?;
     // Deleted between the two reads (retention, or its endpoint deleted): gone all the same.
     let delivery = s.store.get_delivery(&app.id, &attempt.delivery_id).await?.ok_or_else(missing)?;

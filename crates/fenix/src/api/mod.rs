@@ -15,6 +15,7 @@
 //! | `code.rs` | every error `code` ([`code::Code`]): its text and status, in one place; the domain errors turned into codes |
 //! | `schemas.rs` | the document's `enum`s of closed sets whose type lives outside the API |
 //! | `lookup.rs` | `{app}`, `{ep}` → rows, or 404 |
+//! | `status_filter.rs` | the delivery log's `?status=`: a status as shown, or `failing` |
 //! | `duration.rs` | a duration in a body (`expires_in`): `1h`, `30d` or whole seconds |
 //! | `apps.rs`, `endpoints/`, `events.rs`, `deliveries.rs`, `replay.rs`, `stats.rs`, `tokens.rs` | one resource each |
 //! | `portal_sessions.rs`, `settings.rs` | portal links (admin); the settings in force, secrets redacted |
@@ -52,6 +53,7 @@ pub mod service;
 pub mod sessions;
 pub mod settings;
 pub mod sized_page;
+pub mod status_filter;
 pub mod stats;
 pub mod test_events;
 pub mod tokens;

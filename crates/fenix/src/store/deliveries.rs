@@ -32,6 +32,10 @@ pub struct DeliveryRow {
     pub attempt_count: i64,
     pub next_attempt_at: Option<Millis>,
     pub last_attempt_at: Option<Millis>,
+    /// The latest attempt's HTTP status (`None`: no attempt, or no answer).
+    pub last_status_code: Option<i64>,
+    /// The latest attempt's error, as its detail says it (or its class); `None` when it succeeded or none was made.
+    pub last_error: Option<String>,
     pub created_at: Millis,
     pub updated_at: Millis,
     /// Its lane on an ordered endpoint (`""`: the keyless lane); `None` when unordered.
@@ -43,17 +47,35 @@ pub struct DeliveryRow {
 
 /// The columns of a [`DeliveryRow`]. A leased row is shown `in_flight`
 /// ([`SHOWN_STATUS_SQL`]), due again (if its worker vanished) when the lease ends.
+/// The latest attempt's status and error come from one probe of
+/// `attempts_by_delivery` per row, in the same statement (no query per row).
 pub fn delivery_columns() -> &'static str {
     static COLUMNS: LazyLock<String> = LazyLock::new(|| {
         format!(
             "id, app_id, event_id, event_type, endpoint_id, {SHOWN_STATUS_SQL} AS status, attempt_count, \
-             COALESCE(lease_until, next_attempt_at) AS next_attempt_at, last_attempt_at, created_at, updated_at, \
+             COALESCE(lease_until, next_attempt_at) AS next_attempt_at, last_attempt_at, \
+             {} AS last_status_code, {} AS last_error, created_at, updated_at, \
              ordering_key, {} AS blocked_by",
+            latest_attempt("a.response_status"),
+            latest_attempt("COALESCE(a.error_detail, a.error)"),
             *BLOCKED_BY_SQL
         )
     });
     &COLUMNS
 }
+
+/// `what` (on the attempt `a`) of a delivery row's latest attempt.
+fn latest_attempt(what: &str) -> String {
+    format!(
+        "(SELECT {what} FROM attempts a WHERE a.delivery_id = deliveries.id \
+         ORDER BY a.attempt_number DESC, a.started_at DESC LIMIT 1)"
+    )
+}
+
+/// The `failing` filter: `pending` (leased or not) with at least one attempt
+/// made; every attempt of a delivery still pending has failed (a success ends it).
+const FAILING_SQL: &str =
+    "status = 'pending' AND EXISTS (SELECT 1 FROM attempts f WHERE f.delivery_id = deliveries.id)";
 
 /// `blocked_by` of a delivery row: only for an unleased `pending` row of an
 /// ordered endpoint (one index probe in its lane), else NULL. What the claim
@@ -100,6 +122,8 @@ pub struct DeliveryFilter {
     pub event_type: Option<String>,
     /// As shown: `in_flight` finds the leased `pending` rows.
     pub status: Option<DeliveryStatus>,
+    /// Only `pending` deliveries with a failed attempt (`?status=failing`), still being retried.
+    pub failing: bool,
     pub since: Option<Millis>,
     pub until: Option<Millis>,
     pub cursor: Option<String>,
@@ -164,6 +188,9 @@ impl Store {
                 Some(condition) => q.push(" AND ").push(condition),
                 None => q.push(" AND status = ").bind(status),
             };
+        }
+        if f.failing {
+            q.push(" AND ").push(FAILING_SQL);
         }
         if let Some(s) = f.since {
             q.push(" AND created_at >= ").bind(s);
