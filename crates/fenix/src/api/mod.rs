@@ -37,6 +37,7 @@ pub mod catalogue;
 pub mod code;
 pub mod console;
 pub mod deliveries;
+mod docs_examples;
 pub mod duration;
 pub mod endpoints;
 pub mod error;
