@@ -4,7 +4,7 @@
 // bulk from the endpoint's page.
 // Env: FENIX_URL, FENIX_ADMIN_TOKEN, APP_NAME, ENDPOINT_ID, FIRST_DELIVERY, SECOND_DELIVERY
 // (both failed before the script starts). Asks: "fix-receiver".
-// Facts: failed_rows, attempts_before, attempts_after.
+// Facts: failed_rows, failed_row_text (the first failed row's cells), attempts_before, attempts_after.
 
 import { env, run, tid, ask, until } from './lib.mjs';
 import * as ui from './ui.mjs';
@@ -31,6 +31,7 @@ await run(async (t) => {
     statuses.push((await rows.nth(i).locator(tid('delivery-status')).innerText()).trim());
   }
   t.fact('failed_rows', statuses);
+  t.fact('failed_row_text', (await rows.first().innerText()).replace(/\s+/g, ' ').trim());
   await t.shot(page, 'deliveries-failed');
 
   t.step('open the failed delivery');

@@ -68,6 +68,11 @@ async fn a_failed_delivery_is_replayed_from_its_page_and_succeeds_once_the_recei
     let out = script.outcome();
 
     assert_eq!(out.fact("failed_rows"), &json!(["failed", "failed"]), "the status filter shows the failed ones only");
+    let row = out.text("failed_row_text");
+    assert!(
+        row.contains("booking.confirmed") && row.contains("503"),
+        "a row shows the event type and the last error: {row}"
+    );
     let before = out.fact("attempts_before").as_array().cloned().unwrap_or_default();
     assert_eq!(before.len(), 2, "both failed attempts are listed: {before:?}");
     assert!(before.iter().all(|a| a.as_str().unwrap_or("").contains("503")), "{before:?}");
