@@ -7,7 +7,7 @@ use crate::support::Backend;
 
 fn app_row(uid: Option<&str>, at: i64) -> AppRow {
     AppRow {
-        id: id_at("app", at),
+        id: fenix::ids::AppId::new_at(at),
         uid: uid.map(Into::into),
         name: format!("app made at {at}"),
         created_at: at,
@@ -20,7 +20,7 @@ async fn an_app_is_found_by_its_id_and_by_its_uid(backend: Backend) {
     let app = app_row(Some("acme"), T0);
     fx.store.insert_app(&app).await.unwrap();
 
-    let by_id = fx.store.find_app(&app.id).await.unwrap().expect("found by id");
+    let by_id = fx.store.find_app(app.id.as_str()).await.unwrap().expect("found by id");
     let by_uid = fx.store.find_app("acme").await.unwrap().expect("found by uid");
     assert_eq!(
         (by_id.id.as_str(), by_id.uid.as_deref(), by_id.name.as_str()),
@@ -52,7 +52,7 @@ async fn apps_are_listed_newest_first_and_a_cursor_continues_without_gaps(backen
         if page.len() < 3 {
             break;
         }
-        cursor = page.last().map(|a| a.id.clone());
+        cursor = page.last().map(|a| a.id.to_string());
     }
     assert_eq!(seen, made, "newest first, every app exactly once");
 }

@@ -1,6 +1,7 @@
 //! Claiming due deliveries under a lease: only what is due, earliest first, one
 //! holder at a time, and back to the pool when a lease runs out or is released.
 
+use fenix::ids::DeliveryId;
 use std::collections::HashSet;
 
 use fenix::store::{ClaimedDelivery, Store};
@@ -8,13 +9,13 @@ use fenix::store::{ClaimedDelivery, Store};
 use super::fixtures::{Fixture, T0};
 use crate::support::Backend;
 
-fn ids(claimed: &[ClaimedDelivery]) -> HashSet<String> {
+fn ids(claimed: &[ClaimedDelivery]) -> HashSet<DeliveryId> {
     claimed.iter().map(|c| c.id.clone()).collect()
 }
 
 /// An app with one endpoint and one event (so one delivery) due at each of `times`;
 /// returns the delivery ids in the order of `times`.
-async fn due_at(fx: &Fixture, times: &[i64]) -> Vec<String> {
+async fn due_at(fx: &Fixture, times: &[i64]) -> Vec<DeliveryId> {
     let app = fx.app("acme").await;
     fx.endpoint(&app, &[]).await;
     let mut out = Vec::new();
@@ -135,7 +136,7 @@ async fn next_due_at_is_the_earliest_time_of_a_delivery_nobody_holds(backend: Ba
     fx.settle(&[d[1].clone()], "skipped", 0, T0 + 500).await;
     assert_eq!(fx.store.next_due_at().await.unwrap(), None, "only a leased delivery is left");
     // A lease given back is due at the time it was given back for.
-    let leases: Vec<(String, i64)> = claimed.iter().map(|c| (c.id.clone(), c.lease_token)).collect();
+    let leases: Vec<(DeliveryId, i64)> = claimed.iter().map(|c| (c.id.clone(), c.lease_token)).collect();
     fx.store.release_leases(&leases, T0 + 600).await.unwrap();
     assert_eq!(fx.store.next_due_at().await.unwrap(), Some(T0 + 600));
     fx.settle(&[d[2].clone()], "skipped", 0, T0 + 600).await;
@@ -165,7 +166,7 @@ async fn race_two_claimers(fx: &Fixture, a: &Store, b: &Store, rounds: i64, due:
             tokio::join!(a.claim_due("a", now, now + 60_000, take), b.claim_due("b", now, now + 60_000, take));
         let (ca, cb) = (ids(&ca.unwrap()), ids(&cb.unwrap()));
         assert!(ca.is_disjoint(&cb), "round {round}: {} deliveries claimed twice", ca.intersection(&cb).count());
-        let both: HashSet<String> = ca.union(&cb).cloned().collect();
+        let both: HashSet<DeliveryId> = ca.union(&cb).cloned().collect();
         assert_eq!(both, made, "round {round}: together they claimed every due delivery ({} + {})", ca.len(), cb.len());
         // Finish the round so its rows are not due in the next one.
         let finished = raw
@@ -210,10 +211,10 @@ async fn a_claim_for_one_app_takes_only_its_due_deliveries_and_apps_with_pending
     expected.sort();
     assert_eq!(pending, expected, "apps with pending deliveries in id order; {idle} has none");
     let (first, second) = (&expected[0], &expected[1]);
-    pending = fx.store.apps_with_pending(first, 10).await.unwrap();
+    pending = fx.store.apps_with_pending(first.as_str(), 10).await.unwrap();
     assert_eq!(pending, [second.clone(), first.clone()], "from the cursor on, then round");
     assert_eq!(
-        fx.store.apps_with_pending(first, 1).await.unwrap(),
+        fx.store.apps_with_pending(first.as_str(), 1).await.unwrap(),
         std::slice::from_ref(second),
         "at most as many as asked"
     );
@@ -226,7 +227,7 @@ async fn a_claim_for_one_app_takes_only_its_due_deliveries_and_apps_with_pending
     assert!(fx.store.claim_due_of_app("w2", T0 + 10, T0 + 60_000, 10, &neighbour).await.unwrap().is_empty());
 }
 
-fn ids_of(ids: &[String]) -> HashSet<String> {
+fn ids_of(ids: &[DeliveryId]) -> HashSet<DeliveryId> {
     ids.iter().cloned().collect()
 }
 

@@ -3,6 +3,7 @@
 //! delivery behind for it. On PostgreSQL deliveries have no per-row foreign
 //! keys (migration 0014), so this is the store's own doing.
 
+use fenix::ids::{AppId, EndpointId};
 use std::time::Duration;
 
 use super::fixtures::{attempt_for, ingest_on, new_event, outcome, Fixture, T0};
@@ -14,7 +15,7 @@ async fn count_where(fx: &Fixture, table: &str, column: &str, value: &str) -> i6
 }
 
 /// Two endpoints, three events, every delivery attempted once.
-async fn app_with_a_log(fx: &Fixture) -> (String, String, String) {
+async fn app_with_a_log(fx: &Fixture) -> (AppId, EndpointId, EndpointId) {
     let app = fx.app("acme").await;
     let (a, b) = (fx.endpoint(&app, &[]).await, fx.endpoint(&app, &[]).await);
     for i in 0..3 {
@@ -33,10 +34,10 @@ async fn deleting_an_endpoint_deletes_its_deliveries_and_their_attempts(backend:
     let (app, gone, kept) = app_with_a_log(&fx).await;
 
     assert!(fx.store.delete_endpoint(&app, &gone).await.unwrap());
-    assert_eq!(count_where(&fx, "deliveries", "endpoint_id", &gone).await, 0);
-    assert_eq!(count_where(&fx, "attempts", "endpoint_id", &gone).await, 0);
-    assert_eq!(count_where(&fx, "deliveries", "endpoint_id", &kept).await, 3, "the other endpoint's log stays");
-    assert_eq!(count_where(&fx, "attempts", "endpoint_id", &kept).await, 3);
+    assert_eq!(count_where(&fx, "deliveries", "endpoint_id", gone.as_str()).await, 0);
+    assert_eq!(count_where(&fx, "attempts", "endpoint_id", gone.as_str()).await, 0);
+    assert_eq!(count_where(&fx, "deliveries", "endpoint_id", kept.as_str()).await, 3, "the other endpoint's log stays");
+    assert_eq!(count_where(&fx, "attempts", "endpoint_id", kept.as_str()).await, 3);
     assert_eq!(fx.raw().await.count("events").await, 3, "the events stay");
     assert!(!fx.store.delete_endpoint(&app, &gone).await.unwrap(), "already gone");
 }
@@ -51,10 +52,10 @@ async fn deleting_an_app_deletes_its_events_deliveries_and_attempts_only(backend
     assert!(fx.store.delete_app(&app).await.unwrap());
     let raw = fx.raw().await;
     assert_eq!(raw.count("deliveries").await, 1, "only the other app's delivery is left");
-    assert_eq!(count_where(&fx, "deliveries", "endpoint_id", &other_ep).await, 1);
+    assert_eq!(count_where(&fx, "deliveries", "endpoint_id", other_ep.as_str()).await, 1);
     assert_eq!(raw.count("attempts").await, 0);
     assert_eq!(raw.count("events").await, 1);
-    assert_eq!(count_where(&fx, "deliveries", "app_id", &app).await, 0);
+    assert_eq!(count_where(&fx, "deliveries", "app_id", app.as_str()).await, 0);
 }
 
 /// PostgreSQL, two instances: an endpoint is being deleted (its row deleted,
@@ -98,8 +99,12 @@ async fn an_ingestion_racing_an_endpoint_deletion_leaves_no_delivery_for_it() {
     let (ingested, made) = ingest.await.unwrap().expect("the ingestion succeeds");
     assert!(ingested.created);
     assert_eq!(made.len(), 1);
-    assert_eq!(count_where(&fx, "deliveries", "endpoint_id", &kept).await, 1);
-    assert_eq!(count_where(&fx, "deliveries", "endpoint_id", &gone).await, 0, "no delivery to a deleted endpoint");
+    assert_eq!(count_where(&fx, "deliveries", "endpoint_id", kept.as_str()).await, 1);
+    assert_eq!(
+        count_where(&fx, "deliveries", "endpoint_id", gone.as_str()).await,
+        0,
+        "no delivery to a deleted endpoint"
+    );
 }
 
 crate::on_both_backends!(

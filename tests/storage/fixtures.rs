@@ -4,6 +4,7 @@
 //! reading internal columns, asking the planner).
 
 use fenix::{
+    ids::{AppId, AttemptId, DeliveryId, EndpointId, EventId},
     store::{
         apps::AppRow,
         endpoints::EndpointRow,
@@ -49,8 +50,8 @@ impl Fixture {
     }
 
     /// Inserts an app created at `T0`.
-    pub async fn app(&self, uid: &str) -> String {
-        let id = id_at("app", T0);
+    pub async fn app(&self, uid: &str) -> AppId {
+        let id = AppId::new_at(T0);
         self.store
             .insert_app(&AppRow {
                 id: id.clone(),
@@ -65,7 +66,7 @@ impl Fixture {
     }
 
     /// Inserts an active endpoint subscribed to `event_types` (empty = all), with secret v1 `sealed-v1`.
-    pub async fn endpoint(&self, app_id: &str, event_types: &[&str]) -> String {
+    pub async fn endpoint(&self, app_id: &AppId, event_types: &[&str]) -> EndpointId {
         let row = endpoint_row(app_id, event_types);
         let id = row.id.clone();
         self.store
@@ -76,7 +77,7 @@ impl Fixture {
     }
 
     /// Sets an endpoint's state the way the API does.
-    pub async fn set_state(&self, endpoint_id: &str, state: fenix::lifecycle::EndpointState) {
+    pub async fn set_state(&self, endpoint_id: &EndpointId, state: fenix::lifecycle::EndpointState) {
         let changed = self
             .store
             .set_endpoint_state(endpoint_id, state, "test", &id_at("esc", T0), T0)
@@ -87,12 +88,12 @@ impl Fixture {
 
     /// Ingests an event of `event_type` created at `at` (fan-out by the real
     /// event-type filter); returns the event and the ids of its new deliveries.
-    pub async fn event(&self, app_id: &str, event_type: &str, at: Millis) -> (Ingested, Vec<String>) {
+    pub async fn event(&self, app_id: &AppId, event_type: &str, at: Millis) -> (Ingested, Vec<DeliveryId>) {
         self.ingest(&new_event(app_id, event_type, None, at)).await.expect("ingest event")
     }
 
     /// Ingests `ev`; returns the result and the delivery ids this call generated.
-    pub async fn ingest(&self, ev: &NewEvent) -> fenix::store::Result<(Ingested, Vec<String>)> {
+    pub async fn ingest(&self, ev: &NewEvent) -> fenix::store::Result<(Ingested, Vec<DeliveryId>)> {
         ingest_on(&self.store, ev).await
     }
 
@@ -100,7 +101,7 @@ impl Fixture {
     /// claims everything due at `now`, records an outcome for each of `ids`
     /// (with one failed attempt and `attempt_count` as given, or a skip without
     /// an attempt), and gives every other claimed delivery back.
-    pub async fn settle(&self, ids: &[String], status: &'static str, attempt_count: i64, now: Millis) {
+    pub async fn settle(&self, ids: &[DeliveryId], status: &'static str, attempt_count: i64, now: Millis) {
         let claimed = self.store.claim_due("fixture", now, now + 60_000, 100_000).await.expect("claim");
         let (mine, others): (Vec<ClaimedDelivery>, Vec<ClaimedDelivery>) =
             claimed.into_iter().partition(|c| ids.contains(&c.id));
@@ -114,14 +115,14 @@ impl Fixture {
             .collect();
         let lost = self.store.record_outcomes(&outcomes, now).await.expect("record outcomes");
         assert_eq!(lost, 0);
-        let leases: Vec<(String, i64)> = others.iter().map(|c| (c.id.clone(), c.lease_token)).collect();
+        let leases: Vec<(DeliveryId, i64)> = others.iter().map(|c| (c.id.clone(), c.lease_token)).collect();
         self.store.release_leases(&leases, now).await.expect("release");
     }
 }
 
 /// Ingests `ev` on `store` as the ingestion queue does (a batch of one on a
 /// held writer); returns the result and the ids of the deliveries it made.
-pub async fn ingest_on(store: &Store, ev: &NewEvent) -> fenix::store::Result<(Ingested, Vec<String>)> {
+pub async fn ingest_on(store: &Store, ev: &NewEvent) -> fenix::store::Result<(Ingested, Vec<DeliveryId>)> {
     let mut writer = store.hold_writer().await?;
     let ingested = store
         .ingest_batch(&mut writer, std::slice::from_ref(ev), fenix::store::queue::Whole::EachOnItsOwn, None)
@@ -139,13 +140,13 @@ pub async fn ingest_on(store: &Store, ev: &NewEvent) -> fenix::store::Result<(In
 }
 
 /// A new event as ingestion builds it.
-pub fn new_event(app_id: &str, event_type: &str, key: Option<&str>, at: Millis) -> NewEvent {
-    let id = id_at("evt", at);
+pub fn new_event(app_id: &AppId, event_type: &str, key: Option<&str>, at: Millis) -> NewEvent {
+    let id = EventId::new_at(at);
     let envelope = format!(r#"{{"id":"{id}","type":"{event_type}","created_at":"{at}","data":{{}}}}"#).into_bytes();
     NewEvent {
         payload_sha256: format!("sha256-of-{id}"),
         id,
-        app_id: app_id.into(),
+        app_id: app_id.clone(),
         event_type: event_type.into(),
         idempotency_key: key.map(Into::into),
         envelope,
@@ -159,7 +160,7 @@ pub fn new_event(app_id: &str, event_type: &str, key: Option<&str>, at: Millis) 
 /// The record of one failed HTTP attempt on a claimed delivery.
 pub fn attempt_for(c: &ClaimedDelivery, attempt_number: i64, at: Millis) -> AttemptRecord {
     AttemptRecord {
-        id: id_at("att", at),
+        id: AttemptId::new_at(at),
         delivery_id: c.id.clone(),
         endpoint_id: c.endpoint_id.clone(),
         attempt_number,
@@ -202,6 +203,17 @@ impl From<&String> for Arg {
         Arg::Text(s.clone())
     }
 }
+
+macro_rules! id_args {
+    ($($t:ty),*) => {$(
+        impl From<&$t> for Arg {
+            fn from(id: &$t) -> Arg {
+                Arg::Text(id.to_string())
+            }
+        }
+    )*};
+}
+id_args!(AppId, EndpointId, EventId, DeliveryId);
 
 impl From<i64> for Arg {
     fn from(n: i64) -> Arg {
@@ -297,13 +309,13 @@ impl Raw {
 }
 
 /// An active endpoint row of `app_id` subscribed to `event_types` (empty = all), not yet stored.
-pub fn endpoint_row(app_id: &str, event_types: &[&str]) -> EndpointRow {
-    let id = id_at("ep", T0);
+pub fn endpoint_row(app_id: &AppId, event_types: &[&str]) -> EndpointRow {
+    let id = EndpointId::new_at(T0);
     let types: Vec<String> = event_types.iter().map(|t| t.to_string()).collect();
     EndpointRow {
         url: format!("https://hooks.example.com/{id}"),
         id,
-        app_id: app_id.into(),
+        app_id: app_id.clone(),
         description: String::new(),
         state: fenix::lifecycle::EndpointState::Active,
         state_reason: None,

@@ -1,6 +1,7 @@
 //! Ingestion, the transactional outbox: an event and its deliveries are written
 //! together or not at all, and an idempotency key never creates a second event.
 
+use fenix::ids::EventId;
 use fenix::{
     ingest::Ingestor,
     store::{queue::Whole, DeliveryFilter, FreshLease},
@@ -117,7 +118,7 @@ async fn two_concurrent_ingests_with_one_key_create_one_event_and_one_set_of_del
             .into_iter()
             .map(|(r, id)| (r.unwrap_or_else(|e| panic!("round {round}: an ingest failed: {e}")).0, id))
             .collect();
-        let winners: Vec<&String> = results.iter().filter(|(r, _)| r.created).map(|(_, id)| id).collect();
+        let winners: Vec<&EventId> = results.iter().filter(|(r, _)| r.created).map(|(_, id)| id).collect();
         assert_eq!(winners.len(), 1, "exactly one call creates the event (round {round})");
         let winner = winners[0];
         for (ingested, _) in &results {
@@ -254,7 +255,7 @@ async fn the_ingestion_queue_stores_the_other_events_when_one_is_refused_and_ann
     let mut dup = new_event(&app, "invoice.paid", None, T0 + 1);
     dup.id = first.event.id.clone();
     let good: Vec<_> = (0..4).map(|i| new_event(&app, "booking.confirmed", None, T0 + 2 + i)).collect();
-    let ids: Vec<String> = good.iter().map(|e| e.id.clone()).collect();
+    let ids: Vec<EventId> = good.iter().map(|e| e.id.clone()).collect();
     let mut calls = vec![tokio::spawn({
         let ingestor = ingestor.clone();
         async move { ingestor.ingest(dup).await }

@@ -2,6 +2,7 @@
 //! is isolated and written in a smaller form, every other one as it is. Before,
 //! the whole batch failed and was retried forever, and nothing more was recorded.
 
+use fenix::ids::AppId;
 use fenix::store::{
     outcomes::{Degraded, NOT_STORED_DETAIL},
     ClaimedDelivery, Outcome,
@@ -11,7 +12,7 @@ use super::fixtures::{attempt_for, outcome, Fixture, T0};
 use crate::support::Backend;
 
 /// One app, one endpoint, `n` events due at `T0`, all claimed; with the app id.
-async fn claimed(fx: &Fixture, n: usize) -> (String, Vec<ClaimedDelivery>) {
+async fn claimed(fx: &Fixture, n: usize) -> (AppId, Vec<ClaimedDelivery>) {
     let app = fx.app("acme").await;
     fx.endpoint(&app, &[]).await;
     for k in 0..n {
@@ -35,7 +36,7 @@ fn successes(claimed: &[ClaimedDelivery]) -> Vec<Outcome> {
         .collect()
 }
 
-async fn every_status(fx: &Fixture, app: &str, claimed: &[ClaimedDelivery]) -> Vec<fenix::lifecycle::DeliveryStatus> {
+async fn every_status(fx: &Fixture, app: &AppId, claimed: &[ClaimedDelivery]) -> Vec<fenix::lifecycle::DeliveryStatus> {
     let mut out = Vec::new();
     for c in claimed {
         out.push(fx.store.get_delivery(app, &c.id).await.unwrap().unwrap().status);

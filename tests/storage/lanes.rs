@@ -2,6 +2,7 @@
 //! next one once the head is final, and on PostgreSQL a claim that took a
 //! row behind a replayed one (two claims racing a replay) gives it back.
 
+use fenix::ids::{AppId, DeliveryId, EndpointId};
 use fenix::store::ClaimedDelivery;
 use sqlx::Connection;
 
@@ -9,7 +10,7 @@ use super::fixtures::{new_event, outcome, Fixture, T0};
 use crate::support::Backend;
 
 /// An app with one ordered endpoint; returns (app, endpoint).
-async fn ordered(fx: &Fixture) -> (String, String) {
+async fn ordered(fx: &Fixture) -> (AppId, EndpointId) {
     let app = fx.app("acme").await;
     let ep = fx.endpoint(&app, &[]).await;
     fx.raw().await.exec("UPDATE endpoints SET ordered = TRUE WHERE id = $1", &[(&ep).into()]).await;
@@ -17,7 +18,7 @@ async fn ordered(fx: &Fixture) -> (String, String) {
 }
 
 /// Ingests one event with `key` at `at`; answers its delivery's id.
-async fn send(fx: &Fixture, app: &str, key: Option<&str>, at: i64) -> String {
+async fn send(fx: &Fixture, app: &AppId, key: Option<&str>, at: i64) -> DeliveryId {
     let mut ev = new_event(app, "booking.confirmed", None, at);
     ev.ordering_key = key.map(Into::into);
     let (_, made) = fx.ingest(&ev).await.expect("ingest");
@@ -25,8 +26,8 @@ async fn send(fx: &Fixture, app: &str, key: Option<&str>, at: i64) -> String {
     made[0].clone()
 }
 
-fn ids(claimed: &[ClaimedDelivery]) -> Vec<String> {
-    let mut v: Vec<String> = claimed.iter().map(|c| c.id.clone()).collect();
+fn ids(claimed: &[ClaimedDelivery]) -> Vec<DeliveryId> {
+    let mut v: Vec<DeliveryId> = claimed.iter().map(|c| c.id.clone()).collect();
     v.sort();
     v
 }

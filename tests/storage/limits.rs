@@ -5,7 +5,7 @@
 
 use fenix::store::endpoints::NewEndpoint;
 
-use super::fixtures::{endpoint_row, id_at, new_event, Fixture, T0};
+use super::fixtures::{endpoint_row, new_event, Fixture, T0};
 use crate::support::Backend;
 
 async fn concurrent_rotations_of_one_secret_each_get_their_own_version(backend: Backend) {
@@ -106,7 +106,7 @@ async fn an_event_matching_more_endpoints_than_its_fanout_is_refused_whole(backe
 async fn a_value_the_database_refuses_is_not_an_outage(backend: Backend) {
     let fx = Fixture::new(backend).await;
     let row = fenix::store::apps::AppRow {
-        id: id_at("app", T0),
+        id: fenix::ids::AppId::new_at(T0),
         uid: None,
         name: "nul\0here".into(),
         created_at: T0,

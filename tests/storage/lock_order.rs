@@ -4,6 +4,7 @@
 //! app is deleted. On PostgreSQL these run on two stores, as two instances
 //! would; a deletion never fails and nothing is left half-stored.
 
+use fenix::ids::AppId;
 use std::time::Duration;
 
 use fenix::store::{queue::Whole, NewEndpoint, Store};
@@ -11,7 +12,7 @@ use fenix::store::{queue::Whole, NewEndpoint, Store};
 use super::fixtures::{endpoint_row, new_event, Fixture, T0};
 use crate::support::{db::postgres_available, eventually, Backend};
 
-async fn count_of_app(fx: &Fixture, table: &str, app: &str) -> i64 {
+async fn count_of_app(fx: &Fixture, table: &str, app: &AppId) -> i64 {
     let sql = format!("SELECT COUNT(*) FROM {table} WHERE app_id = $1");
     fx.raw().await.int(&sql, &[app.into()]).await.unwrap_or(0)
 }
@@ -35,7 +36,7 @@ fn app_gone(e: &fenix::store::Error) -> bool {
 
 /// Ingests batches of `size` events for `app` on `store`, each stored whole
 /// or not at all, until one fails; answers how many were stored and the error.
-async fn stream_batches(store: Store, app: String, size: usize) -> (usize, fenix::store::Error) {
+async fn stream_batches(store: Store, app: AppId, size: usize) -> (usize, fenix::store::Error) {
     let mut stored = 0;
     for round in 0.. {
         let events: Vec<_> = (0..size).map(|_| new_event(&app, "booking.confirmed", None, T0 + round)).collect();

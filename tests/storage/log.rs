@@ -1,6 +1,7 @@
 //! The delivery log and the event log: filters, newest first, and cursor pages
 //! that add up to the whole list without gaps or repeats.
 
+use fenix::ids::{AppId, DeliveryId, EndpointId, EventId};
 use std::collections::HashSet;
 
 use fenix::store::{events::EventFilter, DeliveryFilter};
@@ -11,10 +12,10 @@ use crate::support::Backend;
 /// A delivery as the test knows it.
 #[derive(Debug, Clone)]
 struct Known {
-    id: String,
-    event_id: String,
+    id: DeliveryId,
+    event_id: EventId,
     event_type: &'static str,
-    endpoint_id: String,
+    endpoint_id: EndpointId,
     status: &'static str,
     created_at: i64,
 }
@@ -24,10 +25,10 @@ struct Known {
 /// failed / succeeded / pending by event.
 struct Log {
     fx: Fixture,
-    app: String,
-    every: String,
-    booking: String,
-    events: Vec<(String, &'static str, i64)>,
+    app: AppId,
+    every: EndpointId,
+    booking: EndpointId,
+    events: Vec<(EventId, &'static str, i64)>,
     deliveries: Vec<Known>,
 }
 
@@ -46,7 +47,7 @@ impl Log {
 
         let raw = fx.raw().await;
         let (mut events, mut deliveries) = (Vec::new(), Vec::new());
-        let mut by_status: [Vec<String>; 2] = Default::default();
+        let mut by_status: [Vec<DeliveryId>; 2] = Default::default();
         for i in 0..30_i64 {
             let at = T0 + i * 1_000;
             let t = TYPES[i as usize % 3];
@@ -58,8 +59,9 @@ impl Log {
                 _ => "pending",
             };
             for id in made {
-                let endpoint_id =
-                    raw.text("SELECT endpoint_id FROM deliveries WHERE id = $1", &[(&id).into()]).await.unwrap();
+                let endpoint_id = EndpointId::from_stored(
+                    raw.text("SELECT endpoint_id FROM deliveries WHERE id = $1", &[(&id).into()]).await.unwrap(),
+                );
                 match status {
                     "failed" => by_status[0].push(id.clone()),
                     "succeeded" => by_status[1].push(id.clone()),
@@ -76,7 +78,7 @@ impl Log {
     }
 
     /// Every page of the delivery log under `f`, `page` rows at a time.
-    async fn delivery_pages(&self, f: &DeliveryFilter, page: i64) -> Vec<String> {
+    async fn delivery_pages(&self, f: &DeliveryFilter, page: i64) -> Vec<DeliveryId> {
         let mut out = Vec::new();
         let mut cursor = None;
         loop {
@@ -94,13 +96,13 @@ impl Log {
             if (rows.len() as i64) < page {
                 return out;
             }
-            cursor = rows.last().map(|r| r.id.clone());
+            cursor = rows.last().map(|r| r.id.to_string());
         }
     }
 
     /// The ids the log should show for `keep`, newest first.
-    fn expected(&self, keep: impl Fn(&Known) -> bool) -> Vec<String> {
-        let mut ids: Vec<String> = self.deliveries.iter().filter(|d| keep(d)).map(|d| d.id.clone()).collect();
+    fn expected(&self, keep: impl Fn(&Known) -> bool) -> Vec<DeliveryId> {
+        let mut ids: Vec<DeliveryId> = self.deliveries.iter().filter(|d| keep(d)).map(|d| d.id.clone()).collect();
         ids.sort_by(|a, b| b.cmp(a));
         ids
     }
@@ -110,8 +112,8 @@ impl Log {
     }
 }
 
-fn assert_whole(pages: &[String], expected: &[String], what: &str) {
-    let unique: HashSet<&String> = pages.iter().collect();
+fn assert_whole(pages: &[DeliveryId], expected: &[DeliveryId], what: &str) {
+    let unique: HashSet<&DeliveryId> = pages.iter().collect();
     assert_eq!(unique.len(), pages.len(), "{what}: a delivery repeated across pages");
     assert_eq!(pages, expected, "{what}: every matching row, newest first");
 }
@@ -190,7 +192,7 @@ async fn the_delivery_log_filters_by_endpoint_event_status_and_time(backend: Bac
 
 async fn the_event_log_filters_by_type_and_time_and_pages_newest_first(backend: Backend) {
     let log = Log::new(backend).await;
-    let (store, app) = (&log.fx.store, log.app.as_str());
+    let (store, app) = (&log.fx.store, &log.app);
     let pages = |f: EventFilter| async move {
         let mut out = Vec::new();
         let mut cursor = None;
@@ -200,13 +202,13 @@ async fn the_event_log_filters_by_type_and_time_and_pages_newest_first(backend: 
             if (rows.len() as i64) < f.limit {
                 return out;
             }
-            cursor = rows.last().map(|r| r.id.clone());
+            cursor = rows.last().map(|r| r.id.to_string());
         }
     };
-    let expected = |keep: &dyn Fn(&str, i64) -> bool| -> Vec<String> {
+    let expected = |keep: &dyn Fn(&str, i64) -> bool| -> Vec<EventId> {
         log.events.iter().rev().filter(|(_, t, at)| keep(t, *at)).map(|(id, _, _)| id.clone()).collect()
     };
-    let ids = |v: Vec<(String, bool)>| v.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
+    let ids = |v: Vec<(EventId, bool)>| v.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
 
     let all = pages(EventFilter { limit: 4, ..Default::default() }).await;
     assert!(all.iter().all(|(_, has)| !has), "no payload unless asked for");

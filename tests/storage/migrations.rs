@@ -1,6 +1,7 @@
 //! Migrations: they build the schema on an empty database, are idempotent, and
 //! several instances starting at once do not trip over each other.
 
+use fenix::ids::{AppId, DeliveryId};
 use fenix::store::{DeliveryFilter, Store};
 
 use super::fixtures::{Fixture, Raw, T0};
@@ -21,7 +22,7 @@ async fn migrations_apply_on_an_empty_database_and_a_second_run_changes_nothing(
 
     fx.store.migrate().await.expect("second migrate");
     assert_eq!(raw.count("_sqlx_migrations").await, applied, "nothing new is applied");
-    assert!(fx.store.find_app(&app).await.unwrap().is_some(), "data survives a second migrate");
+    assert!(fx.store.find_app(app.as_str()).await.unwrap().is_some(), "data survives a second migrate");
 }
 
 async fn four_instances_migrating_one_fresh_database_at_once_all_succeed(backend: Backend) {
@@ -84,11 +85,15 @@ async fn a_delivery_leased_before_the_lease_upgrade_comes_due_when_its_lease_wou
     .await;
 
     store.migrate().await.expect("upgrade");
-    let row = store.get_delivery("app_1", "dlv_1").await.unwrap().expect("the delivery survives");
+    let row = store
+        .get_delivery(&AppId::from_stored("app_1".into()), &DeliveryId::from_stored("dlv_1".into()))
+        .await
+        .unwrap()
+        .expect("the delivery survives");
     // 0007: the delivery carries its event's type, filled from the event, and is found by it.
     assert_eq!(row.event_type, "booking.confirmed");
     let by_type = DeliveryFilter { event_type: Some("booking.confirmed".into()), limit: 10, ..Default::default() };
-    let found = store.list_deliveries("app_1", &by_type).await.unwrap();
+    let found = store.list_deliveries(&AppId::from_stored("app_1".into()), &by_type).await.unwrap();
     assert_eq!(found.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(), ["dlv_1"]);
     assert_eq!((row.status.as_str(), row.next_attempt_at, row.attempt_count), ("pending", Some(lease_end), 1));
     assert!(store.claim_due("new-worker", lease_end - 1, lease_end + 60_000, 10).await.unwrap().is_empty());

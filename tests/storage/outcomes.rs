@@ -1,13 +1,14 @@
 //! Recording outcomes: an attempt that happened is always kept; the delivery row
 //! changes only for the worker that still holds its lease.
 
+use fenix::ids::{AppId, DeliveryId};
 use fenix::store::ClaimedDelivery;
 
 use super::fixtures::{attempt_for, outcome, Fixture, T0};
 use crate::support::Backend;
 
 /// One app, one endpoint, one event due at `T0`; returns (app, delivery).
-async fn one_delivery(fx: &Fixture) -> (String, String) {
+async fn one_delivery(fx: &Fixture) -> (AppId, DeliveryId) {
     let app = fx.app("acme").await;
     fx.endpoint(&app, &[]).await;
     let (_, made) = fx.event(&app, "booking.confirmed", T0).await;
@@ -137,7 +138,7 @@ async fn extending_leases_while_their_outcomes_are_written_does_not_deadlock(bac
 
     // The worker keeps its leases in a map (no order) and its outcomes in
     // arrival order: here one goes down the ids while the other goes up.
-    let mut leases: Vec<(String, i64)> = claimed.iter().map(|c| (c.id.clone(), c.lease_token)).collect();
+    let mut leases: Vec<(DeliveryId, i64)> = claimed.iter().map(|c| (c.id.clone(), c.lease_token)).collect();
     leases.sort_unstable_by(|a, b| b.cmp(a));
     let other = fx.second_store().await;
     for round in 0..2 {

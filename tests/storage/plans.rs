@@ -7,6 +7,7 @@
 //! its `QueryBuilder` appends them), the attempts from `deliveries.rs`
 //! (`list_attempts`), and the event log from `events.rs` (`list_events`).
 
+use fenix::ids::{AppId, DeliveryId, EndpointId, EventId};
 use fenix::store::{
     deliveries::delivery_columns,
     events::EVENT_COLUMNS,
@@ -44,7 +45,7 @@ fn assert_indexed(backend: Backend, what: &str, plan: &[String], indexes: &[&str
 /// subscribed to), so an index on the app pays off against a scan of every
 /// app's rows in id order. A third of the deliveries finished with an attempt.
 /// Returns (fixture, app, one of its endpoints, one of its events, one finished delivery).
-async fn populated(backend: Backend) -> (Fixture, String, String, String, String) {
+async fn populated(backend: Backend) -> (Fixture, AppId, EndpointId, EventId, DeliveryId) {
     let fx = Fixture::new(backend).await;
     let app = fx.app("acme").await;
     let mut endpoints = Vec::new();
@@ -57,7 +58,7 @@ async fn populated(backend: Backend) -> (Fixture, String, String, String, String
     }
     let initech = fx.app("initech").await;
     let mut finished = Vec::new();
-    let mut some_event = String::new();
+    let mut some_event = None;
     for i in 0..600 {
         let event_type = if i % 2 == 0 { "booking.confirmed" } else { "invoice.paid" };
         let (_, made) = fx.event(&globex, event_type, T0 + i).await;
@@ -69,7 +70,7 @@ async fn populated(backend: Backend) -> (Fixture, String, String, String, String
             if i % 3 == 0 {
                 finished.extend(made);
             }
-            some_event = ing.event.id;
+            some_event = Some(ing.event.id);
         }
     }
     for i in 0..2_000 {
@@ -79,7 +80,7 @@ async fn populated(backend: Backend) -> (Fixture, String, String, String, String
     let failed =
         DeliveryFilter { status: Some(fenix::lifecycle::DeliveryStatus::Failed), limit: 1, ..Default::default() };
     let delivery = fx.store.list_deliveries(&app, &failed).await.unwrap().remove(0).id;
-    (fx, app, endpoints[3].clone(), some_event, delivery)
+    (fx, app, endpoints[3].clone(), some_event.expect("an event of the app"), delivery)
 }
 
 async fn the_delivery_log_queries_use_an_index(backend: Backend) {

@@ -1,6 +1,7 @@
 //! Replay: only failed or skipped deliveries go back to the queue, with a fresh
 //! attempt budget and their original event; purged payloads cannot be replayed.
 
+use fenix::ids::{AppId, DeliveryId, EndpointId};
 use fenix::{
     lifecycle::DeliveryStatus,
     store::{
@@ -17,7 +18,7 @@ use crate::support::Backend;
 const LATER: i64 = T0 + 1_000_000;
 
 /// One delivery per event for `endpoint_id`'s app, made at `T0 + i * 1000` for each `i` in `range`.
-async fn deliveries(fx: &Fixture, app: &str, event_type: &str, range: std::ops::Range<i64>) -> Vec<String> {
+async fn deliveries(fx: &Fixture, app: &AppId, event_type: &str, range: std::ops::Range<i64>) -> Vec<DeliveryId> {
     let mut out = Vec::new();
     for i in range {
         let (_, made) = fx.event(app, event_type, T0 + i * 1_000).await;
@@ -27,7 +28,7 @@ async fn deliveries(fx: &Fixture, app: &str, event_type: &str, range: std::ops::
 }
 
 /// (status, attempt_count, budget_start) of a delivery, read beside the store.
-async fn status_of(raw: &Raw, id: &str) -> (String, i64, i64) {
+async fn status_of(raw: &Raw, id: &DeliveryId) -> (String, i64, i64) {
     let status = raw.text("SELECT status FROM deliveries WHERE id = $1", &[id.into()]).await.expect("delivery");
     let attempts = raw.int("SELECT attempt_count FROM deliveries WHERE id = $1", &[id.into()]).await.unwrap();
     let budget = raw.int("SELECT budget_start FROM deliveries WHERE id = $1", &[id.into()]).await.unwrap();
@@ -75,7 +76,10 @@ async fn a_succeeded_pending_or_in_flight_delivery_is_not_replayable(backend: Ba
     let refused = fx.store.replay_delivery(&app, &in_flight[0].id, LATER + 2).await.unwrap();
     assert_eq!(refused, Err(ReplayRefusal::NotReplayable(fenix::lifecycle::DeliveryStatus::InFlight)));
 
-    assert_eq!(fx.store.replay_delivery(&app, "dlv_nope", LATER).await.unwrap(), Err(ReplayRefusal::NotFound));
+    assert_eq!(
+        fx.store.replay_delivery(&app, &DeliveryId::from_stored("dlv_nope".into()), LATER).await.unwrap(),
+        Err(ReplayRefusal::NotFound)
+    );
     let other = fx.app("globex").await;
     assert_eq!(
         fx.store.replay_delivery(&other, &d[0], LATER).await.unwrap(),
@@ -195,7 +199,7 @@ async fn an_endpoint_replay_honours_its_status_and_time_window(backend: Backend)
 
 /// `n` deliveries to one endpoint of a new app, all `skipped` (as a paused
 /// endpoint's are), made by one batch.
-async fn skipped_deliveries(fx: &Fixture, n: usize) -> (String, String) {
+async fn skipped_deliveries(fx: &Fixture, n: usize) -> (AppId, EndpointId) {
     let app = fx.app("acme").await;
     let ep = fx.endpoint(&app, &[]).await;
     let events: Vec<_> = (0..n).map(|_| new_event(&app, "booking.confirmed", None, T0)).collect();

@@ -1,6 +1,7 @@
 //! Endpoints and their signing secrets: version 1 on insert, rotation with an
 //! overlap, a cap on old secrets, retirement.
 
+use fenix::ids::{AppId, EndpointId};
 use fenix::store::{endpoints::SecretRow, Store};
 
 use super::fixtures::{Fixture, T0};
@@ -11,9 +12,9 @@ fn versions(secrets: &[SecretRow]) -> Vec<i64> {
 }
 
 /// Every stored secret of one endpoint, newest first (live or not).
-async fn stored(store: &Store, endpoint_id: &str) -> Vec<SecretRow> {
+async fn stored(store: &Store, endpoint_id: &EndpointId) -> Vec<SecretRow> {
     let mut all: Vec<SecretRow> =
-        store.all_secrets().await.unwrap().into_iter().filter(|s| s.endpoint_id == endpoint_id).collect();
+        store.all_secrets().await.unwrap().into_iter().filter(|s| &s.endpoint_id == endpoint_id).collect();
     all.sort_by_key(|s| -s.version);
     all
 }
@@ -29,7 +30,10 @@ async fn a_new_endpoint_has_its_first_secret_as_version_one(backend: Backend) {
 
     let row = fx.store.get_endpoint(&app, &ep).await.unwrap().expect("endpoint");
     assert_eq!((row.state.as_str(), row.spec.event_types.patterns()), ("active", &["booking.*".to_string()][..]));
-    assert!(fx.store.get_endpoint("app_other", &ep).await.unwrap().is_none(), "scoped to its app");
+    assert!(
+        fx.store.get_endpoint(&AppId::from_stored("app_other".into()), &ep).await.unwrap().is_none(),
+        "scoped to its app"
+    );
     let live = fx.store.live_secrets(&ep, T0).await.unwrap();
     assert_eq!(versions(&live), [1]);
     assert_eq!(live[0].sealed, b"sealed-v1");

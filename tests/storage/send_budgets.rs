@@ -3,6 +3,7 @@
 //! buckets of one action are per app as well as per endpoint, and two
 //! instances on one database never spend a unit twice.
 
+use fenix::ids::{AppId, EndpointId};
 use std::time::Duration;
 
 use fenix::{
@@ -12,6 +13,15 @@ use fenix::{
 
 use super::fixtures::{Fixture, T0};
 use crate::support::Backend;
+
+/// Ids from literals (the budgets key on their text only).
+fn app(text: &str) -> AppId {
+    AppId::from_stored(text.into())
+}
+
+fn ep_id(text: &str) -> EndpointId {
+    EndpointId::from_stored(text.into())
+}
 
 fn bucket(key: &str, burst: i64, interval_ms: i64) -> BudgetTake {
     BudgetTake { key: key.into(), burst, interval_ms }
@@ -77,19 +87,24 @@ async fn challenges_count_per_app_so_new_endpoints_get_no_fresh_budget(backend: 
     let app_burst = Action::Challenge.rules()[0].burst;
     for i in 0..app_burst {
         let ep = format!("ep_{i}");
-        let taken = send_budgets::take(&fx.store, Action::Challenge, "app_1", &ep, T0).await.unwrap();
+        let taken = send_budgets::take(&fx.store, Action::Challenge, &app("app_1"), &ep_id(&ep), T0).await.unwrap();
         assert!(taken.is_ok(), "challenge {i} for its own endpoint");
     }
-    let refused = send_budgets::take(&fx.store, Action::Challenge, "app_1", "ep_new", T0).await.unwrap().unwrap_err();
+    let refused = send_budgets::take(&fx.store, Action::Challenge, &app("app_1"), &ep_id("ep_new"), T0)
+        .await
+        .unwrap()
+        .unwrap_err();
     assert!(refused.retry_after <= Duration::from_secs(60), "{refused:?}");
-    let other_app = send_budgets::take(&fx.store, Action::Challenge, "app_2", "ep_new", T0).await.unwrap();
+    let other_app =
+        send_budgets::take(&fx.store, Action::Challenge, &app("app_2"), &ep_id("ep_new"), T0).await.unwrap();
     assert!(other_app.is_ok(), "another app's budget is its own");
 }
 
 async fn one_endpoint_gets_a_few_challenges_at_once_then_a_cooldown_then_a_daily_cap(backend: Backend) {
     let fx = Fixture::new(backend).await;
     let at = |s: i64| T0 + s * 1_000;
-    let take = |now| send_budgets::take(&fx.store, Action::Challenge, "app_1", "ep_1", now);
+    let (app_1, ep_1) = (app("app_1"), ep_id("ep_1"));
+    let take = |now| send_budgets::take(&fx.store, Action::Challenge, &app_1, &ep_1, now);
     for _ in 0..3 {
         assert!(take(at(0)).await.unwrap().is_ok());
     }

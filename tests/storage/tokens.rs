@@ -3,6 +3,7 @@
 //! token is listed but never authenticates, an app's tokens go with it, and
 //! the last working admin token cannot be deleted, even by two deletes at once.
 
+use fenix::ids::AppId;
 use fenix::{
     access::{Access, Principal},
     store::{
@@ -19,8 +20,8 @@ fn token(principal: Principal, sha256: &str, expires_at: Option<Millis>) -> NewT
     NewToken { id: id_at("tok", T0), name: "t".into(), sha256: sha256.into(), principal, expires_at, created_at: T0 }
 }
 
-fn read_of(app_id: &str) -> Principal {
-    Principal::App { app_id: app_id.into(), access: Access::Read }
+fn read_of(app_id: &AppId) -> Principal {
+    Principal::App { app_id: app_id.to_string(), access: Access::Read }
 }
 
 async fn a_token_issued_before_scoped_tokens_is_an_admin_token_after_the_upgrade(backend: Backend) {

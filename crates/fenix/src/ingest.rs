@@ -50,35 +50,27 @@ fn hold_for(store: &Store) -> Duration {
 /// attempt will send (built once) and its digest. `max_fanout`: most
 /// deliveries it may fan out to, else it is refused whole.
 pub fn new_event(
-    app_id: String,
+    app_id: ids::AppId,
     event_type: &EventType,
     data: &RawValue,
     idempotency_key: Option<String>,
     max_fanout: usize,
 ) -> NewEvent {
-    new_event_as(
-        ids::EventId::new().into_string(),
-        time::now_ms(),
-        app_id,
-        event_type,
-        data,
-        idempotency_key,
-        max_fanout,
-    )
+    new_event_as(ids::EventId::new(), time::now_ms(), app_id, event_type, data, idempotency_key, max_fanout)
 }
 
 /// [`new_event`] with its id and creation time given: a batch's events take a
 /// block of consecutive ids made at one moment ([`ids::EventId::new_block`]).
 pub fn new_event_as(
-    id: String,
+    id: ids::EventId,
     created_at: time::Millis,
-    app_id: String,
+    app_id: ids::AppId,
     event_type: &EventType,
     data: &RawValue,
     idempotency_key: Option<String>,
     max_fanout: usize,
 ) -> NewEvent {
-    let envelope = build_envelope(&id, event_type, created_at, data);
+    let envelope = build_envelope(id.as_str(), event_type, created_at, data);
     NewEvent {
         payload_sha256: hex::encode(Sha256::digest(&envelope)),
         id,
@@ -170,7 +162,7 @@ async fn run(store: Store, wake: Wake, mut rx: mpsc::Receiver<Job>) {
 
 /// Releases the leases of fresh deliveries no worker took (they are due now).
 async fn give_back(store: &Store, orphans: &[ClaimedDelivery]) {
-    let leases: Vec<(String, i64)> = orphans.iter().map(|c| (c.id.clone(), c.lease_token)).collect();
+    let leases: Vec<(crate::ids::DeliveryId, i64)> = orphans.iter().map(|c| (c.id.clone(), c.lease_token)).collect();
     if let Err(e) = store.release_leases(&leases, time::now_ms()).await {
         // Not lost: they come due when their leases run out.
         tracing::warn!(error = %e, deliveries = leases.len(), "giving back fresh deliveries failed");

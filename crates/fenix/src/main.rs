@@ -372,7 +372,7 @@ async fn token(store: &Store, command: TokenCommand) -> anyhow::Result<()> {
                     let Some(row) = store.find_app(&app).await? else {
                         anyhow::bail!("no app with id or uid {app:?}");
                     };
-                    Principal::App { app_id: row.id, access }
+                    Principal::App { app_id: row.id.into_string(), access }
                 }
                 _ => Principal::Admin,
             };

@@ -25,7 +25,7 @@ pub struct Rekeyed {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unreadable {
     /// The endpoint it belongs to.
-    pub endpoint_id: String,
+    pub endpoint_id: crate::ids::EndpointId,
     /// Which of the endpoint's values.
     pub what: SealedValue,
     /// Hex id of the key it was sealed with, if the blob names one.
@@ -80,7 +80,7 @@ pub async fn rekey(store: &crate::store::Store, keyring: &Keyring) -> anyhow::Re
 async fn rekey_headers(store: &crate::store::Store, keyring: &Keyring, done: &mut Rekeyed) -> anyhow::Result<()> {
     for (endpoint_id, mut json) in store.all_endpoint_headers().await? {
         loop {
-            let resealed = match StoredHeaders::from_json(&json).map(|s| s.resealed(keyring, &endpoint_id)) {
+            let resealed = match StoredHeaders::from_json(&json).map(|s| s.resealed(keyring, endpoint_id.as_str())) {
                 Ok(Ok(Some(resealed))) => resealed,
                 Ok(Ok(None)) => break,
                 // Text that is not the stored shape is reported like a value that does not open.
@@ -120,7 +120,7 @@ async fn rekey_secrets(store: &crate::store::Store, keyring: &Keyring, done: &mu
         if keyring.is_current(&row.sealed) {
             continue;
         }
-        let Ok(clear) = keyring.open(&row.sealed, &row.endpoint_id) else {
+        let Ok(clear) = keyring.open(&row.sealed, row.endpoint_id.as_str()) else {
             done.unreadable.push(Unreadable {
                 key_id: MasterKey::blob_key_id(&row.sealed).map(hex::encode),
                 endpoint_id: row.endpoint_id,
@@ -128,7 +128,9 @@ async fn rekey_secrets(store: &crate::store::Store, keyring: &Keyring, done: &mu
             });
             continue;
         };
-        store.reseal_secret(&row.endpoint_id, row.version, &keyring.current.seal(&clear, &row.endpoint_id)).await?;
+        store
+            .reseal_secret(&row.endpoint_id, row.version, &keyring.current.seal(&clear, row.endpoint_id.as_str()))
+            .await?;
         done.secrets += 1;
     }
     Ok(())

@@ -19,6 +19,7 @@
 use std::time::Duration;
 
 use crate::{
+    ids::{AppId, EndpointId},
     store::{send_budgets::BudgetTake, Store},
     time::{self, Millis},
 };
@@ -129,14 +130,14 @@ pub fn retry_seconds(d: Duration) -> u64 {
 }
 
 /// The buckets one `action` on `endpoint_id` of `app_id` takes from.
-pub fn takes(action: Action, app_id: &str, endpoint_id: &str) -> Vec<BudgetTake> {
+pub fn takes(action: Action, app_id: &AppId, endpoint_id: &EndpointId) -> Vec<BudgetTake> {
     action
         .rules()
         .iter()
         .map(|r| {
             let id = match r.per {
-                Per::App => app_id,
-                Per::Endpoint => endpoint_id,
+                Per::App => app_id.as_str(),
+                Per::Endpoint => endpoint_id.as_str(),
             };
             BudgetTake {
                 key: format!("{}/{}/{id}", action.as_str(), r.name),
@@ -152,8 +153,8 @@ pub fn takes(action: Action, app_id: &str, endpoint_id: &str) -> Vec<BudgetTake>
 pub async fn take(
     store: &Store,
     action: Action,
-    app_id: &str,
-    endpoint_id: &str,
+    app_id: &AppId,
+    endpoint_id: &EndpointId,
     now: Millis,
 ) -> crate::store::Result<Result<(), OverBudget>> {
     Ok(store.take_budgets(&takes(action, app_id, endpoint_id), now).await?.map_err(|at| OverBudget {
@@ -178,7 +179,11 @@ mod tests {
 
     #[test]
     fn keys_name_the_action_the_rule_and_whom_it_counts() {
-        let keys: Vec<String> = takes(Action::Challenge, "app_1", "ep_1").into_iter().map(|t| t.key).collect();
+        let keys: Vec<String> =
+            takes(Action::Challenge, &AppId::from_stored("app_1".into()), &EndpointId::from_stored("ep_1".into()))
+                .into_iter()
+                .map(|t| t.key)
+                .collect();
         assert_eq!(keys, ["challenge/app/app_1", "challenge/cooldown/ep_1", "challenge/day/ep_1"]);
     }
 

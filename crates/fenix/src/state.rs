@@ -30,7 +30,7 @@ pub struct AppState {
     /// What the operator webhook may have to report.
     pub alerts: crate::alerts::OperatorAlerts,
     /// The internal operator app, when `FENIX_OPERATOR_WEBHOOK_URL` is set.
-    pub operator_app_id: Option<String>,
+    pub operator_app_id: Option<crate::ids::AppId>,
     /// Woken after an ingestion commits, so fresh events are sent at once.
     pub wake: crate::wake::Wake,
     /// The event-type catalogue's compiled schemas, for ingestion's checks.

@@ -52,7 +52,7 @@ impl AppUid {
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[schema(as = App)]
 pub struct AppOut {
-    pub id: String,
+    pub id: crate::ids::AppId,
     pub uid: Option<String>,
     pub name: String,
     pub created_at: String,
@@ -146,7 +146,7 @@ async fn create(
     let uid = body.uid.as_deref().map(AppUid::parse).transpose()?;
     let now = time::now_ms();
     let row = AppRow {
-        id: ids::AppId::new().into_string(),
+        id: ids::AppId::new(),
         uid: uid.map(|u| u.0),
         name: parse_name(&body.name)?,
         created_at: now,
@@ -187,7 +187,7 @@ async fn list(
     let Some(own) = caller.app_id() else {
         let list = ListScope::new("app", &[]);
         let rows = s.store.list_apps(q.cursor(&list)?.as_deref(), limit + 1).await?;
-        let page = Page::from_rows(rows, limit, &list, |r| r.id.clone(), AppOut::from);
+        let page = Page::from_rows(rows, limit, &list, |r| r.id.to_string(), AppOut::from);
         return Ok(Json(with_opt_ins(&s, page).await?));
     };
     // An app-scoped caller sees its own app only: a list of one, on one page
@@ -198,16 +198,16 @@ async fn list(
         Some(app) if after.as_deref().is_none_or(|c| app.id.as_str() < c) => vec![app],
         _ => vec![],
     };
-    let page = Page::from_rows(rows, limit, &list, |r| r.id.clone(), AppOut::from);
+    let page = Page::from_rows(rows, limit, &list, |r| r.id.to_string(), AppOut::from);
     Ok(Json(with_opt_ins(&s, page).await?))
 }
 
 /// A page of apps with their opt-ins to proof of ownership, in one read.
 async fn with_opt_ins(s: &SharedState, mut page: Page<AppOut>) -> Result<Page<AppOut>, ApiError> {
     let (Some(high), Some(low)) = (page.data.first(), page.data.last()) else { return Ok(page) };
-    let required = s.store.apps_requiring_verification(&low.id, &high.id).await?;
+    let required = s.store.apps_requiring_verification(low.id.as_str(), high.id.as_str()).await?;
     for app in &mut page.data {
-        app.require_endpoint_verification = required.contains(&app.id);
+        app.require_endpoint_verification = required.contains(app.id.as_str());
     }
     Ok(page)
 }

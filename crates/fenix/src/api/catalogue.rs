@@ -229,7 +229,7 @@ async fn list(
     let limit = q.limit()?;
     let list = ListScope::new("etype", &[]);
     let rows = s.store.list_event_types(q.cursor(&list)?.as_deref(), limit + 1).await?;
-    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), EventTypeOut::from)))
+    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.to_string(), EventTypeOut::from)))
 }
 
 #[utoipa::path(

@@ -25,6 +25,7 @@ use crate::{
     catalogue::{unknown_type, Check, Snapshot},
     envelope::envelope_data,
     event_types::EventType,
+    ids::{AppId, EventId},
     state::SharedState,
     store::{
         events::{EventFilter, EventRow, NewEvent, SizedEvent},
@@ -64,8 +65,8 @@ pub(super) struct IngestBody {
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[schema(as = Event)]
 pub struct EventOut {
-    pub id: String,
-    pub app_id: String,
+    pub id: crate::ids::EventId,
+    pub app_id: crate::ids::AppId,
     #[serde(rename = "type")]
     pub event_type: String,
     pub idempotency_key: Option<String>,
@@ -191,7 +192,7 @@ async fn ingest(
     let key = idempotency_key(&headers, body.id.clone())?;
     let catalogue = s.catalogue.current(&s.store).await?;
     let deprecated = catalogue.get(&body.event_type).is_some_and(|t| t.deprecated);
-    let made = (crate::ids::EventId::new().into_string(), time::now_ms());
+    let made = (EventId::new(), time::now_ms());
     let new = checked_event(&s, &catalogue, made, app.id, body, key, "/data").await?;
     let ingested = s.ingestor.ingest(new).await.map_err(lookup::app_deleted_meanwhile)?;
     if ingested.fanout_refused {
@@ -230,15 +231,18 @@ async fn ingest(
 pub(super) async fn checked_event(
     s: &SharedState,
     catalogue: &Snapshot,
-    made: (String, time::Millis),
-    app_id: String,
+    made: (EventId, time::Millis),
+    app_id: AppId,
     body: IngestBody,
     key: Option<String>,
     data_path: &str,
 ) -> Result<NewEvent, ApiError> {
     let (new, check) = prepared_event(s, catalogue, made, app_id, body, key, data_path, 0)?;
     let app_id = new.app_id.clone();
-    s.schema_checks.run(&app_id, check.into_iter().collect()).await.map_err(|(_, refused)| ApiError::from(refused))?;
+    s.schema_checks
+        .run(app_id.as_str(), check.into_iter().collect())
+        .await
+        .map_err(|(_, refused)| ApiError::from(refused))?;
     Ok(new)
 }
 
@@ -249,8 +253,8 @@ pub(super) async fn checked_event(
 fn prepared_event(
     s: &SharedState,
     catalogue: &Snapshot,
-    made: (String, time::Millis),
-    app_id: String,
+    made: (EventId, time::Millis),
+    app_id: AppId,
     body: IngestBody,
     key: Option<String>,
     data_path: &str,
@@ -301,7 +305,7 @@ struct BatchBody {
 #[schema(as = EventBatchItem)]
 struct BatchItem {
     /// The event's id: the new event's, or for a repeat the id of the event first stored with its key.
-    id: String,
+    id: EventId,
     #[serde(rename = "type")]
     event_type: String,
     idempotency_key: Option<String>,
@@ -406,7 +410,7 @@ async fn ingest_batch(
     // The batch's events are made at one moment, their ids one block in request
     // order: they are inserted in that order, each index keyed by id appends.
     let created_at = time::now_ms();
-    let ids = crate::ids::EventId::new_block(created_at, body.events.len()).map(String::from);
+    let ids = EventId::new_block(created_at, body.events.len());
     // Each event's own rules first, then every schema check of the batch in
     // one go off the runtime, within one request's budget; the first refusal
     // in the request's order is answered.
@@ -426,7 +430,7 @@ async fn ingest_batch(
             }
         }
     }
-    s.schema_checks.run(&app.id, checks).await.map_err(|(i, r)| at(i, r.into()))?;
+    s.schema_checks.run(app.id.as_str(), checks).await.map_err(|(i, r)| at(i, r.into()))?;
     if let Some(e) = refused {
         return Err(e);
     }
@@ -541,7 +545,10 @@ async fn list(
     let include = include_payload(q.include.as_deref())?;
     let event_type = q.event_type.or(q.type_alias);
     let (since_ms, until_ms) = (since.map(|t| t.to_string()), until.map(|t| t.to_string()));
-    let list = ListScope::new("evt", &[Some(&app.id), event_type.as_deref(), since_ms.as_deref(), until_ms.as_deref()]);
+    let list = ListScope::new(
+        "evt",
+        &[Some(app.id.as_str()), event_type.as_deref(), since_ms.as_deref(), until_ms.as_deref()],
+    );
     let cursor = decode_cursor(&list, q.cursor.as_deref())?;
     let filter = EventFilter { event_type, since, until, cursor, limit: limit + 1, include_payload: include };
     let mut rows = s.store.list_event_sizes(&app.id, &filter).await?;
@@ -551,7 +558,7 @@ async fn list(
     let (count, bytes) = crate::answer_bytes::fitting(sizes, limit as usize, s.settings.max_page_bytes);
     let more = rows.len() > count;
     rows.truncate(count);
-    let next_cursor = if more { rows.last().map(|r| list.encode(&r.event.id)) } else { None };
+    let next_cursor = if more { rows.last().map(|r| list.encode(r.event.id.as_str())) } else { None };
     let cut_by_size = more && count < limit as usize;
     let (rows, share) = if include {
         let share = sized_page::take(&s, bytes).await?;
@@ -592,6 +599,7 @@ async fn read(
 ) -> Result<Response, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
     let include = include_payload(q.include.as_deref())?;
+    let Some(evt) = lookup::id::<EventId>(&evt) else { return Err(ApiError::not_found(Resource::Event)) };
     if !include {
         let row = s.store.get_event(&app.id, &evt, false).await?.ok_or_else(|| ApiError::not_found(Resource::Event))?;
         return Ok(Json(EventOut::from_row(row, false)).into_response());

@@ -92,7 +92,7 @@ impl From<PublicKeyRow> for Jwk {
             crv: "Ed25519",
             alg: "EdDSA",
             use_: "sig",
-            kid: secrets::key_id(&r.endpoint_id, r.version),
+            kid: secrets::key_id(r.endpoint_id.as_str(), r.version),
             x,
             public_key: r.public_key,
             expires_at: r.expires_at.map(time::rfc3339_ms),
@@ -122,7 +122,11 @@ async fn jwks(
 ) -> Result<Response, ApiError> {
     // Keys are looked up by the app id itself: an unknown id (or a uid) simply
     // has none, and is answered as an app without keys is, in the same time.
-    let rows = s.store.app_public_keys(&app, time::now_ms()).await?;
+    // Text that is no app id has none either.
+    let rows = match super::lookup::app_id(&app) {
+        Some(app) => s.store.app_public_keys(&app, time::now_ms()).await?,
+        None => Vec::new(),
+    };
     let mut resp = Json(KeySet { keys: rows.into_iter().map(Jwk::from).collect() }).into_response();
     let cache = HeaderValue::from_str(&format!("public, max-age={MAX_AGE_SECONDS}")).expect("ASCII");
     resp.headers_mut().insert(header::CACHE_CONTROL, cache);

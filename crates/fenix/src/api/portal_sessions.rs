@@ -176,7 +176,7 @@ async fn create(
     let now = time::now_ms();
     let link = NewPortalLink {
         id: ids::PortalSessionId::new().into_string(),
-        app_id: app.id,
+        app_id: app.id.into_string(),
         access: body.access.as_str().to_string(),
         link_sha256: digest(&secret),
         expires_at: time::add(now, expires_in),
@@ -226,10 +226,10 @@ async fn list(
 ) -> Result<Json<Page<PortalSession>>, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
     let limit = q.limit()?;
-    let list = ListScope::new("ps", &[Some(&app.id)]);
-    let rows = s.store.list_portal_links(&app.id, q.cursor(&list)?.as_deref(), limit + 1).await?;
+    let list = ListScope::new("ps", &[Some(app.id.as_str())]);
+    let rows = s.store.list_portal_links(app.id.as_str(), q.cursor(&list)?.as_deref(), limit + 1).await?;
     let rows = rows.into_iter().map(PortalSession::try_from).collect::<Result<Vec<_>, _>>()?;
-    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), |r| r)))
+    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.to_string(), |r| r)))
 }
 
 #[utoipa::path(
@@ -251,7 +251,7 @@ async fn revoke(
     ApiPath(PortalSessionPath { app, ps }): ApiPath<PortalSessionPath>,
 ) -> Result<StatusCode, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
-    if !s.store.revoke_portal_link(&app.id, &ps, time::now_ms()).await? {
+    if !s.store.revoke_portal_link(app.id.as_str(), &ps, time::now_ms()).await? {
         return Err(ApiError::new(Code::PortalSessionNotFound, "no such portal session"));
     }
     tracing::info!(portal_session = %ps, app = %app.id, "portal link revoked");

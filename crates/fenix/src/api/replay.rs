@@ -40,7 +40,7 @@ pub const REPLAY_LIMIT: &str = "`replay_limit_reached`: the endpoint's or the ap
 /// Re-queues an endpoint's deliveries in `statuses` (created within the window) in bounded batches.
 pub async fn requeue_endpoint(
     s: &SharedState,
-    endpoint_id: &str,
+    endpoint_id: &crate::ids::EndpointId,
     statuses: &[DeliveryStatus],
     since: Option<i64>,
     until: Option<i64>,

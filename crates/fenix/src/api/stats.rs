@@ -33,7 +33,7 @@ struct StatsQuery {
 /// them, like every answer: the endpoint and its state, the window, then counts.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct EndpointStats {
-    pub endpoint_id: String,
+    pub endpoint_id: crate::ids::EndpointId,
     pub state: EndpointState,
     pub state_reason: Option<String>,
     pub window_seconds: u64,
@@ -54,7 +54,7 @@ pub struct EndpointStats {
 /// `id` first, `created_at` last.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct StateChange {
-    pub id: String,
+    pub id: crate::ids::StateChangeId,
     pub state: EndpointState,
     pub reason: String,
     pub created_at: String,

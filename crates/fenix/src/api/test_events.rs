@@ -56,9 +56,9 @@ struct TestEventBody {
 #[schema(as = TestEventSent)]
 struct TestEventSent {
     /// `evt_…`, the `X-Fenix-Event-Id` the receiver gets.
-    event_id: String,
+    event_id: crate::ids::EventId,
     /// `dlv_…`, the delivery to this endpoint (`GET …/deliveries/{dlv}`).
-    delivery_id: String,
+    delivery_id: crate::ids::DeliveryId,
 }
 
 /// Test event routes.
@@ -105,7 +105,7 @@ async fn send_test_event(
         None => RawValue::from_string("{}".into()).expect("valid JSON"),
     };
     let now = time::now_ms();
-    let made = (ids::EventId::new().into_string(), now);
+    let made = (ids::EventId::new(), now);
     let catalogue = s.catalogue.current(&s.store).await?;
     let mut new = if event_type.as_str() == DEFAULT_TEST_TYPE && catalogue.get(DEFAULT_TEST_TYPE).is_none() {
         // Fenix's own probe type, uncatalogued: nothing to check it against, even in strict mode.

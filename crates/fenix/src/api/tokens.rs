@@ -160,7 +160,7 @@ async fn create(
                 Err(e) => return Err(e),
             };
             let access = if access == TokenAccess::Manage { Access::Manage } else { Access::Read };
-            Principal::App { app_id: app.id, access }
+            Principal::App { app_id: app.id.into_string(), access }
         }
     };
     let (row, token) = issue_token(&s.store, name, principal, expires_at).await?;
@@ -204,7 +204,7 @@ async fn list(
     let list = ListScope::new("tok", &[]);
     let rows = s.store.list_tokens(q.cursor(&list)?.as_deref(), limit + 1).await?;
     let now = time::now_ms();
-    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), |r| TokenOut::new(r, now))))
+    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.to_string(), |r| TokenOut::new(r, now))))
 }
 
 #[utoipa::path(

@@ -7,7 +7,7 @@ use crate::time::Millis;
 /// An app as stored.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct AppRow {
-    pub id: String,
+    pub id: crate::ids::AppId,
     pub uid: Option<String>,
     pub name: String,
     pub created_at: Millis,
@@ -53,7 +53,7 @@ impl Store {
     /// (its cascade) the endpoints' and events': the store's lock order, which
     /// an ingestion follows too, so the two wait for each other, never in a
     /// cycle; a conflict that still happens runs the deletion again.
-    pub async fn delete_app(&self, id: &str) -> Result<bool> {
+    pub async fn delete_app(&self, id: &crate::ids::AppId) -> Result<bool> {
         let mut conflicts = Conflicts::default();
         loop {
             match self.delete_app_once(id).await {
@@ -63,7 +63,7 @@ impl Store {
         }
     }
 
-    async fn delete_app_once(&self, id: &str) -> Result<bool> {
+    async fn delete_app_once(&self, id: &crate::ids::AppId) -> Result<bool> {
         let mut tx = self.writes().begin_write().await?;
         let deleted = tx.execute("DELETE FROM apps WHERE id = $1", &[id.into()]).await? > 0;
         if deleted {

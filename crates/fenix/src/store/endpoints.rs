@@ -485,7 +485,7 @@ impl Store {
 
 impl Store {
     /// Every endpoint's stored custom headers, for those that have any (for `fenix rekey`).
-    pub async fn all_endpoint_headers(&self) -> Result<Vec<(String, String)>> {
+    pub async fn all_endpoint_headers(&self) -> Result<Vec<(crate::ids::EndpointId, String)>> {
         let sql = "SELECT id, headers FROM endpoints WHERE headers <> '[]' ORDER BY id";
         self.writes().fetch_all(sql, &[]).await
     }

@@ -21,8 +21,8 @@ pub struct EndpointStats {
 /// One recorded state change of an endpoint.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct StateChange {
-    pub id: String,
-    pub endpoint_id: String,
+    pub id: crate::ids::StateChangeId,
+    pub endpoint_id: crate::ids::EndpointId,
     pub state: EndpointState,
     pub reason: String,
     pub created_at: Millis,
@@ -53,7 +53,7 @@ impl Store {
     }
 
     /// Active endpoints whose attempts have all failed since before `cutoff`: (id, app_id, failing_since).
-    pub async fn failing_endpoints(&self, cutoff: Millis) -> Result<Vec<(String, String, Millis)>> {
+    pub async fn failing_endpoints(&self, cutoff: Millis) -> Result<Vec<(ids::EndpointId, ids::AppId, Millis)>> {
         let sql =
             "SELECT id, app_id, failing_since FROM endpoints WHERE state = 'active' AND failing_since IS NOT NULL \
              AND failing_since <= $1";
@@ -61,7 +61,7 @@ impl Store {
     }
 
     /// Attempts and successes of an endpoint since `since`.
-    pub async fn endpoint_stats(&self, endpoint_id: &str, since: Millis) -> Result<EndpointStats> {
+    pub async fn endpoint_stats(&self, endpoint_id: &crate::ids::EndpointId, since: Millis) -> Result<EndpointStats> {
         let sql =
             "SELECT COUNT(*) AS attempts, COALESCE(SUM(CASE WHEN error IS NULL THEN 1 ELSE 0 END), 0) AS successes \
              FROM attempts WHERE endpoint_id = $1 AND started_at >= $2";
@@ -69,7 +69,11 @@ impl Store {
     }
 
     /// How many of an endpoint's deliveries are in `status`.
-    pub async fn count_endpoint_deliveries(&self, endpoint_id: &str, status: DeliveryStatus) -> Result<i64> {
+    pub async fn count_endpoint_deliveries(
+        &self,
+        endpoint_id: &crate::ids::EndpointId,
+        status: DeliveryStatus,
+    ) -> Result<i64> {
         let sql = "SELECT COUNT(*) FROM deliveries WHERE endpoint_id = $1 AND status = $2";
         self.reads().scalar(sql, &[endpoint_id.into(), status.into()]).await
     }
@@ -92,7 +96,11 @@ impl Store {
     }
 
     /// An endpoint's state changes, newest first.
-    pub async fn list_state_changes(&self, endpoint_id: &str, limit: i64) -> Result<Vec<StateChange>> {
+    pub async fn list_state_changes(
+        &self,
+        endpoint_id: &crate::ids::EndpointId,
+        limit: i64,
+    ) -> Result<Vec<StateChange>> {
         let sql =
             "SELECT id, endpoint_id, state, reason, created_at FROM endpoint_state_changes WHERE endpoint_id = $1 \
              ORDER BY id DESC LIMIT $2";

@@ -53,9 +53,9 @@ impl Degraded {
 pub struct Recorded {
     /// Deliveries whose row now carries their outcome (the others lost their
     /// lease, were not written, or are in `unwritten`).
-    pub applied: HashSet<String>,
+    pub applied: HashSet<crate::ids::DeliveryId>,
     /// Outcomes the database refused as they were: delivery id → the form written.
-    pub degraded: Vec<(String, Degraded)>,
+    pub degraded: Vec<(crate::ids::DeliveryId, Degraded)>,
     /// Outcomes not written because the database is unavailable: retry them.
     pub unwritten: Vec<Outcome>,
     /// The availability error that stopped the writing, if any.

@@ -37,7 +37,7 @@ pub struct NewChallenge {
 /// An endpoint's open challenge as the API shows it.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct ChallengeRow {
-    pub endpoint_id: String,
+    pub endpoint_id: crate::ids::EndpointId,
     pub attempts: i64,
     /// `None`: no attempt is coming; the challenge has expired.
     pub next_attempt_at: Option<Millis>,
@@ -51,7 +51,7 @@ pub struct ChallengeRow {
 /// A due challenge leased to one sender.
 #[derive(Debug, Clone)]
 pub struct ClaimedChallenge {
-    pub endpoint_id: String,
+    pub endpoint_id: crate::ids::EndpointId,
     pub challenge: String,
     /// Attempts made before this one.
     pub attempts: i64,
@@ -65,7 +65,7 @@ pub struct ClaimedChallenge {
 /// [`ClaimedChallenge`] as [`CLAIMED`] reads it.
 #[derive(sqlx::FromRow)]
 struct StoredClaim {
-    endpoint_id: String,
+    endpoint_id: crate::ids::EndpointId,
     challenge: String,
     attempts: i64,
     lease_token: i64,
@@ -80,7 +80,7 @@ where
 {
     fn from_row(row: &'r R) -> sqlx::Result<Self> {
         let c = StoredClaim::from_row(row)?;
-        let spec = c.spec.decode(&c.endpoint_id);
+        let spec = c.spec.decode(c.endpoint_id.as_str());
         let StoredClaim { endpoint_id, challenge, attempts, lease_token, url, .. } = c;
         Ok(ClaimedChallenge { endpoint_id, challenge, attempts, lease_token, url, spec })
     }
@@ -270,7 +270,7 @@ impl Store {
 
     /// Whether the app asks its endpoints for proof of ownership (false for an unknown app).
     pub async fn app_requires_verification(&self, app_id: &crate::ids::AppId) -> Result<bool> {
-        Ok(self.apps_requiring_verification(app_id, app_id).await?.contains(app_id.as_str()))
+        Ok(self.apps_requiring_verification(app_id.as_str(), app_id.as_str()).await?.contains(app_id.as_str()))
     }
 
     /// The apps with ids from `low` to `high` (both included) that ask for

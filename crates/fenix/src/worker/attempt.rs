@@ -25,7 +25,7 @@ use crate::{ids, state::SharedState, store::deliveries::AttemptRecord, time};
 /// decides what comes next.
 pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys: &Reloaded, job: &Job) -> Reported {
     let c = &job.claimed;
-    let attempt_id = ids::AttemptId::new().into_string();
+    let attempt_id = ids::AttemptId::new();
     let started_at = time::now_ms();
     let started = std::time::Instant::now();
     // The endpoint's own timeout, never beyond the global one the lease is sized for.
@@ -36,7 +36,8 @@ pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys:
     // the request and the excerpt. The duration counts all of it.
     let mut versions: Vec<i64> = Vec::new();
     let timed =
-        tokio::time::timeout(timeout, check_sign_send(state, client, keys, job, &attempt_id, &mut versions)).await;
+        tokio::time::timeout(timeout, check_sign_send(state, client, keys, job, attempt_id.as_str(), &mut versions))
+            .await;
     let mut result = timed.unwrap_or_else(|_| timed_out(timeout));
     result.duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
     let finished = time::now_ms();
@@ -99,8 +100,8 @@ async fn check_sign_send(
         return refused(ErrorClass::NoSecret, "the endpoint has no usable signing secret".into());
     }
     let message = Message {
-        endpoint_id: &c.endpoint_id,
-        id: &c.event_id,
+        endpoint_id: c.endpoint_id.as_str(),
+        id: c.event_id.as_str(),
         event_type: &job.event_type,
         attempt_id,
         body: &job.envelope,

@@ -17,6 +17,7 @@ use super::{
 };
 use crate::{
     endpoint_spec::{EndpointSpec, SpecError},
+    ids::{EndpointId, EventId},
     lifecycle::DeliveryStatus,
     secrets::Keyring,
     store::deliveries::{BatchContext, ClaimedDelivery, Outcome},
@@ -85,11 +86,11 @@ impl SendPolicy {
 
 impl Gated for Job {
     fn app_id(&self) -> &str {
-        &self.claimed.app_id
+        self.claimed.app_id.as_str()
     }
 
     fn endpoint_id(&self) -> &str {
-        &self.claimed.endpoint_id
+        self.claimed.endpoint_id.as_str()
     }
 
     fn host(&self) -> Option<&Arc<str>> {
@@ -109,7 +110,7 @@ pub(super) fn settled(c: &ClaimedDelivery, status: DeliveryStatus) -> Outcome {
 /// The outcome of a delivery whose endpoint's stored spec cannot be read:
 /// failed, not sent under a policy its owner did not choose (a replay after
 /// the spec is fixed sends it). The error is logged once per endpoint and batch.
-fn unreadable(c: &ClaimedDelivery, e: &SpecError, logged: &mut HashSet<String>) -> Outcome {
+fn unreadable(c: &ClaimedDelivery, e: &SpecError, logged: &mut HashSet<EndpointId>) -> Outcome {
     if logged.insert(c.endpoint_id.clone()) {
         tracing::error!(endpoint_id = %c.endpoint_id, error = %e, "an endpoint's stored spec cannot be read; its deliveries fail");
     }
@@ -126,13 +127,13 @@ pub(super) fn prepare(
     keyring: &Keyring,
     check_url: impl Fn(&str) -> Result<url::Url, fenix_destination::DestinationError>,
 ) -> Vec<Result<Job, Box<Outcome>>> {
-    let mut envelopes: HashMap<String, Option<Bytes>> = HashMap::new();
-    let mut secrets: HashMap<String, Secrets> = HashMap::new();
-    let mut urls: HashMap<String, CheckedUrl> = HashMap::new();
-    let mut hosts: HashMap<String, Option<Arc<str>>> = HashMap::new();
-    let mut policies: HashMap<String, Arc<SendPolicy>> = HashMap::new();
-    let mut raw_urls: HashMap<String, Arc<str>> = HashMap::new();
-    let mut unreadable_logged: HashSet<String> = HashSet::new();
+    let mut envelopes: HashMap<EventId, Option<Bytes>> = HashMap::new();
+    let mut secrets: HashMap<EndpointId, Secrets> = HashMap::new();
+    let mut urls: HashMap<EndpointId, CheckedUrl> = HashMap::new();
+    let mut hosts: HashMap<EndpointId, Option<Arc<str>>> = HashMap::new();
+    let mut policies: HashMap<EndpointId, Arc<SendPolicy>> = HashMap::new();
+    let mut raw_urls: HashMap<EndpointId, Arc<str>> = HashMap::new();
+    let mut unreadable_logged: HashSet<EndpointId> = HashSet::new();
     let BatchContext { mut events, endpoints, secrets: sealed } = ctx;
     claimed
         .into_iter()
@@ -159,7 +160,9 @@ pub(super) fn prepare(
             };
             let keys = secrets
                 .entry(c.endpoint_id.clone())
-                .or_insert_with(|| Arc::new(signing_keys::open(keyring, &c.endpoint_id, sealed.get(&c.endpoint_id))))
+                .or_insert_with(|| {
+                    Arc::new(signing_keys::open(keyring, c.endpoint_id.as_str(), sealed.get(&c.endpoint_id)))
+                })
                 .clone();
             let url = urls.entry(c.endpoint_id.clone()).or_insert_with(|| Arc::new(check_url(&target.url))).clone();
             let host = hosts
@@ -170,7 +173,7 @@ pub(super) fn prepare(
                 .clone();
             let policy = policies
                 .entry(c.endpoint_id.clone())
-                .or_insert_with(|| Arc::new(SendPolicy::of(&c.endpoint_id, spec, keyring)))
+                .or_insert_with(|| Arc::new(SendPolicy::of(c.endpoint_id.as_str(), spec, keyring)))
                 .clone();
             let prepared_for =
                 raw_urls.entry(c.endpoint_id.clone()).or_insert_with(|| Arc::from(target.url.as_str())).clone();

@@ -17,6 +17,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
+    ids::DeliveryId,
     store::{
         deliveries::{ClaimedDelivery, Outcome},
         Store,
@@ -28,10 +29,10 @@ use crate::{
 #[derive(Default)]
 pub(super) struct LeaseBook {
     /// Deliveries claimed and being worked on: id → lease token.
-    held: Mutex<HashMap<String, i64>>,
+    held: Mutex<HashMap<DeliveryId, i64>>,
     /// Leases of claimed jobs that will not start because the worker is
     /// stopping: released together at the end of the drain, not waited for.
-    unstarted: Mutex<Vec<(String, i64)>>,
+    unstarted: Mutex<Vec<(DeliveryId, i64)>>,
     /// Signalled when the last held lease leaves the book.
     emptied: Notify,
 }
@@ -50,7 +51,7 @@ impl LeaseBook {
     }
 
     /// Takes leases out of the book (they were given back to the database).
-    pub(super) fn forget(&self, leases: &[(String, i64)]) {
+    pub(super) fn forget(&self, leases: &[(DeliveryId, i64)]) {
         let mut held = self.held.lock().expect("leases lock");
         for (id, _) in leases {
             held.remove(id);
@@ -60,10 +61,10 @@ impl LeaseBook {
 
     /// A claimed delivery that will not be sent (the worker is stopping): its
     /// lease is released with the others at the end of the drain.
-    pub(super) fn set_aside(&self, id: &str, token: i64) {
+    pub(super) fn set_aside(&self, id: &DeliveryId, token: i64) {
         let mut held = self.held.lock().expect("leases lock");
         held.remove(id);
-        self.unstarted.lock().expect("unstarted lock").push((id.to_string(), token));
+        self.unstarted.lock().expect("unstarted lock").push((id.clone(), token));
         self.check_empty(&held);
     }
 
@@ -79,14 +80,14 @@ impl LeaseBook {
         self.check_empty(&held);
     }
 
-    fn check_empty(&self, held: &HashMap<String, i64>) {
+    fn check_empty(&self, held: &HashMap<DeliveryId, i64>) {
         if held.is_empty() {
             self.emptied.notify_waiters();
         }
     }
 
     /// Every lease held now.
-    pub(super) fn held(&self) -> Vec<(String, i64)> {
+    pub(super) fn held(&self) -> Vec<(DeliveryId, i64)> {
         self.held.lock().expect("leases lock").iter().map(|(k, v)| (k.clone(), *v)).collect()
     }
 
@@ -108,8 +109,8 @@ impl LeaseBook {
     }
 
     /// Gives leases back to the database, each due again at its own time.
-    pub(super) async fn defer(&self, store: &Store, deferred: Vec<(String, i64, Millis)>) {
-        let mut by_time: HashMap<Millis, Vec<(String, i64)>> = HashMap::new();
+    pub(super) async fn defer(&self, store: &Store, deferred: Vec<(DeliveryId, i64, Millis)>) {
+        let mut by_time: HashMap<Millis, Vec<(DeliveryId, i64)>> = HashMap::new();
         for (id, token, at) in deferred {
             by_time.entry(at).or_default().push((id, token));
         }
@@ -124,7 +125,7 @@ impl LeaseBook {
     /// Releases every lease still in the book (held or set aside), due at
     /// `now`: the end of a drain. Answers how many there were.
     pub(super) async fn release_all(&self, store: &Store, now: Millis) -> usize {
-        let mut leftover: Vec<(String, i64)> = self.held.lock().expect("leases lock").drain().collect();
+        let mut leftover: Vec<(DeliveryId, i64)> = self.held.lock().expect("leases lock").drain().collect();
         leftover.append(&mut self.unstarted.lock().expect("unstarted lock"));
         if !leftover.is_empty() {
             if let Err(e) = store.release_leases(&leftover, now).await {
@@ -165,10 +166,10 @@ mod tests {
 
     fn claimed(id: &str, token: i64) -> ClaimedDelivery {
         ClaimedDelivery {
-            id: id.into(),
-            app_id: "app".into(),
-            event_id: "evt".into(),
-            endpoint_id: "ep".into(),
+            id: dlv(id),
+            app_id: crate::ids::AppId::from_stored("app".into()),
+            event_id: crate::ids::EventId::from_stored("evt".into()),
+            endpoint_id: crate::ids::EndpointId::from_stored("ep".into()),
             attempt_count: 0,
             budget_start: 0,
             lease_token: token,
@@ -176,11 +177,15 @@ mod tests {
         }
     }
 
+    fn dlv(id: &str) -> DeliveryId {
+        DeliveryId::from_stored(id.into())
+    }
+
     fn outcome_of(c: &ClaimedDelivery) -> Outcome {
         super::super::job::settled(c, DeliveryStatus::Skipped)
     }
 
-    fn sorted(mut v: Vec<(String, i64)>) -> Vec<(String, i64)> {
+    fn sorted(mut v: Vec<(DeliveryId, i64)>) -> Vec<(DeliveryId, i64)> {
         v.sort();
         v
     }
@@ -190,11 +195,11 @@ mod tests {
         let book = LeaseBook::new();
         let (a, b) = (claimed("a", 1), claimed("b", 2));
         book.hold(&[a.clone(), b.clone()]);
-        assert_eq!(sorted(book.held()), [("a".to_string(), 1), ("b".to_string(), 2)]);
+        assert_eq!(sorted(book.held()), [(dlv("a"), 1), (dlv("b"), 2)]);
         // `b` was claimed again under a newer token meanwhile: the older outcome does not settle it.
         book.hold(&[claimed("b", 3)]);
         book.settled(&[outcome_of(&a), outcome_of(&b)]);
-        assert_eq!(book.held(), [("b".to_string(), 3)]);
+        assert_eq!(book.held(), [(dlv("b"), 3)]);
         book.settled(&[outcome_of(&claimed("b", 3))]);
         assert!(book.is_empty());
         book.until_empty().await;
@@ -219,9 +224,9 @@ mod tests {
     fn leases_set_aside_or_forgotten_leave_the_held_set() {
         let book = LeaseBook::new();
         book.hold(&[claimed("a", 1), claimed("b", 2), claimed("c", 3)]);
-        book.set_aside("a", 1);
-        book.forget(&[("b".to_string(), 2)]);
-        assert_eq!(book.held(), [("c".to_string(), 3)]);
-        assert_eq!(*book.unstarted.lock().unwrap(), [("a".to_string(), 1)]);
+        book.set_aside(&dlv("a"), 1);
+        book.forget(&[(dlv("b"), 2)]);
+        assert_eq!(book.held(), [(dlv("c"), 3)]);
+        assert_eq!(*book.unstarted.lock().unwrap(), [(dlv("a"), 1)]);
     }
 }

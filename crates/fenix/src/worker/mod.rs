@@ -62,6 +62,7 @@ use self::{
     watch::Watch,
 };
 use crate::{
+    ids::{AppId, DeliveryId, EndpointId},
     metrics::AppShareFigure,
     state::SharedState,
     store::{deliveries::Outcome, ClaimedDelivery, Store},
@@ -188,8 +189,8 @@ impl Worker {
         let after = self.fair_cursor.lock().expect("cursor lock").clone();
         let apps = self.store().apps_with_pending(&after, FAIR_APPS).await?;
         let Some(last) = apps.last() else { return Ok(Tick::EmptyQueue) };
-        *self.fair_cursor.lock().expect("cursor lock") = last.clone();
-        let apps: Vec<&String> = apps.iter().filter(|a| !exclude.contains(*a)).collect();
+        *self.fair_cursor.lock().expect("cursor lock") = last.to_string();
+        let apps: Vec<&AppId> = apps.iter().filter(|a| !exclude.contains(a.as_str())).collect();
         if apps.is_empty() {
             return Ok(Tick::EmptyQueue);
         }
@@ -269,11 +270,11 @@ impl Worker {
         self: &Arc<Self>,
         jobs: Vec<Result<Job, Box<Outcome>>>,
         now: Millis,
-    ) -> (usize, Vec<(String, i64, Millis)>) {
-        let mut deferred: Vec<(String, i64, Millis)> = Vec::new();
+    ) -> (usize, Vec<(DeliveryId, i64, Millis)>) {
+        let mut deferred: Vec<(DeliveryId, i64, Millis)> = Vec::new();
         let mut started = 0usize;
         // Per app: whether any of its jobs ran or queued, else its shortest deferral.
-        let mut admitted: HashMap<String, Result<(), Duration>> = HashMap::new();
+        let mut admitted: HashMap<AppId, Result<(), Duration>> = HashMap::new();
         for job in jobs {
             let job = match job {
                 Ok(job) => job,
@@ -286,7 +287,7 @@ impl Worker {
             // Counted before the gate sees it: a queued job may be taken and
             // finished by a running task at once.
             self.outstanding.fetch_add(1, Ordering::Relaxed);
-            self.hands.add(&job.claimed.app_id);
+            self.hands.add(job.claimed.app_id.as_str());
             let app_id = job.claimed.app_id.clone();
             let admission = self.gate.admit(job, tokio::time::Instant::now());
             let seen = admitted.entry(app_id).or_insert(Err(Duration::MAX));
@@ -305,7 +306,7 @@ impl Worker {
                 Admission::Queued => {}
                 Admission::Defer { job, after } => {
                     self.outstanding.fetch_sub(1, Ordering::Relaxed);
-                    self.hands.remove(&job.claimed.app_id);
+                    self.hands.remove(job.claimed.app_id.as_str());
                     deferred.push((job.claimed.id.clone(), job.claimed.lease_token, now + after.as_millis() as i64));
                 }
             }
@@ -313,7 +314,7 @@ impl Worker {
         let at = std::time::Instant::now();
         for (app, seen) in admitted {
             if let Err(after) = seen {
-                self.hands.busy(&app, after, at);
+                self.hands.busy(app.as_str(), after, at);
             }
         }
         (started, deferred)
@@ -362,9 +363,9 @@ impl Worker {
             }
             // A limit that shrank leaves more queued than it justifies: those
             // go back to the database, out of this app's hands.
-            self.give_back(&self.gate.shed(&endpoint_id), gate::BUSY_RETRY).await;
+            self.give_back(&self.gate.shed(endpoint_id.as_str()), gate::BUSY_RETRY).await;
             let _ = self.results.send(reported);
-            self.hands.attempted(&job.claimed.app_id);
+            self.hands.attempted(job.claimed.app_id.as_str());
             self.finished_one(&job.claimed.app_id);
             match self.next_job(&endpoint_id, slots).await {
                 Some((next, next_wait, kept)) => (job, wait, slots) = (next, next_wait, kept),
@@ -376,12 +377,12 @@ impl Worker {
     /// The next job queued behind `endpoint_id` for the task holding its
     /// `slots`, with its wait, if any (none once the worker is stopping:
     /// queued leases are given back); the slots go back when there is none.
-    async fn next_job(&self, endpoint_id: &str, mut slots: Slots) -> Option<(Job, Duration, Slots)> {
+    async fn next_job(&self, endpoint_id: &EndpointId, mut slots: Slots) -> Option<(Job, Duration, Slots)> {
         loop {
             if self.stopping.load(Ordering::Relaxed) {
                 return None;
             }
-            let (turn, kept) = self.gate.next(endpoint_id, slots, tokio::time::Instant::now())?;
+            let (turn, kept) = self.gate.next(endpoint_id.as_str(), slots, tokio::time::Instant::now())?;
             slots = kept;
             match turn {
                 Turn::Run { job, wait } => return Some((job, wait, slots)),
@@ -412,9 +413,9 @@ impl Worker {
 
     /// One claimed job is done with (sent, given back or dropped at shutdown):
     /// room for the claimer.
-    fn finished_one(&self, app_id: &str) {
+    fn finished_one(&self, app_id: &AppId) {
         self.outstanding.fetch_sub(1, Ordering::Relaxed);
-        self.hands.remove(app_id);
+        self.hands.remove(app_id.as_str());
         self.progress.notify_one();
     }
 }

@@ -173,12 +173,12 @@ async fn check_sign_send(
             return attempt::refused(ErrorClass::NoSecret, format!("the endpoint's secrets could not be read: {e}"))
         }
     };
-    let secrets = signing_keys::open(&state.keyring, &c.endpoint_id, Some(&rows));
+    let secrets = signing_keys::open(&state.keyring, c.endpoint_id.as_str(), Some(&rows));
     let live: Vec<&LiveSecret> = secrets.iter().filter(|s| s.is_live(now)).collect();
     if live.is_empty() {
         return attempt::refused(ErrorClass::NoSecret, "the endpoint has no usable signing secret".into());
     }
-    let Ok(custom) = spec.headers.open(&state.keyring, &c.endpoint_id) else {
+    let Ok(custom) = spec.headers.open(&state.keyring, c.endpoint_id.as_str()) else {
         return attempt::refused(
             ErrorClass::SealedHeader,
             "a sensitive custom header of the endpoint could not be opened".into(),
@@ -186,8 +186,13 @@ async fn check_sign_send(
     };
     let id = ids::VerificationId::new().into_string();
     let body = Bytes::from(challenge_body(&id, &c.challenge, now));
-    let message =
-        Message { endpoint_id: &c.endpoint_id, id: &id, event_type: VERIFICATION_TYPE, attempt_id: &id, body: &body };
+    let message = Message {
+        endpoint_id: c.endpoint_id.as_str(),
+        id: &id,
+        event_type: VERIFICATION_TYPE,
+        attempt_id: &id,
+        body: &body,
+    };
     let mut headers = match attempt::signed_headers(&live, spec.signature_scheme, &message, now) {
         Ok(headers) => headers,
         Err(refusal) => return refusal,

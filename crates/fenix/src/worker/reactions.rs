@@ -37,7 +37,7 @@ pub(super) async fn after_recorded(
     state: &SharedState,
     outcomes: &[Outcome],
     notes: &[Notes],
-    applied: &HashSet<String>,
+    applied: &HashSet<crate::ids::DeliveryId>,
 ) {
     let now = time::now_ms();
     let mut retry_scheduled = false;
@@ -45,11 +45,11 @@ pub(super) async fn after_recorded(
     let mut gone = false;
     for (o, n) in outcomes.iter().zip(notes) {
         // The operator app's own deliveries raise no operator alerts.
-        let alerting = state.operator_app_id.as_deref() != Some(o.app_id.as_str());
+        let alerting = state.operator_app_id.as_ref() != Some(&o.app_id);
         if let Some(a) = &o.attempt {
             state.metrics.attempt(n.error.map(ErrorClass::as_str), a.duration_ms);
             if alerting {
-                state.alerts.attempt(&o.endpoint_id, &o.app_id, n.error.is_none(), a.started_at);
+                state.alerts.attempt(o.endpoint_id.as_str(), o.app_id.as_str(), n.error.is_none(), a.started_at);
             }
         }
         if let Some(latency) = n.first_success_ms {
@@ -59,9 +59,9 @@ pub(super) async fn after_recorded(
         if !applied.contains(&o.delivery_id) {
             continue;
         }
-        state.metrics.finished(&o.app_id, o.status);
+        state.metrics.finished(o.app_id.as_str(), o.status);
         if o.status == DeliveryStatus::Failed && o.attempt.is_some() && alerting {
-            state.alerts.dead_lettered(&o.endpoint_id, &o.app_id, &o.delivery_id, now);
+            state.alerts.dead_lettered(o.endpoint_id.as_str(), o.app_id.as_str(), o.delivery_id.as_str(), now);
         }
         retry_scheduled |= o.status == DeliveryStatus::Pending;
         // The head of an ordered lane is done: the next one of its lane is due already.

@@ -87,7 +87,7 @@ impl Recorder {
     /// error isolates the refused outcome (written smaller); the others are
     /// written as they are. Answers the deliveries whose row changed: those
     /// whose lease still held.
-    pub(super) async fn write(&self, batch: &[Outcome], metrics: &Metrics) -> HashSet<String> {
+    pub(super) async fn write(&self, batch: &[Outcome], metrics: &Metrics) -> HashSet<crate::ids::DeliveryId> {
         let mut failures = 0u32;
         let mut applied = HashSet::new();
         let mut todo: Option<Vec<Outcome>> = None;

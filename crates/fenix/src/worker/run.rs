@@ -336,7 +336,10 @@ impl Worker {
             let at = time::now_ms();
             match self.store().endpoints_now(&ids).await {
                 Ok(found) => {
-                    let found = found.into_iter().map(|e| (e.id, watch::Now { url: e.url, state: e.state })).collect();
+                    let found = found
+                        .into_iter()
+                        .map(|e| (e.id.into_string(), watch::Now { url: e.url, state: e.state }))
+                        .collect();
                     self.watch.read(at, &ids, found);
                 }
                 Err(e) => tracing::warn!(error = %e, "reading the endpoints of the jobs in hand failed; retrying"),

@@ -13,6 +13,7 @@ use std::{
 };
 
 use crate::{
+    ids::EndpointId,
     secrets::{self, EndpointKey, Keyring},
     store::{endpoints::SecretRow, Store},
     time::Millis,
@@ -105,7 +106,7 @@ impl Reloaded {
         &self,
         store: &Store,
         keyring: &Keyring,
-        endpoint_id: &str,
+        endpoint_id: &EndpointId,
         own: &Secrets,
         loaded_at: Millis,
         now: Millis,
@@ -113,14 +114,14 @@ impl Reloaded {
         if now - loaded_at <= SECRETS_FRESH_MS {
             return own.clone();
         }
-        if let Some((at, secrets)) = self.fresh.lock().expect("secrets lock").get(endpoint_id) {
+        if let Some((at, secrets)) = self.fresh.lock().expect("secrets lock").get(endpoint_id.as_str()) {
             if now - *at <= SECRETS_FRESH_MS {
                 return secrets.clone();
             }
         }
         match store.live_secrets(endpoint_id, now).await {
             Ok(rows) => {
-                let secrets = Arc::new(open(keyring, endpoint_id, Some(&rows)));
+                let secrets = Arc::new(open(keyring, endpoint_id.as_str(), Some(&rows)));
                 self.fresh.lock().expect("secrets lock").insert(endpoint_id.to_string(), (now, secrets.clone()));
                 secrets
             }

@@ -33,7 +33,7 @@ use crate::{
 /// A fresh database with one app and one active endpoint.
 struct Setup {
     state: SharedState,
-    app: String,
+    app: crate::ids::AppId,
     _dir: tempfile::TempDir,
 }
 
@@ -44,11 +44,11 @@ async fn setup(tweak: impl FnOnce(&mut Settings)) -> Setup {
     tweak(&mut settings);
     let state = crate::build_state(settings).await.expect("state");
     let now = time::now_ms();
-    let app = crate::ids::AppId::new().into_string();
+    let app = crate::ids::AppId::new();
     let row = AppRow { id: app.clone(), uid: None, name: "acme".into(), created_at: now, updated_at: now };
     state.store.insert_app(&row).await.expect("insert app");
     let endpoint = EndpointRow {
-        id: crate::ids::EndpointId::new().into_string(),
+        id: crate::ids::EndpointId::new(),
         app_id: app.clone(),
         url: "http://hooks.example.com/refused".into(),
         description: String::new(),
@@ -59,7 +59,7 @@ async fn setup(tweak: impl FnOnce(&mut Settings)) -> Setup {
         updated_at: now,
         spec: Default::default(),
     };
-    let sealed_secret = state.keyring.current.seal(b"whsec-test", &endpoint.id);
+    let sealed_secret = state.keyring.current.seal(b"whsec-test", endpoint.id.as_str());
     state
         .store
         .insert_endpoint(&NewEndpoint { row: endpoint, sealed_secret, public_key: None })
@@ -94,7 +94,7 @@ impl Setup {
 fn outcome(c: &ClaimedDelivery, status: DeliveryStatus, http_status: u16, at: i64) -> Outcome {
     let ok = (200..300).contains(&http_status);
     let attempt = AttemptRecord {
-        id: crate::ids::AttemptId::new().into_string(),
+        id: crate::ids::AttemptId::new(),
         delivery_id: c.id.clone(),
         endpoint_id: c.endpoint_id.clone(),
         attempt_number: 1,
@@ -240,7 +240,7 @@ async fn reactions_count_every_attempt_but_a_new_status_only_where_the_row_chang
     let notes = [failed_attempt(); 4];
     let _ = s.state.wake.notified().now_or_never();
 
-    let written_later: HashSet<String> = [c[0].id.clone(), c[1].id.clone(), c[2].id.clone()].into();
+    let written_later: HashSet<crate::ids::DeliveryId> = [c[0].id.clone(), c[1].id.clone(), c[2].id.clone()].into();
     after_recorded(&s.state, &outcomes[1..], &notes[1..], &[c[1].id.clone()].into()).await;
     let metrics = s.state.metrics.render(&QueueFigures::default());
     assert!(metrics.contains(r#"fenix_attempts_total{outcome="failure",error="http_status"} 3"#), "{metrics}");

@@ -65,7 +65,7 @@ impl Watch {
         if job.loaded_at >= reading.at {
             return true;
         }
-        match reading.endpoints.get(&job.claimed.endpoint_id) {
+        match reading.endpoints.get(job.claimed.endpoint_id.as_str()) {
             None => true,
             Some(None) => false,
             Some(Some(now)) => now.state.sends() && now.url == *job.prepared_for,

@@ -113,9 +113,9 @@ pub(super) async fn list(
 ) -> Result<Json<Page<EndpointOut>>, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
     let limit = q.limit()?;
-    let list = ListScope::new("ep", &[Some(&app.id)]);
+    let list = ListScope::new("ep", &[Some(app.id.as_str())]);
     let rows = s.store.list_endpoints(&app.id, q.cursor(&list)?.as_deref(), limit + 1).await?;
-    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.clone(), EndpointOut::from)))
+    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.to_string(), EndpointOut::from)))
 }
 
 #[utoipa::path(
@@ -134,7 +134,8 @@ pub(super) async fn read(
     _: NoQuery,
     ApiPath(EndpointPath { app, ep }): ApiPath<EndpointPath>,
 ) -> Result<Json<EndpointOut>, ApiError> {
-    Ok(Json(read_back(&s, &app, &ep).await?))
+    let row = lookup::endpoint(&s, &app, &ep).await?;
+    Ok(Json(shown(&s, row).await?))
 }
 
 #[utoipa::path(

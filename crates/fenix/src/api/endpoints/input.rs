@@ -127,15 +127,15 @@ mod double_option {
 /// insert (created now, active), and the key it starts to sign with.
 pub(super) async fn new_endpoint(
     s: &SharedState,
-    app_id: String,
+    app_id: ids::AppId,
     body: &CreateEndpoint,
 ) -> Result<(NewEndpoint, EndpointKey), ApiError> {
     let filter = EventTypeFilter::parse(&body.event_types)?;
     catalogued(s, &filter).await?;
     let scheme = signature_scheme(body.signature_scheme.as_deref())?;
     let key = new_key(body.signing_algorithm, body.secret.as_deref())?;
-    let id = ids::EndpointId::new().into_string();
-    let headers = created_headers(s, &id, body)?;
+    let id = ids::EndpointId::new();
+    let headers = created_headers(s, id.as_str(), body)?;
     let retry_schedule = body.retry_schedule.as_deref().map(retry_schedule).transpose()?;
     let final_status_codes = final_codes(body.final_status_codes.as_deref().unwrap_or_default())?;
     let attempt_timeout = body.attempt_timeout.as_deref().map(|t| attempt_timeout(s, t)).transpose()?;
@@ -166,7 +166,8 @@ pub(super) async fn new_endpoint(
         updated_at: now,
         spec,
     };
-    let new = NewEndpoint { sealed_secret: key.seal(&s.keyring.current, &row.id), public_key: key.public_key(), row };
+    let new =
+        NewEndpoint { sealed_secret: key.seal(&s.keyring.current, row.id.as_str()), public_key: key.public_key(), row };
     Ok((new, key))
 }
 
@@ -242,7 +243,7 @@ fn patched_headers(
                 let kept = endpoint_policy::still_sensitive(previous).into_iter();
                 kept.filter(|n| given.keys().any(|g| g.eq_ignore_ascii_case(n))).collect()
             });
-            endpoint_policy::parse_headers(given, &sensitive, previous, &s.keyring.current, &row.id)
+            endpoint_policy::parse_headers(given, &sensitive, previous, &s.keyring.current, row.id.as_str())
                 .map(Some)
                 .map_err(invalid_policy)
         }

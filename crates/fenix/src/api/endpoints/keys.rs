@@ -76,7 +76,7 @@ pub struct PublicKeyOut {
 impl From<PublicKeyRow> for PublicKeyOut {
     fn from(r: PublicKeyRow) -> Self {
         PublicKeyOut {
-            key_id: secrets::key_id(&r.endpoint_id, r.version),
+            key_id: secrets::key_id(r.endpoint_id.as_str(), r.version),
             version: r.version,
             public_key: r.public_key,
             created_at: time::rfc3339_ms(r.created_at),
@@ -123,7 +123,7 @@ pub(super) async fn rotate(
     let key = new_key(body.signing_algorithm.unwrap_or(row.spec.signing_algorithm), body.secret.as_deref())?;
     let now = time::now_ms();
     let expires = now.saturating_add(overlap * 1000);
-    let sealed = key.seal(&s.keyring.current, &row.id);
+    let sealed = key.seal(&s.keyring.current, row.id.as_str());
     let public_key = key.public_key();
     let version = s
         .store
@@ -147,7 +147,7 @@ pub(super) async fn rotate(
         version,
         signing_algorithm: algorithm,
         secret: key.shown_secret().map(str::to_string),
-        key_id: public_key.is_some().then(|| secrets::key_id(&row.id, version)),
+        key_id: public_key.is_some().then(|| secrets::key_id(row.id.as_str(), version)),
         public_key,
         previous_expires_at: time::rfc3339_ms(expires),
     }))

@@ -24,9 +24,10 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{error::ApiError, lookup};
+use super::error::ApiError;
 use crate::{
     endpoint_policy,
+    ids::{AppId, EndpointId},
     lifecycle::{EndpointState, OnDeadLetter, SigningAlgorithm},
     send_budgets::{self, Action},
     state::SharedState,
@@ -58,8 +59,8 @@ pub fn router() -> OpenApiRouter<SharedState> {
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[schema(as = Endpoint)]
 pub struct EndpointOut {
-    pub id: String,
-    pub app_id: String,
+    pub id: crate::ids::EndpointId,
+    pub app_id: crate::ids::AppId,
     pub url: String,
     pub description: String,
     pub event_types: Vec<String>,
@@ -194,21 +195,30 @@ async fn shown(s: &SharedState, row: EndpointRow) -> Result<EndpointOut, ApiErro
 
 /// The endpoint `{app}/{ep}` as `GET` answers it (404 if gone): what a call
 /// that changed it answers, read again after the change.
-async fn read_back(s: &SharedState, app: &str, ep: &str) -> Result<EndpointOut, ApiError> {
-    let row = lookup::endpoint(s, app, ep).await?;
+async fn read_back(s: &SharedState, app: &AppId, ep: &EndpointId) -> Result<EndpointOut, ApiError> {
+    let row = s
+        .store
+        .get_endpoint(app, ep)
+        .await?
+        .ok_or_else(|| ApiError::not_found(crate::api::code::Resource::Endpoint))?;
     shown(s, row).await
 }
 
 /// Whether a new endpoint of app `app_id` (or a new URL) must prove it
 /// controls its URL: `FENIX_REQUIRE_ENDPOINT_VERIFICATION`, or the app asks it.
-async fn proof_required(s: &SharedState, app_id: &str) -> Result<bool, ApiError> {
+async fn proof_required(s: &SharedState, app_id: &AppId) -> Result<bool, ApiError> {
     Ok(s.settings.require_endpoint_verification || s.store.app_requires_verification(app_id).await?)
 }
 
 /// A new ownership challenge for endpoint `ep_id`, the endpoint's and the
 /// app's challenge budgets spent for it (429 once spent). The caller stores
 /// it, then calls [`Wake::challenge_started`](crate::wake::Wake::challenge_started).
-async fn budgeted_challenge(s: &SharedState, app_id: &str, ep_id: &str, now: Millis) -> Result<NewChallenge, ApiError> {
+async fn budgeted_challenge(
+    s: &SharedState,
+    app_id: &AppId,
+    ep_id: &EndpointId,
+    now: Millis,
+) -> Result<NewChallenge, ApiError> {
     send_budgets::take(&s.store, Action::Challenge, app_id, ep_id, now).await?.map_err(ApiError::over_budget)?;
     Ok(new_challenge())
 }
@@ -217,8 +227,8 @@ async fn budgeted_challenge(s: &SharedState, app_id: &str, ep_id: &str, now: Mil
 async fn challenge_if(
     s: &SharedState,
     needed: bool,
-    app_id: &str,
-    ep_id: &str,
+    app_id: &AppId,
+    ep_id: &EndpointId,
     now: Millis,
 ) -> Result<Option<NewChallenge>, ApiError> {
     if !needed {
