@@ -45,7 +45,7 @@ impl ::std::convert::TryFrom<::std::string::String> for Access {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct App {
     pub created_at: ::std::string::String,
-    pub id: ::std::string::String,
+    pub id: AppId,
     pub name: ::std::string::String,
     /**Its endpoints must prove they control their URL before they are sent
     events (also when `FENIX_REQUIRE_ENDPOINT_VERIFICATION` is off).*/
@@ -59,17 +59,48 @@ impl App {
         Default::default()
     }
 }
+///`AppId`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[serde(transparent)]
+pub struct AppId(pub ::std::string::String);
+impl ::std::ops::Deref for AppId {
+    type Target = ::std::string::String;
+    fn deref(&self) -> &::std::string::String {
+        &self.0
+    }
+}
+impl ::std::convert::From<AppId> for ::std::string::String {
+    fn from(value: AppId) -> Self {
+        value.0
+    }
+}
+impl ::std::convert::From<::std::string::String> for AppId {
+    fn from(value: ::std::string::String) -> Self {
+        Self(value)
+    }
+}
+impl ::std::fmt::Display for AppId {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+impl ::std::str::FromStr for AppId {
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self(value.to_string()))
+    }
+}
 ///An attempt as the API shows it; `id` is the `X-Fenix-Delivery-Id` that was sent.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct Attempt {
     pub attempt_number: i64,
-    pub delivery_id: ::std::string::String,
+    pub delivery_id: DeliveryId,
     pub duration_ms: i64,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub error: ::std::option::Option<AttemptError>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub error_detail: ::std::option::Option<::std::string::String>,
-    pub id: ::std::string::String,
+    pub id: AttemptId,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub response_excerpt: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -165,18 +196,49 @@ impl ::std::convert::TryFrom<::std::string::String> for AttemptError {
         value.parse()
     }
 }
+///`AttemptId`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[serde(transparent)]
+pub struct AttemptId(pub ::std::string::String);
+impl ::std::ops::Deref for AttemptId {
+    type Target = ::std::string::String;
+    fn deref(&self) -> &::std::string::String {
+        &self.0
+    }
+}
+impl ::std::convert::From<AttemptId> for ::std::string::String {
+    fn from(value: AttemptId) -> Self {
+        value.0
+    }
+}
+impl ::std::convert::From<::std::string::String> for AttemptId {
+    fn from(value: ::std::string::String) -> Self {
+        Self(value)
+    }
+}
+impl ::std::fmt::Display for AttemptId {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+impl ::std::str::FromStr for AttemptId {
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self(value.to_string()))
+    }
+}
 ///An attempt with the delivery it belongs to.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct AttemptWithDelivery {
     pub attempt_number: i64,
     pub delivery: Delivery,
-    pub delivery_id: ::std::string::String,
+    pub delivery_id: DeliveryId,
     pub duration_ms: i64,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub error: ::std::option::Option<AttemptWithDeliveryError>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub error_detail: ::std::option::Option<::std::string::String>,
-    pub id: ::std::string::String,
+    pub id: AttemptId,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub response_excerpt: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -405,10 +467,8 @@ impl CreateEventType {
 pub struct CreatePortalSession {
     ///What the customer may do in their app: `read` (look only) or `manage`.
     pub access: Access,
-    /**Seconds until the link, and the session made from it, expire: 1 to
-    `FENIX_PORTAL_MAX_TTL` (default 24 h). Default 3600 (or the maximum, if lower).*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub expires_in: ::std::option::Option<i64>,
+    pub expires_in: ::std::option::Option<Duration>,
     ///For the operator: who the link is for (1-256 characters).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub label: ::std::option::Option<::std::string::String>,
@@ -427,9 +487,11 @@ pub struct CreateToken {
     and `manage`, left out (or null) with `admin`.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub app: ::std::option::Option<::std::string::String>,
-    ///RFC 3339, in the future; left out (or null): never expires.
+    ///RFC 3339, in the future; left out (or null), like `expires_in`: never expires.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub expires_at: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub expires_in: ::std::option::Option<Duration>,
     ///For people: what the token is for.
     pub name: ::std::string::String,
 }
@@ -465,20 +527,26 @@ impl CreatedToken {
 ///A delivery as the API shows it.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct Delivery {
-    pub app_id: ::std::string::String,
+    pub app_id: AppId,
     pub attempt_count: i64,
     /**Why a `pending` delivery of an ordered endpoint waits: the id of the delivery of its lane it
     waits for (the head of the lane, a dead letter that blocks it, or one being sent); else null.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub blocked_by: ::std::option::Option<::std::string::String>,
     pub created_at: ::std::string::String,
-    pub endpoint_id: ::std::string::String,
-    pub event_id: ::std::string::String,
+    pub endpoint_id: EndpointId,
+    pub event_id: EventId,
     ///The event's type.
     pub event_type: ::std::string::String,
-    pub id: ::std::string::String,
+    pub id: DeliveryId,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub last_attempt_at: ::std::option::Option<::std::string::String>,
+    ///What failed the latest attempt (its `error_detail`, else its `error`); null once it succeeded or before any.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub last_error: ::std::option::Option<::std::string::String>,
+    ///The HTTP status the latest attempt was answered with; null before any attempt, or when none came.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub last_status_code: ::std::option::Option<i64>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub next_attempt_at: ::std::option::Option<::std::string::String>,
     ///Its lane on an ordered endpoint (`""` is the keyless lane); null for an unordered endpoint.
@@ -490,6 +558,37 @@ pub struct Delivery {
 impl Delivery {
     pub fn builder() -> builder::Delivery {
         Default::default()
+    }
+}
+///`DeliveryId`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[serde(transparent)]
+pub struct DeliveryId(pub ::std::string::String);
+impl ::std::ops::Deref for DeliveryId {
+    type Target = ::std::string::String;
+    fn deref(&self) -> &::std::string::String {
+        &self.0
+    }
+}
+impl ::std::convert::From<DeliveryId> for ::std::string::String {
+    fn from(value: DeliveryId) -> Self {
+        value.0
+    }
+}
+impl ::std::convert::From<::std::string::String> for DeliveryId {
+    fn from(value: ::std::string::String) -> Self {
+        Self(value)
+    }
+}
+impl ::std::fmt::Display for DeliveryId {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+impl ::std::str::FromStr for DeliveryId {
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self(value.to_string()))
     }
 }
 ///`DeliveryStatus`
@@ -542,10 +641,30 @@ impl ::std::convert::TryFrom<::std::string::String> for DeliveryStatus {
         value.parse()
     }
 }
+///`Duration`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(untagged)]
+pub enum Duration {
+    String(::std::string::String),
+    Integer(i64),
+}
+impl ::std::fmt::Display for Duration {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match self {
+            Self::String(x) => x.fmt(f),
+            Self::Integer(x) => x.fmt(f),
+        }
+    }
+}
+impl ::std::convert::From<i64> for Duration {
+    fn from(value: i64) -> Self {
+        Self::Integer(value)
+    }
+}
 ///An endpoint as the API shows it. `secret` only in create and rotate answers.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct Endpoint {
-    pub app_id: ::std::string::String,
+    pub app_id: AppId,
     ///The endpoint's own attempt timeout; `null`: `FENIX_ATTEMPT_TIMEOUT`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub attempt_timeout: ::std::option::Option<::std::string::String>,
@@ -558,7 +677,7 @@ pub struct Endpoint {
     sensitive headers (`Authorization`, `Cookie`, and `sensitive_headers`)
     always read `"[redacted]"`.*/
     pub headers: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
-    pub id: ::std::string::String,
+    pub id: EndpointId,
     ///After a dead letter in an ordered lane: `continue` past it, or `block` until it is replayed.
     pub on_dead_letter: OnDeadLetter,
     ///Ordered delivery: one delivery at a time per lane (`ordering_key`), in event order.
@@ -595,6 +714,37 @@ pub struct Endpoint {
 impl Endpoint {
     pub fn builder() -> builder::Endpoint {
         Default::default()
+    }
+}
+///`EndpointId`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[serde(transparent)]
+pub struct EndpointId(pub ::std::string::String);
+impl ::std::ops::Deref for EndpointId {
+    type Target = ::std::string::String;
+    fn deref(&self) -> &::std::string::String {
+        &self.0
+    }
+}
+impl ::std::convert::From<EndpointId> for ::std::string::String {
+    fn from(value: EndpointId) -> Self {
+        value.0
+    }
+}
+impl ::std::convert::From<::std::string::String> for EndpointId {
+    fn from(value: ::std::string::String) -> Self {
+        Self(value)
+    }
+}
+impl ::std::fmt::Display for EndpointId {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+impl ::std::str::FromStr for EndpointId {
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self(value.to_string()))
     }
 }
 ///The answer of an endpoint replay.
@@ -717,7 +867,7 @@ pub struct EndpointStats {
     pub attempts: i64,
     ///Deliveries that failed for good (`failed`).
     pub dead_letter: i64,
-    pub endpoint_id: ::std::string::String,
+    pub endpoint_id: EndpointId,
     pub failures: i64,
     ///Start of the window (RFC 3339).
     pub since: ::std::string::String,
@@ -1241,12 +1391,12 @@ impl ErrorDetail {
 ///An event as the API shows it; `data` only with `?include=payload`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct Event {
-    pub app_id: ::std::string::String,
+    pub app_id: AppId,
     pub created_at: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub data: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     pub deliveries: i64,
-    pub id: ::std::string::String,
+    pub id: EventId,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub idempotency_key: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1288,7 +1438,7 @@ pub struct EventBatchItem {
     ///Deliveries of the event.
     pub deliveries: i64,
     ///The event's id: the new event's, or for a repeat the id of the event first stored with its key.
-    pub id: ::std::string::String,
+    pub id: EventId,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub idempotency_key: ::std::option::Option<::std::string::String>,
     #[serde(rename = "type")]
@@ -1308,6 +1458,37 @@ pub struct EventBatchResult {
 impl EventBatchResult {
     pub fn builder() -> builder::EventBatchResult {
         Default::default()
+    }
+}
+///`EventId`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[serde(transparent)]
+pub struct EventId(pub ::std::string::String);
+impl ::std::ops::Deref for EventId {
+    type Target = ::std::string::String;
+    fn deref(&self) -> &::std::string::String {
+        &self.0
+    }
+}
+impl ::std::convert::From<EventId> for ::std::string::String {
+    fn from(value: EventId) -> Self {
+        value.0
+    }
+}
+impl ::std::convert::From<::std::string::String> for EventId {
+    fn from(value: ::std::string::String) -> Self {
+        Self(value)
+    }
+}
+impl ::std::fmt::Display for EventId {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+impl ::std::str::FromStr for EventId {
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self(value.to_string()))
     }
 }
 ///A catalogued event type as the API shows it.
@@ -1816,7 +1997,7 @@ impl Resume {
 ///An endpoint after `resume`, with how many skipped deliveries were re-queued.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ResumedEndpoint {
-    pub app_id: ::std::string::String,
+    pub app_id: AppId,
     ///The endpoint's own attempt timeout; `null`: `FENIX_ATTEMPT_TIMEOUT`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub attempt_timeout: ::std::option::Option<::std::string::String>,
@@ -1829,7 +2010,7 @@ pub struct ResumedEndpoint {
     sensitive headers (`Authorization`, `Cookie`, and `sensitive_headers`)
     always read `"[redacted]"`.*/
     pub headers: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
-    pub id: ::std::string::String,
+    pub id: EndpointId,
     ///After a dead letter in an ordered lane: `continue` past it, or `block` until it is replayed.
     pub on_dead_letter: OnDeadLetter,
     ///Ordered delivery: one delivery at a time per lane (`ordering_key`), in event order.
@@ -2053,13 +2234,44 @@ impl SizedPageEvent {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct StateChange {
     pub created_at: ::std::string::String,
-    pub id: ::std::string::String,
+    pub id: StateChangeId,
     pub reason: ::std::string::String,
     pub state: EndpointState,
 }
 impl StateChange {
     pub fn builder() -> builder::StateChange {
         Default::default()
+    }
+}
+///`StateChangeId`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[serde(transparent)]
+pub struct StateChangeId(pub ::std::string::String);
+impl ::std::ops::Deref for StateChangeId {
+    type Target = ::std::string::String;
+    fn deref(&self) -> &::std::string::String {
+        &self.0
+    }
+}
+impl ::std::convert::From<StateChangeId> for ::std::string::String {
+    fn from(value: StateChangeId) -> Self {
+        value.0
+    }
+}
+impl ::std::convert::From<::std::string::String> for StateChangeId {
+    fn from(value: ::std::string::String) -> Self {
+        Self(value)
+    }
+}
+impl ::std::fmt::Display for StateChangeId {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+impl ::std::str::FromStr for StateChangeId {
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self(value.to_string()))
     }
 }
 ///What to send; every field optional, an empty body sends `{}` as `fenix.test`.
@@ -2082,9 +2294,9 @@ impl TestEventRequest {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct TestEventSent {
     ///`dlv_…`, the delivery to this endpoint (`GET …/deliveries/{dlv}`).
-    pub delivery_id: ::std::string::String,
+    pub delivery_id: DeliveryId,
     ///`evt_…`, the `X-Fenix-Event-Id` the receiver gets.
-    pub event_id: ::std::string::String,
+    pub event_id: EventId,
 }
 impl TestEventSent {
     pub fn builder() -> builder::TestEventSent {
@@ -2226,7 +2438,7 @@ pub mod builder {
     #[derive(Clone, Debug)]
     pub struct App {
         created_at: ::std::result::Result<::std::string::String, ::std::string::String>,
-        id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        id: ::std::result::Result<super::AppId, ::std::string::String>,
         name: ::std::result::Result<::std::string::String, ::std::string::String>,
         require_endpoint_verification: ::std::result::Result<bool, ::std::string::String>,
         uid: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -2256,7 +2468,7 @@ pub mod builder {
         }
         pub fn id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::AppId>,
             T::Error: ::std::fmt::Display,
         {
             self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
@@ -2326,11 +2538,11 @@ pub mod builder {
     #[derive(Clone, Debug)]
     pub struct Attempt {
         attempt_number: ::std::result::Result<i64, ::std::string::String>,
-        delivery_id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        delivery_id: ::std::result::Result<super::DeliveryId, ::std::string::String>,
         duration_ms: ::std::result::Result<i64, ::std::string::String>,
         error: ::std::result::Result<::std::option::Option<super::AttemptError>, ::std::string::String>,
         error_detail: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
-        id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        id: ::std::result::Result<super::AttemptId, ::std::string::String>,
         response_excerpt: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         response_status: ::std::result::Result<::std::option::Option<i64>, ::std::string::String>,
         signed_with: ::std::result::Result<::std::vec::Vec<i64>, ::std::string::String>,
@@ -2364,7 +2576,7 @@ pub mod builder {
         }
         pub fn delivery_id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::DeliveryId>,
             T::Error: ::std::fmt::Display,
         {
             self.delivery_id =
@@ -2399,7 +2611,7 @@ pub mod builder {
         }
         pub fn id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::AttemptId>,
             T::Error: ::std::fmt::Display,
         {
             self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
@@ -2479,11 +2691,11 @@ pub mod builder {
     pub struct AttemptWithDelivery {
         attempt_number: ::std::result::Result<i64, ::std::string::String>,
         delivery: ::std::result::Result<super::Delivery, ::std::string::String>,
-        delivery_id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        delivery_id: ::std::result::Result<super::DeliveryId, ::std::string::String>,
         duration_ms: ::std::result::Result<i64, ::std::string::String>,
         error: ::std::result::Result<::std::option::Option<super::AttemptWithDeliveryError>, ::std::string::String>,
         error_detail: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
-        id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        id: ::std::result::Result<super::AttemptId, ::std::string::String>,
         response_excerpt: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         response_status: ::std::result::Result<::std::option::Option<i64>, ::std::string::String>,
         signed_with: ::std::result::Result<::std::vec::Vec<i64>, ::std::string::String>,
@@ -2526,7 +2738,7 @@ pub mod builder {
         }
         pub fn delivery_id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::DeliveryId>,
             T::Error: ::std::fmt::Display,
         {
             self.delivery_id =
@@ -2561,7 +2773,7 @@ pub mod builder {
         }
         pub fn id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::AttemptId>,
             T::Error: ::std::fmt::Display,
         {
             self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
@@ -3010,7 +3222,7 @@ pub mod builder {
     #[derive(Clone, Debug)]
     pub struct CreatePortalSession {
         access: ::std::result::Result<super::Access, ::std::string::String>,
-        expires_in: ::std::result::Result<::std::option::Option<i64>, ::std::string::String>,
+        expires_in: ::std::result::Result<::std::option::Option<super::Duration>, ::std::string::String>,
         label: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
     }
     impl ::std::default::Default for CreatePortalSession {
@@ -3033,7 +3245,7 @@ pub mod builder {
         }
         pub fn expires_in<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::option::Option<i64>>,
+            T: ::std::convert::TryInto<::std::option::Option<super::Duration>>,
             T::Error: ::std::fmt::Display,
         {
             self.expires_in =
@@ -3065,6 +3277,7 @@ pub mod builder {
         access: ::std::result::Result<super::TokenAccess, ::std::string::String>,
         app: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         expires_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        expires_in: ::std::result::Result<::std::option::Option<super::Duration>, ::std::string::String>,
         name: ::std::result::Result<::std::string::String, ::std::string::String>,
     }
     impl ::std::default::Default for CreateToken {
@@ -3073,6 +3286,7 @@ pub mod builder {
                 access: Err("no value supplied for access".to_string()),
                 app: Ok(Default::default()),
                 expires_at: Ok(Default::default()),
+                expires_in: Ok(Default::default()),
                 name: Err("no value supplied for name".to_string()),
             }
         }
@@ -3103,6 +3317,15 @@ pub mod builder {
                 value.try_into().map_err(|e| format!("error converting supplied value for expires_at: {e}"));
             self
         }
+        pub fn expires_in<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::Duration>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.expires_in =
+                value.try_into().map_err(|e| format!("error converting supplied value for expires_in: {e}"));
+            self
+        }
         pub fn name<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::string::String>,
@@ -3115,7 +3338,13 @@ pub mod builder {
     impl ::std::convert::TryFrom<CreateToken> for super::CreateToken {
         type Error = super::error::ConversionError;
         fn try_from(value: CreateToken) -> ::std::result::Result<Self, super::error::ConversionError> {
-            Ok(Self { access: value.access?, app: value.app?, expires_at: value.expires_at?, name: value.name? })
+            Ok(Self {
+                access: value.access?,
+                app: value.app?,
+                expires_at: value.expires_at?,
+                expires_in: value.expires_in?,
+                name: value.name?,
+            })
         }
     }
     impl ::std::convert::From<super::CreateToken> for CreateToken {
@@ -3124,6 +3353,7 @@ pub mod builder {
                 access: Ok(value.access),
                 app: Ok(value.app),
                 expires_at: Ok(value.expires_at),
+                expires_in: Ok(value.expires_in),
                 name: Ok(value.name),
             }
         }
@@ -3252,15 +3482,17 @@ pub mod builder {
     }
     #[derive(Clone, Debug)]
     pub struct Delivery {
-        app_id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        app_id: ::std::result::Result<super::AppId, ::std::string::String>,
         attempt_count: ::std::result::Result<i64, ::std::string::String>,
         blocked_by: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         created_at: ::std::result::Result<::std::string::String, ::std::string::String>,
-        endpoint_id: ::std::result::Result<::std::string::String, ::std::string::String>,
-        event_id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        endpoint_id: ::std::result::Result<super::EndpointId, ::std::string::String>,
+        event_id: ::std::result::Result<super::EventId, ::std::string::String>,
         event_type: ::std::result::Result<::std::string::String, ::std::string::String>,
-        id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        id: ::std::result::Result<super::DeliveryId, ::std::string::String>,
         last_attempt_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        last_error: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        last_status_code: ::std::result::Result<::std::option::Option<i64>, ::std::string::String>,
         next_attempt_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         ordering_key: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         status: ::std::result::Result<super::DeliveryStatus, ::std::string::String>,
@@ -3278,6 +3510,8 @@ pub mod builder {
                 event_type: Err("no value supplied for event_type".to_string()),
                 id: Err("no value supplied for id".to_string()),
                 last_attempt_at: Ok(Default::default()),
+                last_error: Ok(Default::default()),
+                last_status_code: Ok(Default::default()),
                 next_attempt_at: Ok(Default::default()),
                 ordering_key: Ok(Default::default()),
                 status: Err("no value supplied for status".to_string()),
@@ -3288,7 +3522,7 @@ pub mod builder {
     impl Delivery {
         pub fn app_id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::AppId>,
             T::Error: ::std::fmt::Display,
         {
             self.app_id = value.try_into().map_err(|e| format!("error converting supplied value for app_id: {e}"));
@@ -3323,7 +3557,7 @@ pub mod builder {
         }
         pub fn endpoint_id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::EndpointId>,
             T::Error: ::std::fmt::Display,
         {
             self.endpoint_id =
@@ -3332,7 +3566,7 @@ pub mod builder {
         }
         pub fn event_id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::EventId>,
             T::Error: ::std::fmt::Display,
         {
             self.event_id = value.try_into().map_err(|e| format!("error converting supplied value for event_id: {e}"));
@@ -3349,7 +3583,7 @@ pub mod builder {
         }
         pub fn id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::DeliveryId>,
             T::Error: ::std::fmt::Display,
         {
             self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
@@ -3362,6 +3596,24 @@ pub mod builder {
         {
             self.last_attempt_at =
                 value.try_into().map_err(|e| format!("error converting supplied value for last_attempt_at: {e}"));
+            self
+        }
+        pub fn last_error<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.last_error =
+                value.try_into().map_err(|e| format!("error converting supplied value for last_error: {e}"));
+            self
+        }
+        pub fn last_status_code<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<i64>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.last_status_code =
+                value.try_into().map_err(|e| format!("error converting supplied value for last_status_code: {e}"));
             self
         }
         pub fn next_attempt_at<T>(mut self, value: T) -> Self
@@ -3413,6 +3665,8 @@ pub mod builder {
                 event_type: value.event_type?,
                 id: value.id?,
                 last_attempt_at: value.last_attempt_at?,
+                last_error: value.last_error?,
+                last_status_code: value.last_status_code?,
                 next_attempt_at: value.next_attempt_at?,
                 ordering_key: value.ordering_key?,
                 status: value.status?,
@@ -3432,6 +3686,8 @@ pub mod builder {
                 event_type: Ok(value.event_type),
                 id: Ok(value.id),
                 last_attempt_at: Ok(value.last_attempt_at),
+                last_error: Ok(value.last_error),
+                last_status_code: Ok(value.last_status_code),
                 next_attempt_at: Ok(value.next_attempt_at),
                 ordering_key: Ok(value.ordering_key),
                 status: Ok(value.status),
@@ -3441,7 +3697,7 @@ pub mod builder {
     }
     #[derive(Clone, Debug)]
     pub struct Endpoint {
-        app_id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        app_id: ::std::result::Result<super::AppId, ::std::string::String>,
         attempt_timeout: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         created_at: ::std::result::Result<::std::string::String, ::std::string::String>,
         description: ::std::result::Result<::std::string::String, ::std::string::String>,
@@ -3451,7 +3707,7 @@ pub mod builder {
             ::std::collections::HashMap<::std::string::String, ::std::string::String>,
             ::std::string::String,
         >,
-        id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        id: ::std::result::Result<super::EndpointId, ::std::string::String>,
         on_dead_letter: ::std::result::Result<super::OnDeadLetter, ::std::string::String>,
         ordered: ::std::result::Result<bool, ::std::string::String>,
         public_key: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -3501,7 +3757,7 @@ pub mod builder {
     impl Endpoint {
         pub fn app_id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::AppId>,
             T::Error: ::std::fmt::Display,
         {
             self.app_id = value.try_into().map_err(|e| format!("error converting supplied value for app_id: {e}"));
@@ -3562,7 +3818,7 @@ pub mod builder {
         }
         pub fn id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::EndpointId>,
             T::Error: ::std::fmt::Display,
         {
             self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
@@ -3856,7 +4112,7 @@ pub mod builder {
     pub struct EndpointStats {
         attempts: ::std::result::Result<i64, ::std::string::String>,
         dead_letter: ::std::result::Result<i64, ::std::string::String>,
-        endpoint_id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        endpoint_id: ::std::result::Result<super::EndpointId, ::std::string::String>,
         failures: ::std::result::Result<i64, ::std::string::String>,
         since: ::std::result::Result<::std::string::String, ::std::string::String>,
         skipped: ::std::result::Result<i64, ::std::string::String>,
@@ -3903,7 +4159,7 @@ pub mod builder {
         }
         pub fn endpoint_id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::EndpointId>,
             T::Error: ::std::fmt::Display,
         {
             self.endpoint_id =
@@ -4101,14 +4357,14 @@ pub mod builder {
     }
     #[derive(Clone, Debug)]
     pub struct Event {
-        app_id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        app_id: ::std::result::Result<super::AppId, ::std::string::String>,
         created_at: ::std::result::Result<::std::string::String, ::std::string::String>,
         data: ::std::result::Result<
             ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
             ::std::string::String,
         >,
         deliveries: ::std::result::Result<i64, ::std::string::String>,
-        id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        id: ::std::result::Result<super::EventId, ::std::string::String>,
         idempotency_key: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         payload_purged: ::std::result::Result<::std::option::Option<bool>, ::std::string::String>,
         payload_sha256: ::std::result::Result<::std::string::String, ::std::string::String>,
@@ -4134,7 +4390,7 @@ pub mod builder {
     impl Event {
         pub fn app_id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::AppId>,
             T::Error: ::std::fmt::Display,
         {
             self.app_id = value.try_into().map_err(|e| format!("error converting supplied value for app_id: {e}"));
@@ -4170,7 +4426,7 @@ pub mod builder {
         }
         pub fn id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::EventId>,
             T::Error: ::std::fmt::Display,
         {
             self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
@@ -4287,7 +4543,7 @@ pub mod builder {
     pub struct EventBatchItem {
         created: ::std::result::Result<bool, ::std::string::String>,
         deliveries: ::std::result::Result<i64, ::std::string::String>,
-        id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        id: ::std::result::Result<super::EventId, ::std::string::String>,
         idempotency_key: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         type_: ::std::result::Result<::std::string::String, ::std::string::String>,
     }
@@ -4322,7 +4578,7 @@ pub mod builder {
         }
         pub fn id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::EventId>,
             T::Error: ::std::fmt::Display,
         {
             self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
@@ -5856,7 +6112,7 @@ pub mod builder {
     }
     #[derive(Clone, Debug)]
     pub struct ResumedEndpoint {
-        app_id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        app_id: ::std::result::Result<super::AppId, ::std::string::String>,
         attempt_timeout: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         created_at: ::std::result::Result<::std::string::String, ::std::string::String>,
         description: ::std::result::Result<::std::string::String, ::std::string::String>,
@@ -5866,7 +6122,7 @@ pub mod builder {
             ::std::collections::HashMap<::std::string::String, ::std::string::String>,
             ::std::string::String,
         >,
-        id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        id: ::std::result::Result<super::EndpointId, ::std::string::String>,
         on_dead_letter: ::std::result::Result<super::OnDeadLetter, ::std::string::String>,
         ordered: ::std::result::Result<bool, ::std::string::String>,
         public_key: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -5918,7 +6174,7 @@ pub mod builder {
     impl ResumedEndpoint {
         pub fn app_id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::AppId>,
             T::Error: ::std::fmt::Display,
         {
             self.app_id = value.try_into().map_err(|e| format!("error converting supplied value for app_id: {e}"));
@@ -5979,7 +6235,7 @@ pub mod builder {
         }
         pub fn id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::EndpointId>,
             T::Error: ::std::fmt::Display,
         {
             self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
@@ -6528,7 +6784,7 @@ pub mod builder {
     #[derive(Clone, Debug)]
     pub struct StateChange {
         created_at: ::std::result::Result<::std::string::String, ::std::string::String>,
-        id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        id: ::std::result::Result<super::StateChangeId, ::std::string::String>,
         reason: ::std::result::Result<::std::string::String, ::std::string::String>,
         state: ::std::result::Result<super::EndpointState, ::std::string::String>,
     }
@@ -6554,7 +6810,7 @@ pub mod builder {
         }
         pub fn id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::StateChangeId>,
             T::Error: ::std::fmt::Display,
         {
             self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
@@ -6636,8 +6892,8 @@ pub mod builder {
     }
     #[derive(Clone, Debug)]
     pub struct TestEventSent {
-        delivery_id: ::std::result::Result<::std::string::String, ::std::string::String>,
-        event_id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        delivery_id: ::std::result::Result<super::DeliveryId, ::std::string::String>,
+        event_id: ::std::result::Result<super::EventId, ::std::string::String>,
     }
     impl ::std::default::Default for TestEventSent {
         fn default() -> Self {
@@ -6650,7 +6906,7 @@ pub mod builder {
     impl TestEventSent {
         pub fn delivery_id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::DeliveryId>,
             T::Error: ::std::fmt::Display,
         {
             self.delivery_id =
@@ -6659,7 +6915,7 @@ pub mod builder {
         }
         pub fn event_id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::EventId>,
             T::Error: ::std::fmt::Display,
         {
             self.event_id = value.try_into().map_err(|e| format!("error converting supplied value for event_id: {e}"));

@@ -131,7 +131,7 @@ async fn sends_an_event_and_a_batch(fenix: &Fenix, app: &str, inbox: &Inbox) {
         inbox.count("sdk.ping") == 1 && inbox.count("sdk.batch") == 3
     })
     .await;
-    let filter = DeliveryFilter { event_id: Some(event.id.clone()), ..DeliveryFilter::default() };
+    let filter = DeliveryFilter { event_id: Some(event.id.to_string()), ..DeliveryFilter::default() };
     eventually("the event's delivery is succeeded", || async {
         let page = call("deliveries.list", fenix.deliveries().list(app, &filter)).await;
         page.data.first().is_some_and(|delivery| delivery.status == DeliveryStatus::Succeeded)
@@ -155,7 +155,7 @@ async fn pages_through_250_deliveries(fenix: &Fenix, app: &str, inbox: &Inbox) {
 async fn replays_a_failed_delivery(fenix: &Fenix, app: &str, inbox: &Inbox) {
     inbox.failing.store(true, Ordering::SeqCst);
     let event = call("events.send", fenix.events().send(app, "sdk.flaky", json!({"try": 1}), None)).await;
-    let filter = DeliveryFilter { event_id: Some(event.id), ..DeliveryFilter::default() };
+    let filter = DeliveryFilter { event_id: Some(event.id.to_string()), ..DeliveryFilter::default() };
     let failed_delivery = || async {
         let page = call("deliveries.list", fenix.deliveries().list(app, &filter)).await;
         page.data.into_iter().find(|delivery| delivery.status == DeliveryStatus::Failed)

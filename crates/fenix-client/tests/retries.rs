@@ -41,7 +41,7 @@ async fn flaky_server(refusals: usize) -> (String, Arc<AtomicUsize>) {
 async fn an_idempotent_call_is_retried_after_retry_after() {
     let (url, seen) = flaky_server(2).await;
     let fenix = Fenix::new(&url, "fxa_x").unwrap();
-    assert_eq!(fenix.apps().get("app_1").await.unwrap().id, "app_1");
+    assert_eq!(*fenix.apps().get("app_1").await.unwrap().id, "app_1");
     assert_eq!(seen.load(Ordering::SeqCst), 3);
 }
 

@@ -22,7 +22,7 @@ impl<'a> PortalSessions<'a> {
     /// after `expires_in` seconds (Fenix's default: an hour). The `url` is
     /// shown only in this answer.
     pub async fn create(&self, app: &str, access: Access, expires_in: Option<i64>) -> Result<PortalLink, Error> {
-        let body = CreatePortalSession { access, expires_in, label: None };
+        let body = CreatePortalSession { access, expires_in: expires_in.map(Into::into), label: None };
         self.create_with(app, &body).await
     }
 

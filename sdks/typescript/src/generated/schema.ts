@@ -146,7 +146,7 @@ export interface paths {
         };
         /**
          * List an app's deliveries
-         * @description Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`, `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped) and creation time (`since`, `until`: RFC 3339).
+         * @description Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`, `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped, or failing: pending with at least one failed attempt) and creation time (`since`, `until`: RFC 3339). Each delivery carries its latest attempt's `last_status_code` and `last_error`.
          */
         get: operations["list_deliveries"];
         put?: never;
@@ -538,7 +538,7 @@ export interface paths {
         put?: never;
         /**
          * Mint a portal link: the console for one app, for its customer
-         * @description The answer's `url` opens the web console for this app only, once: its fragment is a single-use secret exchanged for a session cookie on first load. The link and the session made from it expire after `expires_in` seconds (default 3600, at most `FENIX_PORTAL_MAX_TTL`). The URL is shown only in this answer.
+         * @description The answer's `url` opens the web console for this app only, once: its fragment is a single-use secret exchanged for a session cookie on first load. The link and the session made from it expire after `expires_in` (a duration such as `1h` or `30d`, or whole seconds; default 1h, at most `FENIX_PORTAL_MAX_TTL`). The URL is shown only in this answer.
          */
         post: operations["create_portal_session"];
         delete?: never;
@@ -689,7 +689,7 @@ export interface components {
         /** @description An app as the API shows it. */
         App: {
             created_at: string;
-            id: string;
+            id: components["schemas"]["AppId"];
             name: string;
             /**
              * @description Its endpoints must prove they control their URL before they are sent
@@ -699,6 +699,8 @@ export interface components {
             uid?: string | null;
             updated_at: string;
         };
+        /** @example app_01JF3Q8Z6V7W2X9Y4K5M0N1P2R */
+        AppId: string;
         /** @description An error answer of `app_public_keys` with status 400. */
         AppPublicKeysError400: components["schemas"]["ErrorBody"] & {
             error?: {
@@ -710,7 +712,7 @@ export interface components {
         Attempt: {
             /** Format: int64 */
             attempt_number: number;
-            delivery_id: string;
+            delivery_id: components["schemas"]["DeliveryId"];
             /** Format: int64 */
             duration_ms: number;
             /**
@@ -719,7 +721,7 @@ export interface components {
              */
             error?: "timeout" | "connect" | "request" | "tls" | "dns" | "response_body" | "redirect" | "http_status" | "destination_blocked" | "no_secret" | "sealed_header" | "signing" | "challenge_mismatch" | null;
             error_detail?: string | null;
-            id: string;
+            id: components["schemas"]["AttemptId"];
             response_excerpt?: string | null;
             /** Format: int64 */
             response_status?: number | null;
@@ -727,6 +729,8 @@ export interface components {
             signed_with: number[];
             started_at: string;
         };
+        /** @example att_01JF3Q8Z6V7W2X9Y4K5M0N1P2R */
+        AttemptId: string;
         /** @description An attempt with the delivery it belongs to. */
         AttemptWithDelivery: components["schemas"]["Attempt"] & {
             delivery: components["schemas"]["Delivery"];
@@ -1021,13 +1025,7 @@ export interface components {
         CreatePortalSession: {
             /** @description What the customer may do in their app: `read` (look only) or `manage`. */
             access: components["schemas"]["Access"];
-            /**
-             * Format: int64
-             * @description Seconds until the link, and the session made from it, expire: 1 to
-             *     `FENIX_PORTAL_MAX_TTL` (default 24 h). Default 3600 (or the maximum, if lower).
-             * @example 3600
-             */
-            expires_in?: number | null;
+            expires_in?: null | components["schemas"]["Duration"];
             /**
              * @description For the operator: who the link is for (1-256 characters).
              * @example acme support ticket 4711
@@ -1106,10 +1104,11 @@ export interface components {
              */
             app?: string | null;
             /**
-             * @description RFC 3339, in the future; left out (or null): never expires.
+             * @description RFC 3339, in the future; left out (or null), like `expires_in`: never expires.
              * @example 2027-01-01T00:00:00Z
              */
             expires_at?: string | null;
+            expires_in?: null | components["schemas"]["Duration"];
             /**
              * @description For people: what the token is for.
              * @example acme dashboard
@@ -1155,7 +1154,7 @@ export interface components {
         CreateTokenError422: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "invalid_body" | "unstorable_value" | "invalid_name" | "invalid_expires_at" | "invalid_token_scope" | "unknown_app";
+                code?: "invalid_body" | "unstorable_value" | "invalid_name" | "invalid_expires_at" | "invalid_expires_in" | "invalid_token_scope" | "unknown_app";
             };
         };
         /** @description An error answer of `create_token` with status 500. */
@@ -1354,7 +1353,7 @@ export interface components {
         };
         /** @description A delivery as the API shows it. */
         Delivery: {
-            app_id: string;
+            app_id: components["schemas"]["AppId"];
             /** Format: int64 */
             attempt_count: number;
             /**
@@ -1363,23 +1362,37 @@ export interface components {
              */
             blocked_by?: string | null;
             created_at: string;
-            endpoint_id: string;
-            event_id: string;
+            endpoint_id: components["schemas"]["EndpointId"];
+            event_id: components["schemas"]["EventId"];
             /** @description The event's type. */
             event_type: string;
-            id: string;
+            id: components["schemas"]["DeliveryId"];
             last_attempt_at?: string | null;
+            /**
+             * @description What failed the latest attempt (its `error_detail`, else its `error`); null once it succeeded or before any.
+             * @example the receiver answered 503
+             */
+            last_error?: string | null;
+            /**
+             * Format: int64
+             * @description The HTTP status the latest attempt was answered with; null before any attempt, or when none came.
+             * @example 503
+             */
+            last_status_code?: number | null;
             next_attempt_at?: string | null;
             /** @description Its lane on an ordered endpoint (`""` is the keyless lane); null for an unordered endpoint. */
             ordering_key?: string | null;
             status: components["schemas"]["DeliveryStatus"];
             updated_at: string;
         };
+        /** @example dlv_01JF3Q8Z6V7W2X9Y4K5M0N1P2R */
+        DeliveryId: string;
         /** @enum {string} */
         DeliveryStatus: "pending" | "in_flight" | "succeeded" | "failed" | "skipped";
+        Duration: string | number;
         /** @description An endpoint as the API shows it. `secret` only in create and rotate answers. */
         Endpoint: {
-            app_id: string;
+            app_id: components["schemas"]["AppId"];
             /**
              * @description The endpoint's own attempt timeout; `null`: `FENIX_ATTEMPT_TIMEOUT`.
              * @example 5s
@@ -1402,7 +1415,7 @@ export interface components {
             headers: {
                 [key: string]: string;
             };
-            id: string;
+            id: components["schemas"]["EndpointId"];
             /** @description After a dead letter in an ordered lane: `continue` past it, or `block` until it is replayed. */
             on_dead_letter: components["schemas"]["OnDeadLetter"];
             /** @description Ordered delivery: one delivery at a time per lane (`ordering_key`), in event order. */
@@ -1447,6 +1460,8 @@ export interface components {
             url: string;
             verification?: null | components["schemas"]["VerificationOut"];
         };
+        /** @example ep_01JF3Q8Z6V7W2X9Y4K5M0N1P2R */
+        EndpointId: string;
         /** @description The answer of an endpoint replay. */
         EndpointReplay: {
             /**
@@ -1481,7 +1496,7 @@ export interface components {
              * @description Deliveries that failed for good (`failed`).
              */
             dead_letter: number;
-            endpoint_id: string;
+            endpoint_id: components["schemas"]["EndpointId"];
             /** Format: int64 */
             failures: number;
             /** @description Start of the window (RFC 3339). */
@@ -1530,12 +1545,12 @@ export interface components {
         };
         /** @description An event as the API shows it; `data` only with `?include=payload`. */
         Event: {
-            app_id: string;
+            app_id: components["schemas"]["AppId"];
             created_at: string;
             data?: Record<string, unknown> | null;
             /** Format: int64 */
             deliveries: number;
-            id: string;
+            id: components["schemas"]["EventId"];
             idempotency_key?: string | null;
             payload_purged?: boolean | null;
             payload_sha256: string;
@@ -1570,7 +1585,7 @@ export interface components {
              */
             deliveries: number;
             /** @description The event's id: the new event's, or for a repeat the id of the event first stored with its key. */
-            id: string;
+            id: components["schemas"]["EventId"];
             idempotency_key?: string | null;
             type: string;
         };
@@ -1579,6 +1594,8 @@ export interface components {
             /** @description One item per event of the request, in its order. */
             data: components["schemas"]["EventBatchItem"][];
         };
+        /** @example evt_01JF3Q8Z6V7W2X9Y4K5M0N1P2R */
+        EventId: string;
         /** @description A catalogued event type as the API shows it. */
         EventType: {
             created_at: string;
@@ -2429,7 +2446,7 @@ export interface components {
         Page_App: {
             data: {
                 created_at: string;
-                id: string;
+                id: components["schemas"]["AppId"];
                 name: string;
                 /**
                  * @description Its endpoints must prove they control their URL before they are sent
@@ -2447,7 +2464,7 @@ export interface components {
             data: {
                 /** Format: int64 */
                 attempt_number: number;
-                delivery_id: string;
+                delivery_id: components["schemas"]["DeliveryId"];
                 /** Format: int64 */
                 duration_ms: number;
                 /**
@@ -2456,7 +2473,7 @@ export interface components {
                  */
                 error?: "timeout" | "connect" | "request" | "tls" | "dns" | "response_body" | "redirect" | "http_status" | "destination_blocked" | "no_secret" | "sealed_header" | "signing" | "challenge_mismatch" | null;
                 error_detail?: string | null;
-                id: string;
+                id: components["schemas"]["AttemptId"];
                 response_excerpt?: string | null;
                 /** Format: int64 */
                 response_status?: number | null;
@@ -2470,7 +2487,7 @@ export interface components {
         /** @description One page of a list, newest first. Pass `next_cursor` as `cursor` for the next page. */
         Page_Delivery: {
             data: {
-                app_id: string;
+                app_id: components["schemas"]["AppId"];
                 /** Format: int64 */
                 attempt_count: number;
                 /**
@@ -2479,12 +2496,23 @@ export interface components {
                  */
                 blocked_by?: string | null;
                 created_at: string;
-                endpoint_id: string;
-                event_id: string;
+                endpoint_id: components["schemas"]["EndpointId"];
+                event_id: components["schemas"]["EventId"];
                 /** @description The event's type. */
                 event_type: string;
-                id: string;
+                id: components["schemas"]["DeliveryId"];
                 last_attempt_at?: string | null;
+                /**
+                 * @description What failed the latest attempt (its `error_detail`, else its `error`); null once it succeeded or before any.
+                 * @example the receiver answered 503
+                 */
+                last_error?: string | null;
+                /**
+                 * Format: int64
+                 * @description The HTTP status the latest attempt was answered with; null before any attempt, or when none came.
+                 * @example 503
+                 */
+                last_status_code?: number | null;
                 next_attempt_at?: string | null;
                 /** @description Its lane on an ordered endpoint (`""` is the keyless lane); null for an unordered endpoint. */
                 ordering_key?: string | null;
@@ -2497,7 +2525,7 @@ export interface components {
         /** @description One page of a list, newest first. Pass `next_cursor` as `cursor` for the next page. */
         Page_Endpoint: {
             data: {
-                app_id: string;
+                app_id: components["schemas"]["AppId"];
                 /**
                  * @description The endpoint's own attempt timeout; `null`: `FENIX_ATTEMPT_TIMEOUT`.
                  * @example 5s
@@ -2520,7 +2548,7 @@ export interface components {
                 headers: {
                     [key: string]: string;
                 };
-                id: string;
+                id: components["schemas"]["EndpointId"];
                 /** @description After a dead letter in an ordered lane: `continue` past it, or `block` until it is replayed. */
                 on_dead_letter: components["schemas"]["OnDeadLetter"];
                 /** @description Ordered delivery: one delivery at a time per lane (`ordering_key`), in event order. */
@@ -2610,7 +2638,7 @@ export interface components {
         Page_StateChange: {
             data: {
                 created_at: string;
-                id: string;
+                id: components["schemas"]["StateChangeId"];
                 reason: string;
                 state: components["schemas"]["EndpointState"];
             }[];
@@ -3395,12 +3423,12 @@ export interface components {
              */
             cut_by_size: boolean;
             data: {
-                app_id: string;
+                app_id: components["schemas"]["AppId"];
                 created_at: string;
                 data?: Record<string, unknown> | null;
                 /** Format: int64 */
                 deliveries: number;
-                id: string;
+                id: components["schemas"]["EventId"];
                 idempotency_key?: string | null;
                 payload_purged?: boolean | null;
                 payload_sha256: string;
@@ -3486,10 +3514,12 @@ export interface components {
          */
         StateChange: {
             created_at: string;
-            id: string;
+            id: components["schemas"]["StateChangeId"];
             reason: string;
             state: components["schemas"]["EndpointState"];
         };
+        /** @example esc_01JF3Q8Z6V7W2X9Y4K5M0N1P2R */
+        StateChangeId: string;
         /** @description What to send; every field optional, an empty body sends `{}` as `fenix.test`. */
         TestEventRequest: {
             /** @description The event's `data` (default `{}`), a JSON object sent byte for byte. */
@@ -3503,9 +3533,9 @@ export interface components {
         /** @description The test event and its one delivery, to follow in the delivery log. */
         TestEventSent: {
             /** @description `dlv_…`, the delivery to this endpoint (`GET …/deliveries/{dlv}`). */
-            delivery_id: string;
+            delivery_id: components["schemas"]["DeliveryId"];
             /** @description `evt_…`, the `X-Fenix-Event-Id` the receiver gets. */
-            event_id: string;
+            event_id: components["schemas"]["EventId"];
         };
         /** @description A token as listed: never the token itself (only its hash is stored). */
         Token: {
@@ -3845,8 +3875,10 @@ export interface components {
 }
 export type Access = components['schemas']['Access'];
 export type App = components['schemas']['App'];
+export type AppId = components['schemas']['AppId'];
 export type AppPublicKeysError400 = components['schemas']['AppPublicKeysError400'];
 export type Attempt = components['schemas']['Attempt'];
+export type AttemptId = components['schemas']['AttemptId'];
 export type AttemptWithDelivery = components['schemas']['AttemptWithDelivery'];
 export type CreateApp = components['schemas']['CreateApp'];
 export type CreateAppError400 = components['schemas']['CreateAppError400'];
@@ -3925,8 +3957,11 @@ export type DeleteTokenError409 = components['schemas']['DeleteTokenError409'];
 export type DeleteTokenError500 = components['schemas']['DeleteTokenError500'];
 export type DeleteTokenError503 = components['schemas']['DeleteTokenError503'];
 export type Delivery = components['schemas']['Delivery'];
+export type DeliveryId = components['schemas']['DeliveryId'];
 export type DeliveryStatus = components['schemas']['DeliveryStatus'];
+export type Duration = components['schemas']['Duration'];
 export type Endpoint = components['schemas']['Endpoint'];
+export type EndpointId = components['schemas']['EndpointId'];
 export type EndpointReplay = components['schemas']['EndpointReplay'];
 export type EndpointReplayRequest = components['schemas']['EndpointReplayRequest'];
 export type EndpointState = components['schemas']['EndpointState'];
@@ -3938,6 +3973,7 @@ export type Event = components['schemas']['Event'];
 export type EventBatch = components['schemas']['EventBatch'];
 export type EventBatchItem = components['schemas']['EventBatchItem'];
 export type EventBatchResult = components['schemas']['EventBatchResult'];
+export type EventId = components['schemas']['EventId'];
 export type EventType = components['schemas']['EventType'];
 export type GetAppError400 = components['schemas']['GetAppError400'];
 export type GetAppError401 = components['schemas']['GetAppError401'];
@@ -4167,6 +4203,7 @@ export type SkipDeliveryError422 = components['schemas']['SkipDeliveryError422']
 export type SkipDeliveryError500 = components['schemas']['SkipDeliveryError500'];
 export type SkipDeliveryError503 = components['schemas']['SkipDeliveryError503'];
 export type StateChange = components['schemas']['StateChange'];
+export type StateChangeId = components['schemas']['StateChangeId'];
 export type TestEventRequest = components['schemas']['TestEventRequest'];
 export type TestEventSent = components['schemas']['TestEventSent'];
 export type Token = components['schemas']['Token'];
@@ -4894,7 +4931,7 @@ export interface operations {
                 /** @description The event's type, exactly (`type` is the same filter). */
                 event_type?: string;
                 type?: string;
-                status?: string;
+                status?: "pending" | "in_flight" | "succeeded" | "failed" | "skipped" | "failing";
                 since?: string;
                 until?: string;
             };
@@ -8116,7 +8153,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateTokenError415"];
                 };
             };
-            /** @description `invalid_name`, `invalid_token_scope` (`app` missing or not wanted), `unknown_app`, `invalid_expires_at`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
+            /** @description `invalid_name`, `invalid_token_scope` (`app` missing or not wanted), `unknown_app`, `invalid_expires_at`, `invalid_expires_in`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -41,6 +41,7 @@ from .health import Health
 from .health_status import HealthStatus
 from .jwk import Jwk
 from .key_set import KeySet
+from .list_deliveries_status import ListDeliveriesStatus
 from .new_event import NewEvent
 from .new_event_data import NewEventData
 from .no_options import NoOptions
@@ -148,6 +149,7 @@ __all__ = (
     "HealthStatus",
     "Jwk",
     "KeySet",
+    "ListDeliveriesStatus",
     "NewEvent",
     "NewEventData",
     "NoOptions",

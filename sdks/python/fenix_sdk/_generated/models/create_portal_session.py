@@ -19,20 +19,19 @@ class CreatePortalSession:
     """
     Attributes:
         access (Access): What an app-scoped caller may do within its app.
-        expires_in (Union[None, Unset, int]): Seconds until the link, and the session made from it, expire: 1 to
-            `FENIX_PORTAL_MAX_TTL` (default 24 h). Default 3600 (or the maximum, if lower). Example: 3600.
+        expires_in (Union[None, Unset, int, str]):
         label (Union[None, Unset, str]): For the operator: who the link is for (1-256 characters). Example: acme support
             ticket 4711.
     """
 
     access: Access
-    expires_in: Union[None, Unset, int] = UNSET
+    expires_in: Union[None, Unset, int, str] = UNSET
     label: Union[None, Unset, str] = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         access = self.access.value
 
-        expires_in: Union[None, Unset, int]
+        expires_in: Union[None, Unset, int, str]
         if isinstance(self.expires_in, Unset):
             expires_in = UNSET
         else:
@@ -63,12 +62,12 @@ class CreatePortalSession:
         d = dict(src_dict)
         access = Access(d.pop("access"))
 
-        def _parse_expires_in(data: object) -> Union[None, Unset, int]:
+        def _parse_expires_in(data: object) -> Union[None, Unset, int, str]:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
-            return cast(Union[None, Unset, int], data)
+            return cast(Union[None, Unset, int, str], data)
 
         expires_in = _parse_expires_in(d.pop("expires_in", UNSET))
 

@@ -23,14 +23,16 @@ class CreateToken:
         name (str): For people: what the token is for. Example: acme dashboard.
         app (Union[None, Unset, str]): The app (id or uid) an app token is confined to; required with `read`
             and `manage`, left out (or null) with `admin`. Example: acme.
-        expires_at (Union[None, Unset, str]): RFC 3339, in the future; left out (or null): never expires. Example:
-            2027-01-01T00:00:00Z.
+        expires_at (Union[None, Unset, str]): RFC 3339, in the future; left out (or null), like `expires_in`: never
+            expires. Example: 2027-01-01T00:00:00Z.
+        expires_in (Union[None, Unset, int, str]):
     """
 
     access: TokenAccess
     name: str
     app: Union[None, Unset, str] = UNSET
     expires_at: Union[None, Unset, str] = UNSET
+    expires_in: Union[None, Unset, int, str] = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         access = self.access.value
@@ -49,6 +51,12 @@ class CreateToken:
         else:
             expires_at = self.expires_at
 
+        expires_in: Union[None, Unset, int, str]
+        if isinstance(self.expires_in, Unset):
+            expires_in = UNSET
+        else:
+            expires_in = self.expires_in
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -61,6 +69,8 @@ class CreateToken:
             field_dict["app"] = app
         if expires_at is not UNSET:
             field_dict["expires_at"] = expires_at
+        if expires_in is not UNSET:
+            field_dict["expires_in"] = expires_in
 
         return field_dict
 
@@ -89,11 +99,21 @@ class CreateToken:
 
         expires_at = _parse_expires_at(d.pop("expires_at", UNSET))
 
+        def _parse_expires_in(data: object) -> Union[None, Unset, int, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, int, str], data)
+
+        expires_in = _parse_expires_in(d.pop("expires_in", UNSET))
+
         create_token = cls(
             access=access,
             name=name,
             app=app,
             expires_at=expires_at,
+            expires_in=expires_in,
         )
 
         return create_token

@@ -22,7 +22,7 @@ class EventBatchItem:
         created (bool): `true`: stored by this request; `false`: a repeat of an idempotency key seen before (in an
             earlier request, or earlier in this batch), nothing stored for it.
         deliveries (int): Deliveries of the event.
-        id (str): The event's id: the new event's, or for a repeat the id of the event first stored with its key.
+        id (str):
         type_ (str):
         idempotency_key (Union[None, Unset, str]):
     """

@@ -33,6 +33,10 @@ class PageDeliveryDataItem:
             delivery of its lane it
             waits for (the head of the lane, a dead letter that blocks it, or one being sent); else null.
         last_attempt_at (Union[None, Unset, str]):
+        last_error (Union[None, Unset, str]): What failed the latest attempt (its `error_detail`, else its `error`);
+            null once it succeeded or before any. Example: the receiver answered 503.
+        last_status_code (Union[None, Unset, int]): The HTTP status the latest attempt was answered with; null before
+            any attempt, or when none came. Example: 503.
         next_attempt_at (Union[None, Unset, str]):
         ordering_key (Union[None, Unset, str]): Its lane on an ordered endpoint (`""` is the keyless lane); null for an
             unordered endpoint.
@@ -49,6 +53,8 @@ class PageDeliveryDataItem:
     updated_at: str
     blocked_by: Union[None, Unset, str] = UNSET
     last_attempt_at: Union[None, Unset, str] = UNSET
+    last_error: Union[None, Unset, str] = UNSET
+    last_status_code: Union[None, Unset, int] = UNSET
     next_attempt_at: Union[None, Unset, str] = UNSET
     ordering_key: Union[None, Unset, str] = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -84,6 +90,18 @@ class PageDeliveryDataItem:
         else:
             last_attempt_at = self.last_attempt_at
 
+        last_error: Union[None, Unset, str]
+        if isinstance(self.last_error, Unset):
+            last_error = UNSET
+        else:
+            last_error = self.last_error
+
+        last_status_code: Union[None, Unset, int]
+        if isinstance(self.last_status_code, Unset):
+            last_status_code = UNSET
+        else:
+            last_status_code = self.last_status_code
+
         next_attempt_at: Union[None, Unset, str]
         if isinstance(self.next_attempt_at, Unset):
             next_attempt_at = UNSET
@@ -115,6 +133,10 @@ class PageDeliveryDataItem:
             field_dict["blocked_by"] = blocked_by
         if last_attempt_at is not UNSET:
             field_dict["last_attempt_at"] = last_attempt_at
+        if last_error is not UNSET:
+            field_dict["last_error"] = last_error
+        if last_status_code is not UNSET:
+            field_dict["last_status_code"] = last_status_code
         if next_attempt_at is not UNSET:
             field_dict["next_attempt_at"] = next_attempt_at
         if ordering_key is not UNSET:
@@ -161,6 +183,24 @@ class PageDeliveryDataItem:
 
         last_attempt_at = _parse_last_attempt_at(d.pop("last_attempt_at", UNSET))
 
+        def _parse_last_error(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        last_error = _parse_last_error(d.pop("last_error", UNSET))
+
+        def _parse_last_status_code(data: object) -> Union[None, Unset, int]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, int], data)
+
+        last_status_code = _parse_last_status_code(d.pop("last_status_code", UNSET))
+
         def _parse_next_attempt_at(data: object) -> Union[None, Unset, str]:
             if data is None:
                 return data
@@ -191,6 +231,8 @@ class PageDeliveryDataItem:
             updated_at=updated_at,
             blocked_by=blocked_by,
             last_attempt_at=last_attempt_at,
+            last_error=last_error,
+            last_status_code=last_status_code,
             next_attempt_at=next_attempt_at,
             ordering_key=ordering_key,
         )

@@ -12,8 +12,8 @@ class TestEventSent:
     """The test event and its one delivery, to follow in the delivery log.
 
     Attributes:
-        delivery_id (str): `dlv_…`, the delivery to this endpoint (`GET …/deliveries/{dlv}`).
-        event_id (str): `evt_…`, the `X-Fenix-Event-Id` the receiver gets.
+        delivery_id (str):
+        event_id (str):
     """
 
     delivery_id: str

@@ -7,6 +7,7 @@ import httpx
 from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
+from ...models.list_deliveries_status import ListDeliveriesStatus
 from ...models.page_delivery import PageDelivery
 from ...types import UNSET, Response, Unset
 
@@ -20,7 +21,7 @@ def _get_kwargs(
     event_id: Union[Unset, str] = UNSET,
     event_type: Union[Unset, str] = UNSET,
     type_: Union[Unset, str] = UNSET,
-    status: Union[Unset, str] = UNSET,
+    status: Union[Unset, ListDeliveriesStatus] = UNSET,
     since: Union[Unset, datetime.datetime] = UNSET,
     until: Union[Unset, datetime.datetime] = UNSET,
 ) -> dict[str, Any]:
@@ -38,7 +39,11 @@ def _get_kwargs(
 
     params["type"] = type_
 
-    params["status"] = status
+    json_status: Union[Unset, str] = UNSET
+    if not isinstance(status, Unset):
+        json_status = status.value
+
+    params["status"] = json_status
 
     json_since: Union[Unset, str] = UNSET
     if not isinstance(since, Unset):
@@ -126,15 +131,16 @@ def sync_detailed(
     event_id: Union[Unset, str] = UNSET,
     event_type: Union[Unset, str] = UNSET,
     type_: Union[Unset, str] = UNSET,
-    status: Union[Unset, str] = UNSET,
+    status: Union[Unset, ListDeliveriesStatus] = UNSET,
     since: Union[Unset, datetime.datetime] = UNSET,
     until: Union[Unset, datetime.datetime] = UNSET,
 ) -> Response[Union[ErrorBody, PageDelivery]]:
     """List an app's deliveries
 
      Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`,
-    `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped) and creation
-    time (`since`, `until`: RFC 3339).
+    `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped, or failing:
+    pending with at least one failed attempt) and creation time (`since`, `until`: RFC 3339). Each
+    delivery carries its latest attempt's `last_status_code` and `last_error`.
 
     Args:
         app (str):
@@ -144,7 +150,8 @@ def sync_detailed(
         event_id (Union[Unset, str]):
         event_type (Union[Unset, str]):
         type_ (Union[Unset, str]):
-        status (Union[Unset, str]):
+        status (Union[Unset, ListDeliveriesStatus]): A status as shown, or `failing`: pending with
+            at least one failed attempt
         since (Union[Unset, datetime.datetime]):
         until (Union[Unset, datetime.datetime]):
 
@@ -186,15 +193,16 @@ def sync(
     event_id: Union[Unset, str] = UNSET,
     event_type: Union[Unset, str] = UNSET,
     type_: Union[Unset, str] = UNSET,
-    status: Union[Unset, str] = UNSET,
+    status: Union[Unset, ListDeliveriesStatus] = UNSET,
     since: Union[Unset, datetime.datetime] = UNSET,
     until: Union[Unset, datetime.datetime] = UNSET,
 ) -> Optional[Union[ErrorBody, PageDelivery]]:
     """List an app's deliveries
 
      Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`,
-    `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped) and creation
-    time (`since`, `until`: RFC 3339).
+    `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped, or failing:
+    pending with at least one failed attempt) and creation time (`since`, `until`: RFC 3339). Each
+    delivery carries its latest attempt's `last_status_code` and `last_error`.
 
     Args:
         app (str):
@@ -204,7 +212,8 @@ def sync(
         event_id (Union[Unset, str]):
         event_type (Union[Unset, str]):
         type_ (Union[Unset, str]):
-        status (Union[Unset, str]):
+        status (Union[Unset, ListDeliveriesStatus]): A status as shown, or `failing`: pending with
+            at least one failed attempt
         since (Union[Unset, datetime.datetime]):
         until (Union[Unset, datetime.datetime]):
 
@@ -241,15 +250,16 @@ async def asyncio_detailed(
     event_id: Union[Unset, str] = UNSET,
     event_type: Union[Unset, str] = UNSET,
     type_: Union[Unset, str] = UNSET,
-    status: Union[Unset, str] = UNSET,
+    status: Union[Unset, ListDeliveriesStatus] = UNSET,
     since: Union[Unset, datetime.datetime] = UNSET,
     until: Union[Unset, datetime.datetime] = UNSET,
 ) -> Response[Union[ErrorBody, PageDelivery]]:
     """List an app's deliveries
 
      Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`,
-    `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped) and creation
-    time (`since`, `until`: RFC 3339).
+    `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped, or failing:
+    pending with at least one failed attempt) and creation time (`since`, `until`: RFC 3339). Each
+    delivery carries its latest attempt's `last_status_code` and `last_error`.
 
     Args:
         app (str):
@@ -259,7 +269,8 @@ async def asyncio_detailed(
         event_id (Union[Unset, str]):
         event_type (Union[Unset, str]):
         type_ (Union[Unset, str]):
-        status (Union[Unset, str]):
+        status (Union[Unset, ListDeliveriesStatus]): A status as shown, or `failing`: pending with
+            at least one failed attempt
         since (Union[Unset, datetime.datetime]):
         until (Union[Unset, datetime.datetime]):
 
@@ -299,15 +310,16 @@ async def asyncio(
     event_id: Union[Unset, str] = UNSET,
     event_type: Union[Unset, str] = UNSET,
     type_: Union[Unset, str] = UNSET,
-    status: Union[Unset, str] = UNSET,
+    status: Union[Unset, ListDeliveriesStatus] = UNSET,
     since: Union[Unset, datetime.datetime] = UNSET,
     until: Union[Unset, datetime.datetime] = UNSET,
 ) -> Optional[Union[ErrorBody, PageDelivery]]:
     """List an app's deliveries
 
      Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`,
-    `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped) and creation
-    time (`since`, `until`: RFC 3339).
+    `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped, or failing:
+    pending with at least one failed attempt) and creation time (`since`, `until`: RFC 3339). Each
+    delivery carries its latest attempt's `last_status_code` and `last_error`.
 
     Args:
         app (str):
@@ -317,7 +329,8 @@ async def asyncio(
         event_id (Union[Unset, str]):
         event_type (Union[Unset, str]):
         type_ (Union[Unset, str]):
-        status (Union[Unset, str]):
+        status (Union[Unset, ListDeliveriesStatus]): A status as shown, or `failing`: pending with
+            at least one failed attempt
         since (Union[Unset, datetime.datetime]):
         until (Union[Unset, datetime.datetime]):
 

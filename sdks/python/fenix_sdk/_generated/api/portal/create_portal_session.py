@@ -111,8 +111,8 @@ def sync_detailed(
 
      The answer's `url` opens the web console for this app only, once: its fragment is a single-use
     secret exchanged for a session cookie on first load. The link and the session made from it expire
-    after `expires_in` seconds (default 3600, at most `FENIX_PORTAL_MAX_TTL`). The URL is shown only in
-    this answer.
+    after `expires_in` (a duration such as `1h` or `30d`, or whole seconds; default 1h, at most
+    `FENIX_PORTAL_MAX_TTL`). The URL is shown only in this answer.
 
     Args:
         app (str):
@@ -148,8 +148,8 @@ def sync(
 
      The answer's `url` opens the web console for this app only, once: its fragment is a single-use
     secret exchanged for a session cookie on first load. The link and the session made from it expire
-    after `expires_in` seconds (default 3600, at most `FENIX_PORTAL_MAX_TTL`). The URL is shown only in
-    this answer.
+    after `expires_in` (a duration such as `1h` or `30d`, or whole seconds; default 1h, at most
+    `FENIX_PORTAL_MAX_TTL`). The URL is shown only in this answer.
 
     Args:
         app (str):
@@ -180,8 +180,8 @@ async def asyncio_detailed(
 
      The answer's `url` opens the web console for this app only, once: its fragment is a single-use
     secret exchanged for a session cookie on first load. The link and the session made from it expire
-    after `expires_in` seconds (default 3600, at most `FENIX_PORTAL_MAX_TTL`). The URL is shown only in
-    this answer.
+    after `expires_in` (a duration such as `1h` or `30d`, or whole seconds; default 1h, at most
+    `FENIX_PORTAL_MAX_TTL`). The URL is shown only in this answer.
 
     Args:
         app (str):
@@ -215,8 +215,8 @@ async def asyncio(
 
      The answer's `url` opens the web console for this app only, once: its fragment is a single-use
     secret exchanged for a session cookie on first load. The link and the session made from it expire
-    after `expires_in` seconds (default 3600, at most `FENIX_PORTAL_MAX_TTL`). The URL is shown only in
-    this answer.
+    after `expires_in` (a duration such as `1h` or `30d`, or whole seconds; default 1h, at most
+    `FENIX_PORTAL_MAX_TTL`). The URL is shown only in this answer.
 
     Args:
         app (str):

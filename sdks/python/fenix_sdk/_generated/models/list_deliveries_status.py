@@ -1,0 +1,13 @@
+from enum import Enum
+
+
+class ListDeliveriesStatus(str, Enum):
+    FAILED = "failed"
+    FAILING = "failing"
+    IN_FLIGHT = "in_flight"
+    PENDING = "pending"
+    SKIPPED = "skipped"
+    SUCCEEDED = "succeeded"
+
+    def __str__(self) -> str:
+        return str(self.value)
