@@ -197,7 +197,9 @@ macro_rules! id_kinds {
             fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
                 utoipa::openapi::ObjectBuilder::new()
                     .schema_type(utoipa::openapi::schema::Type::String)
-                    .pattern(Some(concat!("^", $prefix, "_[0-9A-HJKMNP-TV-Z]{26}$")))
+                    // A ULID, or the fixed id of the operator's own app and
+                    // endpoint (`operator.rs`), which instances agree on.
+                    .pattern(Some(concat!("^", $prefix, "_([0-9A-HJKMNP-TV-Z]{26}|0{19}FENX0P)$")))
                     .examples([concat!($prefix, "_01JF3Q8Z6V7W2X9Y4K5M0N1P2R")])
                     .build()
                     .into()
