@@ -98,7 +98,10 @@ async fn the_operator_pages_create_and_revoke_tokens_mint_portal_links_and_show_
     let (status, body) = fenix.call_as(Some(&admin), "GET", "/v1/settings", None).await;
     assert_eq!(status, 200, "the admin token reaches admin routes: {body}");
     let login = out.text("login_form");
-    assert!(login.contains("fenix token create") && !login.contains('`'), "the login hint reads without backticks: {login}");
+    assert!(
+        login.contains("fenix token create") && !login.contains('`'),
+        "the login hint reads without backticks: {login}"
+    );
     let link = out.text("portal_link");
     assert!(link.starts_with(&format!("{}/console/portal#fxp_", fenix.base)), "a portal link: {link}");
     let (status, links) = fenix.call("GET", &format!("/v1/apps/{app_id}/portal-sessions"), None).await;

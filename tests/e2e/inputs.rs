@@ -244,7 +244,10 @@ async fn statuses_are_taken_only_as_the_api_spells_them(backend: Backend) {
     for status in ["", "Failed", "in-flight", "dead", "active"] {
         let (answer, body) = fenix.call("GET", &format!("/v1/apps/{app}/deliveries?status={status}"), None).await;
         assert_eq!((answer, error_code(&body)), (400, "invalid_status"), "{status:?}: {body}");
-        assert_eq!(error_message(&body), "status must be one of pending, in_flight, succeeded, failed, skipped, failing");
+        assert_eq!(
+            error_message(&body),
+            "status must be one of pending, in_flight, succeeded, failed, skipped, failing"
+        );
     }
     let replay = format!("/v1/apps/{app}/endpoints/{ep}/replay");
     for statuses in [json!(["failed", "failed"]), json!(["skipped"]), json!(["skipped", "failed"])] {

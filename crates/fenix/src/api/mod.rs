@@ -54,8 +54,8 @@ pub mod service;
 pub mod sessions;
 pub mod settings;
 pub mod sized_page;
-pub mod status_filter;
 pub mod stats;
+pub mod status_filter;
 pub mod test_events;
 pub mod tokens;
 
