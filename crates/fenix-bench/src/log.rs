@@ -78,7 +78,7 @@ struct Event {
 }
 
 fn event(k: u64, created_at: i64) -> Event {
-    let id = ::fenix::ids::new_id_at("evt", created_at);
+    let id = ::fenix::ids::EventId::new_at(created_at).into_string();
     let event_type = event_type(k);
     let envelope = format!(
         r#"{{"id":"{id}","type":"{event_type}","created_at":"{}","data":{{"seq":{k}}}}}"#,
@@ -98,7 +98,7 @@ fn deliveries_of(k: u64, ev_index: usize, created_at: i64, now: i64) -> impl Ite
             _ => (2, Some(now + 3_600_000), Some(created_at + 60_000)),
         };
         Row {
-            id: ::fenix::ids::new_id_at("dlv", created_at),
+            id: ::fenix::ids::DeliveryId::new_at(created_at).into_string(),
             event: ev_index,
             endpoint: j as usize,
             status,
