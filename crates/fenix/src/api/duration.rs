@@ -28,7 +28,7 @@ impl DurationIn {
         };
         let d = match &self.0 {
             serde_json::Value::Number(n) => Duration::from_secs(n.as_u64().ok_or_else(refused)?),
-            serde_json::Value::String(s) => humantime::parse_duration(s.trim()).map_err(|_| refused())?,
+            serde_json::Value::String(s) => crate::settings::parse_duration(s).map_err(|_| refused())?,
             _ => return Err(refused()),
         };
         if d.is_zero() {
