@@ -74,6 +74,21 @@ if [ ! -d tests/browser/node_modules/playwright-core ]; then
     || { echo "error: npm could not install playwright-core into tests/browser" >&2; exit 1; }
 fi
 
+echo "==> a real HTTP proxy for the egress tests (tests/e2e/egress.rs)"
+# Debian's tinyproxy, started by each test on its own loopback port
+# (tests/support/proxy.rs): the egress suite fails under CI when it is missing.
+if [ ! -x /usr/bin/tinyproxy ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tinyproxy >/dev/null; } \
+      || { echo "error: could not install Debian's tinyproxy (apt-get install tinyproxy)" >&2; exit 1; }
+  elif [ "${CI:-}" = true ] || [ "${CI:-}" = 1 ]; then
+    echo "error: /usr/bin/tinyproxy is missing; install Debian's tinyproxy package (as root: apt-get install tinyproxy)" >&2
+    exit 1
+  else
+    echo "warning: /usr/bin/tinyproxy is missing: the egress tests will be skipped (apt-get install tinyproxy)"
+  fi
+fi
+
 echo "==> no circles among modules (scripts/module_circles.py)"
 # Every crate under crates/, the bench included, and any crate added later.
 for src in crates/*/src; do

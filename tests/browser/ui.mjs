@@ -173,3 +173,101 @@ export async function attemptsShown(page) {
   }
   return out;
 }
+
+/**
+ * On an endpoint's form (`form`: 'endpoint-edit' or 'endpoint-create'): fills
+ * its routing fields, each when given (an empty string clears it).
+ */
+export async function fillRouting(page, form, { channels, filter, transformation }) {
+  if (channels !== undefined) await page.locator(tid(`${form}-channels`)).fill(channels);
+  if (filter !== undefined) await page.locator(tid(`${form}-filter`)).fill(filter);
+  if (transformation !== undefined) await page.locator(tid(`${form}-transformation`)).fill(transformation);
+}
+
+/** Opens a routing Test panel (`which`: 'filter' or 'transformation') once; answers its inputs as prefilled. */
+export async function openRoutingTest(page, form, which) {
+  const prefix = `${form}-${which}-test`;
+  if (!(await page.locator(tid(`${prefix}-panel`)).isVisible())) await page.locator(tid(prefix)).click();
+  const type = page.locator(tid(`${prefix}-type`));
+  await until(`the ${which} test's sample prefilled`, async () => (await type.inputValue()) !== '');
+  return { type: await type.inputValue(), data: await page.locator(tid(`${prefix}-data`)).inputValue() };
+}
+
+/** What a routing test shows: its outcome (data-outcome), text, and where an error is. */
+async function routingOutcome(page, prefix) {
+  const outcome = page.locator(`${tid(`${prefix}-result`)} [data-outcome]`);
+  await outcome.waitFor();
+  return {
+    outcome: await outcome.getAttribute('data-outcome'),
+    text: (await outcome.innerText()).trim(),
+    line: await outcome.getAttribute('data-line'),
+    column: await outcome.getAttribute('data-column'),
+  };
+}
+
+/**
+ * Runs the filter's Test on a sample event (the prefilled one, with what is
+ * given replaced; `data` as JSON text); answers {outcome, text, line, column}.
+ */
+export async function testFilter(page, form, { type, data, channels, tags } = {}) {
+  const prefix = `${form}-filter-test`;
+  await openRoutingTest(page, form, 'filter');
+  if (type !== undefined) await page.locator(tid(`${prefix}-type`)).fill(type);
+  if (data !== undefined) await page.locator(tid(`${prefix}-data`)).fill(data);
+  if (channels !== undefined) await page.locator(tid(`${prefix}-channels`)).fill(channels);
+  if (tags !== undefined) await page.locator(tid(`${prefix}-tags`)).fill(tags);
+  await page.locator(tid(`${prefix}-run`)).click();
+  return routingOutcome(page, prefix);
+}
+
+/**
+ * Runs the transformation's Test on a sample event; answers {outcome, text,
+ * line, column} and, when it transformed, {method, url, headers, payload} as shown.
+ */
+export async function testTransformation(page, form, { type, data } = {}) {
+  const prefix = `${form}-transformation-test`;
+  await openRoutingTest(page, form, 'transformation');
+  if (type !== undefined) await page.locator(tid(`${prefix}-type`)).fill(type);
+  if (data !== undefined) await page.locator(tid(`${prefix}-data`)).fill(data);
+  await page.locator(tid(`${prefix}-run`)).click();
+  const shown = await routingOutcome(page, prefix);
+  if (shown.outcome !== 'transformed') return shown;
+  const text = async (id) => (await page.locator(`${tid(`${prefix}-result`)} ${tid(id)}`).innerText()).trim();
+  return {
+    ...shown,
+    method: await text('transformation-test-method'),
+    url: await text('transformation-test-url'),
+    headers: await text('transformation-test-headers'),
+    payload: await text('transformation-test-payload'),
+  };
+}
+
+/**
+ * Saves the endpoint's edit form; answers {status} (what the page says once
+ * saved) or {error, field} (the words next to the field the API refused, or
+ * the form's error with field null).
+ */
+export async function saveEndpointEdit(page) {
+  await page.locator(tid('endpoint-edit-submit')).click();
+  const form = page.locator(tid('endpoint-edit-form'));
+  const said = async () => {
+    const status = (await page.locator(tid('endpoint-edit-status')).innerText()).trim();
+    if (status) return { status };
+    for (const f of ['url', 'description', 'event-types', 'rate', 'channels', 'filter', 'transformation']) {
+      const e = form.locator(tid(`endpoint-edit-${f}-error`));
+      const text = (await e.innerText().catch(() => '')).trim();
+      if (text) return { error: text, field: f };
+    }
+    const error = (await page.locator(tid('endpoint-edit-error')).innerText()).trim();
+    return error ? { error, field: null } : null;
+  };
+  return until('the edit saved or refused', said);
+}
+
+/** Whether markup put into the page ran (window.__pwned) or became elements. */
+export async function markupRan(page) {
+  return page.evaluate(() => ({
+    pwned: window.__pwned === undefined ? null : String(window.__pwned),
+    injected: document.querySelectorAll('#app img[src="x"], #app script, [onerror], [onload]').length,
+  }));
+}

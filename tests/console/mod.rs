@@ -21,4 +21,6 @@ mod markup;
 mod operator;
 mod phone;
 mod portal;
+mod routing;
 mod sessions;
+mod tls;

@@ -45,13 +45,15 @@ async fn a_failing_delivery_shows_its_last_status_and_error_and_is_found_while_r
     // `failed` finds nothing yet; the delivery that succeeded shows its 200 and no error.
     let (_, failed) = fenix.call("GET", &format!("/v1/apps/{app}/deliveries?status=failed"), None).await;
     assert_eq!(failed["data"].as_array().map(Vec::len), Some(0), "{failed}");
-    let (_, ok) = fenix
-        .call(
-            "GET",
-            &format!("/v1/apps/{app}/deliveries?status=succeeded&endpoint_id={}", healthy["id"].as_str().unwrap()),
-            None,
-        )
-        .await;
+    // The healthy endpoint's delivery runs beside the failing one: wait for its answer.
+    let succeeded =
+        format!("/v1/apps/{app}/deliveries?status=succeeded&endpoint_id={}", healthy["id"].as_str().unwrap());
+    eventually("the healthy delivery succeeds", Duration::from_secs(20), || async {
+        let (status, page) = fenix.call("GET", &succeeded, None).await;
+        status == 200 && page["data"].as_array().is_some_and(|rows| rows.len() == 1)
+    })
+    .await;
+    let (_, ok) = fenix.call("GET", &succeeded, None).await;
     let ok = &ok["data"][0];
     assert_eq!((ok["last_status_code"].clone(), ok["last_error"].clone()), (json!(200), Value::Null), "{ok}");
 

@@ -210,6 +210,8 @@ async fn answers_list_their_keys_in_the_documented_order(backend: Backend) {
         "success_rate",
         "dead_letter",
         "skipped",
+        "client_certificate_expires_at",
+        "client_certificate_expires_soon",
     ];
     assert_eq!((status, keys_of(&stats)), (200, documented.map(String::from).to_vec()), "{stats}");
 

@@ -237,7 +237,7 @@ async fn a_cursor_of_another_list_or_garbage_is_refused(backend: Backend) {
 async fn statuses_are_taken_only_as_the_api_spells_them(backend: Backend) {
     let Acme { _db, receiver: _receiver, fenix, app, ep } = acme(backend).await;
     let ep = ep.as_str();
-    for status in ["pending", "in_flight", "succeeded", "failed", "skipped", "failing"] {
+    for status in ["scheduled", "pending", "in_flight", "succeeded", "failed", "skipped", "failing"] {
         let (answer, body) = fenix.call("GET", &format!("/v1/apps/{app}/deliveries?status={status}"), None).await;
         assert_eq!(answer, 200, "{status}: {body}");
     }
@@ -246,7 +246,7 @@ async fn statuses_are_taken_only_as_the_api_spells_them(backend: Backend) {
         assert_eq!((answer, error_code(&body)), (400, "invalid_status"), "{status:?}: {body}");
         assert_eq!(
             error_message(&body),
-            "status must be one of pending, in_flight, succeeded, failed, skipped, failing"
+            "status must be one of scheduled, pending, in_flight, succeeded, failed, skipped, failing"
         );
     }
     let replay = format!("/v1/apps/{app}/endpoints/{ep}/replay");

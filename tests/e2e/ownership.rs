@@ -77,9 +77,11 @@ async fn wrong_failing_late_and_unreachable_answers_leave_the_endpoint_pending_w
     let wrong = Receiver::http(|_| Plan::ok().with_body(r#"{"challenge":"not-it"}"#)).await;
     let failing = Receiver::http(|_| Plan::status(500)).await;
     let late = Receiver::http(|_| echo().after(Duration::from_secs(4))).await;
-    // A port nothing listens on: the connection is refused.
+    // A port nothing listens on: the connection is refused. On 127.0.0.4,
+    // where no other test listens: a port freed on 127.0.0.1 was taken by
+    // another test's receiver meanwhile, which then got this challenge.
     let closed = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let listener = std::net::TcpListener::bind("127.0.0.4:0").unwrap();
         format!("http://{}/hook", listener.local_addr().unwrap())
     };
     let app = fenix.create_app("acme").await;

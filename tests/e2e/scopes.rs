@@ -120,7 +120,9 @@ fn valid_body(operation: &str, receiver: &Receiver) -> Option<Value> {
 /// second value says whether a made-up id had to stand in (a route this walk
 /// has no real resource for: it may answer that resource's 404).
 fn fill(template: &str, app_ref: &str, app: &AppFixture, tok: &str) -> (String, bool) {
-    let mut made_up = false;
+    // The fixture's endpoint has no transformation, so its delivery has no
+    // transformed request: that route may answer its 404 (`not_transformed`).
+    let mut made_up = template.ends_with("/{dlv}/request");
     let mut out = String::new();
     for seg in template.split('/').skip(1) {
         out.push('/');

@@ -4,8 +4,10 @@
 //! stats, metrics and per-endpoint pacing — the real binary, both backends.
 
 mod adaptive;
+mod app_retention;
 mod claimed;
 mod common;
+mod expunge;
 mod failures;
 mod fairness;
 mod observability;

@@ -18,18 +18,7 @@ const API_KEY: &str = "rekey-api-key-s3cret";
 
 /// The master key id of every sealed value in the endpoint's `headers` column.
 async fn sealed_key_ids(db: &TestDb, endpoint_id: &str) -> Vec<Vec<u8>> {
-    use sqlx::Connection;
-    let query = "SELECT headers FROM endpoints WHERE id = $1";
-    let column: String = match db.backend {
-        Backend::Sqlite => {
-            let mut conn = sqlx::SqliteConnection::connect(&db.url).await.expect("open SQLite");
-            sqlx::query_scalar(query).bind(endpoint_id).fetch_one(&mut conn).await.expect("headers")
-        }
-        Backend::Postgres => {
-            let mut conn = sqlx::PgConnection::connect(&db.url).await.expect("connect");
-            sqlx::query_scalar(query).bind(endpoint_id).fetch_one(&mut conn).await.expect("headers")
-        }
-    };
+    let column = db.texts("SELECT headers FROM endpoints WHERE id = $1", &[endpoint_id]).await.remove(0);
     assert!(!column.contains("s3cret"), "a credential in clear: {column}");
     let stored: Vec<Value> = serde_json::from_str(&column).expect("a JSON array");
     stored

@@ -4,6 +4,7 @@
 
 use crate::support;
 
+mod client_key_rekey;
 mod common;
 mod ed25519;
 mod file_modes;

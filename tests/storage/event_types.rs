@@ -8,7 +8,7 @@ use crate::support::{Backend, TestDb};
 
 fn row(name: &str) -> EventTypeRow {
     EventTypeRow {
-        id: fenix::ids::EventTypeId::new().into_string(),
+        id: fenix::ids::EventTypeId::new(),
         name: name.into(),
         description: "d".into(),
         schema: Some(r#"{"type":"object"}"#.into()),

@@ -154,6 +154,9 @@ pub fn new_event(app_id: &AppId, event_type: &str, key: Option<&str>, at: Millis
         max_fanout: usize::MAX,
         only_endpoint: None,
         ordering_key: None,
+        channels: Vec::new(),
+        tags: Vec::new(),
+        deliver_at: None,
     }
 }
 

@@ -3,7 +3,7 @@
 //! token is listed but never authenticates, an app's tokens go with it, and
 //! the last working admin token cannot be deleted, even by two deletes at once.
 
-use fenix::ids::AppId;
+use fenix::ids::{AppId, TokenId};
 use fenix::{
     access::{Access, Principal},
     store::{
@@ -17,11 +17,12 @@ use super::fixtures::{id_at, Fixture, Raw, T0};
 use crate::support::{Backend, TestDb};
 
 fn token(principal: Principal, sha256: &str, expires_at: Option<Millis>) -> NewToken {
-    NewToken { id: id_at("tok", T0), name: "t".into(), sha256: sha256.into(), principal, expires_at, created_at: T0 }
+    let id = TokenId::from_stored(id_at("tok", T0));
+    NewToken { id, name: "t".into(), sha256: sha256.into(), principal, expires_at, created_at: T0 }
 }
 
 fn read_of(app_id: &AppId) -> Principal {
-    Principal::App { app_id: app_id.to_string(), access: Access::Read }
+    Principal::App { app_id: app_id.clone(), access: Access::Read }
 }
 
 async fn a_token_issued_before_scoped_tokens_is_an_admin_token_after_the_upgrade(backend: Backend) {
@@ -104,7 +105,7 @@ async fn the_last_working_admin_token_cannot_be_deleted(backend: Backend) {
         fx.store.insert_token(t).await.unwrap();
     }
     let now = T0 + 1;
-    let delete = |id: String| {
+    let delete = |id: TokenId| {
         let store = fx.store.clone();
         async move { store.delete_token_keeping_an_admin(&id, now).await.unwrap() }
     };

@@ -56,4 +56,28 @@ impl TestDb {
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
+
+    /// Runs `sql` (one text column; `$1`, `$2`… bound to `binds`) on the
+    /// test's database, as stored: what a test reads behind Fenix's back.
+    pub async fn texts(&self, sql: &str, binds: &[&str]) -> Vec<String> {
+        use sqlx::Connection;
+        match self.backend {
+            Backend::Sqlite => {
+                let mut conn = sqlx::SqliteConnection::connect(&self.url).await.expect("open SQLite");
+                let mut q = sqlx::query_scalar(sql);
+                for b in binds {
+                    q = q.bind(*b);
+                }
+                q.fetch_all(&mut conn).await.expect("query")
+            }
+            Backend::Postgres => {
+                let mut conn = sqlx::PgConnection::connect(&self.url).await.expect("connect");
+                let mut q = sqlx::query_scalar(sql);
+                for b in binds {
+                    q = q.bind(*b);
+                }
+                q.fetch_all(&mut conn).await.expect("query")
+            }
+        }
+    }
 }

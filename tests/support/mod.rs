@@ -7,11 +7,13 @@
 
 #![allow(dead_code, unused_imports)]
 
+pub mod certs;
 pub mod db;
 pub mod dns;
 pub mod fenix;
 pub mod helpers;
 pub mod postgres;
+pub mod proxy;
 pub mod receiver;
 
 pub use db::{Backend, TestDb};

@@ -25,6 +25,8 @@ use tokio::net::TcpListener;
 pub struct Received {
     pub method: String,
     pub path: String,
+    /// The query string, without `?` ("" when none).
+    pub query: String,
     /// Header names in lower case.
     pub headers: HashMap<String, String>,
     pub body: Vec<u8>,
@@ -170,10 +172,27 @@ impl Receiver {
         tls: Tls<'_>,
         behaviour: impl Fn(usize) -> Plan + Send + Sync + 'static,
     ) -> Receiver {
-        let (acceptor, ca_pem) = tls_acceptor(&tls);
+        Receiver::https_inner(dir, tls, None, Arc::new(behaviour)).await
+    }
+
+    /// An HTTPS receiver (a fresh CA, its certificate for 127.0.0.1,
+    /// localhost and `names`) that requires a client certificate issued by
+    /// the CA of PEM `client_ca`: a client without one, or with another, fails
+    /// the handshake.
+    pub async fn https_requiring_client_cert(
+        dir: &Path,
+        names: &[&str],
+        client_ca: &str,
+        behaviour: impl Fn(usize) -> Plan + Send + Sync + 'static,
+    ) -> Receiver {
+        Receiver::https_inner(dir, Tls { h2: false, names }, Some(client_ca), Arc::new(behaviour)).await
+    }
+
+    async fn https_inner(dir: &Path, tls: Tls<'_>, client_ca: Option<&str>, behaviour: Behaviour) -> Receiver {
+        let (acceptor, ca_pem) = tls_acceptor(&tls, client_ca);
         let ca_path = dir.join(format!("ca-{}.pem", ulid::Ulid::new()));
         std::fs::write(&ca_path, ca_pem).expect("write CA");
-        let mut r = Receiver::start(Some(acceptor), Arc::new(behaviour)).await;
+        let mut r = Receiver::start(Some(acceptor), behaviour).await;
         r.url = r.url.replace("http://", "https://");
         r.ca_pem_path = Some(ca_path);
         r
@@ -206,12 +225,15 @@ impl Receiver {
                     });
                     match tls {
                         Some(acceptor) => {
-                            if let Ok(s) = acceptor.accept(stream).await {
+                            match acceptor.accept(stream).into_fallible().await {
                                 // HTTP/2 when ALPN chose it (the acceptor offers it only
                                 // for an `h2` receiver), else HTTP/1.1.
-                                let _ = auto::Builder::new(TokioExecutor::new())
-                                    .serve_connection(TokioIo::new(s), svc)
-                                    .await;
+                                Ok(s) => {
+                                    let _ = auto::Builder::new(TokioExecutor::new())
+                                        .serve_connection(TokioIo::new(s), svc)
+                                        .await;
+                                }
+                                Err((_, stream)) => linger(stream).await,
                             }
                         }
                         None => {
@@ -250,6 +272,18 @@ impl Receiver {
     }
 }
 
+/// A refused handshake's connection closed as servers close it (a lingering
+/// close): the alert already written, the client's bytes read until it hangs
+/// up. Dropped at once, the unread bytes would make the kernel answer with a
+/// reset, which may reach the client before the alert does.
+async fn linger(mut stream: tokio::net::TcpStream) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let _ = stream.shutdown().await;
+    let mut buf = [0u8; 4096];
+    let drain = async { while matches!(stream.read(&mut buf).await, Ok(n) if n > 0) {} };
+    let _ = tokio::time::timeout(Duration::from_secs(5), drain).await;
+}
+
 async fn answer(
     req: Request<hyper::body::Incoming>,
     reqs: &Mutex<Vec<Received>>,
@@ -258,6 +292,7 @@ async fn answer(
     let method = req.method().to_string();
     let version = format!("{:?}", req.version());
     let path = req.uri().path().to_string();
+    let query = req.uri().query().unwrap_or("").to_string();
     let headers = req
         .headers()
         .iter()
@@ -266,7 +301,7 @@ async fn answer(
     let body = req.into_body().collect().await.map(|b| b.to_bytes().to_vec()).unwrap_or_default();
     let n = {
         let mut all = reqs.lock().unwrap();
-        all.push(Received { method, path, headers, body, at: Instant::now(), version });
+        all.push(Received { method, path, query, headers, body, at: Instant::now(), version });
         all.len() - 1
     };
     let behaviour = beh.lock().unwrap().clone();
@@ -296,7 +331,7 @@ fn echo_challenge(body: Vec<u8>, request: &[u8]) -> Vec<u8> {
     text.replace(CHALLENGE, sent["data"]["challenge"].as_str().unwrap_or("")).into_bytes()
 }
 
-fn tls_acceptor(tls: &Tls<'_>) -> (tokio_rustls::TlsAcceptor, String) {
+fn tls_acceptor(tls: &Tls<'_>, client_ca: Option<&str>) -> (tokio_rustls::TlsAcceptor, String) {
     use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
     let ca_key = KeyPair::generate().expect("CA key");
     let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
@@ -311,8 +346,20 @@ fn tls_acceptor(tls: &Tls<'_>) -> (tokio_rustls::TlsAcceptor, String) {
     let certs = vec![leaf.der().clone()];
     let key = rustls::pki_types::PrivateKeyDer::try_from(leaf_key.serialize_der()).expect("key der");
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let mut config =
-        rustls::ServerConfig::builder().with_no_client_auth().with_single_cert(certs, key).expect("TLS config");
+    let builder = rustls::ServerConfig::builder();
+    let builder = match client_ca {
+        None => builder.with_no_client_auth(),
+        Some(pem) => {
+            use rustls::pki_types::{pem::PemObject, CertificateDer};
+            let mut roots = rustls::RootCertStore::empty();
+            for cert in CertificateDer::pem_slice_iter(pem.as_bytes()) {
+                roots.add(cert.expect("client CA PEM")).expect("client CA");
+            }
+            let verifier = rustls::server::WebPkiClientVerifier::builder(Arc::new(roots)).build().expect("verifier");
+            builder.with_client_cert_verifier(verifier)
+        }
+    };
+    let mut config = builder.with_single_cert(certs, key).expect("TLS config");
     if tls.h2 {
         config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     }

@@ -77,6 +77,20 @@ pub(crate) async fn app_with_endpoints(
     endpoints: u64,
     target: Target,
 ) -> anyhow::Result<String> {
+    app_with_endpoints_extra(ctx, api, label, endpoints, target, &[]).await
+}
+
+/// [`app_with_endpoints`], endpoint `i` created with `extras[i]`'s members in
+/// its body (the routing phase's channels, filter or transformation; none
+/// for the endpoints past the slice's end).
+pub(crate) async fn app_with_endpoints_extra(
+    ctx: &Ctx,
+    api: &Api,
+    label: &str,
+    endpoints: u64,
+    target: Target,
+    extras: &[serde_json::Value],
+) -> anyhow::Result<String> {
     let app = api.create_app(&format!("bench {label}")).await?;
     for i in 0..endpoints {
         let path = format!("/{label}/{i}");
@@ -84,7 +98,8 @@ pub(crate) async fn app_with_endpoints(
             Target::Sink => ctx.sink.base(),
             Target::Verifying => ctx.receiver.base.as_str(),
         };
-        let secret = api.create_endpoint(&app, &format!("{base}{path}")).await?;
+        let extra = usize::try_from(i).ok().and_then(|i| extras.get(i));
+        let secret = api.create_endpoint(&app, &format!("{base}{path}"), extra).await?;
         if target == Target::Verifying {
             ctx.receiver.register(&path, &[secret]).await?;
         }

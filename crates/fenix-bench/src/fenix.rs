@@ -268,16 +268,31 @@ impl Api {
         Ok(serde_json::from_slice::<IdOnly>(&b).context("app creation answer")?.id)
     }
 
-    /// Creates an endpoint and returns its secret (from the creation answer).
-    pub async fn create_endpoint(&self, app: &str, url: &str) -> anyhow::Result<String> {
-        Ok(self.create_endpoint_with_id(app, url).await?.1)
+    /// Creates an endpoint and returns its secret (from the creation answer);
+    /// `extra`'s members are added to the creation body (the routing phase's
+    /// `channels`, `filter`, `transformation`).
+    pub async fn create_endpoint(
+        &self,
+        app: &str,
+        url: &str,
+        extra: Option<&serde_json::Value>,
+    ) -> anyhow::Result<String> {
+        Ok(self.create_endpoint_with_id(app, url, extra).await?.1)
     }
 
-    /// Creates an endpoint and returns its id and secret.
-    pub async fn create_endpoint_with_id(&self, app: &str, url: &str) -> anyhow::Result<(String, String)> {
-        let b = self
-            .post(&format!("/v1/apps/{app}/endpoints"), serde_json::json!({"url": url, "description": "fenix-bench"}))
-            .await?;
+    /// Creates an endpoint (with `extra`'s members in its body, as
+    /// [`Api::create_endpoint`]) and returns its id and secret.
+    pub async fn create_endpoint_with_id(
+        &self,
+        app: &str,
+        url: &str,
+        extra: Option<&serde_json::Value>,
+    ) -> anyhow::Result<(String, String)> {
+        let mut body = serde_json::json!({"url": url, "description": "fenix-bench"});
+        if let (Some(serde_json::Value::Object(fields)), Some(into)) = (extra, body.as_object_mut()) {
+            into.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        let b = self.post(&format!("/v1/apps/{app}/endpoints"), body).await?;
         let created = serde_json::from_slice::<Created>(&b).context("endpoint creation answer")?;
         Ok((created.id, created.secret.context("the endpoint creation answer carries no secret")?))
     }

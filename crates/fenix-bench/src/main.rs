@@ -2,7 +2,8 @@
 //! loopback and measures, in one run, the figures of issue 7 — the HTTP
 //! ceiling of the machine, delivery throughput and its ratio to the ceiling,
 //! ingestion, latency at a fixed offered load, backlog scaling and peak RSS,
-//! and (issue 15) the time of a page of the delivery log on 1 M deliveries.
+//! (issue 15) the time of a page of the delivery log on 1 M deliveries, and
+//! (issue 32) what routing costs.
 //! See `docs/benchmarks.md`.
 
 use std::path::{Path, PathBuf};
@@ -14,12 +15,14 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod ctx;
 mod db;
+mod drain;
 mod fenix;
 mod log;
 mod ordered;
 mod phases;
 mod receiver;
 mod report;
+mod routing;
 mod sink;
 mod wrk_ingest;
 
@@ -71,6 +74,8 @@ pub enum Phase {
     Log,
     /// One ordered endpoint's backlog drained, without keys and with `--ordered-keys` keys.
     Ordered,
+    /// What routing costs: fan-out ingestion with channels and a filter, delivery with a transformation.
+    Routing,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -157,6 +162,9 @@ pub struct Opts {
     /// Ordered: distinct ordering keys (lanes) in the second drain.
     #[arg(long, default_value_t = 16)]
     ordered_keys: u64,
+    /// Routing: events (× 10 endpoints) in each drained backlog [default: 10000; quick: 1000].
+    #[arg(long)]
+    routing_events: Option<u64>,
     /// Run only these phases (comma-separated) [default: all].
     #[arg(long, value_enum, value_delimiter = ',')]
     phases: Vec<Phase>,
@@ -195,6 +203,7 @@ pub struct Sizes {
     pub log_requests: u64,
     pub ordered_events: u64,
     pub ordered_keys: u64,
+    pub routing_events: u64,
 }
 
 impl Sizes {
@@ -227,6 +236,7 @@ impl Sizes {
             log_requests: pick(o.log_requests, 50, 20),
             ordered_events: pick(o.ordered_events, 10_000, 1_000),
             ordered_keys: o.ordered_keys,
+            routing_events: pick(o.routing_events, 10_000, 1_000),
         };
         if s.ceiling_requests == 0
             || s.concurrency == 0
@@ -249,6 +259,7 @@ impl Sizes {
             || s.log_requests == 0
             || s.ordered_events == 0
             || s.ordered_keys == 0
+            || s.routing_events == 0
         {
             bail!("every size must be at least 1 (and each drain at least --drain-endpoints deliveries)");
         }
@@ -316,6 +327,7 @@ async fn run(opts: Opts) -> anyhow::Result<()> {
             Phase::Drain,
             Phase::Log,
             Phase::Ordered,
+            Phase::Routing,
         ]
     } else {
         opts.phases.clone()

@@ -14,7 +14,8 @@ use bytes::Bytes;
 use rand::RngCore as _;
 
 use crate::ctx::{app_with_endpoints, event_body, Ctx, ProcUsage, Target};
-use crate::db::{Databases, Log};
+use crate::db::Databases;
+use crate::drain::{backlog, Drain};
 use crate::fenix::{self, Api, Fenix, Role};
 use crate::sink::WrkCeiling;
 use crate::wrk_ingest::Ingestion;
@@ -31,43 +32,6 @@ pub struct Ceiling {
     pub receiver_cpu_s: f64,
     /// CPU time of the bench process (the client) during the phase.
     pub client_cpu_s: f64,
-}
-
-#[derive(Debug, Clone)]
-pub struct Drain {
-    pub events: u64,
-    pub endpoints: u64,
-    pub deliveries: u64,
-    /// From the worker's start until every delivery is `succeeded` in the database.
-    pub secs: f64,
-    pub per_s: f64,
-    /// From the first request the receiver saw until all succeeded.
-    pub per_s_after_first: f64,
-    /// Worker start → first request at the receiver.
-    pub first_request_ms: f64,
-    pub setup_ingest_per_s: f64,
-    pub received: u64,
-    pub failures: u64,
-    /// Connections the receiver accepted from the worker.
-    pub connections: u64,
-    /// CPU time of the target (nginx's processes, or the verifying receiver) during the drain.
-    pub receiver_cpu_s: f64,
-    pub target: Target,
-    /// The worker's user + system CPU from its start until the drain was complete.
-    pub worker_cpu_s: f64,
-    pub procs: Vec<ProcUsage>,
-}
-
-impl Drain {
-    /// The worker's CPU per delivery, in µs (`cpu_us_per_delivery`).
-    pub fn cpu_us_per_delivery(&self) -> f64 {
-        self.worker_cpu_s * 1e6 / self.deliveries as f64
-    }
-
-    /// Connections the worker opened per 10,000 deliveries.
-    pub fn connections_per_10k(&self) -> f64 {
-        self.connections as f64 * 10_000.0 / self.deliveries as f64
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -137,6 +101,8 @@ pub struct Results {
     /// The `ordered` phase: one lane, then `--ordered-keys` lanes.
     pub ordered: Option<crate::ordered::OrderedDrain>,
     pub ordered_keys: Option<crate::ordered::OrderedDrain>,
+    /// The `routing` phase: channels and a filter at fan-out, a transformation in delivery.
+    pub routing: Option<crate::routing::Routing>,
 }
 
 pub async fn run_all(ctx: &mut Ctx, dbs: &mut Databases, phases: &[Phase]) -> anyhow::Result<Results> {
@@ -188,6 +154,9 @@ pub async fn run_all(ctx: &mut Ctx, dbs: &mut Databases, phases: &[Phase]) -> an
         let (n, keys) = (s.ordered_events, s.ordered_keys);
         r.ordered = Some(crate::ordered::ordered(ctx, dbs, n, 0).await.context("ordered phase")?);
         r.ordered_keys = Some(crate::ordered::ordered(ctx, dbs, n, keys).await.context("ordered phase, keys")?);
+    }
+    if phases.contains(&Phase::Routing) {
+        r.routing = Some(crate::routing::routing(ctx, dbs).await.context("routing phase")?);
     }
     Ok(r)
 }
@@ -287,246 +256,6 @@ async fn ceiling(ctx: &mut Ctx) -> anyhow::Result<Ceiling> {
     })
 }
 
-/// Sends `count` events to `app` from `clients` concurrent clients (each with
-/// its own keep-alive connection); returns events/s. The drained backlogs'
-/// set-up: the measured single-event ingestion is `wrk`'s (`wrk_ingest.rs`).
-async fn ingest(ctx: &Ctx, api: &Api, app: &str, count: u64, label: &str) -> anyhow::Result<f64> {
-    let url = Arc::new(format!("{}/v1/apps/{app}/events", api.base));
-    let token = Arc::new(ctx.launch.admin_token.clone());
-    let next = Arc::new(AtomicU64::new(0));
-    let done = Arc::new(AtomicU64::new(0));
-    let pad = Arc::new(ctx.pad.clone());
-    let start = Instant::now();
-    let reporter = {
-        let (done, label) = (done.clone(), label.to_string());
-        tokio::spawn(async move {
-            let mut last = 0;
-            loop {
-                tokio::time::sleep(Duration::from_secs(5)).await;
-                let d = done.load(Ordering::Relaxed);
-                progress(&format!("{label}: ingested {d}/{count} ({:.0}/s lately)", (d - last) as f64 / 5.0));
-                last = d;
-            }
-        })
-    };
-    let mut tasks = tokio::task::JoinSet::new();
-    for _ in 0..ctx.sizes.clients {
-        let (url, token, next, done, pad) = (url.clone(), token.clone(), next.clone(), done.clone(), pad.clone());
-        let client = fenix::event_client()?;
-        tasks.spawn(async move {
-            loop {
-                let n = next.fetch_add(1, Ordering::Relaxed);
-                if n >= count {
-                    return anyhow::Ok(());
-                }
-                fenix::send_event(&client, &url, &token, event_body(&pad, n)).await?;
-                done.fetch_add(1, Ordering::Relaxed);
-            }
-        });
-    }
-    let mut result = Ok(());
-    while let Some(r) = tasks.join_next().await {
-        match r {
-            Ok(Ok(())) => {}
-            Err(e) if e.is_cancelled() => {}
-            Ok(Err(e)) if result.is_ok() => {
-                result = Err(e);
-                tasks.abort_all();
-            }
-            Err(e) if result.is_ok() => {
-                result = Err(e.into());
-                tasks.abort_all();
-            }
-            _ => {}
-        }
-    }
-    reporter.abort();
-    result?;
-    Ok(count as f64 / start.elapsed().as_secs_f64())
-}
-
-/// Counters at a phase's target, as differences from the phase's start.
-#[derive(Debug, Clone, Copy, Default)]
-struct Counts {
-    received: u64,
-    failures: u64,
-    connections: u64,
-    /// When the target saw its first request (the verifying receiver stamps
-    /// it; at the sink it is the first poll that saw one, within 10 ms).
-    first_at_us: Option<u64>,
-}
-
-async fn counts(ctx: &Ctx, target: Target, base: &Counts) -> anyhow::Result<Counts> {
-    Ok(match target {
-        Target::Sink => {
-            let c = ctx.sink.count().await?;
-            Counts {
-                received: c.requests - base.received,
-                failures: 0,
-                connections: c.connections - base.connections,
-                first_at_us: None,
-            }
-        }
-        Target::Verifying => {
-            let s = ctx.receiver.stats().await?;
-            Counts {
-                received: s.received,
-                failures: s.verified_failures,
-                connections: s.connections,
-                first_at_us: (s.first_at_us > 0).then_some(s.first_at_us),
-            }
-        }
-    })
-}
-
-/// Zeroes the target's counters (the sink's are read and kept as the base).
-async fn reset(ctx: &Ctx, target: Target) -> anyhow::Result<Counts> {
-    match target {
-        Target::Sink => {
-            let c = ctx.sink.count().await?;
-            Ok(Counts { received: c.requests, connections: c.connections, ..Counts::default() })
-        }
-        Target::Verifying => {
-            ctx.receiver.reset(false).await?;
-            Ok(Counts::default())
-        }
-    }
-}
-
-fn target_cpu(ctx: &Ctx, target: Target) -> f64 {
-    match target {
-        Target::Sink => ctx.sink.pids().into_iter().filter_map(fenix::cpu_seconds).sum(),
-        Target::Verifying => ctx.receiver_cpu(),
-    }
-}
-
-/// A backlog of `events × endpoints` deliveries, ingested by `fenix --api-only`,
-/// then drained by `fenix --worker-only` to `target`, timed until all are `succeeded`.
-pub async fn backlog(
-    ctx: &mut Ctx,
-    dbs: &mut Databases,
-    label: &str,
-    events: u64,
-    endpoints: u64,
-    target: Target,
-) -> anyhow::Result<Drain> {
-    let expected = events * endpoints;
-    let url = dbs.fresh(label).await?;
-    progress(&format!("{label}: ingesting {events} events × {endpoints} endpoints with fenix --api-only"));
-    let api_proc = Fenix::start(&ctx.launch, Role::ApiOnly, &url, label).await?;
-    let api = Api::new(&api_proc, &ctx.launch)?;
-    let app = app_with_endpoints(ctx, &api, label, endpoints, target).await?;
-    let setup_ingest_per_s = ingest(ctx, &api, &app, events, label).await?;
-    let api_usage = api_proc.stop().await?;
-    progress(&format!(
-        "{label}: ingested at {setup_ingest_per_s:.0} events/s; draining {expected} deliveries with fenix --worker-only to the {}",
-        match target {
-            Target::Sink => ctx.sink.name(),
-            Target::Verifying => "verifying receiver",
-        }
-    ));
-
-    let mut log = Log::open(&url).await?;
-    let unfinished = log.unfinished().await?;
-    if u64::try_from(unfinished).unwrap_or(0) != expected {
-        bail!("{unfinished} deliveries are due after ingestion, {expected} expected");
-    }
-    let base = reset(ctx, target).await?;
-    let cpu0 = target_cpu(ctx, target);
-    let start_us = now_us();
-    let start = Instant::now();
-    let mut worker = Fenix::start(&ctx.launch, Role::WorkerOnly, &url, label).await?;
-    // FENIX_BENCH_PERF=<file> profiles the worker of the 1-endpoint drain
-    // (`perf record -g`), stopped when the drain is complete.
-    let mut perf = match std::env::var_os("FENIX_BENCH_PERF") {
-        Some(out) if label == "delivery-1ep" => {
-            progress(&format!("{label}: perf record -g -p {} -o {}", worker.pid(), out.to_string_lossy()));
-            tokio::process::Command::new("perf")
-                .args(["record", "-g", "-p", &worker.pid().to_string(), "-o"])
-                .arg(&out)
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .kill_on_drop(true)
-                .spawn()
-                .ok()
-        }
-        _ => None,
-    };
-    let mut last_count = 0;
-    let mut first_seen_us = None;
-    let mut last_change = Instant::now();
-    let mut last_report = Instant::now();
-    let (secs, done_us, worker_cpu_s) = loop {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        worker.check_alive()?;
-        let stats = counts(ctx, target, &base).await?;
-        if stats.received > 0 && first_seen_us.is_none() {
-            first_seen_us = Some(stats.first_at_us.unwrap_or_else(now_us));
-        }
-        if stats.received != last_count {
-            last_count = stats.received;
-            last_change = Instant::now();
-        } else if last_change.elapsed() > Duration::from_secs(60) {
-            bail!(
-                "{label}: no progress for 60 s ({}/{expected} received); fenix log:\n{}",
-                stats.received,
-                fenix::tail(&worker.log_path)
-            );
-        }
-        if last_report.elapsed() > Duration::from_secs(5) {
-            last_report = Instant::now();
-            let t = start.elapsed().as_secs_f64();
-            progress(&format!("{label}: {}/{expected} received after {t:.1} s", stats.received));
-        }
-        if stats.received >= expected && log.unfinished().await? == 0 {
-            break (start.elapsed().as_secs_f64(), now_us(), worker.usage().cpu_s);
-        }
-    };
-    if let Some(p) = perf.as_mut() {
-        if let Some(pid) = p.id() {
-            let _ = std::process::Command::new("kill").args(["-INT", &pid.to_string()]).status();
-        }
-        let _ = tokio::time::timeout(Duration::from_secs(60), p.wait()).await;
-    }
-    let (succeeded, all) = log.succeeded_of_all().await?;
-    log.close().await;
-    let worker_usage = worker.stop().await?;
-    let stats = counts(ctx, target, &base).await?;
-    if u64::try_from(succeeded).unwrap_or(0) != expected || u64::try_from(all).unwrap_or(0) != expected {
-        bail!("{label}: {succeeded} of {all} deliveries succeeded, {expected} expected");
-    }
-    let first_at_us = first_seen_us.unwrap_or(start_us);
-    let first_request_ms = first_at_us.saturating_sub(start_us) as f64 / 1000.0;
-    let after_first = done_us.saturating_sub(first_at_us) as f64 / 1e6;
-    let per_s = expected as f64 / secs;
-    progress(&format!(
-        "{label}: {expected} deliveries in {secs:.2} s = {per_s:.0}/s (peak RSS {:.0} MB, {:.1} µs CPU per delivery, {} connections)",
-        worker_usage.peak_rss_mb,
-        worker_cpu_s * 1e6 / expected as f64,
-        stats.connections,
-    ));
-    Ok(Drain {
-        events,
-        endpoints,
-        deliveries: expected,
-        secs,
-        per_s,
-        per_s_after_first: if after_first > 0.0 { expected as f64 / after_first } else { per_s },
-        first_request_ms,
-        setup_ingest_per_s,
-        received: stats.received,
-        failures: stats.failures,
-        connections: stats.connections,
-        receiver_cpu_s: target_cpu(ctx, target) - cpu0,
-        target,
-        worker_cpu_s,
-        procs: vec![
-            ProcUsage { role: "api (ingest)", usage: api_usage },
-            ProcUsage { role: "worker", usage: worker_usage },
-        ],
-    })
-}
-
 /// Batches of `--batch-size` events from the concurrent clients to
 /// `fenix --api-only` with one endpoint: events/s accepted, each batch stored
 /// with its deliveries in one transaction.
@@ -588,20 +317,17 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-/// `fenix serve` (both roles), one endpoint, events at a fixed rate; latency
-/// = receipt at the receiver − the moment the client had the `202`.
-async fn latency(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Latency> {
-    let label = "latency";
-    let url = dbs.fresh(label).await?;
-    let proc = Fenix::start(&ctx.launch, Role::Both, &url, label).await?;
-    let api = Api::new(&proc, &ctx.launch)?;
-    let app = app_with_endpoints(ctx, &api, label, 1, Target::Verifying).await?;
-    ctx.receiver.reset(true).await?;
-    let (rate, secs) = (ctx.sizes.rate, ctx.sizes.latency_secs);
-    let total = rate * secs;
-    progress(&format!("{label}: {rate} events/s for {secs} s to fenix serve (api + worker)"));
+/// Offers `total` events at `rate` per second, each from its own task: the
+/// acknowledged events (id, when the client had the `202`, µs), how many were
+/// shed (refused or dropped), the seconds the offer took and when it started (µs).
+async fn offer(
+    ctx: &Ctx,
+    events_url: String,
+    rate: u64,
+    total: u64,
+) -> anyhow::Result<(Vec<(String, u64)>, u64, f64, u64)> {
     let client = fenix::event_client()?;
-    let events_url = Arc::new(format!("{}/v1/apps/{app}/events", api.base));
+    let events_url = Arc::new(events_url);
     let token = Arc::new(ctx.launch.admin_token.clone());
     let acks: Arc<Mutex<Vec<(String, u64)>>> = Arc::new(Mutex::new(Vec::with_capacity(total as usize)));
     let shed = Arc::new(AtomicU64::new(0));
@@ -635,30 +361,34 @@ async fn latency(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Latency> 
     while let Some(r) = tasks.join_next().await {
         r??;
     }
-    let achieved_rate = total as f64 / offered_secs;
-    let shed = shed.load(Ordering::Relaxed);
-    if shed > 0 {
-        progress(&format!("{label}: fenix refused {shed} of {total} events (503 overloaded or connection dropped)"));
-    }
-    let accepted = total - shed;
+    let acks = std::mem::take(&mut *acks.lock().unwrap_or_else(|e| e.into_inner()));
+    Ok((acks, shed.load(Ordering::Relaxed), offered_secs, start_us))
+}
+
+/// Waits until the receiver got `accepted` events (at most 120 s).
+async fn wait_received(ctx: &Ctx, proc: &mut Fenix, label: &str, accepted: u64) -> anyhow::Result<()> {
     let deadline = Instant::now() + Duration::from_secs(120);
-    let mut proc = proc;
     loop {
         proc.check_alive()?;
         let stats = ctx.receiver.stats().await?;
         if stats.received >= accepted {
-            break;
+            return Ok(());
         }
         if Instant::now() > deadline {
             bail!("{label}: only {}/{accepted} events reached the receiver within 120 s", stats.received);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let stats = ctx.receiver.stats().await?;
-    let records = ctx.receiver.latencies().await?;
-    let usage = proc.stop().await?;
-    let acks = std::mem::take(&mut *acks.lock().unwrap_or_else(|e| e.into_inner()));
-    let acked: std::collections::HashMap<String, u64> = acks.into_iter().collect();
+}
+
+/// Each event's latency (ms) once, receipt minus acknowledgement; how many
+/// arrived before their `202`; how many took over 100 ms and when (s into
+/// the phase) the first and last of those were sent.
+fn match_latencies(
+    records: Vec<(String, u64)>,
+    acked: &std::collections::HashMap<String, u64>,
+    start_us: u64,
+) -> (Vec<f64>, u64, u64, Option<(f64, f64)>) {
     let mut seen = std::collections::HashSet::new();
     let mut lat = Vec::with_capacity(records.len());
     let mut before_ack = 0;
@@ -679,6 +409,35 @@ async fn latency(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Latency> 
         }
         lat.push(at.saturating_sub(t0) as f64 / 1000.0);
     }
+    (lat, before_ack, slow, slow_span)
+}
+
+/// `fenix serve` (both roles), one endpoint, events at a fixed rate; latency
+/// = receipt at the receiver − the moment the client had the `202`.
+async fn latency(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Latency> {
+    let label = "latency";
+    let url = dbs.fresh(label).await?;
+    let proc = Fenix::start(&ctx.launch, Role::Both, &url, label).await?;
+    let api = Api::new(&proc, &ctx.launch)?;
+    let app = app_with_endpoints(ctx, &api, label, 1, Target::Verifying).await?;
+    ctx.receiver.reset(true).await?;
+    let (rate, secs) = (ctx.sizes.rate, ctx.sizes.latency_secs);
+    let total = rate * secs;
+    progress(&format!("{label}: {rate} events/s for {secs} s to fenix serve (api + worker)"));
+    let events_url = format!("{}/v1/apps/{app}/events", api.base);
+    let (acks, shed, offered_secs, start_us) = offer(ctx, events_url, rate, total).await?;
+    let achieved_rate = total as f64 / offered_secs;
+    if shed > 0 {
+        progress(&format!("{label}: fenix refused {shed} of {total} events (503 overloaded or connection dropped)"));
+    }
+    let accepted = total - shed;
+    let mut proc = proc;
+    wait_received(ctx, &mut proc, label, accepted).await?;
+    let stats = ctx.receiver.stats().await?;
+    let records = ctx.receiver.latencies().await?;
+    let usage = proc.stop().await?;
+    let acked: std::collections::HashMap<String, u64> = acks.into_iter().collect();
+    let (mut lat, before_ack, slow, slow_span) = match_latencies(records, &acked, start_us);
     if (lat.len() as u64) < accepted {
         // Under overload an event can be stored while its client saw the
         // connection drop (counted as shed), so the receiver's count can
@@ -726,7 +485,7 @@ async fn log_pages(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<LogPage
     let app = api.create_app("bench log").await?;
     let mut endpoints = Vec::new();
     for i in 0..log::ENDPOINTS {
-        endpoints.push(api.create_endpoint_with_id(&app, &format!("{}/log/{i}", ctx.receiver.base)).await?.0);
+        endpoints.push(api.create_endpoint_with_id(&app, &format!("{}/log/{i}", ctx.receiver.base), None).await?.0);
     }
     setup.stop().await?;
     let n = ctx.sizes.log_deliveries;

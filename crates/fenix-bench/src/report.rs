@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use crate::ctx::{Ctx, ProcUsage, Target};
-use crate::phases::{Drain, Results};
+use crate::drain::Drain;
+use crate::phases::Results;
 use crate::wrk_ingest::Ingestion;
 
 fn round(x: f64, places: i32) -> f64 {
@@ -125,6 +126,26 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
     out.push("| phase | measures | figure | fenix peak RSS | fenix CPU | notes |".into());
     out.push("|---|---|---:|---|---|---|".into());
     let wrk = r.wrk.as_ref().map(|w| w.rps);
+    ceiling_rows(r, &mut out);
+    throughput_rows(r, wrk, ratio, &mut out);
+    latency_rows(r, &mut out);
+    drain_rows(r, wrk, &mut out);
+    log_and_ordered_rows(r, &mut out);
+    routing_rows(r, wrk, &mut out);
+    receiver_row(r, &mut out);
+    let peak_rss = peak_rss_mb(r);
+    out.push(String::new());
+    log_table(r, &mut out);
+    out.extend(targets(r, backend, peak_rss, s.rate));
+    out.extend(routing_targets(r, backend));
+    for line in out {
+        println!("{line}");
+    }
+    println!("{}", json_line(r, backend, ratio, wrk, peak_rss));
+}
+
+/// The rows of the two ceilings: wrk's (the machine's) and the verifying receiver's.
+fn ceiling_rows(r: &Results, out: &mut Vec<String>) {
     if let Some(w) = &r.wrk {
         out.push(format!(
             "| ceiling (wrk) | requests/s, `wrk -t{} -c{} -d{}s` POSTing {} B → {} on loopback: **the machine's ceiling** | {} | – | – | \
@@ -152,6 +173,10 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
             c.receiver_cpu_s
         ));
     }
+}
+
+/// The rows of the throughput phases: delivery, correctness, ingestion.
+fn throughput_rows(r: &Results, wrk: Option<f64>, ratio: Option<f64>, out: &mut Vec<String>) {
     if let Some(d) = &r.delivery {
         let extra = match ratio {
             Some(x) => format!("; ratio to the verifying ceiling {x:.3}"),
@@ -183,6 +208,10 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
     if let Some(i) = &r.batch {
         out.push(ingestion_row("batch ingestion", "`POST …/events/batch`", i));
     }
+}
+
+/// The latency phase's row.
+fn latency_rows(r: &Results, out: &mut Vec<String>) {
     if let Some(l) = &r.latency {
         let slow = match l.slow_span {
             Some((a, b)) => format!("{} over 100 ms (sent {a:.1}–{b:.1} s into the phase)", l.slow),
@@ -208,6 +237,10 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
             total_cpu(&l.procs) * 1e6 / l.sent as f64,
         ));
     }
+}
+
+/// The rows of the two drains (10k and 1M), the second with its ratio to the first.
+fn drain_rows(r: &Results, wrk: Option<f64>, out: &mut Vec<String>) {
     if let Some(d) = &r.drain_small {
         out.push(drain_row(&format!("drain {}", size(d.deliveries)), d, wrk, ""));
     }
@@ -220,6 +253,10 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
         };
         out.push(drain_row(&format!("drain {}", size(d.deliveries)), d, wrk, &extra));
     }
+}
+
+/// The rows of the delivery log and of ordered delivery.
+fn log_and_ordered_rows(r: &Results, out: &mut Vec<String>) {
     if let Some(l) = &r.log {
         let worst = l.queries.iter().max_by(|a, b| a.p99_ms.total_cmp(&b.p99_ms));
         let first = l.queries.first();
@@ -254,6 +291,10 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
             thousands(d.received as f64),
         ));
     }
+}
+
+/// The receivers' row: failed verifications and duplicates over every phase.
+fn receiver_row(r: &Results, out: &mut Vec<String>) {
     let failures: u64 = r.ceiling.iter().map(|c| c.failures).sum::<u64>()
         + [&r.ordered, &r.ordered_keys].iter().filter_map(|d| d.as_ref()).map(|d| d.failures).sum::<u64>()
         + [&r.delivery, &r.drain_small, &r.drain_large]
@@ -263,8 +304,10 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
             .sum::<u64>()
         + r.verify.iter().map(|d| d.failures).sum::<u64>()
         + r.latency.iter().map(|l| l.failures).sum::<u64>();
+    let routing_drains = r.routing.as_ref().map(|x| [&x.drain_plain, &x.drain_transformed]);
     let duplicates: u64 = [&r.delivery, &r.delivery_1ep, &r.verify, &r.drain_small, &r.drain_large]
-        .iter()
+        .into_iter()
+        .chain(routing_drains.into_iter().flatten())
         .filter_map(|d| d.as_ref())
         .map(|d| d.received.saturating_sub(d.deliveries))
         .sum();
@@ -272,7 +315,10 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
         "| receiver | requests whose signature did not verify; duplicate requests in the drains | {failures} / {duplicates} | – | – | \
          signatures are verified in the verifying phases (ceiling (verifying), correctness, latency, ordered); the sink phases only count |"
     ));
+}
 
+/// The peak RSS of any Fenix process over every phase.
+fn peak_rss_mb(r: &Results) -> Option<f64> {
     let mut all_procs: Vec<&ProcUsage> = Vec::new();
     for d in [&r.delivery, &r.delivery_1ep, &r.verify, &r.drain_small, &r.drain_large].into_iter().flatten() {
         all_procs.extend(&d.procs);
@@ -289,9 +335,20 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
     for d in [&r.ordered, &r.ordered_keys].into_iter().flatten() {
         all_procs.extend(&d.procs);
     }
-    let peak_rss =
-        all_procs.iter().map(|p| p.usage.peak_rss_mb).fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
-    out.push(String::new());
+    if let Some(x) = &r.routing {
+        all_procs.extend(&x.procs);
+        for i in [&x.ingest_plain, &x.ingest_routed].into_iter().flatten() {
+            all_procs.extend(&i.procs);
+        }
+        for d in [&x.drain_plain, &x.drain_transformed].into_iter().flatten() {
+            all_procs.extend(&d.procs);
+        }
+    }
+    all_procs.iter().map(|p| p.usage.peak_rss_mb).fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
+}
+
+/// The delivery log's table, one row per query.
+fn log_table(r: &Results, out: &mut Vec<String>) {
     if let Some(l) = &r.log {
         out.push(format!(
             "Delivery log, {} deliveries: `GET /v1/apps/{{app}}/deliveries?…`, {} requests each",
@@ -309,11 +366,10 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
         }
         out.push(String::new());
     }
-    out.extend(targets(r, backend, peak_rss, s.rate));
-    for line in out {
-        println!("{line}");
-    }
+}
 
+/// The JSON line of the run's figures.
+fn json_line(r: &Results, backend: &str, ratio: Option<f64>, wrk: Option<f64>, peak_rss: Option<f64>) -> String {
     // Written by hand to keep the keys in the documented order.
     let int = |v: Option<f64>| v.map_or(serde_json::Value::Null, |x| serde_json::Value::from(x.round() as u64));
     let float =
@@ -323,7 +379,10 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
     let refused = |i: &Option<Ingestion>| {
         i.as_ref().and_then(|i| i.wrk.as_ref()).map_or(serde_json::Value::Null, |w| w.summary.non_2xx.into())
     };
-    let fields: [(&str, serde_json::Value); 24] = [
+    let routing = r.routing.as_ref();
+    let (plain, transformed) =
+        (routing.and_then(|x| x.drain_plain.as_ref()), routing.and_then(|x| x.drain_transformed.as_ref()));
+    let fields: [(&str, serde_json::Value); 32] = [
         ("backend", serde_json::Value::from(backend)),
         ("ceiling_rps", int(r.ceiling.as_ref().map(|c| c.rps))),
         ("delivery_per_s", int(r.delivery.as_ref().map(|d| d.per_s))),
@@ -348,9 +407,17 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
         ("ratio_wrk", float(wrk.zip(r.delivery.as_ref()).map(|(c, d)| d.per_s / c), 3)),
         ("ingest_refused", refused(&r.ingestion)),
         ("ingest_fanout10_refused", refused(&r.ingestion_fanout)),
+        ("routing_ingest_plain_per_s", int(routing.and_then(|x| x.ingest_plain.as_ref()).map(|i| i.per_s))),
+        ("routing_ingest_per_s", int(routing.and_then(|x| x.ingest_routed.as_ref()).map(|i| i.per_s))),
+        ("routing_ingest_ratio", float(routing.and_then(|x| x.ingest_ratio()), 3)),
+        ("transform_plain_per_s", int(plain.map(|d| d.per_s))),
+        ("transform_per_s", int(transformed.map(|d| d.per_s))),
+        ("transform_ratio", float(routing.and_then(|x| x.transform_ratio()), 3)),
+        ("transform_plain_cpu_us_per_delivery", float(plain.map(Drain::cpu_us_per_delivery), 2)),
+        ("transform_cpu_us_per_delivery", float(transformed.map(Drain::cpu_us_per_delivery), 2)),
     ];
     let body: Vec<String> = fields.iter().map(|(k, v)| format!("{}:{v}", serde_json::Value::from(*k))).collect();
-    println!("{{{}}}", body.join(","));
+    format!("{{{}}}", body.join(","))
 }
 
 /// The issue-18 targets, each next to its figure of this run.
@@ -417,6 +484,88 @@ fn targets(r: &Results, backend: &str, peak_rss: Option<f64>, rate: u64) -> Vec<
     ));
     out.push(String::new());
     out
+}
+
+/// The routing phase's rows: what the probe found, the two fan-out runs and
+/// their ratio, the two drains (the transformed one with its ratio).
+fn routing_rows(r: &Results, wrk: Option<f64>, out: &mut Vec<String>) {
+    let Some(x) = &r.routing else { return };
+    out.push(format!(
+        "| routing: features | what Fenix honoured (probe: fresh database, `fenix serve`, verifying receiver) | – | {} | {} | {} |",
+        rss(&x.procs),
+        cpu(&x.procs),
+        x.features.describe()
+    ));
+    let how = "single events carrying channels, tags, `amount` and `currency`";
+    if let Some(i) = &x.ingest_plain {
+        out.push(ingestion_row("routing: fan-out, no routing", how, i));
+    }
+    if let Some(i) = &x.ingest_routed {
+        out.push(ingestion_row(&format!("routing: fan-out, {}", x.routed_with), how, i));
+    }
+    if let Some(q) = x.ingest_ratio() {
+        let filter = if x.routed_with.contains("filter") {
+            format!(", filter `{}`", crate::routing::FILTER)
+        } else {
+            String::new()
+        };
+        let channels = if x.routed_with.contains("channels") { "every endpoint lists the event's channel" } else { "" };
+        out.push(format!(
+            "| routing: fan-out ratio | events/s with {} ÷ without, run back to back | {q:.3} | – | – | {channels}{filter}; the same event bytes in both |",
+            x.routed_with
+        ));
+    }
+    if let Some(d) = &x.drain_plain {
+        out.push(drain_row("routing: delivery, no transformation", d, wrk, ""));
+    }
+    if let Some(d) = &x.drain_transformed {
+        let extra = match (x.transform_ratio(), &x.drain_plain) {
+            (Some(q), Some(p)) => format!(
+                "; **{q:.3} × the rate without**; {:+.1} µs worker CPU per delivery",
+                d.cpu_us_per_delivery() - p.cpu_us_per_delivery()
+            ),
+            _ => String::new(),
+        };
+        out.push(drain_row("routing: delivery, transformation", d, wrk, &extra));
+    }
+}
+
+/// The issue-32 targets: routing's cost, as ratios to the same run without.
+fn routing_targets(r: &Results, backend: &str) -> Vec<String> {
+    let Some(x) = &r.routing else { return Vec::new() };
+    let missing = |what: &str| if what.is_empty() { String::new() } else { format!(" ({what})") };
+    let fanout_note = match x.ingest_ratio() {
+        Some(_) if x.routed_with != "channels + filter" => format!(" (with {} only)", x.routed_with),
+        Some(_) => String::new(),
+        None => missing("channels and filter not measurable, see the features row"),
+    };
+    let transform_note = match x.transform_ratio() {
+        Some(_) => String::new(),
+        None => missing("transformation not measurable, see the features row"),
+    };
+    vec![
+        format!("Issue 32 (routing) targets ({backend}, this run):"),
+        String::new(),
+        "| target | goal | measured | verdict |".into(),
+        "|---|---:|---:|---|".into(),
+        target_row(
+            "fan-out ingestion (10 endpoints) with channels + filter ÷ without",
+            x.ingest_ratio(),
+            0.8,
+            false,
+            "×",
+            &fanout_note,
+        ),
+        target_row(
+            "deliveries/s (10 endpoints) with a transformation ÷ without",
+            x.transform_ratio(),
+            0.6,
+            false,
+            "×",
+            &transform_note,
+        ),
+        String::new(),
+    ]
 }
 
 /// A table row of an ingestion phase: events/s accepted, and the API's CPU per event.

@@ -18,7 +18,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context};
 
-use crate::ctx::{app_with_endpoints, event_body, Ctx, ProcUsage, Target};
+use crate::ctx::{app_with_endpoints_extra, event_body, Ctx, ProcUsage, Target};
 use crate::db::{Databases, Log};
 use crate::fenix::{Api, Fenix, Role};
 use crate::progress;
@@ -308,16 +308,34 @@ pub struct WrkIngest {
 /// (each event fans out to all); events/s = `202` answers / wrk's duration.
 pub async fn ingestion(ctx: &mut Ctx, dbs: &mut Databases, endpoints: u64) -> anyhow::Result<Ingestion> {
     let label = if endpoints == 1 { "ingestion".to_string() } else { format!("ingestion-{endpoints}ep") };
-    let label = label.as_str();
+    let body = event_body(ctx.pad(), 0);
+    ingestion_of(ctx, dbs, IngestRun { label: &label, endpoints, extras: &[], body }).await
+}
+
+/// What one single-event ingestion run sends: the routing phase's runs
+/// differ from [`ingestion`]'s only in these.
+pub struct IngestRun<'a> {
+    /// The phase's name (its database, fenix log and wrk files).
+    pub label: &'a str,
+    pub endpoints: u64,
+    /// Endpoint `i` is created with `extras[i]`'s members in its body.
+    pub extras: &'a [serde_json::Value],
+    /// The body wrk POSTs, every request the same.
+    pub body: String,
+}
+
+/// [`ingestion`] of `run`: the same protocol and the same check (every
+/// `202`'s event stored with one delivery per endpoint).
+pub async fn ingestion_of(ctx: &mut Ctx, dbs: &mut Databases, run: IngestRun<'_>) -> anyhow::Result<Ingestion> {
+    let IngestRun { label, endpoints, extras, body } = run;
     let url = dbs.fresh(label).await?;
     let proc = Fenix::start(&ctx.launch, Role::ApiOnly, &url, label).await?;
     let api = Api::new(&proc, &ctx.launch)?;
-    let app = app_with_endpoints(ctx, &api, label, endpoints, Target::Sink).await?;
+    let app = app_with_endpoints_extra(ctx, &api, label, endpoints, Target::Sink, extras).await?;
     let (connections, secs) = (ctx.sizes.ingest_connections, ctx.sizes.ingest_secs);
     let threads = THREADS.min(connections);
     progress(&format!("{label}: wrk -t{threads} -c{connections} -d{secs}s, single events, {endpoints} endpoint(s)"));
     let events_url = format!("{}/v1/apps/{app}/events", api.base);
-    let body = event_body(ctx.pad(), 0);
     let run = run_wrk(&ctx.dir, label, &events_url, &body, &ctx.launch.admin_token, connections, secs).await?;
     // Stopped first (SIGTERM), so that the database holds all it will ever
     // hold of this run; on PostgreSQL once fenix's last statement has ended.

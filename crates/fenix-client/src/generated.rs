@@ -46,7 +46,15 @@ impl ::std::convert::TryFrom<::std::string::String> for Access {
 pub struct App {
     pub created_at: ::std::string::String,
     pub id: AppId,
+    /**How long this app's finished deliveries and their attempts are kept;
+    null: the operator's `FENIX_LOG_RETENTION`.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub log_retention: ::std::option::Option<::std::string::String>,
     pub name: ::std::string::String,
+    /**How long this app's event payloads are kept (e.g. `7d`); null: the
+    operator's `FENIX_PAYLOAD_RETENTION`.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub payload_retention: ::std::option::Option<::std::string::String>,
     /**Its endpoints must prove they control their URL before they are sent
     events (also when `FENIX_REQUIRE_ENDPOINT_VERIFICATION` is off).*/
     pub require_endpoint_verification: bool,
@@ -143,6 +151,14 @@ pub enum AttemptError {
     Signing,
     #[serde(rename = "challenge_mismatch")]
     ChallengeMismatch,
+    #[serde(rename = "client_certificate")]
+    ClientCertificate,
+    #[serde(rename = "auth_token")]
+    AuthToken,
+    #[serde(rename = "proxy")]
+    Proxy,
+    #[serde(rename = "transformation_failed")]
+    TransformationFailed,
 }
 impl ::std::fmt::Display for AttemptError {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -160,6 +176,10 @@ impl ::std::fmt::Display for AttemptError {
             Self::SealedHeader => f.write_str("sealed_header"),
             Self::Signing => f.write_str("signing"),
             Self::ChallengeMismatch => f.write_str("challenge_mismatch"),
+            Self::ClientCertificate => f.write_str("client_certificate"),
+            Self::AuthToken => f.write_str("auth_token"),
+            Self::Proxy => f.write_str("proxy"),
+            Self::TransformationFailed => f.write_str("transformation_failed"),
         }
     }
 }
@@ -180,6 +200,10 @@ impl ::std::str::FromStr for AttemptError {
             "sealed_header" => Ok(Self::SealedHeader),
             "signing" => Ok(Self::Signing),
             "challenge_mismatch" => Ok(Self::ChallengeMismatch),
+            "client_certificate" => Ok(Self::ClientCertificate),
+            "auth_token" => Ok(Self::AuthToken),
+            "proxy" => Ok(Self::Proxy),
+            "transformation_failed" => Ok(Self::TransformationFailed),
             _ => Err("invalid value".into()),
         }
     }
@@ -281,6 +305,14 @@ pub enum AttemptWithDeliveryError {
     Signing,
     #[serde(rename = "challenge_mismatch")]
     ChallengeMismatch,
+    #[serde(rename = "client_certificate")]
+    ClientCertificate,
+    #[serde(rename = "auth_token")]
+    AuthToken,
+    #[serde(rename = "proxy")]
+    Proxy,
+    #[serde(rename = "transformation_failed")]
+    TransformationFailed,
 }
 impl ::std::fmt::Display for AttemptWithDeliveryError {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -298,6 +330,10 @@ impl ::std::fmt::Display for AttemptWithDeliveryError {
             Self::SealedHeader => f.write_str("sealed_header"),
             Self::Signing => f.write_str("signing"),
             Self::ChallengeMismatch => f.write_str("challenge_mismatch"),
+            Self::ClientCertificate => f.write_str("client_certificate"),
+            Self::AuthToken => f.write_str("auth_token"),
+            Self::Proxy => f.write_str("proxy"),
+            Self::TransformationFailed => f.write_str("transformation_failed"),
         }
     }
 }
@@ -318,6 +354,10 @@ impl ::std::str::FromStr for AttemptWithDeliveryError {
             "sealed_header" => Ok(Self::SealedHeader),
             "signing" => Ok(Self::Signing),
             "challenge_mismatch" => Ok(Self::ChallengeMismatch),
+            "client_certificate" => Ok(Self::ClientCertificate),
+            "auth_token" => Ok(Self::AuthToken),
+            "proxy" => Ok(Self::Proxy),
+            "transformation_failed" => Ok(Self::TransformationFailed),
             _ => Err("invalid value".into()),
         }
     }
@@ -334,11 +374,28 @@ impl ::std::convert::TryFrom<::std::string::String> for AttemptWithDeliveryError
         value.parse()
     }
 }
+///What a cancel stopped.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct CancelledEvent {
+    ///Its deliveries this call cancelled (now `skipped`, `skip_reason: cancelled`).
+    pub cancelled: i64,
+    ///The event's id.
+    pub id: EventId,
+}
+impl CancelledEvent {
+    pub fn builder() -> builder::CancelledEvent {
+        Default::default()
+    }
+}
 ///`CreateApp`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CreateApp {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub log_retention: ::std::option::Option<Duration>,
     pub name: ::std::string::String,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub payload_retention: ::std::option::Option<Duration>,
     ///Its endpoints must prove ownership of their URL (default `false`).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub require_endpoint_verification: ::std::option::Option<bool>,
@@ -359,9 +416,18 @@ pub struct CreateEndpoint {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub attempt_timeout: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub auth: ::std::option::Option<EndpointAuthRequest>,
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    pub channels: ::std::vec::Vec<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     pub event_types: ::std::vec::Vec<::std::string::String>,
+    /**A content filter in CEL over the event (`type`, `data`, `channels`,
+    `tags`): only events it is true for are sent (docs/api.md, Content
+    filters); at most 2,000 bytes, checked when saved. Absent, null or `""`: none.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub filter: ::std::option::Option<::std::string::String>,
     ///4xx answers (not 408, 410 or 429) that fail a delivery at once.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub final_status_codes: ::std::option::Option<::std::vec::Vec<i64>>,
@@ -393,6 +459,13 @@ pub struct CreateEndpoint {
     the private key sealed and never shows it; receivers verify with the public key.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub signing_algorithm: ::std::option::Option<SigningAlgorithm>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub tls: ::std::option::Option<EndpointTlsIn>,
+    /**JavaScript `function handler(webhook) { … return webhook; }` that
+    reshapes each delivery's request before it is signed (docs/api.md,
+    Transformations); at most 64 KiB, compiled when saved.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub transformation: ::std::option::Option<::std::string::String>,
     pub url: ::std::string::String,
 }
 impl CreateEndpoint {
@@ -504,9 +577,8 @@ impl CreateToken {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct CreatedToken {
     pub access: TokenAccess,
-    ///The app an app token is confined to; null for an admin token.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub app_id: ::std::option::Option<::std::string::String>,
+    pub app_id: ::std::option::Option<AppId>,
     pub created_at: ::std::string::String,
     ///True once `expires_at` is past: the token no longer authenticates.
     pub expired: bool,
@@ -514,7 +586,7 @@ pub struct CreatedToken {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub expires_at: ::std::option::Option<::std::string::String>,
     ///`tok_…`, what `DELETE /v1/tokens/{tok}` takes.
-    pub id: ::std::string::String,
+    pub id: TokenId,
     pub name: ::std::string::String,
     ///The token (`fxa_…` or `fxk_…`): shown only in this answer, store it now.
     pub token: ::std::string::String,
@@ -552,6 +624,10 @@ pub struct Delivery {
     ///Its lane on an ordered endpoint (`""` is the keyless lane); null for an unordered endpoint.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ordering_key: ::std::option::Option<::std::string::String>,
+    /**Why a `skipped` delivery was not sent, when known: `transformation_cancelled` (its endpoint's
+    transformation set `cancel`), `cancelled` (its event was cancelled before it was sent); else null.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub skip_reason: ::std::option::Option<::std::string::String>,
     pub status: DeliveryStatus,
     pub updated_at: ::std::string::String,
 }
@@ -594,6 +670,8 @@ impl ::std::str::FromStr for DeliveryId {
 ///`DeliveryStatus`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
 pub enum DeliveryStatus {
+    #[serde(rename = "scheduled")]
+    Scheduled,
     #[serde(rename = "pending")]
     Pending,
     #[serde(rename = "in_flight")]
@@ -608,6 +686,7 @@ pub enum DeliveryStatus {
 impl ::std::fmt::Display for DeliveryStatus {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
+            Self::Scheduled => f.write_str("scheduled"),
             Self::Pending => f.write_str("pending"),
             Self::InFlight => f.write_str("in_flight"),
             Self::Succeeded => f.write_str("succeeded"),
@@ -620,6 +699,7 @@ impl ::std::str::FromStr for DeliveryStatus {
     type Err = self::error::ConversionError;
     fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
         match value {
+            "scheduled" => Ok(Self::Scheduled),
             "pending" => Ok(Self::Pending),
             "in_flight" => Ok(Self::InFlight),
             "succeeded" => Ok(Self::Succeeded),
@@ -668,9 +748,16 @@ pub struct Endpoint {
     ///The endpoint's own attempt timeout; `null`: `FENIX_ATTEMPT_TIMEOUT`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub attempt_timeout: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub auth: ::std::option::Option<EndpointAuth>,
+    pub channels: ::std::vec::Vec<::std::string::String>,
     pub created_at: ::std::string::String,
     pub description: ::std::string::String,
     pub event_types: ::std::vec::Vec<::std::string::String>,
+    /**The content filter (CEL) events must pass to be sent here
+    (docs/api.md, Content filters); `null`: none.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub filter: ::std::option::Option<::std::string::String>,
     ///Answers that fail a delivery at once, without retry (`[]`: none).
     pub final_status_codes: ::std::vec::Vec<i32>,
     /**Custom request headers sent with every attempt. The values of
@@ -706,6 +793,12 @@ pub struct Endpoint {
     pub state_changed_at: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub state_reason: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub tls: ::std::option::Option<EndpointTls>,
+    /**The JavaScript that reshapes each delivery's request (docs/api.md,
+    Transformations); `null`: none.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub transformation: ::std::option::Option<::std::string::String>,
     pub updated_at: ::std::string::String,
     pub url: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -714,6 +807,97 @@ pub struct Endpoint {
 impl Endpoint {
     pub fn builder() -> builder::Endpoint {
         Default::default()
+    }
+}
+///An endpoint's `auth` as reads answer it: never the secret or the key.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct EndpointAuth {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub audience: ::std::option::Option<::std::string::String>,
+    pub client_id: ::std::string::String,
+    ///A client secret is stored (sealed); it is never answered.
+    pub client_secret_set: bool,
+    ///A private key is stored (sealed); it is never answered.
+    pub private_key_set: bool,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub scope: ::std::option::Option<::std::string::String>,
+    pub token_endpoint_auth_method: TokenEndpointAuthMethod,
+    pub token_url: ::std::string::String,
+    #[serde(rename = "type")]
+    pub type_: EndpointAuthType,
+}
+impl EndpointAuth {
+    pub fn builder() -> builder::EndpointAuth {
+        Default::default()
+    }
+}
+///An endpoint's `auth` as a request gives it.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EndpointAuthRequest {
+    ///Sent as `audience` when set (at most 1024 characters).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub audience: ::std::option::Option<::std::string::String>,
+    ///At most 256 characters.
+    pub client_id: ::std::string::String,
+    /**`client_secret_basic` and `client_secret_post` only; never answered.
+    Left out of a `PATCH`, the stored one is kept (same method kind,
+    `token_url` and `client_id`).*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub client_secret: ::std::option::Option<::std::string::String>,
+    /**`private_key_jwt` only: an RSA (RS256) or EC P-256 (ES256) private key,
+    PEM; never answered. Kept by a `PATCH` like `client_secret`.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub private_key: ::std::option::Option<::std::string::String>,
+    ///Sent as `scope` when set (at most 1024 characters).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub scope: ::std::option::Option<::std::string::String>,
+    ///Default `client_secret_basic`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub token_endpoint_auth_method: ::std::option::Option<TokenEndpointAuthMethod>,
+    /**The token endpoint: the destination policy of endpoint URLs applies
+    (HTTPS, a public address), here and before every fetch.*/
+    pub token_url: ::std::string::String,
+    #[serde(rename = "type")]
+    pub type_: EndpointAuthType,
+}
+impl EndpointAuthRequest {
+    pub fn builder() -> builder::EndpointAuthRequest {
+        Default::default()
+    }
+}
+///The grant: only client credentials.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+pub enum EndpointAuthType {
+    #[serde(rename = "oauth2_client_credentials")]
+    Oauth2ClientCredentials,
+}
+impl ::std::fmt::Display for EndpointAuthType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Oauth2ClientCredentials => f.write_str("oauth2_client_credentials"),
+        }
+    }
+}
+impl ::std::str::FromStr for EndpointAuthType {
+    type Err = self::error::ConversionError;
+    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "oauth2_client_credentials" => Ok(Self::Oauth2ClientCredentials),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for EndpointAuthType {
+    type Error = self::error::ConversionError;
+    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for EndpointAuthType {
+    type Error = self::error::ConversionError;
+    fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
     }
 }
 ///`EndpointId`
@@ -865,6 +1049,11 @@ them, like every answer: the endpoint and its state, the window, then counts.*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct EndpointStats {
     pub attempts: i64,
+    ///When the endpoint's client certificate (mTLS) expires; `null`: it has none.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub client_certificate_expires_at: ::std::option::Option<::std::string::String>,
+    ///Whether that certificate expires within 14 days (rotate it: `…/tls/rotate`).
+    pub client_certificate_expires_soon: bool,
     ///Deliveries that failed for good (`failed`).
     pub dead_letter: i64,
     pub endpoint_id: EndpointId,
@@ -884,6 +1073,44 @@ pub struct EndpointStats {
 }
 impl EndpointStats {
     pub fn builder() -> builder::EndpointStats {
+        Default::default()
+    }
+}
+///An endpoint's TLS material as reads show it (never the key).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct EndpointTls {
+    ///The extra trust anchors for the receiver's server certificate.
+    pub ca_certificates: ::std::vec::Vec<TlsCertificate>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub client_certificate: ::std::option::Option<TlsCertificate>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub previous_client_certificate: ::std::option::Option<PreviousTlsCertificate>,
+}
+impl EndpointTls {
+    pub fn builder() -> builder::EndpointTls {
+        Default::default()
+    }
+}
+/**An endpoint's TLS material as a create or update gives it. Each part is
+optional; `client_certificate` and `client_key` go together.*/
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EndpointTlsIn {
+    /**Extra trust anchors for the receiver's server certificate (PEM
+    bundle), on top of the public roots; hostname verification stays on.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub ca_certificates: ::std::option::Option<::std::string::String>,
+    /**The client certificate chain (PEM, leaf first), presented in the TLS
+    handshake (mTLS). At most 64 KiB.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub client_certificate: ::std::option::Option<::std::string::String>,
+    /**Its private key (PEM: PKCS#8, RSA or EC). Write-only: sealed under
+    the master key, never answered or logged.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub client_key: ::std::option::Option<::std::string::String>,
+}
+impl EndpointTlsIn {
+    pub fn builder() -> builder::EndpointTlsIn {
         Default::default()
     }
 }
@@ -946,6 +1173,8 @@ pub enum ErrorCode {
     DeliveryNotFound,
     #[serde(rename = "attempt_not_found")]
     AttemptNotFound,
+    #[serde(rename = "not_transformed")]
+    NotTransformed,
     #[serde(rename = "event_type_not_found")]
     EventTypeNotFound,
     #[serde(rename = "token_not_found")]
@@ -980,6 +1209,8 @@ pub enum ErrorCode {
     NotReplayable,
     #[serde(rename = "not_skippable")]
     NotSkippable,
+    #[serde(rename = "nothing_to_cancel")]
+    NothingToCancel,
     #[serde(rename = "payload_expired")]
     PayloadExpired,
     #[serde(rename = "session_exists")]
@@ -1000,6 +1231,10 @@ pub enum ErrorCode {
     InvalidUid,
     #[serde(rename = "uid_reserved")]
     UidReserved,
+    #[serde(rename = "invalid_retention")]
+    InvalidRetention,
+    #[serde(rename = "retention_too_long")]
+    RetentionTooLong,
     #[serde(rename = "invalid_description")]
     InvalidDescription,
     #[serde(rename = "invalid_label")]
@@ -1014,8 +1249,14 @@ pub enum ErrorCode {
     UnknownApp,
     #[serde(rename = "invalid_ordering_key")]
     InvalidOrderingKey,
+    #[serde(rename = "invalid_channels")]
+    InvalidChannels,
+    #[serde(rename = "invalid_tags")]
+    InvalidTags,
     #[serde(rename = "invalid_idempotency_key")]
     InvalidIdempotencyKey,
+    #[serde(rename = "invalid_schedule")]
+    InvalidSchedule,
     #[serde(rename = "invalid_data")]
     InvalidData,
     #[serde(rename = "empty_batch")]
@@ -1032,6 +1273,22 @@ pub enum ErrorCode {
     InvalidOverlap,
     #[serde(rename = "invalid_secret")]
     InvalidSecret,
+    #[serde(rename = "invalid_auth")]
+    InvalidAuth,
+    #[serde(rename = "invalid_transformation")]
+    InvalidTransformation,
+    #[serde(rename = "invalid_filter")]
+    InvalidFilter,
+    #[serde(rename = "invalid_sample")]
+    InvalidSample,
+    #[serde(rename = "transformation_failed")]
+    TransformationFailed,
+    #[serde(rename = "invalid_client_certificate")]
+    InvalidClientCertificate,
+    #[serde(rename = "invalid_client_key")]
+    InvalidClientKey,
+    #[serde(rename = "invalid_ca_certificates")]
+    InvalidCaCertificates,
     #[serde(rename = "invalid_signature_scheme")]
     InvalidSignatureScheme,
     #[serde(rename = "invalid_rate_limit")]
@@ -1149,6 +1406,7 @@ impl ::std::fmt::Display for ErrorCode {
             Self::EventNotFound => f.write_str("event_not_found"),
             Self::DeliveryNotFound => f.write_str("delivery_not_found"),
             Self::AttemptNotFound => f.write_str("attempt_not_found"),
+            Self::NotTransformed => f.write_str("not_transformed"),
             Self::EventTypeNotFound => f.write_str("event_type_not_found"),
             Self::TokenNotFound => f.write_str("token_not_found"),
             Self::PortalSessionNotFound => f.write_str("portal_session_not_found"),
@@ -1166,6 +1424,7 @@ impl ::std::fmt::Display for ErrorCode {
             Self::LastAdminToken => f.write_str("last_admin_token"),
             Self::NotReplayable => f.write_str("not_replayable"),
             Self::NotSkippable => f.write_str("not_skippable"),
+            Self::NothingToCancel => f.write_str("nothing_to_cancel"),
             Self::PayloadExpired => f.write_str("payload_expired"),
             Self::SessionExists => f.write_str("session_exists"),
             Self::LinkUsed => f.write_str("link_used"),
@@ -1176,6 +1435,8 @@ impl ::std::fmt::Display for ErrorCode {
             Self::InvalidName => f.write_str("invalid_name"),
             Self::InvalidUid => f.write_str("invalid_uid"),
             Self::UidReserved => f.write_str("uid_reserved"),
+            Self::InvalidRetention => f.write_str("invalid_retention"),
+            Self::RetentionTooLong => f.write_str("retention_too_long"),
             Self::InvalidDescription => f.write_str("invalid_description"),
             Self::InvalidLabel => f.write_str("invalid_label"),
             Self::InvalidExpiresAt => f.write_str("invalid_expires_at"),
@@ -1183,7 +1444,10 @@ impl ::std::fmt::Display for ErrorCode {
             Self::InvalidTokenScope => f.write_str("invalid_token_scope"),
             Self::UnknownApp => f.write_str("unknown_app"),
             Self::InvalidOrderingKey => f.write_str("invalid_ordering_key"),
+            Self::InvalidChannels => f.write_str("invalid_channels"),
+            Self::InvalidTags => f.write_str("invalid_tags"),
             Self::InvalidIdempotencyKey => f.write_str("invalid_idempotency_key"),
+            Self::InvalidSchedule => f.write_str("invalid_schedule"),
             Self::InvalidData => f.write_str("invalid_data"),
             Self::EmptyBatch => f.write_str("empty_batch"),
             Self::BatchTooLarge => f.write_str("batch_too_large"),
@@ -1192,6 +1456,14 @@ impl ::std::fmt::Display for ErrorCode {
             Self::InvalidStatuses => f.write_str("invalid_statuses"),
             Self::InvalidOverlap => f.write_str("invalid_overlap"),
             Self::InvalidSecret => f.write_str("invalid_secret"),
+            Self::InvalidAuth => f.write_str("invalid_auth"),
+            Self::InvalidTransformation => f.write_str("invalid_transformation"),
+            Self::InvalidFilter => f.write_str("invalid_filter"),
+            Self::InvalidSample => f.write_str("invalid_sample"),
+            Self::TransformationFailed => f.write_str("transformation_failed"),
+            Self::InvalidClientCertificate => f.write_str("invalid_client_certificate"),
+            Self::InvalidClientKey => f.write_str("invalid_client_key"),
+            Self::InvalidCaCertificates => f.write_str("invalid_ca_certificates"),
             Self::InvalidSignatureScheme => f.write_str("invalid_signature_scheme"),
             Self::InvalidRateLimit => f.write_str("invalid_rate_limit"),
             Self::InvalidSensitiveHeaders => f.write_str("invalid_sensitive_headers"),
@@ -1267,6 +1539,7 @@ impl ::std::str::FromStr for ErrorCode {
             "event_not_found" => Ok(Self::EventNotFound),
             "delivery_not_found" => Ok(Self::DeliveryNotFound),
             "attempt_not_found" => Ok(Self::AttemptNotFound),
+            "not_transformed" => Ok(Self::NotTransformed),
             "event_type_not_found" => Ok(Self::EventTypeNotFound),
             "token_not_found" => Ok(Self::TokenNotFound),
             "portal_session_not_found" => Ok(Self::PortalSessionNotFound),
@@ -1284,6 +1557,7 @@ impl ::std::str::FromStr for ErrorCode {
             "last_admin_token" => Ok(Self::LastAdminToken),
             "not_replayable" => Ok(Self::NotReplayable),
             "not_skippable" => Ok(Self::NotSkippable),
+            "nothing_to_cancel" => Ok(Self::NothingToCancel),
             "payload_expired" => Ok(Self::PayloadExpired),
             "session_exists" => Ok(Self::SessionExists),
             "link_used" => Ok(Self::LinkUsed),
@@ -1294,6 +1568,8 @@ impl ::std::str::FromStr for ErrorCode {
             "invalid_name" => Ok(Self::InvalidName),
             "invalid_uid" => Ok(Self::InvalidUid),
             "uid_reserved" => Ok(Self::UidReserved),
+            "invalid_retention" => Ok(Self::InvalidRetention),
+            "retention_too_long" => Ok(Self::RetentionTooLong),
             "invalid_description" => Ok(Self::InvalidDescription),
             "invalid_label" => Ok(Self::InvalidLabel),
             "invalid_expires_at" => Ok(Self::InvalidExpiresAt),
@@ -1301,7 +1577,10 @@ impl ::std::str::FromStr for ErrorCode {
             "invalid_token_scope" => Ok(Self::InvalidTokenScope),
             "unknown_app" => Ok(Self::UnknownApp),
             "invalid_ordering_key" => Ok(Self::InvalidOrderingKey),
+            "invalid_channels" => Ok(Self::InvalidChannels),
+            "invalid_tags" => Ok(Self::InvalidTags),
             "invalid_idempotency_key" => Ok(Self::InvalidIdempotencyKey),
+            "invalid_schedule" => Ok(Self::InvalidSchedule),
             "invalid_data" => Ok(Self::InvalidData),
             "empty_batch" => Ok(Self::EmptyBatch),
             "batch_too_large" => Ok(Self::BatchTooLarge),
@@ -1310,6 +1589,14 @@ impl ::std::str::FromStr for ErrorCode {
             "invalid_statuses" => Ok(Self::InvalidStatuses),
             "invalid_overlap" => Ok(Self::InvalidOverlap),
             "invalid_secret" => Ok(Self::InvalidSecret),
+            "invalid_auth" => Ok(Self::InvalidAuth),
+            "invalid_transformation" => Ok(Self::InvalidTransformation),
+            "invalid_filter" => Ok(Self::InvalidFilter),
+            "invalid_sample" => Ok(Self::InvalidSample),
+            "transformation_failed" => Ok(Self::TransformationFailed),
+            "invalid_client_certificate" => Ok(Self::InvalidClientCertificate),
+            "invalid_client_key" => Ok(Self::InvalidClientKey),
+            "invalid_ca_certificates" => Ok(Self::InvalidCaCertificates),
             "invalid_signature_scheme" => Ok(Self::InvalidSignatureScheme),
             "invalid_rate_limit" => Ok(Self::InvalidRateLimit),
             "invalid_sensitive_headers" => Ok(Self::InvalidSensitiveHeaders),
@@ -1392,16 +1679,26 @@ impl ErrorDetail {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct Event {
     pub app_id: AppId,
+    pub channels: ::std::vec::Vec<::std::string::String>,
     pub created_at: ::std::string::String,
+    ///The producer's `data` (with `?include=payload`); `null` once erased (`expunged_at`).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub data: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    /**When its deliveries were scheduled for (`deliver_at`, or `delay` after it was accepted); null:
+    sent at once.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub deliver_at: ::std::option::Option<::std::string::String>,
     pub deliveries: i64,
+    ///When its payload was erased on request (`POST …/events/{evt}/expunge`); only then.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub expunged_at: ::std::option::Option<::std::string::String>,
     pub id: EventId,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub idempotency_key: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub payload_purged: ::std::option::Option<bool>,
     pub payload_sha256: ::std::string::String,
+    pub tags: ::std::vec::Vec<::std::string::String>,
     #[serde(rename = "type")]
     pub type_: ::std::string::String,
     /**Only in the answer to sending an event, and only when `deliveries` is
@@ -1435,6 +1732,9 @@ pub struct EventBatchItem {
     /**`true`: stored by this request; `false`: a repeat of an idempotency key seen before (in an
     earlier request, or earlier in this batch), nothing stored for it.*/
     pub created: bool,
+    ///When its deliveries are scheduled for (its `deliver_at` or `delay`); null: sent at once.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub deliver_at: ::std::option::Option<::std::string::String>,
     ///Deliveries of the event.
     pub deliveries: i64,
     ///The event's id: the new event's, or for a repeat the id of the event first stored with its key.
@@ -1510,6 +1810,65 @@ pub struct EventType {
 }
 impl EventType {
     pub fn builder() -> builder::EventType {
+        Default::default()
+    }
+}
+///A filter to try on sample events.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FilterTest {
+    ///1 to 20 events.
+    pub events: ::std::vec::Vec<FilterTestEvent>,
+    ///The filter, as an endpoint's `filter`.
+    pub filter: ::std::string::String,
+}
+impl FilterTest {
+    pub fn builder() -> builder::FilterTest {
+        Default::default()
+    }
+}
+///A sample event, as a filter sees it.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FilterTestEvent {
+    ///The event's channels (checked as an event's are).
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    pub channels: ::std::vec::Vec<::std::string::String>,
+    ///The event's `data`; absent: `{}`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub data: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    ///The event's tags (checked as an event's are).
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    pub tags: ::std::vec::Vec<::std::string::String>,
+    #[serde(rename = "type")]
+    pub type_: ::std::string::String,
+}
+impl FilterTestEvent {
+    pub fn builder() -> builder::FilterTestEvent {
+        Default::default()
+    }
+}
+///The verdicts, one per event, in order.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct FilterTestResult {
+    pub results: ::std::vec::Vec<FilterVerdict>,
+}
+impl FilterTestResult {
+    pub fn builder() -> builder::FilterTestResult {
+        Default::default()
+    }
+}
+///What the filter says of one sample event.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct FilterVerdict {
+    ///Why the evaluation failed (then `matched` is `false`, as at fan-out).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub error: ::std::option::Option<::std::string::String>,
+    ///Whether the event would be sent to an endpoint with this filter.
+    pub matched: bool,
+}
+impl FilterVerdict {
+    pub fn builder() -> builder::FilterVerdict {
         Default::default()
     }
 }
@@ -1606,7 +1965,16 @@ impl KeySet {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct NewEvent {
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    pub channels: ::std::vec::Vec<::std::string::String>,
     pub data: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub delay: ::std::option::Option<Duration>,
+    /**Send it later, at this time (RFC 3339), at most `FENIX_MAX_SCHEDULE_AHEAD` (default 30d) ahead;
+    a time already past means now. Its deliveries are stored at once and show `scheduled` until
+    then. Not with `delay`.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub deliver_at: ::std::option::Option<::std::string::String>,
     ///The producer's idempotency key (the `Idempotency-Key` header wins).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<::std::string::String>,
@@ -1616,6 +1984,8 @@ pub struct NewEvent {
     Ignored by unordered endpoints.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ordering_key: ::std::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    pub tags: ::std::vec::Vec<::std::string::String>,
     #[serde(rename = "type")]
     pub type_: ::std::string::String,
 }
@@ -1781,9 +2151,13 @@ impl PageToken {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PatchApp {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub log_retention: ::std::option::Option<Duration>,
     ///Left out: unchanged; cannot be null.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub payload_retention: ::std::option::Option<Duration>,
     /**Left out: unchanged; cannot be null. Applies to endpoints created, or
     whose URL changes, from then on.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1804,12 +2178,19 @@ pub struct PatchEndpoint {
     ///Left out: unchanged; null: back to `FENIX_ATTEMPT_TIMEOUT`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub attempt_timeout: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub auth: ::std::option::Option<EndpointAuthRequest>,
+    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+    pub channels: ::std::vec::Vec<::std::string::String>,
     ///Left out: unchanged; cannot be null (`""` empties it).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     ///Left out: unchanged; cannot be null (`[]` is every type).
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     pub event_types: ::std::vec::Vec<::std::string::String>,
+    ///Left out: unchanged; null or `""`: none. Applies to events sent from then on.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub filter: ::std::option::Option<::std::string::String>,
     ///Left out: unchanged; cannot be null (`[]`: none).
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     pub final_status_codes: ::std::vec::Vec<i64>,
@@ -1831,6 +2212,11 @@ pub struct PatchEndpoint {
     ///Only together with `headers`; left out, the names sensitive so far stay sensitive.
     #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
     pub sensitive_headers: ::std::vec::Vec<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub tls: ::std::option::Option<EndpointTlsIn>,
+    ///Left out: unchanged; null: none (the envelope is sent as it is).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub transformation: ::std::option::Option<::std::string::String>,
     ///Left out: unchanged; cannot be null.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub url: ::std::option::Option<::std::string::String>,
@@ -1866,10 +2252,10 @@ impl PatchEventType {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct PortalLink {
     pub access: Access,
-    pub app_id: ::std::string::String,
+    pub app_id: AppId,
     pub created_at: ::std::string::String,
     pub expires_at: ::std::string::String,
-    pub id: ::std::string::String,
+    pub id: PortalSessionId,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub label: ::std::option::Option<::std::string::String>,
     /**Open this once (or in an iframe) to reach the console for this app.
@@ -1885,10 +2271,10 @@ impl PortalLink {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct PortalSession {
     pub access: Access,
-    pub app_id: ::std::string::String,
+    pub app_id: AppId,
     pub created_at: ::std::string::String,
     pub expires_at: ::std::string::String,
-    pub id: ::std::string::String,
+    pub id: PortalSessionId,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub label: ::std::option::Option<::std::string::String>,
     ///When it was revoked; `null` unless revoked.
@@ -1900,6 +2286,56 @@ pub struct PortalSession {
 }
 impl PortalSession {
     pub fn builder() -> builder::PortalSession {
+        Default::default()
+    }
+}
+///`PortalSessionId`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[serde(transparent)]
+pub struct PortalSessionId(pub ::std::string::String);
+impl ::std::ops::Deref for PortalSessionId {
+    type Target = ::std::string::String;
+    fn deref(&self) -> &::std::string::String {
+        &self.0
+    }
+}
+impl ::std::convert::From<PortalSessionId> for ::std::string::String {
+    fn from(value: PortalSessionId) -> Self {
+        value.0
+    }
+}
+impl ::std::convert::From<::std::string::String> for PortalSessionId {
+    fn from(value: ::std::string::String) -> Self {
+        Self(value)
+    }
+}
+impl ::std::fmt::Display for PortalSessionId {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+impl ::std::str::FromStr for PortalSessionId {
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self(value.to_string()))
+    }
+}
+/**The client certificate a rotation replaced, still presented when the new
+one fails the handshake, until `expires_at`.*/
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct PreviousTlsCertificate {
+    pub expires_at: ::std::string::String,
+    ///Whether it expires within 14 days.
+    pub expires_soon: bool,
+    ///When it stops being valid.
+    pub not_after: ::std::string::String,
+    ///Lowercase hex SHA-256 of the certificate (DER).
+    pub sha256: ::std::string::String,
+    ///The subject's distinguished name.
+    pub subject: ::std::string::String,
+}
+impl PreviousTlsCertificate {
+    pub fn builder() -> builder::PreviousTlsCertificate {
         Default::default()
     }
 }
@@ -2001,9 +2437,16 @@ pub struct ResumedEndpoint {
     ///The endpoint's own attempt timeout; `null`: `FENIX_ATTEMPT_TIMEOUT`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub attempt_timeout: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub auth: ::std::option::Option<EndpointAuth>,
+    pub channels: ::std::vec::Vec<::std::string::String>,
     pub created_at: ::std::string::String,
     pub description: ::std::string::String,
     pub event_types: ::std::vec::Vec<::std::string::String>,
+    /**The content filter (CEL) events must pass to be sent here
+    (docs/api.md, Content filters); `null`: none.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub filter: ::std::option::Option<::std::string::String>,
     ///Answers that fail a delivery at once, without retry (`[]`: none).
     pub final_status_codes: ::std::vec::Vec<i32>,
     /**Custom request headers sent with every attempt. The values of
@@ -2041,6 +2484,12 @@ pub struct ResumedEndpoint {
     pub state_changed_at: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub state_reason: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub tls: ::std::option::Option<EndpointTls>,
+    /**The JavaScript that reshapes each delivery's request (docs/api.md,
+    Transformations); `null`: none.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub transformation: ::std::option::Option<::std::string::String>,
     pub updated_at: ::std::string::String,
     pub url: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2089,6 +2538,22 @@ impl ::std::convert::TryFrom<::std::string::String> for ResumedEndpointSignature
         value.parse()
     }
 }
+///A new client certificate, the current one presented as a fallback during the overlap.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RotateEndpointTls {
+    ///The new client certificate chain (PEM, leaf first).
+    pub client_certificate: ::std::string::String,
+    ///Its private key (PEM). Write-only.
+    pub client_key: ::std::string::String,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub expires_in: ::std::option::Option<Duration>,
+}
+impl RotateEndpointTls {
+    pub fn builder() -> builder::RotateEndpointTls {
+        Default::default()
+    }
+}
 ///`RotateSecret`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -2134,6 +2599,12 @@ impl Rotated {
 ///One way `data` fails its type's schema.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SchemaViolation {
+    ///Only with `invalid_filter`: the column of `line` (1-based, in characters).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub column: ::std::option::Option<i32>,
+    ///Only with `invalid_filter`: where in the filter's text (1-based, in characters).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub line: ::std::option::Option<i32>,
     /**What the schema wants there; the offending value itself is never
     quoted (it is the producer's payload), it reads as `value`.*/
     pub message: ::std::string::String,
@@ -2274,6 +2745,21 @@ impl ::std::str::FromStr for StateChangeId {
         Ok(Self(value.to_string()))
     }
 }
+///The event a test runs on.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TestEvent {
+    ///The event's `data`; absent: `{}`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub data: ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    #[serde(rename = "type")]
+    pub type_: ::std::string::String,
+}
+impl TestEvent {
+    pub fn builder() -> builder::TestEvent {
+        Default::default()
+    }
+}
 ///What to send; every field optional, an empty body sends `{}` as `fenix.test`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -2303,13 +2789,46 @@ impl TestEventSent {
         Default::default()
     }
 }
+///A transformation to try.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TestTransformation {
+    /**An endpoint of the app whose URL and custom headers the script is given
+    (sensitive ones are not); absent: `https://receiver.example/webhook`, no headers.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub endpoint_id: ::std::option::Option<::std::string::String>,
+    pub event: TestEvent,
+    ///The script, as an endpoint's `transformation` (at most 64 KiB).
+    pub transformation: ::std::string::String,
+}
+impl TestTransformation {
+    pub fn builder() -> builder::TestTransformation {
+        Default::default()
+    }
+}
+///One certificate as reads show it.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct TlsCertificate {
+    ///Whether it expires within 14 days.
+    pub expires_soon: bool,
+    ///When it stops being valid.
+    pub not_after: ::std::string::String,
+    ///Lowercase hex SHA-256 of the certificate (DER).
+    pub sha256: ::std::string::String,
+    ///The subject's distinguished name.
+    pub subject: ::std::string::String,
+}
+impl TlsCertificate {
+    pub fn builder() -> builder::TlsCertificate {
+        Default::default()
+    }
+}
 ///A token as listed: never the token itself (only its hash is stored).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct Token {
     pub access: TokenAccess,
-    ///The app an app token is confined to; null for an admin token.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub app_id: ::std::option::Option<::std::string::String>,
+    pub app_id: ::std::option::Option<AppId>,
     pub created_at: ::std::string::String,
     ///True once `expires_at` is past: the token no longer authenticates.
     pub expired: bool,
@@ -2317,7 +2836,7 @@ pub struct Token {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub expires_at: ::std::option::Option<::std::string::String>,
     ///`tok_…`, what `DELETE /v1/tokens/{tok}` takes.
-    pub id: ::std::string::String,
+    pub id: TokenId,
     pub name: ::std::string::String,
 }
 impl Token {
@@ -2366,6 +2885,115 @@ impl ::std::convert::TryFrom<::std::string::String> for TokenAccess {
     type Error = self::error::ConversionError;
     fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
+    }
+}
+///How Fenix authenticates to the token endpoint.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+pub enum TokenEndpointAuthMethod {
+    #[serde(rename = "client_secret_basic")]
+    ClientSecretBasic,
+    #[serde(rename = "client_secret_post")]
+    ClientSecretPost,
+    #[serde(rename = "private_key_jwt")]
+    PrivateKeyJwt,
+}
+impl ::std::fmt::Display for TokenEndpointAuthMethod {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::ClientSecretBasic => f.write_str("client_secret_basic"),
+            Self::ClientSecretPost => f.write_str("client_secret_post"),
+            Self::PrivateKeyJwt => f.write_str("private_key_jwt"),
+        }
+    }
+}
+impl ::std::str::FromStr for TokenEndpointAuthMethod {
+    type Err = self::error::ConversionError;
+    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "client_secret_basic" => Ok(Self::ClientSecretBasic),
+            "client_secret_post" => Ok(Self::ClientSecretPost),
+            "private_key_jwt" => Ok(Self::PrivateKeyJwt),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for TokenEndpointAuthMethod {
+    type Error = self::error::ConversionError;
+    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for TokenEndpointAuthMethod {
+    type Error = self::error::ConversionError;
+    fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+///`TokenId`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[serde(transparent)]
+pub struct TokenId(pub ::std::string::String);
+impl ::std::ops::Deref for TokenId {
+    type Target = ::std::string::String;
+    fn deref(&self) -> &::std::string::String {
+        &self.0
+    }
+}
+impl ::std::convert::From<TokenId> for ::std::string::String {
+    fn from(value: TokenId) -> Self {
+        value.0
+    }
+}
+impl ::std::convert::From<::std::string::String> for TokenId {
+    fn from(value: ::std::string::String) -> Self {
+        Self(value)
+    }
+}
+impl ::std::fmt::Display for TokenId {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+impl ::std::str::FromStr for TokenId {
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self(value.to_string()))
+    }
+}
+///The request the transformation made.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct TransformationResult {
+    /**`true`: the delivery would be skipped (`transformation_cancelled`); the
+    other fields then show the request as it was before the script.*/
+    pub cancel: bool,
+    ///Custom headers; Fenix's own, the signature and sensitive headers are added after.
+    pub headers: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+    ///`POST` or `PUT`.
+    pub method: ::std::string::String,
+    ///The body the receiver would get (signed as it is).
+    pub payload: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub url: ::std::string::String,
+}
+impl TransformationResult {
+    pub fn builder() -> builder::TransformationResult {
+        Default::default()
+    }
+}
+///The request a delivery's endpoint transformation made, as every attempt sends it.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct TransformedRequest {
+    ///The custom headers it chose (Fenix's own, the signature and sensitive headers are added to them).
+    pub headers: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+    ///`POST` or `PUT`.
+    pub method: ::std::string::String,
+    ///The body every attempt sends (and signs).
+    pub payload: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    ///The endpoint's URL with the path and query the transformation chose.
+    pub url: ::std::string::String,
+}
+impl TransformedRequest {
+    pub fn builder() -> builder::TransformedRequest {
+        Default::default()
     }
 }
 ///An endpoint's open ownership challenge: its attempts and why the last one failed.
@@ -2439,7 +3067,9 @@ pub mod builder {
     pub struct App {
         created_at: ::std::result::Result<::std::string::String, ::std::string::String>,
         id: ::std::result::Result<super::AppId, ::std::string::String>,
+        log_retention: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         name: ::std::result::Result<::std::string::String, ::std::string::String>,
+        payload_retention: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         require_endpoint_verification: ::std::result::Result<bool, ::std::string::String>,
         uid: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         updated_at: ::std::result::Result<::std::string::String, ::std::string::String>,
@@ -2449,7 +3079,9 @@ pub mod builder {
             Self {
                 created_at: Err("no value supplied for created_at".to_string()),
                 id: Err("no value supplied for id".to_string()),
+                log_retention: Ok(Default::default()),
                 name: Err("no value supplied for name".to_string()),
+                payload_retention: Ok(Default::default()),
                 require_endpoint_verification: Err("no value supplied for require_endpoint_verification".to_string()),
                 uid: Ok(Default::default()),
                 updated_at: Err("no value supplied for updated_at".to_string()),
@@ -2474,12 +3106,30 @@ pub mod builder {
             self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
             self
         }
+        pub fn log_retention<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.log_retention =
+                value.try_into().map_err(|e| format!("error converting supplied value for log_retention: {e}"));
+            self
+        }
         pub fn name<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::string::String>,
             T::Error: ::std::fmt::Display,
         {
             self.name = value.try_into().map_err(|e| format!("error converting supplied value for name: {e}"));
+            self
+        }
+        pub fn payload_retention<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.payload_retention =
+                value.try_into().map_err(|e| format!("error converting supplied value for payload_retention: {e}"));
             self
         }
         pub fn require_endpoint_verification<T>(mut self, value: T) -> Self
@@ -2516,7 +3166,9 @@ pub mod builder {
             Ok(Self {
                 created_at: value.created_at?,
                 id: value.id?,
+                log_retention: value.log_retention?,
                 name: value.name?,
+                payload_retention: value.payload_retention?,
                 require_endpoint_verification: value.require_endpoint_verification?,
                 uid: value.uid?,
                 updated_at: value.updated_at?,
@@ -2528,7 +3180,9 @@ pub mod builder {
             Self {
                 created_at: Ok(value.created_at),
                 id: Ok(value.id),
+                log_retention: Ok(value.log_retention),
                 name: Ok(value.name),
+                payload_retention: Ok(value.payload_retention),
                 require_endpoint_verification: Ok(value.require_endpoint_verification),
                 uid: Ok(value.uid),
                 updated_at: Ok(value.updated_at),
@@ -2852,27 +3506,92 @@ pub mod builder {
         }
     }
     #[derive(Clone, Debug)]
+    pub struct CancelledEvent {
+        cancelled: ::std::result::Result<i64, ::std::string::String>,
+        id: ::std::result::Result<super::EventId, ::std::string::String>,
+    }
+    impl ::std::default::Default for CancelledEvent {
+        fn default() -> Self {
+            Self {
+                cancelled: Err("no value supplied for cancelled".to_string()),
+                id: Err("no value supplied for id".to_string()),
+            }
+        }
+    }
+    impl CancelledEvent {
+        pub fn cancelled<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<i64>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.cancelled =
+                value.try_into().map_err(|e| format!("error converting supplied value for cancelled: {e}"));
+            self
+        }
+        pub fn id<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<super::EventId>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<CancelledEvent> for super::CancelledEvent {
+        type Error = super::error::ConversionError;
+        fn try_from(value: CancelledEvent) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self { cancelled: value.cancelled?, id: value.id? })
+        }
+    }
+    impl ::std::convert::From<super::CancelledEvent> for CancelledEvent {
+        fn from(value: super::CancelledEvent) -> Self {
+            Self { cancelled: Ok(value.cancelled), id: Ok(value.id) }
+        }
+    }
+    #[derive(Clone, Debug)]
     pub struct CreateApp {
+        log_retention: ::std::result::Result<::std::option::Option<super::Duration>, ::std::string::String>,
         name: ::std::result::Result<::std::string::String, ::std::string::String>,
+        payload_retention: ::std::result::Result<::std::option::Option<super::Duration>, ::std::string::String>,
         require_endpoint_verification: ::std::result::Result<::std::option::Option<bool>, ::std::string::String>,
         uid: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
     }
     impl ::std::default::Default for CreateApp {
         fn default() -> Self {
             Self {
+                log_retention: Ok(Default::default()),
                 name: Err("no value supplied for name".to_string()),
+                payload_retention: Ok(Default::default()),
                 require_endpoint_verification: Ok(Default::default()),
                 uid: Ok(Default::default()),
             }
         }
     }
     impl CreateApp {
+        pub fn log_retention<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::Duration>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.log_retention =
+                value.try_into().map_err(|e| format!("error converting supplied value for log_retention: {e}"));
+            self
+        }
         pub fn name<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::string::String>,
             T::Error: ::std::fmt::Display,
         {
             self.name = value.try_into().map_err(|e| format!("error converting supplied value for name: {e}"));
+            self
+        }
+        pub fn payload_retention<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::Duration>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.payload_retention =
+                value.try_into().map_err(|e| format!("error converting supplied value for payload_retention: {e}"));
             self
         }
         pub fn require_endpoint_verification<T>(mut self, value: T) -> Self
@@ -2898,7 +3617,9 @@ pub mod builder {
         type Error = super::error::ConversionError;
         fn try_from(value: CreateApp) -> ::std::result::Result<Self, super::error::ConversionError> {
             Ok(Self {
+                log_retention: value.log_retention?,
                 name: value.name?,
+                payload_retention: value.payload_retention?,
                 require_endpoint_verification: value.require_endpoint_verification?,
                 uid: value.uid?,
             })
@@ -2907,7 +3628,9 @@ pub mod builder {
     impl ::std::convert::From<super::CreateApp> for CreateApp {
         fn from(value: super::CreateApp) -> Self {
             Self {
+                log_retention: Ok(value.log_retention),
                 name: Ok(value.name),
+                payload_retention: Ok(value.payload_retention),
                 require_endpoint_verification: Ok(value.require_endpoint_verification),
                 uid: Ok(value.uid),
             }
@@ -2916,8 +3639,11 @@ pub mod builder {
     #[derive(Clone, Debug)]
     pub struct CreateEndpoint {
         attempt_timeout: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        auth: ::std::result::Result<::std::option::Option<super::EndpointAuthRequest>, ::std::string::String>,
+        channels: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
         description: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         event_types: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
+        filter: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         final_status_codes: ::std::result::Result<::std::option::Option<::std::vec::Vec<i64>>, ::std::string::String>,
         headers: ::std::result::Result<
             ::std::option::Option<::std::collections::HashMap<::std::string::String, ::std::string::String>>,
@@ -2934,14 +3660,19 @@ pub mod builder {
         signature_scheme:
             ::std::result::Result<::std::option::Option<super::CreateEndpointSignatureScheme>, ::std::string::String>,
         signing_algorithm: ::std::result::Result<::std::option::Option<super::SigningAlgorithm>, ::std::string::String>,
+        tls: ::std::result::Result<::std::option::Option<super::EndpointTlsIn>, ::std::string::String>,
+        transformation: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         url: ::std::result::Result<::std::string::String, ::std::string::String>,
     }
     impl ::std::default::Default for CreateEndpoint {
         fn default() -> Self {
             Self {
                 attempt_timeout: Ok(Default::default()),
+                auth: Ok(Default::default()),
+                channels: Ok(Default::default()),
                 description: Ok(Default::default()),
                 event_types: Ok(Default::default()),
+                filter: Ok(Default::default()),
                 final_status_codes: Ok(Default::default()),
                 headers: Ok(Default::default()),
                 on_dead_letter: Ok(Default::default()),
@@ -2952,6 +3683,8 @@ pub mod builder {
                 sensitive_headers: Ok(Default::default()),
                 signature_scheme: Ok(Default::default()),
                 signing_algorithm: Ok(Default::default()),
+                tls: Ok(Default::default()),
+                transformation: Ok(Default::default()),
                 url: Err("no value supplied for url".to_string()),
             }
         }
@@ -2964,6 +3697,22 @@ pub mod builder {
         {
             self.attempt_timeout =
                 value.try_into().map_err(|e| format!("error converting supplied value for attempt_timeout: {e}"));
+            self
+        }
+        pub fn auth<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::EndpointAuthRequest>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.auth = value.try_into().map_err(|e| format!("error converting supplied value for auth: {e}"));
+            self
+        }
+        pub fn channels<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.channels = value.try_into().map_err(|e| format!("error converting supplied value for channels: {e}"));
             self
         }
         pub fn description<T>(mut self, value: T) -> Self
@@ -2982,6 +3731,14 @@ pub mod builder {
         {
             self.event_types =
                 value.try_into().map_err(|e| format!("error converting supplied value for event_types: {e}"));
+            self
+        }
+        pub fn filter<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.filter = value.try_into().map_err(|e| format!("error converting supplied value for filter: {e}"));
             self
         }
         pub fn final_status_codes<T>(mut self, value: T) -> Self
@@ -3073,6 +3830,23 @@ pub mod builder {
                 value.try_into().map_err(|e| format!("error converting supplied value for signing_algorithm: {e}"));
             self
         }
+        pub fn tls<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::EndpointTlsIn>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.tls = value.try_into().map_err(|e| format!("error converting supplied value for tls: {e}"));
+            self
+        }
+        pub fn transformation<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.transformation =
+                value.try_into().map_err(|e| format!("error converting supplied value for transformation: {e}"));
+            self
+        }
         pub fn url<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::string::String>,
@@ -3087,8 +3861,11 @@ pub mod builder {
         fn try_from(value: CreateEndpoint) -> ::std::result::Result<Self, super::error::ConversionError> {
             Ok(Self {
                 attempt_timeout: value.attempt_timeout?,
+                auth: value.auth?,
+                channels: value.channels?,
                 description: value.description?,
                 event_types: value.event_types?,
+                filter: value.filter?,
                 final_status_codes: value.final_status_codes?,
                 headers: value.headers?,
                 on_dead_letter: value.on_dead_letter?,
@@ -3099,6 +3876,8 @@ pub mod builder {
                 sensitive_headers: value.sensitive_headers?,
                 signature_scheme: value.signature_scheme?,
                 signing_algorithm: value.signing_algorithm?,
+                tls: value.tls?,
+                transformation: value.transformation?,
                 url: value.url?,
             })
         }
@@ -3107,8 +3886,11 @@ pub mod builder {
         fn from(value: super::CreateEndpoint) -> Self {
             Self {
                 attempt_timeout: Ok(value.attempt_timeout),
+                auth: Ok(value.auth),
+                channels: Ok(value.channels),
                 description: Ok(value.description),
                 event_types: Ok(value.event_types),
+                filter: Ok(value.filter),
                 final_status_codes: Ok(value.final_status_codes),
                 headers: Ok(value.headers),
                 on_dead_letter: Ok(value.on_dead_letter),
@@ -3119,6 +3901,8 @@ pub mod builder {
                 sensitive_headers: Ok(value.sensitive_headers),
                 signature_scheme: Ok(value.signature_scheme),
                 signing_algorithm: Ok(value.signing_algorithm),
+                tls: Ok(value.tls),
+                transformation: Ok(value.transformation),
                 url: Ok(value.url),
             }
         }
@@ -3361,11 +4145,11 @@ pub mod builder {
     #[derive(Clone, Debug)]
     pub struct CreatedToken {
         access: ::std::result::Result<super::TokenAccess, ::std::string::String>,
-        app_id: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        app_id: ::std::result::Result<::std::option::Option<super::AppId>, ::std::string::String>,
         created_at: ::std::result::Result<::std::string::String, ::std::string::String>,
         expired: ::std::result::Result<bool, ::std::string::String>,
         expires_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
-        id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        id: ::std::result::Result<super::TokenId, ::std::string::String>,
         name: ::std::result::Result<::std::string::String, ::std::string::String>,
         token: ::std::result::Result<::std::string::String, ::std::string::String>,
     }
@@ -3394,7 +4178,7 @@ pub mod builder {
         }
         pub fn app_id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T: ::std::convert::TryInto<::std::option::Option<super::AppId>>,
             T::Error: ::std::fmt::Display,
         {
             self.app_id = value.try_into().map_err(|e| format!("error converting supplied value for app_id: {e}"));
@@ -3428,7 +4212,7 @@ pub mod builder {
         }
         pub fn id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::TokenId>,
             T::Error: ::std::fmt::Display,
         {
             self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
@@ -3495,6 +4279,7 @@ pub mod builder {
         last_status_code: ::std::result::Result<::std::option::Option<i64>, ::std::string::String>,
         next_attempt_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         ordering_key: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        skip_reason: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         status: ::std::result::Result<super::DeliveryStatus, ::std::string::String>,
         updated_at: ::std::result::Result<::std::string::String, ::std::string::String>,
     }
@@ -3514,6 +4299,7 @@ pub mod builder {
                 last_status_code: Ok(Default::default()),
                 next_attempt_at: Ok(Default::default()),
                 ordering_key: Ok(Default::default()),
+                skip_reason: Ok(Default::default()),
                 status: Err("no value supplied for status".to_string()),
                 updated_at: Err("no value supplied for updated_at".to_string()),
             }
@@ -3634,6 +4420,15 @@ pub mod builder {
                 value.try_into().map_err(|e| format!("error converting supplied value for ordering_key: {e}"));
             self
         }
+        pub fn skip_reason<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.skip_reason =
+                value.try_into().map_err(|e| format!("error converting supplied value for skip_reason: {e}"));
+            self
+        }
         pub fn status<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<super::DeliveryStatus>,
@@ -3669,6 +4464,7 @@ pub mod builder {
                 last_status_code: value.last_status_code?,
                 next_attempt_at: value.next_attempt_at?,
                 ordering_key: value.ordering_key?,
+                skip_reason: value.skip_reason?,
                 status: value.status?,
                 updated_at: value.updated_at?,
             })
@@ -3690,6 +4486,7 @@ pub mod builder {
                 last_status_code: Ok(value.last_status_code),
                 next_attempt_at: Ok(value.next_attempt_at),
                 ordering_key: Ok(value.ordering_key),
+                skip_reason: Ok(value.skip_reason),
                 status: Ok(value.status),
                 updated_at: Ok(value.updated_at),
             }
@@ -3699,9 +4496,12 @@ pub mod builder {
     pub struct Endpoint {
         app_id: ::std::result::Result<super::AppId, ::std::string::String>,
         attempt_timeout: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        auth: ::std::result::Result<::std::option::Option<super::EndpointAuth>, ::std::string::String>,
+        channels: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
         created_at: ::std::result::Result<::std::string::String, ::std::string::String>,
         description: ::std::result::Result<::std::string::String, ::std::string::String>,
         event_types: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
+        filter: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         final_status_codes: ::std::result::Result<::std::vec::Vec<i32>, ::std::string::String>,
         headers: ::std::result::Result<
             ::std::collections::HashMap<::std::string::String, ::std::string::String>,
@@ -3721,6 +4521,8 @@ pub mod builder {
         state: ::std::result::Result<super::EndpointState, ::std::string::String>,
         state_changed_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         state_reason: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        tls: ::std::result::Result<::std::option::Option<super::EndpointTls>, ::std::string::String>,
+        transformation: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         updated_at: ::std::result::Result<::std::string::String, ::std::string::String>,
         url: ::std::result::Result<::std::string::String, ::std::string::String>,
         verification: ::std::result::Result<::std::option::Option<super::VerificationOut>, ::std::string::String>,
@@ -3730,9 +4532,12 @@ pub mod builder {
             Self {
                 app_id: Err("no value supplied for app_id".to_string()),
                 attempt_timeout: Ok(Default::default()),
+                auth: Ok(Default::default()),
+                channels: Err("no value supplied for channels".to_string()),
                 created_at: Err("no value supplied for created_at".to_string()),
                 description: Err("no value supplied for description".to_string()),
                 event_types: Err("no value supplied for event_types".to_string()),
+                filter: Ok(Default::default()),
                 final_status_codes: Err("no value supplied for final_status_codes".to_string()),
                 headers: Err("no value supplied for headers".to_string()),
                 id: Err("no value supplied for id".to_string()),
@@ -3748,6 +4553,8 @@ pub mod builder {
                 state: Err("no value supplied for state".to_string()),
                 state_changed_at: Ok(Default::default()),
                 state_reason: Ok(Default::default()),
+                tls: Ok(Default::default()),
+                transformation: Ok(Default::default()),
                 updated_at: Err("no value supplied for updated_at".to_string()),
                 url: Err("no value supplied for url".to_string()),
                 verification: Ok(Default::default()),
@@ -3770,6 +4577,22 @@ pub mod builder {
         {
             self.attempt_timeout =
                 value.try_into().map_err(|e| format!("error converting supplied value for attempt_timeout: {e}"));
+            self
+        }
+        pub fn auth<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::EndpointAuth>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.auth = value.try_into().map_err(|e| format!("error converting supplied value for auth: {e}"));
+            self
+        }
+        pub fn channels<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.channels = value.try_into().map_err(|e| format!("error converting supplied value for channels: {e}"));
             self
         }
         pub fn created_at<T>(mut self, value: T) -> Self
@@ -3797,6 +4620,14 @@ pub mod builder {
         {
             self.event_types =
                 value.try_into().map_err(|e| format!("error converting supplied value for event_types: {e}"));
+            self
+        }
+        pub fn filter<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.filter = value.try_into().map_err(|e| format!("error converting supplied value for filter: {e}"));
             self
         }
         pub fn final_status_codes<T>(mut self, value: T) -> Self
@@ -3929,6 +4760,23 @@ pub mod builder {
                 value.try_into().map_err(|e| format!("error converting supplied value for state_reason: {e}"));
             self
         }
+        pub fn tls<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::EndpointTls>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.tls = value.try_into().map_err(|e| format!("error converting supplied value for tls: {e}"));
+            self
+        }
+        pub fn transformation<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.transformation =
+                value.try_into().map_err(|e| format!("error converting supplied value for transformation: {e}"));
+            self
+        }
         pub fn updated_at<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::string::String>,
@@ -3962,9 +4810,12 @@ pub mod builder {
             Ok(Self {
                 app_id: value.app_id?,
                 attempt_timeout: value.attempt_timeout?,
+                auth: value.auth?,
+                channels: value.channels?,
                 created_at: value.created_at?,
                 description: value.description?,
                 event_types: value.event_types?,
+                filter: value.filter?,
                 final_status_codes: value.final_status_codes?,
                 headers: value.headers?,
                 id: value.id?,
@@ -3980,6 +4831,8 @@ pub mod builder {
                 state: value.state?,
                 state_changed_at: value.state_changed_at?,
                 state_reason: value.state_reason?,
+                tls: value.tls?,
+                transformation: value.transformation?,
                 updated_at: value.updated_at?,
                 url: value.url?,
                 verification: value.verification?,
@@ -3991,9 +4844,12 @@ pub mod builder {
             Self {
                 app_id: Ok(value.app_id),
                 attempt_timeout: Ok(value.attempt_timeout),
+                auth: Ok(value.auth),
+                channels: Ok(value.channels),
                 created_at: Ok(value.created_at),
                 description: Ok(value.description),
                 event_types: Ok(value.event_types),
+                filter: Ok(value.filter),
                 final_status_codes: Ok(value.final_status_codes),
                 headers: Ok(value.headers),
                 id: Ok(value.id),
@@ -4009,9 +4865,264 @@ pub mod builder {
                 state: Ok(value.state),
                 state_changed_at: Ok(value.state_changed_at),
                 state_reason: Ok(value.state_reason),
+                tls: Ok(value.tls),
+                transformation: Ok(value.transformation),
                 updated_at: Ok(value.updated_at),
                 url: Ok(value.url),
                 verification: Ok(value.verification),
+            }
+        }
+    }
+    #[derive(Clone, Debug)]
+    pub struct EndpointAuth {
+        audience: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        client_id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        client_secret_set: ::std::result::Result<bool, ::std::string::String>,
+        private_key_set: ::std::result::Result<bool, ::std::string::String>,
+        scope: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        token_endpoint_auth_method: ::std::result::Result<super::TokenEndpointAuthMethod, ::std::string::String>,
+        token_url: ::std::result::Result<::std::string::String, ::std::string::String>,
+        type_: ::std::result::Result<super::EndpointAuthType, ::std::string::String>,
+    }
+    impl ::std::default::Default for EndpointAuth {
+        fn default() -> Self {
+            Self {
+                audience: Ok(Default::default()),
+                client_id: Err("no value supplied for client_id".to_string()),
+                client_secret_set: Err("no value supplied for client_secret_set".to_string()),
+                private_key_set: Err("no value supplied for private_key_set".to_string()),
+                scope: Ok(Default::default()),
+                token_endpoint_auth_method: Err("no value supplied for token_endpoint_auth_method".to_string()),
+                token_url: Err("no value supplied for token_url".to_string()),
+                type_: Err("no value supplied for type_".to_string()),
+            }
+        }
+    }
+    impl EndpointAuth {
+        pub fn audience<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.audience = value.try_into().map_err(|e| format!("error converting supplied value for audience: {e}"));
+            self
+        }
+        pub fn client_id<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.client_id =
+                value.try_into().map_err(|e| format!("error converting supplied value for client_id: {e}"));
+            self
+        }
+        pub fn client_secret_set<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<bool>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.client_secret_set =
+                value.try_into().map_err(|e| format!("error converting supplied value for client_secret_set: {e}"));
+            self
+        }
+        pub fn private_key_set<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<bool>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.private_key_set =
+                value.try_into().map_err(|e| format!("error converting supplied value for private_key_set: {e}"));
+            self
+        }
+        pub fn scope<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.scope = value.try_into().map_err(|e| format!("error converting supplied value for scope: {e}"));
+            self
+        }
+        pub fn token_endpoint_auth_method<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<super::TokenEndpointAuthMethod>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.token_endpoint_auth_method = value
+                .try_into()
+                .map_err(|e| format!("error converting supplied value for token_endpoint_auth_method: {e}"));
+            self
+        }
+        pub fn token_url<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.token_url =
+                value.try_into().map_err(|e| format!("error converting supplied value for token_url: {e}"));
+            self
+        }
+        pub fn type_<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<super::EndpointAuthType>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.type_ = value.try_into().map_err(|e| format!("error converting supplied value for type_: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<EndpointAuth> for super::EndpointAuth {
+        type Error = super::error::ConversionError;
+        fn try_from(value: EndpointAuth) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self {
+                audience: value.audience?,
+                client_id: value.client_id?,
+                client_secret_set: value.client_secret_set?,
+                private_key_set: value.private_key_set?,
+                scope: value.scope?,
+                token_endpoint_auth_method: value.token_endpoint_auth_method?,
+                token_url: value.token_url?,
+                type_: value.type_?,
+            })
+        }
+    }
+    impl ::std::convert::From<super::EndpointAuth> for EndpointAuth {
+        fn from(value: super::EndpointAuth) -> Self {
+            Self {
+                audience: Ok(value.audience),
+                client_id: Ok(value.client_id),
+                client_secret_set: Ok(value.client_secret_set),
+                private_key_set: Ok(value.private_key_set),
+                scope: Ok(value.scope),
+                token_endpoint_auth_method: Ok(value.token_endpoint_auth_method),
+                token_url: Ok(value.token_url),
+                type_: Ok(value.type_),
+            }
+        }
+    }
+    #[derive(Clone, Debug)]
+    pub struct EndpointAuthRequest {
+        audience: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        client_id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        client_secret: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        private_key: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        scope: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        token_endpoint_auth_method:
+            ::std::result::Result<::std::option::Option<super::TokenEndpointAuthMethod>, ::std::string::String>,
+        token_url: ::std::result::Result<::std::string::String, ::std::string::String>,
+        type_: ::std::result::Result<super::EndpointAuthType, ::std::string::String>,
+    }
+    impl ::std::default::Default for EndpointAuthRequest {
+        fn default() -> Self {
+            Self {
+                audience: Ok(Default::default()),
+                client_id: Err("no value supplied for client_id".to_string()),
+                client_secret: Ok(Default::default()),
+                private_key: Ok(Default::default()),
+                scope: Ok(Default::default()),
+                token_endpoint_auth_method: Ok(Default::default()),
+                token_url: Err("no value supplied for token_url".to_string()),
+                type_: Err("no value supplied for type_".to_string()),
+            }
+        }
+    }
+    impl EndpointAuthRequest {
+        pub fn audience<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.audience = value.try_into().map_err(|e| format!("error converting supplied value for audience: {e}"));
+            self
+        }
+        pub fn client_id<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.client_id =
+                value.try_into().map_err(|e| format!("error converting supplied value for client_id: {e}"));
+            self
+        }
+        pub fn client_secret<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.client_secret =
+                value.try_into().map_err(|e| format!("error converting supplied value for client_secret: {e}"));
+            self
+        }
+        pub fn private_key<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.private_key =
+                value.try_into().map_err(|e| format!("error converting supplied value for private_key: {e}"));
+            self
+        }
+        pub fn scope<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.scope = value.try_into().map_err(|e| format!("error converting supplied value for scope: {e}"));
+            self
+        }
+        pub fn token_endpoint_auth_method<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::TokenEndpointAuthMethod>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.token_endpoint_auth_method = value
+                .try_into()
+                .map_err(|e| format!("error converting supplied value for token_endpoint_auth_method: {e}"));
+            self
+        }
+        pub fn token_url<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.token_url =
+                value.try_into().map_err(|e| format!("error converting supplied value for token_url: {e}"));
+            self
+        }
+        pub fn type_<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<super::EndpointAuthType>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.type_ = value.try_into().map_err(|e| format!("error converting supplied value for type_: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<EndpointAuthRequest> for super::EndpointAuthRequest {
+        type Error = super::error::ConversionError;
+        fn try_from(value: EndpointAuthRequest) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self {
+                audience: value.audience?,
+                client_id: value.client_id?,
+                client_secret: value.client_secret?,
+                private_key: value.private_key?,
+                scope: value.scope?,
+                token_endpoint_auth_method: value.token_endpoint_auth_method?,
+                token_url: value.token_url?,
+                type_: value.type_?,
+            })
+        }
+    }
+    impl ::std::convert::From<super::EndpointAuthRequest> for EndpointAuthRequest {
+        fn from(value: super::EndpointAuthRequest) -> Self {
+            Self {
+                audience: Ok(value.audience),
+                client_id: Ok(value.client_id),
+                client_secret: Ok(value.client_secret),
+                private_key: Ok(value.private_key),
+                scope: Ok(value.scope),
+                token_endpoint_auth_method: Ok(value.token_endpoint_auth_method),
+                token_url: Ok(value.token_url),
+                type_: Ok(value.type_),
             }
         }
     }
@@ -4111,6 +5222,9 @@ pub mod builder {
     #[derive(Clone, Debug)]
     pub struct EndpointStats {
         attempts: ::std::result::Result<i64, ::std::string::String>,
+        client_certificate_expires_at:
+            ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        client_certificate_expires_soon: ::std::result::Result<bool, ::std::string::String>,
         dead_letter: ::std::result::Result<i64, ::std::string::String>,
         endpoint_id: ::std::result::Result<super::EndpointId, ::std::string::String>,
         failures: ::std::result::Result<i64, ::std::string::String>,
@@ -4126,6 +5240,10 @@ pub mod builder {
         fn default() -> Self {
             Self {
                 attempts: Err("no value supplied for attempts".to_string()),
+                client_certificate_expires_at: Ok(Default::default()),
+                client_certificate_expires_soon: Err(
+                    "no value supplied for client_certificate_expires_soon".to_string()
+                ),
                 dead_letter: Err("no value supplied for dead_letter".to_string()),
                 endpoint_id: Err("no value supplied for endpoint_id".to_string()),
                 failures: Err("no value supplied for failures".to_string()),
@@ -4146,6 +5264,26 @@ pub mod builder {
             T::Error: ::std::fmt::Display,
         {
             self.attempts = value.try_into().map_err(|e| format!("error converting supplied value for attempts: {e}"));
+            self
+        }
+        pub fn client_certificate_expires_at<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.client_certificate_expires_at = value
+                .try_into()
+                .map_err(|e| format!("error converting supplied value for client_certificate_expires_at: {e}"));
+            self
+        }
+        pub fn client_certificate_expires_soon<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<bool>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.client_certificate_expires_soon = value
+                .try_into()
+                .map_err(|e| format!("error converting supplied value for client_certificate_expires_soon: {e}"));
             self
         }
         pub fn dead_letter<T>(mut self, value: T) -> Self
@@ -4240,6 +5378,8 @@ pub mod builder {
         fn try_from(value: EndpointStats) -> ::std::result::Result<Self, super::error::ConversionError> {
             Ok(Self {
                 attempts: value.attempts?,
+                client_certificate_expires_at: value.client_certificate_expires_at?,
+                client_certificate_expires_soon: value.client_certificate_expires_soon?,
                 dead_letter: value.dead_letter?,
                 endpoint_id: value.endpoint_id?,
                 failures: value.failures?,
@@ -4257,6 +5397,8 @@ pub mod builder {
         fn from(value: super::EndpointStats) -> Self {
             Self {
                 attempts: Ok(value.attempts),
+                client_certificate_expires_at: Ok(value.client_certificate_expires_at),
+                client_certificate_expires_soon: Ok(value.client_certificate_expires_soon),
                 dead_letter: Ok(value.dead_letter),
                 endpoint_id: Ok(value.endpoint_id),
                 failures: Ok(value.failures),
@@ -4267,6 +5409,134 @@ pub mod builder {
                 success_rate: Ok(value.success_rate),
                 successes: Ok(value.successes),
                 window_seconds: Ok(value.window_seconds),
+            }
+        }
+    }
+    #[derive(Clone, Debug)]
+    pub struct EndpointTls {
+        ca_certificates: ::std::result::Result<::std::vec::Vec<super::TlsCertificate>, ::std::string::String>,
+        client_certificate: ::std::result::Result<::std::option::Option<super::TlsCertificate>, ::std::string::String>,
+        previous_client_certificate:
+            ::std::result::Result<::std::option::Option<super::PreviousTlsCertificate>, ::std::string::String>,
+    }
+    impl ::std::default::Default for EndpointTls {
+        fn default() -> Self {
+            Self {
+                ca_certificates: Err("no value supplied for ca_certificates".to_string()),
+                client_certificate: Ok(Default::default()),
+                previous_client_certificate: Ok(Default::default()),
+            }
+        }
+    }
+    impl EndpointTls {
+        pub fn ca_certificates<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::vec::Vec<super::TlsCertificate>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.ca_certificates =
+                value.try_into().map_err(|e| format!("error converting supplied value for ca_certificates: {e}"));
+            self
+        }
+        pub fn client_certificate<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::TlsCertificate>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.client_certificate =
+                value.try_into().map_err(|e| format!("error converting supplied value for client_certificate: {e}"));
+            self
+        }
+        pub fn previous_client_certificate<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::PreviousTlsCertificate>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.previous_client_certificate = value
+                .try_into()
+                .map_err(|e| format!("error converting supplied value for previous_client_certificate: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<EndpointTls> for super::EndpointTls {
+        type Error = super::error::ConversionError;
+        fn try_from(value: EndpointTls) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self {
+                ca_certificates: value.ca_certificates?,
+                client_certificate: value.client_certificate?,
+                previous_client_certificate: value.previous_client_certificate?,
+            })
+        }
+    }
+    impl ::std::convert::From<super::EndpointTls> for EndpointTls {
+        fn from(value: super::EndpointTls) -> Self {
+            Self {
+                ca_certificates: Ok(value.ca_certificates),
+                client_certificate: Ok(value.client_certificate),
+                previous_client_certificate: Ok(value.previous_client_certificate),
+            }
+        }
+    }
+    #[derive(Clone, Debug)]
+    pub struct EndpointTlsIn {
+        ca_certificates: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        client_certificate: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        client_key: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+    }
+    impl ::std::default::Default for EndpointTlsIn {
+        fn default() -> Self {
+            Self {
+                ca_certificates: Ok(Default::default()),
+                client_certificate: Ok(Default::default()),
+                client_key: Ok(Default::default()),
+            }
+        }
+    }
+    impl EndpointTlsIn {
+        pub fn ca_certificates<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.ca_certificates =
+                value.try_into().map_err(|e| format!("error converting supplied value for ca_certificates: {e}"));
+            self
+        }
+        pub fn client_certificate<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.client_certificate =
+                value.try_into().map_err(|e| format!("error converting supplied value for client_certificate: {e}"));
+            self
+        }
+        pub fn client_key<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.client_key =
+                value.try_into().map_err(|e| format!("error converting supplied value for client_key: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<EndpointTlsIn> for super::EndpointTlsIn {
+        type Error = super::error::ConversionError;
+        fn try_from(value: EndpointTlsIn) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self {
+                ca_certificates: value.ca_certificates?,
+                client_certificate: value.client_certificate?,
+                client_key: value.client_key?,
+            })
+        }
+    }
+    impl ::std::convert::From<super::EndpointTlsIn> for EndpointTlsIn {
+        fn from(value: super::EndpointTlsIn) -> Self {
+            Self {
+                ca_certificates: Ok(value.ca_certificates),
+                client_certificate: Ok(value.client_certificate),
+                client_key: Ok(value.client_key),
             }
         }
     }
@@ -4358,16 +5628,20 @@ pub mod builder {
     #[derive(Clone, Debug)]
     pub struct Event {
         app_id: ::std::result::Result<super::AppId, ::std::string::String>,
+        channels: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
         created_at: ::std::result::Result<::std::string::String, ::std::string::String>,
         data: ::std::result::Result<
             ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
             ::std::string::String,
         >,
+        deliver_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         deliveries: ::std::result::Result<i64, ::std::string::String>,
+        expunged_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         id: ::std::result::Result<super::EventId, ::std::string::String>,
         idempotency_key: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         payload_purged: ::std::result::Result<::std::option::Option<bool>, ::std::string::String>,
         payload_sha256: ::std::result::Result<::std::string::String, ::std::string::String>,
+        tags: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
         type_: ::std::result::Result<::std::string::String, ::std::string::String>,
         warning: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
     }
@@ -4375,13 +5649,17 @@ pub mod builder {
         fn default() -> Self {
             Self {
                 app_id: Err("no value supplied for app_id".to_string()),
+                channels: Err("no value supplied for channels".to_string()),
                 created_at: Err("no value supplied for created_at".to_string()),
                 data: Ok(Default::default()),
+                deliver_at: Ok(Default::default()),
                 deliveries: Err("no value supplied for deliveries".to_string()),
+                expunged_at: Ok(Default::default()),
                 id: Err("no value supplied for id".to_string()),
                 idempotency_key: Ok(Default::default()),
                 payload_purged: Ok(Default::default()),
                 payload_sha256: Err("no value supplied for payload_sha256".to_string()),
+                tags: Err("no value supplied for tags".to_string()),
                 type_: Err("no value supplied for type_".to_string()),
                 warning: Ok(Default::default()),
             }
@@ -4394,6 +5672,14 @@ pub mod builder {
             T::Error: ::std::fmt::Display,
         {
             self.app_id = value.try_into().map_err(|e| format!("error converting supplied value for app_id: {e}"));
+            self
+        }
+        pub fn channels<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.channels = value.try_into().map_err(|e| format!("error converting supplied value for channels: {e}"));
             self
         }
         pub fn created_at<T>(mut self, value: T) -> Self
@@ -4415,6 +5701,15 @@ pub mod builder {
             self.data = value.try_into().map_err(|e| format!("error converting supplied value for data: {e}"));
             self
         }
+        pub fn deliver_at<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.deliver_at =
+                value.try_into().map_err(|e| format!("error converting supplied value for deliver_at: {e}"));
+            self
+        }
         pub fn deliveries<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<i64>,
@@ -4422,6 +5717,15 @@ pub mod builder {
         {
             self.deliveries =
                 value.try_into().map_err(|e| format!("error converting supplied value for deliveries: {e}"));
+            self
+        }
+        pub fn expunged_at<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.expunged_at =
+                value.try_into().map_err(|e| format!("error converting supplied value for expunged_at: {e}"));
             self
         }
         pub fn id<T>(mut self, value: T) -> Self
@@ -4459,6 +5763,14 @@ pub mod builder {
                 value.try_into().map_err(|e| format!("error converting supplied value for payload_sha256: {e}"));
             self
         }
+        pub fn tags<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.tags = value.try_into().map_err(|e| format!("error converting supplied value for tags: {e}"));
+            self
+        }
         pub fn type_<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::string::String>,
@@ -4481,13 +5793,17 @@ pub mod builder {
         fn try_from(value: Event) -> ::std::result::Result<Self, super::error::ConversionError> {
             Ok(Self {
                 app_id: value.app_id?,
+                channels: value.channels?,
                 created_at: value.created_at?,
                 data: value.data?,
+                deliver_at: value.deliver_at?,
                 deliveries: value.deliveries?,
+                expunged_at: value.expunged_at?,
                 id: value.id?,
                 idempotency_key: value.idempotency_key?,
                 payload_purged: value.payload_purged?,
                 payload_sha256: value.payload_sha256?,
+                tags: value.tags?,
                 type_: value.type_?,
                 warning: value.warning?,
             })
@@ -4497,13 +5813,17 @@ pub mod builder {
         fn from(value: super::Event) -> Self {
             Self {
                 app_id: Ok(value.app_id),
+                channels: Ok(value.channels),
                 created_at: Ok(value.created_at),
                 data: Ok(value.data),
+                deliver_at: Ok(value.deliver_at),
                 deliveries: Ok(value.deliveries),
+                expunged_at: Ok(value.expunged_at),
                 id: Ok(value.id),
                 idempotency_key: Ok(value.idempotency_key),
                 payload_purged: Ok(value.payload_purged),
                 payload_sha256: Ok(value.payload_sha256),
+                tags: Ok(value.tags),
                 type_: Ok(value.type_),
                 warning: Ok(value.warning),
             }
@@ -4542,6 +5862,7 @@ pub mod builder {
     #[derive(Clone, Debug)]
     pub struct EventBatchItem {
         created: ::std::result::Result<bool, ::std::string::String>,
+        deliver_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         deliveries: ::std::result::Result<i64, ::std::string::String>,
         id: ::std::result::Result<super::EventId, ::std::string::String>,
         idempotency_key: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -4551,6 +5872,7 @@ pub mod builder {
         fn default() -> Self {
             Self {
                 created: Err("no value supplied for created".to_string()),
+                deliver_at: Ok(Default::default()),
                 deliveries: Err("no value supplied for deliveries".to_string()),
                 id: Err("no value supplied for id".to_string()),
                 idempotency_key: Ok(Default::default()),
@@ -4565,6 +5887,15 @@ pub mod builder {
             T::Error: ::std::fmt::Display,
         {
             self.created = value.try_into().map_err(|e| format!("error converting supplied value for created: {e}"));
+            self
+        }
+        pub fn deliver_at<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.deliver_at =
+                value.try_into().map_err(|e| format!("error converting supplied value for deliver_at: {e}"));
             self
         }
         pub fn deliveries<T>(mut self, value: T) -> Self
@@ -4607,6 +5938,7 @@ pub mod builder {
         fn try_from(value: EventBatchItem) -> ::std::result::Result<Self, super::error::ConversionError> {
             Ok(Self {
                 created: value.created?,
+                deliver_at: value.deliver_at?,
                 deliveries: value.deliveries?,
                 id: value.id?,
                 idempotency_key: value.idempotency_key?,
@@ -4618,6 +5950,7 @@ pub mod builder {
         fn from(value: super::EventBatchItem) -> Self {
             Self {
                 created: Ok(value.created),
+                deliver_at: Ok(value.deliver_at),
                 deliveries: Ok(value.deliveries),
                 id: Ok(value.id),
                 idempotency_key: Ok(value.idempotency_key),
@@ -4775,6 +6108,184 @@ pub mod builder {
                 schema: Ok(value.schema),
                 updated_at: Ok(value.updated_at),
             }
+        }
+    }
+    #[derive(Clone, Debug)]
+    pub struct FilterTest {
+        events: ::std::result::Result<::std::vec::Vec<super::FilterTestEvent>, ::std::string::String>,
+        filter: ::std::result::Result<::std::string::String, ::std::string::String>,
+    }
+    impl ::std::default::Default for FilterTest {
+        fn default() -> Self {
+            Self {
+                events: Err("no value supplied for events".to_string()),
+                filter: Err("no value supplied for filter".to_string()),
+            }
+        }
+    }
+    impl FilterTest {
+        pub fn events<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::vec::Vec<super::FilterTestEvent>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.events = value.try_into().map_err(|e| format!("error converting supplied value for events: {e}"));
+            self
+        }
+        pub fn filter<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.filter = value.try_into().map_err(|e| format!("error converting supplied value for filter: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<FilterTest> for super::FilterTest {
+        type Error = super::error::ConversionError;
+        fn try_from(value: FilterTest) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self { events: value.events?, filter: value.filter? })
+        }
+    }
+    impl ::std::convert::From<super::FilterTest> for FilterTest {
+        fn from(value: super::FilterTest) -> Self {
+            Self { events: Ok(value.events), filter: Ok(value.filter) }
+        }
+    }
+    #[derive(Clone, Debug)]
+    pub struct FilterTestEvent {
+        channels: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
+        data: ::std::result::Result<
+            ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+            ::std::string::String,
+        >,
+        tags: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
+        type_: ::std::result::Result<::std::string::String, ::std::string::String>,
+    }
+    impl ::std::default::Default for FilterTestEvent {
+        fn default() -> Self {
+            Self {
+                channels: Ok(Default::default()),
+                data: Ok(Default::default()),
+                tags: Ok(Default::default()),
+                type_: Err("no value supplied for type_".to_string()),
+            }
+        }
+    }
+    impl FilterTestEvent {
+        pub fn channels<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.channels = value.try_into().map_err(|e| format!("error converting supplied value for channels: {e}"));
+            self
+        }
+        pub fn data<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<
+                ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+            >,
+            T::Error: ::std::fmt::Display,
+        {
+            self.data = value.try_into().map_err(|e| format!("error converting supplied value for data: {e}"));
+            self
+        }
+        pub fn tags<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.tags = value.try_into().map_err(|e| format!("error converting supplied value for tags: {e}"));
+            self
+        }
+        pub fn type_<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.type_ = value.try_into().map_err(|e| format!("error converting supplied value for type_: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<FilterTestEvent> for super::FilterTestEvent {
+        type Error = super::error::ConversionError;
+        fn try_from(value: FilterTestEvent) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self { channels: value.channels?, data: value.data?, tags: value.tags?, type_: value.type_? })
+        }
+    }
+    impl ::std::convert::From<super::FilterTestEvent> for FilterTestEvent {
+        fn from(value: super::FilterTestEvent) -> Self {
+            Self { channels: Ok(value.channels), data: Ok(value.data), tags: Ok(value.tags), type_: Ok(value.type_) }
+        }
+    }
+    #[derive(Clone, Debug)]
+    pub struct FilterTestResult {
+        results: ::std::result::Result<::std::vec::Vec<super::FilterVerdict>, ::std::string::String>,
+    }
+    impl ::std::default::Default for FilterTestResult {
+        fn default() -> Self {
+            Self { results: Err("no value supplied for results".to_string()) }
+        }
+    }
+    impl FilterTestResult {
+        pub fn results<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::vec::Vec<super::FilterVerdict>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.results = value.try_into().map_err(|e| format!("error converting supplied value for results: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<FilterTestResult> for super::FilterTestResult {
+        type Error = super::error::ConversionError;
+        fn try_from(value: FilterTestResult) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self { results: value.results? })
+        }
+    }
+    impl ::std::convert::From<super::FilterTestResult> for FilterTestResult {
+        fn from(value: super::FilterTestResult) -> Self {
+            Self { results: Ok(value.results) }
+        }
+    }
+    #[derive(Clone, Debug)]
+    pub struct FilterVerdict {
+        error: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        matched: ::std::result::Result<bool, ::std::string::String>,
+    }
+    impl ::std::default::Default for FilterVerdict {
+        fn default() -> Self {
+            Self { error: Ok(Default::default()), matched: Err("no value supplied for matched".to_string()) }
+        }
+    }
+    impl FilterVerdict {
+        pub fn error<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.error = value.try_into().map_err(|e| format!("error converting supplied value for error: {e}"));
+            self
+        }
+        pub fn matched<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<bool>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.matched = value.try_into().map_err(|e| format!("error converting supplied value for matched: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<FilterVerdict> for super::FilterVerdict {
+        type Error = super::error::ConversionError;
+        fn try_from(value: FilterVerdict) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self { error: value.error?, matched: value.matched? })
+        }
+    }
+    impl ::std::convert::From<super::FilterVerdict> for FilterVerdict {
+        fn from(value: super::FilterVerdict) -> Self {
+            Self { error: Ok(value.error), matched: Ok(value.matched) }
         }
     }
     #[derive(Clone, Debug)]
@@ -4970,29 +6481,62 @@ pub mod builder {
     }
     #[derive(Clone, Debug)]
     pub struct NewEvent {
+        channels: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
         data:
             ::std::result::Result<::serde_json::Map<::std::string::String, ::serde_json::Value>, ::std::string::String>,
+        delay: ::std::result::Result<::std::option::Option<super::Duration>, ::std::string::String>,
+        deliver_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         id: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         ordering_key: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        tags: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
         type_: ::std::result::Result<::std::string::String, ::std::string::String>,
     }
     impl ::std::default::Default for NewEvent {
         fn default() -> Self {
             Self {
+                channels: Ok(Default::default()),
                 data: Err("no value supplied for data".to_string()),
+                delay: Ok(Default::default()),
+                deliver_at: Ok(Default::default()),
                 id: Ok(Default::default()),
                 ordering_key: Ok(Default::default()),
+                tags: Ok(Default::default()),
                 type_: Err("no value supplied for type_".to_string()),
             }
         }
     }
     impl NewEvent {
+        pub fn channels<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.channels = value.try_into().map_err(|e| format!("error converting supplied value for channels: {e}"));
+            self
+        }
         pub fn data<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
             T::Error: ::std::fmt::Display,
         {
             self.data = value.try_into().map_err(|e| format!("error converting supplied value for data: {e}"));
+            self
+        }
+        pub fn delay<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::Duration>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.delay = value.try_into().map_err(|e| format!("error converting supplied value for delay: {e}"));
+            self
+        }
+        pub fn deliver_at<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.deliver_at =
+                value.try_into().map_err(|e| format!("error converting supplied value for deliver_at: {e}"));
             self
         }
         pub fn id<T>(mut self, value: T) -> Self
@@ -5012,6 +6556,14 @@ pub mod builder {
                 value.try_into().map_err(|e| format!("error converting supplied value for ordering_key: {e}"));
             self
         }
+        pub fn tags<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.tags = value.try_into().map_err(|e| format!("error converting supplied value for tags: {e}"));
+            self
+        }
         pub fn type_<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::string::String>,
@@ -5024,15 +6576,28 @@ pub mod builder {
     impl ::std::convert::TryFrom<NewEvent> for super::NewEvent {
         type Error = super::error::ConversionError;
         fn try_from(value: NewEvent) -> ::std::result::Result<Self, super::error::ConversionError> {
-            Ok(Self { data: value.data?, id: value.id?, ordering_key: value.ordering_key?, type_: value.type_? })
+            Ok(Self {
+                channels: value.channels?,
+                data: value.data?,
+                delay: value.delay?,
+                deliver_at: value.deliver_at?,
+                id: value.id?,
+                ordering_key: value.ordering_key?,
+                tags: value.tags?,
+                type_: value.type_?,
+            })
         }
     }
     impl ::std::convert::From<super::NewEvent> for NewEvent {
         fn from(value: super::NewEvent) -> Self {
             Self {
+                channels: Ok(value.channels),
                 data: Ok(value.data),
+                delay: Ok(value.delay),
+                deliver_at: Ok(value.deliver_at),
                 id: Ok(value.id),
                 ordering_key: Ok(value.ordering_key),
+                tags: Ok(value.tags),
                 type_: Ok(value.type_),
             }
         }
@@ -5378,26 +6943,48 @@ pub mod builder {
     }
     #[derive(Clone, Debug)]
     pub struct PatchApp {
+        log_retention: ::std::result::Result<::std::option::Option<super::Duration>, ::std::string::String>,
         name: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        payload_retention: ::std::result::Result<::std::option::Option<super::Duration>, ::std::string::String>,
         require_endpoint_verification: ::std::result::Result<::std::option::Option<bool>, ::std::string::String>,
         uid: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
     }
     impl ::std::default::Default for PatchApp {
         fn default() -> Self {
             Self {
+                log_retention: Ok(Default::default()),
                 name: Ok(Default::default()),
+                payload_retention: Ok(Default::default()),
                 require_endpoint_verification: Ok(Default::default()),
                 uid: Ok(Default::default()),
             }
         }
     }
     impl PatchApp {
+        pub fn log_retention<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::Duration>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.log_retention =
+                value.try_into().map_err(|e| format!("error converting supplied value for log_retention: {e}"));
+            self
+        }
         pub fn name<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
             T::Error: ::std::fmt::Display,
         {
             self.name = value.try_into().map_err(|e| format!("error converting supplied value for name: {e}"));
+            self
+        }
+        pub fn payload_retention<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::Duration>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.payload_retention =
+                value.try_into().map_err(|e| format!("error converting supplied value for payload_retention: {e}"));
             self
         }
         pub fn require_endpoint_verification<T>(mut self, value: T) -> Self
@@ -5423,7 +7010,9 @@ pub mod builder {
         type Error = super::error::ConversionError;
         fn try_from(value: PatchApp) -> ::std::result::Result<Self, super::error::ConversionError> {
             Ok(Self {
+                log_retention: value.log_retention?,
                 name: value.name?,
+                payload_retention: value.payload_retention?,
                 require_endpoint_verification: value.require_endpoint_verification?,
                 uid: value.uid?,
             })
@@ -5432,7 +7021,9 @@ pub mod builder {
     impl ::std::convert::From<super::PatchApp> for PatchApp {
         fn from(value: super::PatchApp) -> Self {
             Self {
+                log_retention: Ok(value.log_retention),
                 name: Ok(value.name),
+                payload_retention: Ok(value.payload_retention),
                 require_endpoint_verification: Ok(value.require_endpoint_verification),
                 uid: Ok(value.uid),
             }
@@ -5441,8 +7032,11 @@ pub mod builder {
     #[derive(Clone, Debug)]
     pub struct PatchEndpoint {
         attempt_timeout: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        auth: ::std::result::Result<::std::option::Option<super::EndpointAuthRequest>, ::std::string::String>,
+        channels: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
         description: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         event_types: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
+        filter: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         final_status_codes: ::std::result::Result<::std::vec::Vec<i64>, ::std::string::String>,
         headers: ::std::result::Result<
             ::std::collections::HashMap<::std::string::String, ::std::string::String>,
@@ -5454,14 +7048,19 @@ pub mod builder {
         retry_schedule:
             ::std::result::Result<::std::option::Option<::std::vec::Vec<::std::string::String>>, ::std::string::String>,
         sensitive_headers: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
+        tls: ::std::result::Result<::std::option::Option<super::EndpointTlsIn>, ::std::string::String>,
+        transformation: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         url: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
     }
     impl ::std::default::Default for PatchEndpoint {
         fn default() -> Self {
             Self {
                 attempt_timeout: Ok(Default::default()),
+                auth: Ok(Default::default()),
+                channels: Ok(Default::default()),
                 description: Ok(Default::default()),
                 event_types: Ok(Default::default()),
+                filter: Ok(Default::default()),
                 final_status_codes: Ok(Default::default()),
                 headers: Ok(Default::default()),
                 on_dead_letter: Ok(Default::default()),
@@ -5469,6 +7068,8 @@ pub mod builder {
                 rate_limit_per_sec: Ok(Default::default()),
                 retry_schedule: Ok(Default::default()),
                 sensitive_headers: Ok(Default::default()),
+                tls: Ok(Default::default()),
+                transformation: Ok(Default::default()),
                 url: Ok(Default::default()),
             }
         }
@@ -5481,6 +7082,22 @@ pub mod builder {
         {
             self.attempt_timeout =
                 value.try_into().map_err(|e| format!("error converting supplied value for attempt_timeout: {e}"));
+            self
+        }
+        pub fn auth<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::EndpointAuthRequest>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.auth = value.try_into().map_err(|e| format!("error converting supplied value for auth: {e}"));
+            self
+        }
+        pub fn channels<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.channels = value.try_into().map_err(|e| format!("error converting supplied value for channels: {e}"));
             self
         }
         pub fn description<T>(mut self, value: T) -> Self
@@ -5499,6 +7116,14 @@ pub mod builder {
         {
             self.event_types =
                 value.try_into().map_err(|e| format!("error converting supplied value for event_types: {e}"));
+            self
+        }
+        pub fn filter<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.filter = value.try_into().map_err(|e| format!("error converting supplied value for filter: {e}"));
             self
         }
         pub fn final_status_codes<T>(mut self, value: T) -> Self
@@ -5562,6 +7187,23 @@ pub mod builder {
                 value.try_into().map_err(|e| format!("error converting supplied value for sensitive_headers: {e}"));
             self
         }
+        pub fn tls<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::EndpointTlsIn>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.tls = value.try_into().map_err(|e| format!("error converting supplied value for tls: {e}"));
+            self
+        }
+        pub fn transformation<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.transformation =
+                value.try_into().map_err(|e| format!("error converting supplied value for transformation: {e}"));
+            self
+        }
         pub fn url<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -5576,8 +7218,11 @@ pub mod builder {
         fn try_from(value: PatchEndpoint) -> ::std::result::Result<Self, super::error::ConversionError> {
             Ok(Self {
                 attempt_timeout: value.attempt_timeout?,
+                auth: value.auth?,
+                channels: value.channels?,
                 description: value.description?,
                 event_types: value.event_types?,
+                filter: value.filter?,
                 final_status_codes: value.final_status_codes?,
                 headers: value.headers?,
                 on_dead_letter: value.on_dead_letter?,
@@ -5585,6 +7230,8 @@ pub mod builder {
                 rate_limit_per_sec: value.rate_limit_per_sec?,
                 retry_schedule: value.retry_schedule?,
                 sensitive_headers: value.sensitive_headers?,
+                tls: value.tls?,
+                transformation: value.transformation?,
                 url: value.url?,
             })
         }
@@ -5593,8 +7240,11 @@ pub mod builder {
         fn from(value: super::PatchEndpoint) -> Self {
             Self {
                 attempt_timeout: Ok(value.attempt_timeout),
+                auth: Ok(value.auth),
+                channels: Ok(value.channels),
                 description: Ok(value.description),
                 event_types: Ok(value.event_types),
+                filter: Ok(value.filter),
                 final_status_codes: Ok(value.final_status_codes),
                 headers: Ok(value.headers),
                 on_dead_letter: Ok(value.on_dead_letter),
@@ -5602,6 +7252,8 @@ pub mod builder {
                 rate_limit_per_sec: Ok(value.rate_limit_per_sec),
                 retry_schedule: Ok(value.retry_schedule),
                 sensitive_headers: Ok(value.sensitive_headers),
+                tls: Ok(value.tls),
+                transformation: Ok(value.transformation),
                 url: Ok(value.url),
             }
         }
@@ -5693,10 +7345,10 @@ pub mod builder {
     #[derive(Clone, Debug)]
     pub struct PortalLink {
         access: ::std::result::Result<super::Access, ::std::string::String>,
-        app_id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        app_id: ::std::result::Result<super::AppId, ::std::string::String>,
         created_at: ::std::result::Result<::std::string::String, ::std::string::String>,
         expires_at: ::std::result::Result<::std::string::String, ::std::string::String>,
-        id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        id: ::std::result::Result<super::PortalSessionId, ::std::string::String>,
         label: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         url: ::std::result::Result<::std::string::String, ::std::string::String>,
     }
@@ -5724,7 +7376,7 @@ pub mod builder {
         }
         pub fn app_id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::AppId>,
             T::Error: ::std::fmt::Display,
         {
             self.app_id = value.try_into().map_err(|e| format!("error converting supplied value for app_id: {e}"));
@@ -5750,7 +7402,7 @@ pub mod builder {
         }
         pub fn id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::PortalSessionId>,
             T::Error: ::std::fmt::Display,
         {
             self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
@@ -5803,10 +7455,10 @@ pub mod builder {
     #[derive(Clone, Debug)]
     pub struct PortalSession {
         access: ::std::result::Result<super::Access, ::std::string::String>,
-        app_id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        app_id: ::std::result::Result<super::AppId, ::std::string::String>,
         created_at: ::std::result::Result<::std::string::String, ::std::string::String>,
         expires_at: ::std::result::Result<::std::string::String, ::std::string::String>,
-        id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        id: ::std::result::Result<super::PortalSessionId, ::std::string::String>,
         label: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         revoked_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         used_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -5836,7 +7488,7 @@ pub mod builder {
         }
         pub fn app_id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::AppId>,
             T::Error: ::std::fmt::Display,
         {
             self.app_id = value.try_into().map_err(|e| format!("error converting supplied value for app_id: {e}"));
@@ -5862,7 +7514,7 @@ pub mod builder {
         }
         pub fn id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::PortalSessionId>,
             T::Error: ::std::fmt::Display,
         {
             self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
@@ -5920,6 +7572,93 @@ pub mod builder {
                 label: Ok(value.label),
                 revoked_at: Ok(value.revoked_at),
                 used_at: Ok(value.used_at),
+            }
+        }
+    }
+    #[derive(Clone, Debug)]
+    pub struct PreviousTlsCertificate {
+        expires_at: ::std::result::Result<::std::string::String, ::std::string::String>,
+        expires_soon: ::std::result::Result<bool, ::std::string::String>,
+        not_after: ::std::result::Result<::std::string::String, ::std::string::String>,
+        sha256: ::std::result::Result<::std::string::String, ::std::string::String>,
+        subject: ::std::result::Result<::std::string::String, ::std::string::String>,
+    }
+    impl ::std::default::Default for PreviousTlsCertificate {
+        fn default() -> Self {
+            Self {
+                expires_at: Err("no value supplied for expires_at".to_string()),
+                expires_soon: Err("no value supplied for expires_soon".to_string()),
+                not_after: Err("no value supplied for not_after".to_string()),
+                sha256: Err("no value supplied for sha256".to_string()),
+                subject: Err("no value supplied for subject".to_string()),
+            }
+        }
+    }
+    impl PreviousTlsCertificate {
+        pub fn expires_at<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.expires_at =
+                value.try_into().map_err(|e| format!("error converting supplied value for expires_at: {e}"));
+            self
+        }
+        pub fn expires_soon<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<bool>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.expires_soon =
+                value.try_into().map_err(|e| format!("error converting supplied value for expires_soon: {e}"));
+            self
+        }
+        pub fn not_after<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.not_after =
+                value.try_into().map_err(|e| format!("error converting supplied value for not_after: {e}"));
+            self
+        }
+        pub fn sha256<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.sha256 = value.try_into().map_err(|e| format!("error converting supplied value for sha256: {e}"));
+            self
+        }
+        pub fn subject<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.subject = value.try_into().map_err(|e| format!("error converting supplied value for subject: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<PreviousTlsCertificate> for super::PreviousTlsCertificate {
+        type Error = super::error::ConversionError;
+        fn try_from(value: PreviousTlsCertificate) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self {
+                expires_at: value.expires_at?,
+                expires_soon: value.expires_soon?,
+                not_after: value.not_after?,
+                sha256: value.sha256?,
+                subject: value.subject?,
+            })
+        }
+    }
+    impl ::std::convert::From<super::PreviousTlsCertificate> for PreviousTlsCertificate {
+        fn from(value: super::PreviousTlsCertificate) -> Self {
+            Self {
+                expires_at: Ok(value.expires_at),
+                expires_soon: Ok(value.expires_soon),
+                not_after: Ok(value.not_after),
+                sha256: Ok(value.sha256),
+                subject: Ok(value.subject),
             }
         }
     }
@@ -6114,9 +7853,12 @@ pub mod builder {
     pub struct ResumedEndpoint {
         app_id: ::std::result::Result<super::AppId, ::std::string::String>,
         attempt_timeout: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        auth: ::std::result::Result<::std::option::Option<super::EndpointAuth>, ::std::string::String>,
+        channels: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
         created_at: ::std::result::Result<::std::string::String, ::std::string::String>,
         description: ::std::result::Result<::std::string::String, ::std::string::String>,
         event_types: ::std::result::Result<::std::vec::Vec<::std::string::String>, ::std::string::String>,
+        filter: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         final_status_codes: ::std::result::Result<::std::vec::Vec<i32>, ::std::string::String>,
         headers: ::std::result::Result<
             ::std::collections::HashMap<::std::string::String, ::std::string::String>,
@@ -6137,6 +7879,8 @@ pub mod builder {
         state: ::std::result::Result<super::EndpointState, ::std::string::String>,
         state_changed_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         state_reason: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        tls: ::std::result::Result<::std::option::Option<super::EndpointTls>, ::std::string::String>,
+        transformation: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         updated_at: ::std::result::Result<::std::string::String, ::std::string::String>,
         url: ::std::result::Result<::std::string::String, ::std::string::String>,
         verification: ::std::result::Result<::std::option::Option<super::VerificationOut>, ::std::string::String>,
@@ -6146,9 +7890,12 @@ pub mod builder {
             Self {
                 app_id: Err("no value supplied for app_id".to_string()),
                 attempt_timeout: Ok(Default::default()),
+                auth: Ok(Default::default()),
+                channels: Err("no value supplied for channels".to_string()),
                 created_at: Err("no value supplied for created_at".to_string()),
                 description: Err("no value supplied for description".to_string()),
                 event_types: Err("no value supplied for event_types".to_string()),
+                filter: Ok(Default::default()),
                 final_status_codes: Err("no value supplied for final_status_codes".to_string()),
                 headers: Err("no value supplied for headers".to_string()),
                 id: Err("no value supplied for id".to_string()),
@@ -6165,6 +7912,8 @@ pub mod builder {
                 state: Err("no value supplied for state".to_string()),
                 state_changed_at: Ok(Default::default()),
                 state_reason: Ok(Default::default()),
+                tls: Ok(Default::default()),
+                transformation: Ok(Default::default()),
                 updated_at: Err("no value supplied for updated_at".to_string()),
                 url: Err("no value supplied for url".to_string()),
                 verification: Ok(Default::default()),
@@ -6187,6 +7936,22 @@ pub mod builder {
         {
             self.attempt_timeout =
                 value.try_into().map_err(|e| format!("error converting supplied value for attempt_timeout: {e}"));
+            self
+        }
+        pub fn auth<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::EndpointAuth>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.auth = value.try_into().map_err(|e| format!("error converting supplied value for auth: {e}"));
+            self
+        }
+        pub fn channels<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.channels = value.try_into().map_err(|e| format!("error converting supplied value for channels: {e}"));
             self
         }
         pub fn created_at<T>(mut self, value: T) -> Self
@@ -6214,6 +7979,14 @@ pub mod builder {
         {
             self.event_types =
                 value.try_into().map_err(|e| format!("error converting supplied value for event_types: {e}"));
+            self
+        }
+        pub fn filter<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.filter = value.try_into().map_err(|e| format!("error converting supplied value for filter: {e}"));
             self
         }
         pub fn final_status_codes<T>(mut self, value: T) -> Self
@@ -6354,6 +8127,23 @@ pub mod builder {
                 value.try_into().map_err(|e| format!("error converting supplied value for state_reason: {e}"));
             self
         }
+        pub fn tls<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::EndpointTls>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.tls = value.try_into().map_err(|e| format!("error converting supplied value for tls: {e}"));
+            self
+        }
+        pub fn transformation<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.transformation =
+                value.try_into().map_err(|e| format!("error converting supplied value for transformation: {e}"));
+            self
+        }
         pub fn updated_at<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::string::String>,
@@ -6387,9 +8177,12 @@ pub mod builder {
             Ok(Self {
                 app_id: value.app_id?,
                 attempt_timeout: value.attempt_timeout?,
+                auth: value.auth?,
+                channels: value.channels?,
                 created_at: value.created_at?,
                 description: value.description?,
                 event_types: value.event_types?,
+                filter: value.filter?,
                 final_status_codes: value.final_status_codes?,
                 headers: value.headers?,
                 id: value.id?,
@@ -6406,6 +8199,8 @@ pub mod builder {
                 state: value.state?,
                 state_changed_at: value.state_changed_at?,
                 state_reason: value.state_reason?,
+                tls: value.tls?,
+                transformation: value.transformation?,
                 updated_at: value.updated_at?,
                 url: value.url?,
                 verification: value.verification?,
@@ -6417,9 +8212,12 @@ pub mod builder {
             Self {
                 app_id: Ok(value.app_id),
                 attempt_timeout: Ok(value.attempt_timeout),
+                auth: Ok(value.auth),
+                channels: Ok(value.channels),
                 created_at: Ok(value.created_at),
                 description: Ok(value.description),
                 event_types: Ok(value.event_types),
+                filter: Ok(value.filter),
                 final_status_codes: Ok(value.final_status_codes),
                 headers: Ok(value.headers),
                 id: Ok(value.id),
@@ -6436,9 +8234,74 @@ pub mod builder {
                 state: Ok(value.state),
                 state_changed_at: Ok(value.state_changed_at),
                 state_reason: Ok(value.state_reason),
+                tls: Ok(value.tls),
+                transformation: Ok(value.transformation),
                 updated_at: Ok(value.updated_at),
                 url: Ok(value.url),
                 verification: Ok(value.verification),
+            }
+        }
+    }
+    #[derive(Clone, Debug)]
+    pub struct RotateEndpointTls {
+        client_certificate: ::std::result::Result<::std::string::String, ::std::string::String>,
+        client_key: ::std::result::Result<::std::string::String, ::std::string::String>,
+        expires_in: ::std::result::Result<::std::option::Option<super::Duration>, ::std::string::String>,
+    }
+    impl ::std::default::Default for RotateEndpointTls {
+        fn default() -> Self {
+            Self {
+                client_certificate: Err("no value supplied for client_certificate".to_string()),
+                client_key: Err("no value supplied for client_key".to_string()),
+                expires_in: Ok(Default::default()),
+            }
+        }
+    }
+    impl RotateEndpointTls {
+        pub fn client_certificate<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.client_certificate =
+                value.try_into().map_err(|e| format!("error converting supplied value for client_certificate: {e}"));
+            self
+        }
+        pub fn client_key<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.client_key =
+                value.try_into().map_err(|e| format!("error converting supplied value for client_key: {e}"));
+            self
+        }
+        pub fn expires_in<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::Duration>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.expires_in =
+                value.try_into().map_err(|e| format!("error converting supplied value for expires_in: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<RotateEndpointTls> for super::RotateEndpointTls {
+        type Error = super::error::ConversionError;
+        fn try_from(value: RotateEndpointTls) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self {
+                client_certificate: value.client_certificate?,
+                client_key: value.client_key?,
+                expires_in: value.expires_in?,
+            })
+        }
+    }
+    impl ::std::convert::From<super::RotateEndpointTls> for RotateEndpointTls {
+        fn from(value: super::RotateEndpointTls) -> Self {
+            Self {
+                client_certificate: Ok(value.client_certificate),
+                client_key: Ok(value.client_key),
+                expires_in: Ok(value.expires_in),
             }
         }
     }
@@ -6605,18 +8468,38 @@ pub mod builder {
     }
     #[derive(Clone, Debug)]
     pub struct SchemaViolation {
+        column: ::std::result::Result<::std::option::Option<i32>, ::std::string::String>,
+        line: ::std::result::Result<::std::option::Option<i32>, ::std::string::String>,
         message: ::std::result::Result<::std::string::String, ::std::string::String>,
         path: ::std::result::Result<::std::string::String, ::std::string::String>,
     }
     impl ::std::default::Default for SchemaViolation {
         fn default() -> Self {
             Self {
+                column: Ok(Default::default()),
+                line: Ok(Default::default()),
                 message: Err("no value supplied for message".to_string()),
                 path: Err("no value supplied for path".to_string()),
             }
         }
     }
     impl SchemaViolation {
+        pub fn column<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<i32>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.column = value.try_into().map_err(|e| format!("error converting supplied value for column: {e}"));
+            self
+        }
+        pub fn line<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<i32>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.line = value.try_into().map_err(|e| format!("error converting supplied value for line: {e}"));
+            self
+        }
         pub fn message<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::string::String>,
@@ -6637,12 +8520,12 @@ pub mod builder {
     impl ::std::convert::TryFrom<SchemaViolation> for super::SchemaViolation {
         type Error = super::error::ConversionError;
         fn try_from(value: SchemaViolation) -> ::std::result::Result<Self, super::error::ConversionError> {
-            Ok(Self { message: value.message?, path: value.path? })
+            Ok(Self { column: value.column?, line: value.line?, message: value.message?, path: value.path? })
         }
     }
     impl ::std::convert::From<super::SchemaViolation> for SchemaViolation {
         fn from(value: super::SchemaViolation) -> Self {
-            Self { message: Ok(value.message), path: Ok(value.path) }
+            Self { column: Ok(value.column), line: Ok(value.line), message: Ok(value.message), path: Ok(value.path) }
         }
     }
     #[derive(Clone, Debug)]
@@ -6850,6 +8733,50 @@ pub mod builder {
         }
     }
     #[derive(Clone, Debug)]
+    pub struct TestEvent {
+        data: ::std::result::Result<
+            ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+            ::std::string::String,
+        >,
+        type_: ::std::result::Result<::std::string::String, ::std::string::String>,
+    }
+    impl ::std::default::Default for TestEvent {
+        fn default() -> Self {
+            Self { data: Ok(Default::default()), type_: Err("no value supplied for type_".to_string()) }
+        }
+    }
+    impl TestEvent {
+        pub fn data<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<
+                ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+            >,
+            T::Error: ::std::fmt::Display,
+        {
+            self.data = value.try_into().map_err(|e| format!("error converting supplied value for data: {e}"));
+            self
+        }
+        pub fn type_<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.type_ = value.try_into().map_err(|e| format!("error converting supplied value for type_: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<TestEvent> for super::TestEvent {
+        type Error = super::error::ConversionError;
+        fn try_from(value: TestEvent) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self { data: value.data?, type_: value.type_? })
+        }
+    }
+    impl ::std::convert::From<super::TestEvent> for TestEvent {
+        fn from(value: super::TestEvent) -> Self {
+            Self { data: Ok(value.data), type_: Ok(value.type_) }
+        }
+    }
+    #[derive(Clone, Debug)]
     pub struct TestEventRequest {
         data:
             ::std::result::Result<::serde_json::Map<::std::string::String, ::serde_json::Value>, ::std::string::String>,
@@ -6934,13 +8861,145 @@ pub mod builder {
         }
     }
     #[derive(Clone, Debug)]
+    pub struct TestTransformation {
+        endpoint_id: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        event: ::std::result::Result<super::TestEvent, ::std::string::String>,
+        transformation: ::std::result::Result<::std::string::String, ::std::string::String>,
+    }
+    impl ::std::default::Default for TestTransformation {
+        fn default() -> Self {
+            Self {
+                endpoint_id: Ok(Default::default()),
+                event: Err("no value supplied for event".to_string()),
+                transformation: Err("no value supplied for transformation".to_string()),
+            }
+        }
+    }
+    impl TestTransformation {
+        pub fn endpoint_id<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.endpoint_id =
+                value.try_into().map_err(|e| format!("error converting supplied value for endpoint_id: {e}"));
+            self
+        }
+        pub fn event<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<super::TestEvent>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.event = value.try_into().map_err(|e| format!("error converting supplied value for event: {e}"));
+            self
+        }
+        pub fn transformation<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.transformation =
+                value.try_into().map_err(|e| format!("error converting supplied value for transformation: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<TestTransformation> for super::TestTransformation {
+        type Error = super::error::ConversionError;
+        fn try_from(value: TestTransformation) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self { endpoint_id: value.endpoint_id?, event: value.event?, transformation: value.transformation? })
+        }
+    }
+    impl ::std::convert::From<super::TestTransformation> for TestTransformation {
+        fn from(value: super::TestTransformation) -> Self {
+            Self {
+                endpoint_id: Ok(value.endpoint_id),
+                event: Ok(value.event),
+                transformation: Ok(value.transformation),
+            }
+        }
+    }
+    #[derive(Clone, Debug)]
+    pub struct TlsCertificate {
+        expires_soon: ::std::result::Result<bool, ::std::string::String>,
+        not_after: ::std::result::Result<::std::string::String, ::std::string::String>,
+        sha256: ::std::result::Result<::std::string::String, ::std::string::String>,
+        subject: ::std::result::Result<::std::string::String, ::std::string::String>,
+    }
+    impl ::std::default::Default for TlsCertificate {
+        fn default() -> Self {
+            Self {
+                expires_soon: Err("no value supplied for expires_soon".to_string()),
+                not_after: Err("no value supplied for not_after".to_string()),
+                sha256: Err("no value supplied for sha256".to_string()),
+                subject: Err("no value supplied for subject".to_string()),
+            }
+        }
+    }
+    impl TlsCertificate {
+        pub fn expires_soon<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<bool>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.expires_soon =
+                value.try_into().map_err(|e| format!("error converting supplied value for expires_soon: {e}"));
+            self
+        }
+        pub fn not_after<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.not_after =
+                value.try_into().map_err(|e| format!("error converting supplied value for not_after: {e}"));
+            self
+        }
+        pub fn sha256<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.sha256 = value.try_into().map_err(|e| format!("error converting supplied value for sha256: {e}"));
+            self
+        }
+        pub fn subject<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.subject = value.try_into().map_err(|e| format!("error converting supplied value for subject: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<TlsCertificate> for super::TlsCertificate {
+        type Error = super::error::ConversionError;
+        fn try_from(value: TlsCertificate) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self {
+                expires_soon: value.expires_soon?,
+                not_after: value.not_after?,
+                sha256: value.sha256?,
+                subject: value.subject?,
+            })
+        }
+    }
+    impl ::std::convert::From<super::TlsCertificate> for TlsCertificate {
+        fn from(value: super::TlsCertificate) -> Self {
+            Self {
+                expires_soon: Ok(value.expires_soon),
+                not_after: Ok(value.not_after),
+                sha256: Ok(value.sha256),
+                subject: Ok(value.subject),
+            }
+        }
+    }
+    #[derive(Clone, Debug)]
     pub struct Token {
         access: ::std::result::Result<super::TokenAccess, ::std::string::String>,
-        app_id: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        app_id: ::std::result::Result<::std::option::Option<super::AppId>, ::std::string::String>,
         created_at: ::std::result::Result<::std::string::String, ::std::string::String>,
         expired: ::std::result::Result<bool, ::std::string::String>,
         expires_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
-        id: ::std::result::Result<::std::string::String, ::std::string::String>,
+        id: ::std::result::Result<super::TokenId, ::std::string::String>,
         name: ::std::result::Result<::std::string::String, ::std::string::String>,
     }
     impl ::std::default::Default for Token {
@@ -6967,7 +9026,7 @@ pub mod builder {
         }
         pub fn app_id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T: ::std::convert::TryInto<::std::option::Option<super::AppId>>,
             T::Error: ::std::fmt::Display,
         {
             self.app_id = value.try_into().map_err(|e| format!("error converting supplied value for app_id: {e}"));
@@ -7001,7 +9060,7 @@ pub mod builder {
         }
         pub fn id<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<::std::string::String>,
+            T: ::std::convert::TryInto<super::TokenId>,
             T::Error: ::std::fmt::Display,
         {
             self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
@@ -7040,6 +9099,165 @@ pub mod builder {
                 expires_at: Ok(value.expires_at),
                 id: Ok(value.id),
                 name: Ok(value.name),
+            }
+        }
+    }
+    #[derive(Clone, Debug)]
+    pub struct TransformationResult {
+        cancel: ::std::result::Result<bool, ::std::string::String>,
+        headers: ::std::result::Result<
+            ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+            ::std::string::String,
+        >,
+        method: ::std::result::Result<::std::string::String, ::std::string::String>,
+        payload:
+            ::std::result::Result<::serde_json::Map<::std::string::String, ::serde_json::Value>, ::std::string::String>,
+        url: ::std::result::Result<::std::string::String, ::std::string::String>,
+    }
+    impl ::std::default::Default for TransformationResult {
+        fn default() -> Self {
+            Self {
+                cancel: Err("no value supplied for cancel".to_string()),
+                headers: Err("no value supplied for headers".to_string()),
+                method: Err("no value supplied for method".to_string()),
+                payload: Err("no value supplied for payload".to_string()),
+                url: Err("no value supplied for url".to_string()),
+            }
+        }
+    }
+    impl TransformationResult {
+        pub fn cancel<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<bool>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.cancel = value.try_into().map_err(|e| format!("error converting supplied value for cancel: {e}"));
+            self
+        }
+        pub fn headers<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::collections::HashMap<::std::string::String, ::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.headers = value.try_into().map_err(|e| format!("error converting supplied value for headers: {e}"));
+            self
+        }
+        pub fn method<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.method = value.try_into().map_err(|e| format!("error converting supplied value for method: {e}"));
+            self
+        }
+        pub fn payload<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.payload = value.try_into().map_err(|e| format!("error converting supplied value for payload: {e}"));
+            self
+        }
+        pub fn url<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.url = value.try_into().map_err(|e| format!("error converting supplied value for url: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<TransformationResult> for super::TransformationResult {
+        type Error = super::error::ConversionError;
+        fn try_from(value: TransformationResult) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self {
+                cancel: value.cancel?,
+                headers: value.headers?,
+                method: value.method?,
+                payload: value.payload?,
+                url: value.url?,
+            })
+        }
+    }
+    impl ::std::convert::From<super::TransformationResult> for TransformationResult {
+        fn from(value: super::TransformationResult) -> Self {
+            Self {
+                cancel: Ok(value.cancel),
+                headers: Ok(value.headers),
+                method: Ok(value.method),
+                payload: Ok(value.payload),
+                url: Ok(value.url),
+            }
+        }
+    }
+    #[derive(Clone, Debug)]
+    pub struct TransformedRequest {
+        headers: ::std::result::Result<
+            ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+            ::std::string::String,
+        >,
+        method: ::std::result::Result<::std::string::String, ::std::string::String>,
+        payload:
+            ::std::result::Result<::serde_json::Map<::std::string::String, ::serde_json::Value>, ::std::string::String>,
+        url: ::std::result::Result<::std::string::String, ::std::string::String>,
+    }
+    impl ::std::default::Default for TransformedRequest {
+        fn default() -> Self {
+            Self {
+                headers: Err("no value supplied for headers".to_string()),
+                method: Err("no value supplied for method".to_string()),
+                payload: Err("no value supplied for payload".to_string()),
+                url: Err("no value supplied for url".to_string()),
+            }
+        }
+    }
+    impl TransformedRequest {
+        pub fn headers<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::collections::HashMap<::std::string::String, ::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.headers = value.try_into().map_err(|e| format!("error converting supplied value for headers: {e}"));
+            self
+        }
+        pub fn method<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.method = value.try_into().map_err(|e| format!("error converting supplied value for method: {e}"));
+            self
+        }
+        pub fn payload<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.payload = value.try_into().map_err(|e| format!("error converting supplied value for payload: {e}"));
+            self
+        }
+        pub fn url<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.url = value.try_into().map_err(|e| format!("error converting supplied value for url: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<TransformedRequest> for super::TransformedRequest {
+        type Error = super::error::ConversionError;
+        fn try_from(value: TransformedRequest) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self { headers: value.headers?, method: value.method?, payload: value.payload?, url: value.url? })
+        }
+    }
+    impl ::std::convert::From<super::TransformedRequest> for TransformedRequest {
+        fn from(value: super::TransformedRequest) -> Self {
+            Self {
+                headers: Ok(value.headers),
+                method: Ok(value.method),
+                payload: Ok(value.payload),
+                url: Ok(value.url),
             }
         }
     }
@@ -7257,6 +9475,7 @@ impl crate::Paged for SizedPageEvent {
 pub mod operations {
     use crate::Operation;
     pub const APP_PUBLIC_KEYS: Operation = Operation { method: "GET", path: "/v1/apps/{app}/jwks.json" };
+    pub const CANCEL_EVENT: Operation = Operation { method: "POST", path: "/v1/apps/{app}/events/{evt}/cancel" };
     pub const CREATE_APP: Operation = Operation { method: "POST", path: "/v1/apps" };
     pub const CREATE_ENDPOINT: Operation = Operation { method: "POST", path: "/v1/apps/{app}/endpoints" };
     pub const CREATE_EVENT_TYPE: Operation = Operation { method: "POST", path: "/v1/event-types" };
@@ -7266,6 +9485,7 @@ pub mod operations {
     pub const DELETE_ENDPOINT: Operation = Operation { method: "DELETE", path: "/v1/apps/{app}/endpoints/{ep}" };
     pub const DELETE_EVENT_TYPE: Operation = Operation { method: "DELETE", path: "/v1/event-types/{name}" };
     pub const DELETE_TOKEN: Operation = Operation { method: "DELETE", path: "/v1/tokens/{tok}" };
+    pub const EXPUNGE_EVENT: Operation = Operation { method: "POST", path: "/v1/apps/{app}/events/{evt}/expunge" };
     pub const GET_APP: Operation = Operation { method: "GET", path: "/v1/apps/{app}" };
     pub const GET_ATTEMPT: Operation = Operation { method: "GET", path: "/v1/apps/{app}/attempts/{att}" };
     pub const GET_DELIVERY: Operation = Operation { method: "GET", path: "/v1/apps/{app}/deliveries/{dlv}" };
@@ -7274,6 +9494,8 @@ pub mod operations {
     pub const GET_EVENT: Operation = Operation { method: "GET", path: "/v1/apps/{app}/events/{evt}" };
     pub const GET_EVENT_TYPE: Operation = Operation { method: "GET", path: "/v1/event-types/{name}" };
     pub const GET_SETTINGS: Operation = Operation { method: "GET", path: "/v1/settings" };
+    pub const GET_TRANSFORMED_REQUEST: Operation =
+        Operation { method: "GET", path: "/v1/apps/{app}/deliveries/{dlv}/request" };
     pub const HEALTHZ: Operation = Operation { method: "GET", path: "/healthz" };
     pub const LIST_APPS: Operation = Operation { method: "GET", path: "/v1/apps" };
     pub const LIST_DELIVERIES: Operation = Operation { method: "GET", path: "/v1/apps/{app}/deliveries" };
@@ -7297,12 +9519,17 @@ pub mod operations {
     pub const RESUME_ENDPOINT: Operation = Operation { method: "POST", path: "/v1/apps/{app}/endpoints/{ep}/resume" };
     pub const REVOKE_PORTAL_SESSION: Operation =
         Operation { method: "DELETE", path: "/v1/apps/{app}/portal-sessions/{ps}" };
+    pub const ROTATE_ENDPOINT_CLIENT_CERTIFICATE: Operation =
+        Operation { method: "POST", path: "/v1/apps/{app}/endpoints/{ep}/tls/rotate" };
     pub const ROTATE_ENDPOINT_SECRET: Operation =
         Operation { method: "POST", path: "/v1/apps/{app}/endpoints/{ep}/secret/rotate" };
     pub const SEND_EVENT: Operation = Operation { method: "POST", path: "/v1/apps/{app}/events" };
     pub const SEND_EVENT_BATCH: Operation = Operation { method: "POST", path: "/v1/apps/{app}/events/batch" };
     pub const SEND_TEST_EVENT: Operation = Operation { method: "POST", path: "/v1/apps/{app}/endpoints/{ep}/test" };
     pub const SKIP_DELIVERY: Operation = Operation { method: "POST", path: "/v1/apps/{app}/deliveries/{dlv}/skip" };
+    pub const TEST_FILTER: Operation = Operation { method: "POST", path: "/v1/apps/{app}/filters/test" };
+    pub const TEST_TRANSFORMATION: Operation =
+        Operation { method: "POST", path: "/v1/apps/{app}/transformations/test" };
     pub const UPDATE_APP: Operation = Operation { method: "PATCH", path: "/v1/apps/{app}" };
     pub const UPDATE_ENDPOINT: Operation = Operation { method: "PATCH", path: "/v1/apps/{app}/endpoints/{ep}" };
     pub const UPDATE_EVENT_TYPE: Operation = Operation { method: "PATCH", path: "/v1/event-types/{name}" };

@@ -93,7 +93,16 @@ fn server() -> Option<(String, String)> {
 
 fn new_event(event_type: &str, n: usize) -> NewEvent {
     let data = json!({ "n": n }).as_object().unwrap().clone();
-    NewEvent { type_: event_type.to_owned(), data, id: Some(format!("{event_type}-{n}")), ordering_key: None }
+    NewEvent {
+        type_: event_type.to_owned(),
+        data,
+        id: Some(format!("{event_type}-{n}")),
+        ordering_key: None,
+        channels: Vec::new(),
+        tags: Vec::new(),
+        deliver_at: None,
+        delay: None,
+    }
 }
 
 #[tokio::test]

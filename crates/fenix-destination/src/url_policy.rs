@@ -56,6 +56,26 @@ impl Policy {
             ));
         }
         let mut url = Url::parse(raw).map_err(parse_error)?;
+        let authority = raw_authority(raw);
+        self.check_parts(&url, authority)?;
+        let host = url.host().ok_or_else(|| DestinationError::new(Code::UrlInvalid, "the URL has no host; add one"))?;
+        let checked = self.check_host(host, raw_host(authority))?;
+        if let Some(name) = checked.name() {
+            if url.host_str() != Some(name) {
+                url.set_host(Some(name))
+                    .map_err(|e| DestinationError::new(Code::UrlInvalid, format_args!("bad host: {e}")))?;
+            }
+        }
+        check_canonical(raw, &url, &checked)?;
+        if url.as_str().len() > MAX_URL_LEN {
+            return Err(too_long(url.as_str().len()));
+        }
+        Ok(url)
+    }
+
+    /// The URL's parts but its host: the scheme, no credentials (in the URL
+    /// or its raw `authority`), no query, no fragment, no port.
+    fn check_parts(&self, url: &Url, authority: &str) -> Result<(), DestinationError> {
         match url.scheme() {
             "https" => {}
             "http" if self.allow_http => {}
@@ -66,7 +86,6 @@ impl Policy {
                 ))
             }
         }
-        let authority = raw_authority(raw);
         if !url.username().is_empty() || url.password().is_some() || authority.contains('@') {
             return Err(DestinationError::new(
                 Code::UrlHasCredentials,
@@ -92,19 +111,7 @@ impl Policy {
                 format_args!("remove the port :{port} from the URL; Fenix delivers only to port 443"),
             ));
         }
-        let host = url.host().ok_or_else(|| DestinationError::new(Code::UrlInvalid, "the URL has no host; add one"))?;
-        let checked = self.check_host(host, raw_host(authority))?;
-        if let Some(name) = checked.name() {
-            if url.host_str() != Some(name) {
-                url.set_host(Some(name))
-                    .map_err(|e| DestinationError::new(Code::UrlInvalid, format_args!("bad host: {e}")))?;
-            }
-        }
-        check_canonical(raw, &url, &checked)?;
-        if url.as_str().len() > MAX_URL_LEN {
-            return Err(too_long(url.as_str().len()));
-        }
-        Ok(url)
+        Ok(())
     }
 
     /// The host policy, shared by the URL policy and the resolver.

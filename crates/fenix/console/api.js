@@ -4,12 +4,13 @@
 let csrfToken = null;
 let sessionLost = null;
 
-/** An error answer: HTTP status, the API's stable `code` and its message. */
+/** An error answer: HTTP status, the API's stable `code` and its message; `detail` is the whole `error` object (a filter's position, say). */
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, detail = null) {
     super(message);
     this.status = status;
     this.code = code;
+    this.detail = detail;
   }
 }
 
@@ -60,7 +61,7 @@ export async function api(method, path, body) {
   if (!resp.ok) {
     const code = data && data.error && data.error.code ? data.error.code : `http_${resp.status}`;
     const msg = data && data.error && data.error.message ? data.error.message : `Fenix answered ${resp.status}.`;
-    const err = new ApiError(resp.status, code, msg);
+    const err = new ApiError(resp.status, code, msg, data && data.error && typeof data.error === 'object' ? data.error : null);
     if (resp.status === 401 && path.startsWith('/v1/') && sessionLost) sessionLost(err);
     throw err;
   }

@@ -1,5 +1,5 @@
 // Fenix console: the shell (session, navigation, hash router). Pages live in
-// endpoints.js, deliveries.js, health.js, operator.js, event_types.js; sessions in login.js.
+// endpoints.js (routing.js), deliveries.js, health.js, operator.js, event_types.js; sessions in login.js.
 // Every text is set with text nodes (dom.js), never parsed as markup.
 //
 // data-testid used by the browser tests (one page shows at a time, so a test id
@@ -29,17 +29,25 @@
 //              endpoint-edit-form, endpoint-edit-{url,description,event-types,rate} (+ -error),
 //              endpoint-edit-submit, endpoint-edit-error, endpoint-edit-status,
 //              endpoint-rotate-overlap, endpoint-rotate, endpoint-rotate-status, endpoint-delete
+//   routing:   (routing.js; <form> = endpoint-create or endpoint-edit) <form>-{channels,filter,transformation}
+//              (+ -error); the tests <form>-filter-test and <form>-transformation-test (the Test button,
+//              aria-expanded), each with -panel, -type, -data, -run, -result, and -channels, -tags (filter);
+//              filter-test-outcome / transformation-test-outcome (data-outcome = matched | not_matched |
+//              no_filter | transformed | cancelled | no_transformation | error, with data-line, data-column
+//              and -position when the API says where), transformation-test-{method,url,headers,header,payload};
+//              facts endpoint-channels, endpoint-filter, endpoint-transformation
 //   health:    endpoint-health, endpoint-health-chart (the svg), health-stats, health-success-rate,
 //              health-attempts, health-failures, health-dead-letter, health-skipped,
 //              health-bar (one per hour: data-hour, data-attempts, data-successes), health-none
-//   log:       deliveries-filters, deliveries-filter-{status,endpoint,event-type,event,since,until},
+//   log:       deliveries-filters, deliveries-filter-{status,endpoint,event-type,event,channel,tag,since,until},
 //              deliveries-filter-apply, deliveries-filter-reset, deliveries-list, deliveries-table,
 //              delivery-row (data-id, data-status), delivery-open, delivery-status, delivery-empty,
 //              page-next, page-prev, page-first, deliveries-refresh, endpoint-replay-failed (endpoint filter)
 //   delivery:  delivery-detail, delivery-detail-status, delivery-attempt-count, delivery-replay,
 //              delivery-replay-status, delivery-refresh, attempt-row (data-number), attempt-status-code,
-//              attempt-error, attempt-excerpt, attempt-none, payload-type, delivery-payload,
-//              delivery-payload-purged
+//              attempt-error (data-error), attempt-error-words, attempt-excerpt, attempt-none, payload-type,
+//              delivery-payload, delivery-payload-purged, delivery-skip-reason (data-reason),
+//              delivery-channels, delivery-tags, event-channels, event-tags
 //   apps:      app-create-open, app-create-form, app-create-name, app-create-uid (+ -error),
 //              app-create-submit, app-create-error, app-created (data-id), app-table, app-row (data-id,
 //              data-uid), app-open, app-portal-links, app-empty, apps-next, apps-first

@@ -5,8 +5,8 @@ import { api, seg, items, query } from './api.js';
 import { el, replace, field, button, message, badge, table, row, timeEl, localToIso, isoToLocal } from './dom.js';
 
 // `failing`: still being retried after a failed attempt (pending or in flight meanwhile).
-const STATUSES = ['pending', 'in_flight', 'succeeded', 'failed', 'skipped', 'failing'];
-const FILTERS = ['status', 'endpoint_id', 'event_type', 'event_id', 'since', 'until'];
+const STATUSES = ['scheduled', 'pending', 'in_flight', 'succeeded', 'failed', 'skipped', 'failing'];
+const FILTERS = ['status', 'endpoint_id', 'event_type', 'event_id', 'channel', 'tag', 'since', 'until'];
 const PAGE = 50;
 /** Events per page when the log is filtered by event type (it then pages by event). */
 const EVENTS_PAGE = 20;
@@ -17,6 +17,29 @@ const appBase = (ctx) => `/v1/apps/${seg(ctx.app)}`;
 function lastError(d) {
   const parts = [d.last_status_code ? String(d.last_status_code) : null, d.last_error].filter(Boolean);
   return parts.length ? el('span', { testid: 'delivery-last-error-text' }, parts.join(' · ')) : el('span', { class: 'muted' }, '—');
+}
+
+/** Error classes of the routing (an endpoint's transformation) in words; others show as the API names them. */
+const ERROR_WORDS = {
+  transformation_failed: 'The endpoint\'s transformation failed on this event: no request was sent.',
+};
+
+/** Why a skipped delivery was skipped, in words, when the API says why (null otherwise). */
+function skipReason(d) {
+  if (d.status !== 'skipped') return null;
+  const reason = d.skip_reason || d.skipped_reason || d.reason || (d.last_error === 'transformation_cancelled' ? d.last_error : null);
+  if (!reason) return null;
+  if (reason === 'transformation_cancelled') {
+    return el('span', { testid: 'delivery-skip-reason', 'data-reason': reason },
+      'Cancelled by the endpoint\'s transformation (it set cancel for this event): nothing was sent. ', el('code', {}, reason));
+  }
+  return el('span', { testid: 'delivery-skip-reason', 'data-reason': reason }, el('code', {}, reason));
+}
+
+/** A list of channels or tags as small badges, or a dash. */
+function listOf(values, testid) {
+  if (!Array.isArray(values) || values.length === 0) return el('span', { class: 'muted', testid }, '—');
+  return el('span', { class: 'tag-list', testid }, values.map((v) => el('code', {}, v)));
 }
 
 /** The log with its filters; the filters and the cursor live in the address (#…?status=failed). */
@@ -39,6 +62,8 @@ export async function logPage(ctx) {
     endpoints.map((e) => el('option', { value: e.id, props: { selected: filters.endpoint_id === e.id } }, e.url))), { testid: 'deliveries-filter-endpoint' });
   const eventType = field('Event type', el('input', { type: 'text', spellcheck: 'false', placeholder: 'invoice.paid', props: { value: filters.event_type || '' } }), { testid: 'deliveries-filter-event-type' });
   const event = field('Event id', el('input', { type: 'text', spellcheck: 'false', placeholder: 'evt_…', props: { value: filters.event_id || '' } }), { testid: 'deliveries-filter-event' });
+  const channel = field('Channel', el('input', { type: 'text', spellcheck: 'false', autocomplete: 'off', props: { value: filters.channel || '' } }), { testid: 'deliveries-filter-channel' });
+  const tag = field('Tag', el('input', { type: 'text', spellcheck: 'false', autocomplete: 'off', props: { value: filters.tag || '' } }), { testid: 'deliveries-filter-tag' });
   const since = field('Created from', el('input', { type: 'datetime-local', props: { value: isoToLocal(filters.since) } }), { testid: 'deliveries-filter-since' });
   const until = field('Created before', el('input', { type: 'datetime-local', props: { value: isoToLocal(filters.until) } }), { testid: 'deliveries-filter-until' });
   const go = (params) => ctx.navigate(`#/apps/${seg(ctx.app)}/deliveries${query(params)}`);
@@ -49,11 +74,13 @@ export async function logPage(ctx) {
       endpoint_id: endpoint.input.value,
       event_type: eventType.input.value.trim(),
       event_id: event.input.value.trim(),
+      channel: channel.input.value.trim(),
+      tag: tag.input.value.trim(),
       since: localToIso(since.input.value),
       until: localToIso(until.input.value),
     });
   } } },
-  status.wrap, endpoint.wrap, eventType.wrap, event.wrap, since.wrap, until.wrap,
+  status.wrap, endpoint.wrap, eventType.wrap, event.wrap, channel.wrap, tag.wrap, since.wrap, until.wrap,
   el('div', { class: 'row-actions' },
     button('Apply filters', null, { kind: 'primary', type: 'submit', testid: 'deliveries-filter-apply' }),
     button('Clear', () => go({}), { testid: 'deliveries-filter-reset' })));
@@ -106,7 +133,7 @@ export async function logPage(ctx) {
  * shows each event's deliveries, with the other filters applied to them.
  */
 async function byEventType(ctx, filters, cursor) {
-  const events = await api('GET', `${appBase(ctx)}/events${query({ event_type: filters.event_type, since: filters.since, until: filters.until, limit: EVENTS_PAGE, cursor })}`);
+  const events = await api('GET', `${appBase(ctx)}/events${query({ event_type: filters.event_type, channel: filters.channel, tag: filters.tag, since: filters.since, until: filters.until, limit: EVENTS_PAGE, cursor })}`);
   const wanted = items(events).filter((e) => !filters.event_id || e.id === filters.event_id);
   const lists = await Promise.all(wanted.map((e) => api('GET', `${appBase(ctx)}/deliveries${query({ event_id: e.id, endpoint_id: filters.endpoint_id, status: filters.status, limit: 250 })}`)
     .then((page) => items(page).map((d) => ({ ...d, event_type: e.type })))));
@@ -188,6 +215,9 @@ function renderFacts(ctx, slot, d, path, reload) {
       el('dt', {}, 'Event'), el('dd', { class: 'mono' }, d.event_id),
       el('dt', {}, 'Attempts'), el('dd', { testid: 'delivery-attempt-count' }, String(d.attempt_count)),
       d.last_error || d.last_status_code ? [el('dt', {}, 'Last error'), el('dd', { testid: 'delivery-last-error' }, lastError(d))] : null,
+      skipReason(d) ? [el('dt', {}, 'Skipped because'), el('dd', {}, skipReason(d))] : null,
+      Array.isArray(d.channels) ? [el('dt', {}, 'Channels'), el('dd', {}, listOf(d.channels, 'delivery-channels'))] : null,
+      Array.isArray(d.tags) ? [el('dt', {}, 'Tags'), el('dd', {}, listOf(d.tags, 'delivery-tags'))] : null,
       d.next_attempt_at ? [el('dt', {}, 'Next attempt'), el('dd', {}, timeEl(d.next_attempt_at))] : null,
       el('dt', {}, 'Created'), el('dd', {}, timeEl(d.created_at))),
     el('div', { class: 'row-actions' }, replay, button('Refresh', () => reload(), { testid: 'delivery-refresh' })),
@@ -205,7 +235,10 @@ function renderAttempts(slot, attempts) {
     timeEl(a.started_at),
     el('span', { testid: 'attempt-status-code' }, a.response_status === null ? 'no response' : String(a.response_status)),
     `${a.duration_ms} ms`,
-    el('span', { testid: 'attempt-error' }, a.error ? [el('code', {}, a.error), a.error_detail ? el('div', { class: 'muted' }, a.error_detail) : null] : '—'),
+    el('span', { testid: 'attempt-error', 'data-error': a.error || undefined }, a.error
+      ? [el('code', {}, a.error), Object.hasOwn(ERROR_WORDS, a.error) ? el('div', { testid: 'attempt-error-words' }, ERROR_WORDS[a.error]) : null,
+        a.error_detail ? el('div', { class: 'muted' }, a.error_detail) : null]
+      : '—'),
     a.response_excerpt ? el('pre', { testid: 'attempt-excerpt' }, a.response_excerpt) : el('span', { class: 'muted' }, '—'),
   ], { testid: 'attempt-row', 'data-number': String(a.attempt_number) })), 'attempt-list'));
 }
@@ -221,7 +254,12 @@ async function renderPayload(ctx, slot, eventId) {
     return;
   }
   if (!ctx.alive()) return;
-  const head = el('p', {}, 'Event type ', el('code', { testid: 'payload-type' }, evt.type), ', sent ', timeEl(evt.created_at), '.');
+  const head = [el('p', {}, 'Event type ', el('code', { testid: 'payload-type' }, evt.type), ', sent ', timeEl(evt.created_at), '.'),
+    Array.isArray(evt.channels) || Array.isArray(evt.tags)
+      ? el('dl', { class: 'facts' },
+        el('dt', {}, 'Channels'), el('dd', {}, listOf(evt.channels, 'event-channels')),
+        el('dt', {}, 'Tags'), el('dd', {}, listOf(evt.tags, 'event-tags')))
+      : null];
   if (evt.payload_purged || evt.data === undefined || evt.data === null) {
     replace(slot, el('h2', {}, 'Payload'), head,
       message('The payload is no longer stored: retention (FENIX_PAYLOAD_RETENTION) purged it. Attempts and times stay in the log.', 'warn', 'delivery-payload-purged'));

@@ -1,10 +1,12 @@
 // Endpoints: the list with state and health, create (secret shown once), and
 // one endpoint's page: edit, pause and resume, rotate, test event, bulk
-// replay of failed deliveries, delete, and its health chart.
+// replay of failed deliveries, delete, and its health chart. Its routing
+// (channels, filter, transformation, with their tests) is in routing.js.
 
 import { api, seg, items, query } from './api.js';
 import { el, append, replace, field, setFieldError, button, message, secretBox, confirmInline, badge, table, row, timeEl } from './dom.js';
 import { renderHealth, healthSummary } from './health.js';
+import { routingFields, routingFieldFor, routingBody, routingPatch, routingRefill, routingFacts } from './routing.js';
 
 const epBase = (ctx) => `/v1/apps/${seg(ctx.app)}/endpoints`;
 
@@ -19,7 +21,7 @@ function fieldFor(code) {
   if (code === 'invalid_event_types') return 'event_types';
   if (code === 'invalid_rate_limit') return 'rate';
   if (code === 'invalid_description') return 'description';
-  return null;
+  return routingFieldFor(code);
 }
 
 /** The four editable fields of an endpoint, shared by create and edit. */
@@ -106,6 +108,8 @@ function renderList(ctx, slot, eps, next, go) {
 
 function createForm(ctx, created, reload) {
   const f = endpointFields('endpoint-create');
+  const routing = routingFields(ctx, 'endpoint-create', null, () => parseTypes(f.event_types.input.value));
+  Object.assign(f, routing.fields);
   const formError = el('div', { testid: 'endpoint-create-error' });
   const submit = button('Add endpoint', null, { kind: 'primary', type: 'submit', testid: 'endpoint-create-submit' });
   const form = el('form', { class: 'card', testid: 'endpoint-create-form', novalidate: true, on: { submit: async (e) => {
@@ -121,6 +125,7 @@ function createForm(ctx, created, reload) {
     if (f.description.input.value) body.description = f.description.input.value;
     const rate = rateValue(f.rate.input);
     if (rate !== null) body.rate_limit_per_sec = rate;
+    Object.assign(body, routingBody(f));
     submit.disabled = true;
     try {
       const ep = await api('POST', epBase(ctx), body);
@@ -139,7 +144,7 @@ function createForm(ctx, created, reload) {
       submit.disabled = false;
     }
   } } },
-  el('h2', {}, 'Add an endpoint'), f.url.wrap, f.description.wrap, f.event_types.wrap, f.rate.wrap, formError, submit);
+  el('h2', {}, 'Add an endpoint'), f.url.wrap, f.description.wrap, f.event_types.wrap, f.rate.wrap, routing.block, formError, submit);
   return form;
 }
 
@@ -177,11 +182,39 @@ function renderFacts(ctx, slot, ep) {
     el('dt', {}, 'Description'), el('dd', { testid: 'endpoint-description' }, ep.description || '—'),
     el('dt', {}, 'Event types'), el('dd', { testid: 'endpoint-event-types' }, ep.event_types.length ? ep.event_types.join(', ') : 'every type'),
     el('dt', {}, 'Rate limit'), el('dd', { testid: 'endpoint-rate' }, ep.rate_limit_per_sec ? `${ep.rate_limit_per_sec} per second` : 'none'),
+    routingFacts(ep),
     el('dt', {}, 'Signature scheme'), el('dd', {}, ep.signature_scheme),
+    el('dt', {}, 'OAuth2'), el('dd', { testid: 'endpoint-auth' }, oauthText(ep.auth)),
+    el('dt', {}, 'Client certificate'), el('dd', { testid: 'endpoint-client-certificate' }, clientCertText(ep.tls)),
+    el('dt', {}, 'CA certificates'), el('dd', { testid: 'endpoint-ca-certificates' }, caText(ep.tls)),
     el('dt', {}, 'Id'), el('dd', { class: 'mono' }, ep.id),
     el('dt', {}, 'Created'), el('dd', {}, timeEl(ep.created_at)));
   replace(slot, dl, el('p', {},
     el('a', { href: `#/apps/${seg(ctx.app)}/deliveries?endpoint_id=${seg(ep.id)}`, testid: 'endpoint-deliveries-link' }, 'Delivery log of this endpoint')));
+}
+
+/** An endpoint's OAuth2 client credentials as the page shows them: never a secret or key (reads carry none). */
+function oauthText(auth) {
+  if (!auth) return 'none';
+  return `client credentials: client ${auth.client_id}, ${auth.token_endpoint_auth_method}, token URL ${auth.token_url}`;
+}
+
+/** A certificate as the page shows it: subject and expiry (reads never carry a key). */
+function certText(c) {
+  return `${c.subject}, valid until ${c.not_after}${c.expires_soon ? ' (expires within 14 days)' : ''}`;
+}
+
+/** An endpoint's client certificate (mTLS), and the previous one during a rotation's overlap. */
+function clientCertText(tls) {
+  if (!tls || !tls.client_certificate) return 'none';
+  const prev = tls.previous_client_certificate;
+  return certText(tls.client_certificate) + (prev ? `; previous ${prev.subject} presented until ${prev.expires_at}` : '');
+}
+
+/** The private CAs an endpoint trusts for its receiver, on top of the public roots. */
+function caText(tls) {
+  if (!tls || tls.ca_certificates.length === 0) return 'public roots only';
+  return `public roots and ${tls.ca_certificates.map(certText).join('; ')}`;
 }
 
 /** Pause, or resume with the choice of replaying what was skipped meanwhile. */
@@ -284,6 +317,8 @@ function replaySection(path) {
 function editSection(ctx, path, current, refresh) {
   const ep = current();
   const f = endpointFields('endpoint-edit', ep);
+  const routing = routingFields(ctx, 'endpoint-edit', ep, () => parseTypes(f.event_types.input.value));
+  Object.assign(f, routing.fields);
   const formError = el('div', { testid: 'endpoint-edit-error' });
   const status = el('div', { testid: 'endpoint-edit-status', 'aria-live': 'polite' });
   const submit = button('Save changes', null, { kind: 'primary', type: 'submit', testid: 'endpoint-edit-submit' });
@@ -302,6 +337,7 @@ function editSection(ctx, path, current, refresh) {
     if (types.join(',') !== now.event_types.join(',')) patch.event_types = types;
     const rate = rateValue(f.rate.input);
     if (rate !== (now.rate_limit_per_sec ?? null)) patch.rate_limit_per_sec = rate;
+    Object.assign(patch, routingPatch(f, now));
     if (Object.keys(patch).length === 0) {
       replace(status, message('Nothing changed.', 'info'));
       return;
@@ -313,13 +349,14 @@ function editSection(ctx, path, current, refresh) {
       const fresh = current();
       f.url.input.value = fresh.url;
       f.event_types.input.value = fresh.event_types.join(', ');
+      routingRefill(f, fresh);
       replace(status, message('Saved.', 'ok'));
     } catch (err) {
       if (err.status !== 401) showError(f, formError, err);
     } finally {
       submit.disabled = false;
     }
-  } } }, el('h2', {}, 'Edit'), f.url.wrap, f.description.wrap, f.event_types.wrap, f.rate.wrap, formError, submit, status);
+  } } }, el('h2', {}, 'Edit'), f.url.wrap, f.description.wrap, f.event_types.wrap, f.rate.wrap, routing.block, formError, submit, status);
 }
 
 const OVERLAPS = [

@@ -54,7 +54,10 @@ export async function renderHealth(ctx, slot, epId) {
       el('span', {}, el('span', { class: 'swatch swatch-ok' }), 'successful attempts'),
       el('span', {}, el('span', { class: 'swatch swatch-bad' }), 'failed attempts'),
       el('span', {}, el('span', { class: 'swatch swatch-rate' }), 'success rate')),
-    hourTable(buckets));
+    hourTable(buckets),
+    day.client_certificate_expires_soon
+      ? message(`The client certificate expires at ${day.client_certificate_expires_at}: rotate it before then.`, 'error', 'health-client-certificate-expiring')
+      : null);
 }
 
 /** Stacked bars per hour (oldest left) and the success-rate line, in a 600×200 box. */

@@ -42,7 +42,7 @@ pub enum Principal {
     /// An admin token or an operator's console session: every app, every route.
     Admin,
     /// An app-scoped token or a portal session: one app (its id, never its uid).
-    App { app_id: String, access: Access },
+    App { app_id: crate::ids::AppId, access: Access },
 }
 
 /// What a route needs, declared once per route.
@@ -68,7 +68,7 @@ impl Principal {
     }
 
     /// The one app this caller is confined to, if any.
-    pub fn app_id(&self) -> Option<&str> {
+    pub fn app_id(&self) -> Option<&crate::ids::AppId> {
         match self {
             Principal::Admin => None,
             Principal::App { app_id, .. } => Some(app_id),
@@ -82,15 +82,15 @@ mod tests {
 
     #[test]
     fn scopes_admit_what_they_say() {
-        let read = Principal::App { app_id: "app_1".into(), access: Access::Read };
-        let manage = Principal::App { app_id: "app_1".into(), access: Access::Manage };
+        let read = Principal::App { app_id: crate::ids::AppId::from_stored("app_1".into()), access: Access::Read };
+        let manage = Principal::App { app_id: crate::ids::AppId::from_stored("app_1".into()), access: Access::Manage };
         for scope in [Scope::Admin, Scope::AppRead, Scope::AppManage] {
             assert!(Principal::Admin.allows(scope));
         }
         assert!(!read.allows(Scope::Admin) && !manage.allows(Scope::Admin));
         assert!(read.allows(Scope::AppRead) && manage.allows(Scope::AppRead));
         assert!(!read.allows(Scope::AppManage) && manage.allows(Scope::AppManage));
-        assert_eq!(manage.app_id(), Some("app_1"));
+        assert_eq!(manage.app_id().map(|a| a.as_str()), Some("app_1"));
         assert_eq!(Principal::Admin.app_id(), None);
     }
 }

@@ -42,6 +42,8 @@ pub struct OperatorAlerts {
     windows: Mutex<HashMap<String, Window>>,
     dead: Mutex<HashMap<String, DeadLetters>>,
     last_low_alert: Mutex<HashMap<String, Millis>>,
+    /// SHA-256 of the client certificates already reported as expiring.
+    expiring_reported: Mutex<std::collections::HashSet<String>>,
 }
 
 impl OperatorAlerts {
@@ -68,6 +70,12 @@ impl OperatorAlerts {
         while w.minutes.front().is_some_and(|m| m.0 <= minute - 60) {
             w.minutes.pop_front();
         }
+    }
+
+    /// Whether client certificate `sha256` is to be reported as expiring:
+    /// true the first time only.
+    pub fn certificate_expiring(&self, sha256: &str) -> bool {
+        self.expiring_reported.lock().expect("alerts lock").insert(sha256.to_string())
     }
 
     /// Notes a delivery that exhausted its attempts.

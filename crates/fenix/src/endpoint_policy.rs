@@ -99,6 +99,11 @@ impl StoredHeaders {
         self.0.is_empty()
     }
 
+    /// Whether a header of this name (in any case) is among them.
+    pub fn has(&self, name: &str) -> bool {
+        self.0.iter().any(|h| h.name.eq_ignore_ascii_case(name))
+    }
+
     /// The headers as every read shows them: sensitive values as [`REDACTED`];
     /// and the names the owner marked sensitive (credential headers are
     /// sensitive without being marked).
@@ -209,6 +214,14 @@ fn check_value(name: &str, value: &str) -> Result<(), InvalidPolicy> {
     ))
 }
 
+/// One header a transformation returned (`transform`), by the same rules as
+/// the owner's own: a valid name that is neither hop-by-hop nor Fenix's, a
+/// value of visible ASCII, space and tab.
+pub fn check_header(name: &str, value: &str) -> Result<(), InvalidPolicy> {
+    check_name(name)?;
+    check_value(name, value)
+}
+
 /// The owner's headers, checked and made ready to store: values of credential
 /// headers and of the names in `sensitive` sealed under `key` for `endpoint_id`.
 /// A sensitive header given as [`REDACTED`] keeps its value from `previous`
@@ -220,6 +233,33 @@ pub fn parse_headers(
     key: &MasterKey,
     endpoint_id: &str,
 ) -> Result<StoredHeaders, InvalidPolicy> {
+    check_counts(given, sensitive)?;
+    let mut bytes = 0;
+    let mut out: Vec<StoredHeader> = Vec::with_capacity(given.len());
+    for (name, value) in given {
+        check_name(name)?;
+        if out.iter().any(|h| h.name.eq_ignore_ascii_case(name)) {
+            return Err(invalid(
+                "duplicate_header",
+                format!("header {name} is given twice (names are case-insensitive)"),
+            ));
+        }
+        check_value(name, value)?;
+        bytes += name.len() + value.len();
+        let secret = is_credential(name) || sensitive.iter().any(|s| s.eq_ignore_ascii_case(name));
+        out.push(stored_header(name, value, secret, previous, (key, endpoint_id))?);
+    }
+    if bytes > MAX_HEADER_BYTES {
+        return Err(invalid(
+            "headers_too_large",
+            format!("headers take {bytes} bytes (names and values); at most {MAX_HEADER_BYTES} are allowed"),
+        ));
+    }
+    Ok(StoredHeaders(out))
+}
+
+/// At most [`MAX_HEADERS`] headers, and every name in `sensitive` among them.
+fn check_counts(given: &BTreeMap<String, String>, sensitive: &[String]) -> Result<(), InvalidPolicy> {
     if given.len() > MAX_HEADERS {
         return Err(invalid(
             "too_many_headers",
@@ -234,61 +274,53 @@ pub fn parse_headers(
             ));
         }
     }
-    let mut bytes = 0;
-    let mut out: Vec<StoredHeader> = Vec::with_capacity(given.len());
-    for (name, value) in given {
-        check_name(name)?;
-        if out.iter().any(|h| h.name.eq_ignore_ascii_case(name)) {
-            return Err(invalid(
-                "duplicate_header",
-                format!("header {name} is given twice (names are case-insensitive)"),
-            ));
-        }
-        check_value(name, value)?;
-        bytes += name.len() + value.len();
-        let secret = is_credential(name) || sensitive.iter().any(|s| s.eq_ignore_ascii_case(name));
-        let was_sealed = || previous.0.iter().any(|h| h.name.eq_ignore_ascii_case(name) && h.sealed.is_some());
-        let placeholder = value.trim().eq_ignore_ascii_case(REDACTED);
-        let stored = if !secret && placeholder && was_sealed() {
-            // Un-marking a sensitive header takes its value again: its stored
-            // one is never turned into plain text, and "[redacted]" is not it.
-            return Err(invalid(
-                "invalid_header_value",
-                format!("header {name} is no longer sensitive: give its value, not {REDACTED:?}"),
-            ));
-        } else if placeholder && (!secret || value != REDACTED) {
-            // Stored as text, reads would show a secret hidden where there is none.
-            return Err(invalid(
-                "invalid_header_value",
-                format!(
-                    "header {name} is {REDACTED:?}, the text reads show for a hidden value: it only keeps a sensitive \
-                     value already stored under that name; give the header's real value"
-                ),
-            ));
-        } else if !secret {
-            StoredHeader { name: name.clone(), value: Some(value.clone()), sealed: None }
-        } else if value == REDACTED {
-            let kept = previous.0.iter().find(|h| h.name.eq_ignore_ascii_case(name)).and_then(|h| h.sealed.clone());
-            let Some(sealed) = kept else {
-                return Err(invalid(
-                    "invalid_header_value",
-                    format!("header {name} is {REDACTED:?} but has no stored sensitive value to keep; give its value"),
-                ));
-            };
-            StoredHeader { name: name.clone(), value: None, sealed: Some(sealed) }
-        } else {
-            let sealed = key.seal(value.as_bytes(), &context(endpoint_id, name));
-            StoredHeader { name: name.clone(), value: None, sealed: Some(STANDARD.encode(sealed)) }
-        };
-        out.push(stored);
-    }
-    if bytes > MAX_HEADER_BYTES {
+    Ok(())
+}
+
+/// One checked header as stored: in clear, or (`secret`) sealed under the key
+/// for the endpoint, or, given as [`REDACTED`], the value sealed in `previous`.
+fn stored_header(
+    name: &str,
+    value: &str,
+    secret: bool,
+    previous: &StoredHeaders,
+    (key, endpoint_id): (&MasterKey, &str),
+) -> Result<StoredHeader, InvalidPolicy> {
+    let was_sealed = || previous.0.iter().any(|h| h.name.eq_ignore_ascii_case(name) && h.sealed.is_some());
+    let placeholder = value.trim().eq_ignore_ascii_case(REDACTED);
+    if !secret && placeholder && was_sealed() {
+        // Un-marking a sensitive header takes its value again: its stored
+        // one is never turned into plain text, and "[redacted]" is not it.
         return Err(invalid(
-            "headers_too_large",
-            format!("headers take {bytes} bytes (names and values); at most {MAX_HEADER_BYTES} are allowed"),
+            "invalid_header_value",
+            format!("header {name} is no longer sensitive: give its value, not {REDACTED:?}"),
         ));
     }
-    Ok(StoredHeaders(out))
+    if placeholder && (!secret || value != REDACTED) {
+        // Stored as text, reads would show a secret hidden where there is none.
+        return Err(invalid(
+            "invalid_header_value",
+            format!(
+                "header {name} is {REDACTED:?}, the text reads show for a hidden value: it only keeps a sensitive \
+                 value already stored under that name; give the header's real value"
+            ),
+        ));
+    }
+    if !secret {
+        return Ok(StoredHeader { name: name.to_string(), value: Some(value.to_string()), sealed: None });
+    }
+    if value == REDACTED {
+        let kept = previous.0.iter().find(|h| h.name.eq_ignore_ascii_case(name)).and_then(|h| h.sealed.clone());
+        let Some(sealed) = kept else {
+            return Err(invalid(
+                "invalid_header_value",
+                format!("header {name} is {REDACTED:?} but has no stored sensitive value to keep; give its value"),
+            ));
+        };
+        return Ok(StoredHeader { name: name.to_string(), value: None, sealed: Some(sealed) });
+    }
+    let sealed = key.seal(value.as_bytes(), &context(endpoint_id, name));
+    Ok(StoredHeader { name: name.to_string(), value: None, sealed: Some(STANDARD.encode(sealed)) })
 }
 
 /// The names stored sealed so far, for a `PATCH` that changes `headers`

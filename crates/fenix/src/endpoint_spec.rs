@@ -26,15 +26,17 @@ use fenix_signing::Scheme;
 
 use crate::{
     endpoint_policy::StoredHeaders,
+    endpoint_tls::EndpointTls,
     event_types::EventTypeFilter,
     lifecycle::{OnDeadLetter, SigningAlgorithm},
+    oauth::spec::EndpointAuth,
 };
 
 /// The spec's columns of `endpoints`, for every statement that reads an
 /// endpoint's spec (their names appear in no table joined with it). The
 /// select lists that read them end with this text (a test checks them).
 pub const SPEC_COLUMNS: &str = "signature_scheme, signing_algorithm, event_types, headers, retry_schedule, \
-     final_status_codes, attempt_timeout_ms, ordered, on_dead_letter, rate_limit_per_sec";
+     final_status_codes, attempt_timeout_ms, ordered, on_dead_letter, rate_limit_per_sec, tls, auth, channels, transformation, filter";
 
 /// How Fenix sends to one endpoint, as its owner chose it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,6 +61,19 @@ pub struct EndpointSpec {
     pub on_dead_letter: OnDeadLetter,
     /// Most requests a second; `None`: no limit of its own.
     pub rate_limit_per_sec: Option<i64>,
+    /// Client certificate and extra CAs (`endpoint_tls`); `None`: neither.
+    pub tls: Option<EndpointTls>,
+    /// OAuth2 client credentials (`oauth::spec`); `None`: no token is sent.
+    pub auth: Option<EndpointAuth>,
+    /// The channels the endpoint receives (`labels`): only events sharing
+    /// one of them; empty: every event.
+    pub channels: Vec<String>,
+    /// The owner's JavaScript `handler(webhook)` (`transform`), checked
+    /// when saved; `None`: the envelope is sent as it is.
+    pub transformation: Option<std::sync::Arc<str>>,
+    /// The content filter (`filter`, CEL), checked when saved; `None`:
+    /// every event the other rules let through.
+    pub filter: Option<String>,
 }
 
 impl Default for EndpointSpec {
@@ -75,6 +90,11 @@ impl Default for EndpointSpec {
             ordered: false,
             on_dead_letter: OnDeadLetter::default(),
             rate_limit_per_sec: None,
+            tls: None,
+            auth: None,
+            channels: Vec::new(),
+            transformation: None,
+            filter: None,
         }
     }
 }
@@ -96,6 +116,16 @@ pub struct StoredSpec {
     pub ordered: bool,
     pub on_dead_letter: String,
     pub rate_limit_per_sec: Option<i64>,
+    /// JSON of `endpoint_tls::EndpointTls` (the key sealed); `NULL`: none.
+    pub tls: Option<String>,
+    /// JSON of `oauth::spec::EndpointAuth` (the credential sealed); `NULL`: none.
+    pub auth: Option<String>,
+    /// JSON array of channel names; `[]`: every event.
+    pub channels: String,
+    /// The script's text; `NULL`: none.
+    pub transformation: Option<String>,
+    /// The filter's text; `NULL`: none.
+    pub filter: Option<String>,
 }
 
 /// A stored spec value the code does not understand. Names the endpoint and
@@ -122,6 +152,11 @@ impl EndpointSpec {
             ordered: self.ordered,
             on_dead_letter: self.on_dead_letter.as_str().to_string(),
             rate_limit_per_sec: self.rate_limit_per_sec,
+            tls: self.tls.as_ref().map(EndpointTls::to_json),
+            auth: self.auth.as_ref().map(EndpointAuth::to_json),
+            channels: crate::labels::to_json(&self.channels),
+            transformation: self.transformation.as_deref().map(str::to_string),
+            filter: self.filter.clone(),
         }
     }
 }
@@ -181,6 +216,19 @@ impl StoredSpec {
             ordered: self.ordered,
             on_dead_letter: self.on_dead_letter.parse().map_err(|_| unknown("on_dead_letter", &self.on_dead_letter))?,
             rate_limit_per_sec: self.rate_limit_per_sec,
+            tls: self
+                .tls
+                .as_deref()
+                .map(EndpointTls::from_json)
+                .transpose()
+                .map_err(|_| not_json("tls", "the stored TLS material"))?,
+            auth: match &self.auth {
+                None => None,
+                Some(json) => Some(EndpointAuth::from_json(json).map_err(|p| fail("auth", p.to_string()))?),
+            },
+            channels: channels(endpoint_id, &self.channels)?,
+            transformation: self.transformation.map(std::sync::Arc::from),
+            filter: self.filter,
         })
     }
 }
@@ -192,6 +240,16 @@ pub fn event_types(endpoint_id: &str, json: &str) -> Result<EventTypeFilter, Spe
         endpoint_id: endpoint_id.into(),
         column: "event_types",
         problem: "is not a JSON array of patterns".into(),
+    })
+}
+
+/// The `channels` column of endpoint `endpoint_id`: [`StoredSpec::decode`]
+/// reads it so, and the fan-out.
+pub fn channels(endpoint_id: &str, json: &str) -> Result<Vec<String>, SpecError> {
+    crate::labels::from_json(json).ok_or_else(|| SpecError {
+        endpoint_id: endpoint_id.into(),
+        column: "channels",
+        problem: "is not a JSON array of channel names".into(),
     })
 }
 
@@ -215,6 +273,8 @@ mod tests {
             ordered: true,
             on_dead_letter: OnDeadLetter::Block,
             rate_limit_per_sec: Some(7),
+            channels: vec!["billing".into(), "eu".into()],
+            transformation: Some("function handler(w) { return w; }".into()),
             ..EndpointSpec::default()
         }
     }
@@ -254,9 +314,16 @@ mod tests {
         assert_eq!(bad(|s| s.signing_algorithm = "rsa".into()).column, "signing_algorithm");
         assert_eq!(bad(|s| s.on_dead_letter = "stop".into()).column, "on_dead_letter");
         assert_eq!(bad(|s| s.event_types = "booking.*".into()).column, "event_types");
+        assert_eq!(bad(|s| s.channels = "billing".into()).column, "channels");
         assert_eq!(bad(|s| s.retry_schedule = Some("[-1]".into())).column, "retry_schedule");
         assert_eq!(bad(|s| s.final_status_codes = "{}".into()).column, "final_status_codes");
         assert_eq!(bad(|s| s.attempt_timeout_ms = Some(-5)).column, "attempt_timeout_ms");
+        let e = bad(|s| s.tls = Some(r#"{"client": "-----BEGIN PRIVATE KEY-----"}"#.into()));
+        assert_eq!(e.column, "tls");
+        assert!(!e.to_string().contains("PRIVATE"), "{e}");
+        let e = bad(|s| s.auth = Some(r#"{"type": "oauth2_client_credentials", "client_secret": "s3cret"}"#.into()));
+        assert_eq!(e.column, "auth");
+        assert!(!e.to_string().contains("s3cret"), "{e}");
         let e = bad(|s| s.headers = r#"{"Authorization": "Bearer s3cret"}"#.into());
         assert_eq!(e.column, "headers");
         assert!(!e.to_string().contains("s3cret"), "{e}");

@@ -82,6 +82,9 @@ pub fn new_event_as(
         max_fanout,
         only_endpoint: None,
         ordering_key: None,
+        channels: Vec::new(),
+        tags: Vec::new(),
+        deliver_at: None,
     }
 }
 

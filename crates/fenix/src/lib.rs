@@ -10,20 +10,28 @@ pub mod alerts;
 pub mod answer_bytes;
 pub mod api;
 pub mod catalogue;
+pub mod egress;
 pub mod endpoint_policy;
 pub mod endpoint_spec;
+pub mod endpoint_tls;
 pub mod envelope;
+pub mod error_class;
 pub mod event_types;
+pub mod filter;
 pub mod http_server;
 pub mod ids;
 pub mod ingest;
 pub mod keycheck;
+pub mod labels;
 pub mod lifecycle;
 pub mod maintenance;
 pub mod metrics;
+pub mod oauth;
 pub mod operator;
+pub mod outbound;
 pub mod receiver;
 pub mod rekey;
+pub mod retention;
 pub mod secrets;
 pub mod send_budgets;
 pub mod settings;
@@ -31,6 +39,8 @@ pub mod startup;
 pub mod state;
 pub mod store;
 pub mod time;
+pub mod tls_expiry;
+pub mod transform;
 pub mod wake;
 pub mod worker;
 
@@ -51,7 +61,7 @@ pub async fn serve(
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     let worker = if state.settings.run_worker {
-        let client = startup::http_client(&state.settings, state.destinations.clone())?;
+        let client = state.outbound.client().clone();
         // Proof of endpoint ownership: its challenges go through the same client.
         tokio::spawn(worker::ownership::run(state.clone(), client.clone(), shutdown.clone()));
         let (worker, rx) = worker::Worker::new(state.clone(), client);

@@ -9,9 +9,9 @@
 //! variants is an error ([`UnknownText`]), never a panic.
 //!
 //! The rules about the sets live here too: which statuses a replay may
-//! re-queue, which are final, and how a leased `pending` row is *shown*
-//! (`in_flight`) — in Rust and in the SQL fragments the store splices into its
-//! queries. This module depends on nothing else in the crate, so any module
+//! re-queue, which are final, and how a `pending` row is *shown* (`in_flight`
+//! while leased, `scheduled` while its event's time is ahead) — in Rust and in
+//! the SQL fragments the store splices into its queries. This module depends on nothing else in the crate, so any module
 //! may use it.
 
 use std::{fmt, str::FromStr};
@@ -20,11 +20,16 @@ use std::{fmt, str::FromStr};
 ///
 /// Stored statuses are `pending`, `succeeded`, `failed` and `skipped`; a claim
 /// leases a `pending` row without changing its status, and the API *shows* such
-/// a row as `in_flight` ([`SHOWN_STATUS_SQL`]). (Databases from before leases
+/// a row as `in_flight` ([`SHOWN_STATUS_SQL`]); a `pending` row of a scheduled
+/// event shows `scheduled` until its time ([`shown_status_at`]). (Databases from before leases
 /// had their own columns stored `in_flight`; a migration turned those rows back
 /// into `pending`, and the schemas still accept the text.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DeliveryStatus {
+    /// Shown only: `pending`, of an event sent with `deliver_at` or `delay`
+    /// whose time is still ahead (its row's `deliver_at` and
+    /// `next_attempt_at`); it becomes `pending` when the time comes.
+    Scheduled,
     /// Waiting for its next attempt (its first, or a retry).
     Pending,
     /// Shown only: `pending` and leased by a worker that is attempting it now.
@@ -39,7 +44,8 @@ pub enum DeliveryStatus {
 
 impl DeliveryStatus {
     /// Every status, in the order the API documents them.
-    pub const ALL: [DeliveryStatus; 5] = [
+    pub const ALL: [DeliveryStatus; 6] = [
+        DeliveryStatus::Scheduled,
         DeliveryStatus::Pending,
         DeliveryStatus::InFlight,
         DeliveryStatus::Succeeded,
@@ -58,6 +64,7 @@ impl DeliveryStatus {
     /// The text stored in `deliveries.status` and answered by the API.
     pub const fn as_str(self) -> &'static str {
         match self {
+            DeliveryStatus::Scheduled => "scheduled",
             DeliveryStatus::Pending => "pending",
             DeliveryStatus::InFlight => "in_flight",
             DeliveryStatus::Succeeded => "succeeded",
@@ -76,38 +83,71 @@ impl DeliveryStatus {
         DeliveryStatus::FINAL.contains(&self)
     }
 
-    /// True while another attempt is coming (`pending`, `in_flight`): only
-    /// then does the API show when.
-    pub fn is_scheduled(self) -> bool {
+    /// True while an attempt is coming (`scheduled`, `pending`, `in_flight`):
+    /// only then does the API show when.
+    pub fn is_open(self) -> bool {
         !self.is_final()
     }
 
-    /// The status a row shows: a leased `pending` row is `in_flight`. The same
-    /// rule as [`SHOWN_STATUS_SQL`].
-    pub fn shown(stored: DeliveryStatus, leased: bool) -> DeliveryStatus {
+    /// The status a row shows: a leased `pending` row is `in_flight`; an
+    /// unleased one whose scheduled time is still ahead (`waits_for_its_time`:
+    /// its `deliver_at` and its `next_attempt_at` are both later than now) is
+    /// `scheduled`. The same rule as [`shown_status_at`].
+    pub fn shown(stored: DeliveryStatus, leased: bool, waits_for_its_time: bool) -> DeliveryStatus {
         match stored {
             DeliveryStatus::Pending if leased => DeliveryStatus::InFlight,
+            DeliveryStatus::Pending if waits_for_its_time => DeliveryStatus::Scheduled,
             other => other,
         }
     }
 
     /// The SQL condition, on a `deliveries` row's own columns, that holds
     /// exactly when the row shows `self` ([`DeliveryStatus::shown`]), for the
-    /// statuses the lease decides (`pending`, `in_flight`). `None` for the
-    /// others: a row shows them when it stores them (`status = $n`, bound).
-    pub const fn shown_condition(self) -> Option<&'static str> {
+    /// statuses the lease and the time decide (`scheduled`, `pending`,
+    /// `in_flight`); `now` is the placeholder the statement binds the time
+    /// to (`"$1"`). `None` for the others: a row shows them when it stores
+    /// them (`status = $n`, bound).
+    pub fn shown_condition(self, now: &str) -> Option<String> {
         match self {
-            DeliveryStatus::Pending => Some("status = 'pending' AND lease_until IS NULL"),
-            DeliveryStatus::InFlight => Some("status = 'pending' AND lease_until IS NOT NULL"),
+            DeliveryStatus::Scheduled => {
+                Some(format!("status = 'pending' AND lease_until IS NULL AND {}", waits_for_its_time(now)))
+            }
+            DeliveryStatus::Pending => {
+                Some(format!("status = 'pending' AND lease_until IS NULL AND NOT ({})", waits_for_its_time(now)))
+            }
+            DeliveryStatus::InFlight => Some("status = 'pending' AND lease_until IS NOT NULL".into()),
             DeliveryStatus::Succeeded | DeliveryStatus::Failed | DeliveryStatus::Skipped => None,
         }
     }
 }
 
-/// The status a `deliveries` row shows, as an SQL expression on its own
-/// columns ([`DeliveryStatus::shown`]): a leased `pending` row is `in_flight`.
+/// The status a `deliveries` row shows, without the time: a leased
+/// `pending` row is `in_flight`, and a scheduled one shows `pending` (for
+/// statements that only ask whether a row is final or replayable; the log
+/// reads [`shown_status_at`]).
 pub const SHOWN_STATUS_SQL: &str =
     "CASE WHEN lease_until IS NOT NULL AND status = 'pending' THEN 'in_flight' ELSE status END";
+
+/// The status a `deliveries` row shows at the time bound to the placeholder
+/// `now` (`"$1"`), as an SQL expression on its own columns
+/// ([`DeliveryStatus::shown`]): a leased `pending` row is `in_flight`, an
+/// unleased one waiting for its scheduled time is `scheduled`.
+pub fn shown_status_at(now: &str) -> String {
+    format!(
+        "CASE WHEN lease_until IS NOT NULL AND status = 'pending' THEN 'in_flight' \
+         WHEN status = 'pending' AND {} THEN 'scheduled' ELSE status END",
+        waits_for_its_time(now)
+    )
+}
+
+/// An unleased `pending` row waits for its scheduled time: its event's
+/// `deliver_at` and its own `next_attempt_at` are both after `now` (a row
+/// deferred or parked has no `deliver_at` ahead; a replayed one is due now).
+/// False, never NULL, for a row sent at once (no `deliver_at`), so that
+/// `NOT (…)` holds for it.
+fn waits_for_its_time(now: &str) -> String {
+    format!("COALESCE(deliver_at, 0) > {now} AND COALESCE(next_attempt_at, 0) > {now}")
+}
 
 /// The SQL condition, on a `deliveries` row's own columns, that holds when the
 /// row's stored status is replayable ([`DeliveryStatus::REPLAYABLE`]).
@@ -354,7 +394,7 @@ mod tests {
     #[test]
     fn every_delivery_status_round_trips_through_its_text_and_json() {
         let texts: Vec<&str> = DeliveryStatus::ALL.iter().map(|s| s.as_str()).collect();
-        assert_eq!(texts, ["pending", "in_flight", "succeeded", "failed", "skipped"]);
+        assert_eq!(texts, ["scheduled", "pending", "in_flight", "succeeded", "failed", "skipped"]);
         for s in DeliveryStatus::ALL {
             assert_eq!(s.as_str().parse::<DeliveryStatus>(), Ok(s));
             assert_eq!(DeliveryStatus::try_from(s.to_string()), Ok(s));
@@ -392,11 +432,11 @@ mod tests {
     }
 
     #[test]
-    fn only_failed_and_skipped_are_replayable_and_only_pending_ones_are_scheduled() {
+    fn only_failed_and_skipped_are_replayable_and_only_unfinished_ones_are_open() {
         let replayable: Vec<_> = DeliveryStatus::ALL.into_iter().filter(|s| s.is_replayable()).collect();
         assert_eq!(replayable, DeliveryStatus::REPLAYABLE);
-        let scheduled: Vec<_> = DeliveryStatus::ALL.into_iter().filter(|s| s.is_scheduled()).collect();
-        assert_eq!(scheduled, [DeliveryStatus::Pending, DeliveryStatus::InFlight]);
+        let open: Vec<_> = DeliveryStatus::ALL.into_iter().filter(|s| s.is_open()).collect();
+        assert_eq!(open, [DeliveryStatus::Scheduled, DeliveryStatus::Pending, DeliveryStatus::InFlight]);
         let quoted: Vec<String> = DeliveryStatus::REPLAYABLE.iter().map(|s| format!("'{s}'")).collect();
         assert_eq!(REPLAYABLE_SQL, format!("status IN ({})", quoted.join(", ")));
         assert!(EndpointState::Active.sends());
@@ -404,48 +444,72 @@ mod tests {
         assert!(!EndpointState::PendingVerification.sends());
     }
 
-    /// The shown-status rule in SQL ([`SHOWN_STATUS_SQL`], each status's
+    /// The shown-status rule in SQL ([`shown_status_at`], each status's
     /// [`DeliveryStatus::shown_condition`]) agrees with the one in Rust, on a
-    /// real database, for every stored status, leased or not.
+    /// real database, for every stored status, leased or not, scheduled
+    /// ahead, in the past or not at all, due ahead or now.
     #[tokio::test]
     async fn the_shown_status_is_the_same_in_rust_and_in_sql() {
         let mut db = SqliteConnection::connect("sqlite::memory:").await.unwrap();
-        sqlx::query("CREATE TABLE deliveries (status TEXT NOT NULL, lease_until INTEGER)")
-            .execute(&mut db)
-            .await
-            .unwrap();
+        sqlx::query(
+            "CREATE TABLE deliveries (status TEXT NOT NULL, lease_until INTEGER, deliver_at INTEGER, \
+             next_attempt_at INTEGER)",
+        )
+        .execute(&mut db)
+        .await
+        .unwrap();
+        let now = 1_000_i64;
         let stored =
             [DeliveryStatus::Pending, DeliveryStatus::Succeeded, DeliveryStatus::Failed, DeliveryStatus::Skipped];
         for status in stored {
             for lease_until in [None, Some(5_i64)] {
-                sqlx::query("INSERT INTO deliveries (status, lease_until) VALUES ($1, $2)")
-                    .bind(status)
-                    .bind(lease_until)
-                    .execute(&mut db)
-                    .await
-                    .unwrap();
+                for deliver_at in [None, Some(now - 1), Some(now + 1)] {
+                    for next_attempt_at in [None, Some(now), Some(now + 1)] {
+                        sqlx::query(
+                            "INSERT INTO deliveries (status, lease_until, deliver_at, next_attempt_at) \
+                             VALUES ($1, $2, $3, $4)",
+                        )
+                        .bind(status)
+                        .bind(lease_until)
+                        .bind(deliver_at)
+                        .bind(next_attempt_at)
+                        .execute(&mut db)
+                        .await
+                        .unwrap();
+                    }
+                }
             }
         }
-        let rows: Vec<(DeliveryStatus, Option<i64>, DeliveryStatus)> =
-            sqlx::query_as(&format!("SELECT status, lease_until, {SHOWN_STATUS_SQL} FROM deliveries"))
+        type Row = (DeliveryStatus, Option<i64>, Option<i64>, Option<i64>);
+        let in_rust = |(status, lease, deliver_at, next): &Row| {
+            let waits = deliver_at.is_some_and(|t| t > now) && next.is_some_and(|t| t > now);
+            DeliveryStatus::shown(*status, lease.is_some(), waits)
+        };
+        let columns = "status, lease_until, deliver_at, next_attempt_at";
+        // A row, and the status SQL shows it.
+        type Shown = (DeliveryStatus, Option<i64>, Option<i64>, Option<i64>, DeliveryStatus);
+        let rows: Vec<Shown> = sqlx::query_as(&format!("SELECT {columns}, {} FROM deliveries", shown_status_at("$1")))
+            .bind(now)
+            .fetch_all(&mut db)
+            .await
+            .unwrap();
+        assert_eq!(rows.len(), 72);
+        for (status, lease, deliver_at, next, shown) in &rows {
+            let row = (*status, *lease, *deliver_at, *next);
+            assert_eq!(*shown, in_rust(&row), "{row:?}");
+        }
+        assert!(rows.iter().any(|r| r.4 == DeliveryStatus::Scheduled));
+        for wanted in DeliveryStatus::ALL {
+            let condition = wanted.shown_condition("$2").unwrap_or("status = $1".into());
+            let matching: Vec<Row> = sqlx::query_as(&format!("SELECT {columns} FROM deliveries WHERE {condition}"))
+                .bind(wanted)
+                .bind(now)
                 .fetch_all(&mut db)
                 .await
                 .unwrap();
-        assert_eq!(rows.len(), 8);
-        for (status, lease_until, shown) in &rows {
-            assert_eq!(*shown, DeliveryStatus::shown(*status, lease_until.is_some()), "{status} {lease_until:?}");
-        }
-        for wanted in DeliveryStatus::ALL {
-            let condition = wanted.shown_condition().unwrap_or("status = $1");
-            let matching: Vec<(DeliveryStatus, Option<i64>)> =
-                sqlx::query_as(&format!("SELECT status, lease_until FROM deliveries WHERE {condition}"))
-                    .bind(wanted)
-                    .fetch_all(&mut db)
-                    .await
-                    .unwrap();
-            let expected = rows.iter().filter(|r| r.2 == wanted).count();
+            let expected = rows.iter().filter(|r| r.4 == wanted).count();
             assert_eq!(matching.len(), expected, "{wanted}");
-            assert!(matching.iter().all(|(s, l)| DeliveryStatus::shown(*s, l.is_some()) == wanted), "{wanted}");
+            assert!(matching.iter().all(|r| in_rust(r) == wanted), "{wanted}");
         }
         let replayable: Vec<DeliveryStatus> = sqlx::query_scalar(&format!(
             "SELECT DISTINCT status FROM deliveries WHERE {REPLAYABLE_SQL} ORDER BY status"

@@ -224,53 +224,7 @@ async fn main() -> std::process::ExitCode {
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Serve { config, api_only, worker_only } => {
-            let mut settings = Settings::load(config.config.as_deref())?;
-            settings.run_api = !worker_only;
-            settings.run_worker = !api_only;
-            settings.validate()?;
-            // The port first: a start that cannot listen must create nothing,
-            // least of all a bootstrap token shown once and then lost.
-            let listen = settings.listen;
-            let listener =
-                tokio::net::TcpListener::bind(listen).await.with_context(|| format!("listening on {listen}"))?;
-            let addr = listener.local_addr()?;
-            let portal = match settings.portal_listen.filter(|_| settings.run_api) {
-                Some(at) => Some(
-                    tokio::net::TcpListener::bind(at)
-                        .await
-                        .with_context(|| format!("listening on {at} (FENIX_PORTAL_LISTEN)"))?,
-                ),
-                None => None,
-            };
-            let portal_addr = portal.as_ref().map(|l| l.local_addr()).transpose()?;
-            let state = fenix::build_state(settings).await?;
-            // Before the address is printed: a SIGTERM sent as soon as it
-            // shows (a supervisor, a test) drains instead of killing.
-            let signals = StopSignals::install()?;
-            // Last before serving: nothing after this can fail and lose a printed token.
-            match startup::bootstrap_token(&state.store, &state.settings).await? {
-                Some(token) => println!("Admin token (shown once, store it now): {token}"),
-                None if state.settings.admin_token.is_none() && state.settings.run_api => {
-                    println!("Admin tokens are shown only once; to make another: fenix token create --name NAME")
-                }
-                None => {}
-            }
-            if state.settings.run_api {
-                println!("Fenix listening on http://{addr}");
-                if let Some(at) = portal_addr {
-                    println!("Fenix portal listening on http://{at}");
-                }
-            } else {
-                println!("Fenix worker started (health and metrics on http://{addr})");
-            }
-            tracing::info!(%addr, api = state.settings.run_api, worker = state.settings.run_worker, "fenix started");
-            let shutdown = CancellationToken::new();
-            tokio::spawn(signals.stop(shutdown.clone()));
-            fenix::serve(listener, portal, state, shutdown).await?;
-            tracing::info!("fenix stopped");
-            Ok(())
-        }
+        Command::Serve { config, api_only, worker_only } => serve(config, api_only, worker_only).await,
         Command::Migrate { config } => {
             let settings = Settings::load(config.config.as_deref())?;
             let store = Store::connect(&settings.database_url, 2).await?;
@@ -312,6 +266,68 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
+/// `fenix serve`: binds, builds the state, registers the bootstrap token,
+/// says where it listens, then serves until a stop signal.
+async fn serve(config: ConfigFile, api_only: bool, worker_only: bool) -> anyhow::Result<()> {
+    let mut settings = Settings::load(config.config.as_deref())?;
+    settings.run_api = !worker_only;
+    settings.run_worker = !api_only;
+    settings.validate()?;
+    // The port first: a start that cannot listen must create nothing,
+    // least of all a bootstrap token shown once and then lost.
+    let (listener, portal) = bind_listeners(&settings).await?;
+    let addr = listener.local_addr()?;
+    let portal_addr = portal.as_ref().map(|l| l.local_addr()).transpose()?;
+    let state = fenix::build_state(settings).await?;
+    // Before the address is printed: a SIGTERM sent as soon as it
+    // shows (a supervisor, a test) drains instead of killing.
+    let signals = StopSignals::install()?;
+    // Last before serving: nothing after this can fail and lose a printed token.
+    match startup::bootstrap_token(&state.store, &state.settings).await? {
+        Some(token) => println!("Admin token (shown once, store it now): {token}"),
+        None if state.settings.admin_token.is_none() && state.settings.run_api => {
+            println!("Admin tokens are shown only once; to make another: fenix token create --name NAME")
+        }
+        None => {}
+    }
+    announce(&state.settings, addr, portal_addr);
+    let shutdown = CancellationToken::new();
+    tokio::spawn(signals.stop(shutdown.clone()));
+    fenix::serve(listener, portal, state, shutdown).await?;
+    tracing::info!("fenix stopped");
+    Ok(())
+}
+
+/// The main listener and, when the API runs and `FENIX_PORTAL_LISTEN` is set, the portal's.
+async fn bind_listeners(
+    settings: &Settings,
+) -> anyhow::Result<(tokio::net::TcpListener, Option<tokio::net::TcpListener>)> {
+    let listen = settings.listen;
+    let listener = tokio::net::TcpListener::bind(listen).await.with_context(|| format!("listening on {listen}"))?;
+    let portal = match settings.portal_listen.filter(|_| settings.run_api) {
+        Some(at) => Some(
+            tokio::net::TcpListener::bind(at)
+                .await
+                .with_context(|| format!("listening on {at} (FENIX_PORTAL_LISTEN)"))?,
+        ),
+        None => None,
+    };
+    Ok((listener, portal))
+}
+
+/// Says where this instance listens (supervisors and tests read the line).
+fn announce(settings: &Settings, addr: std::net::SocketAddr, portal_addr: Option<std::net::SocketAddr>) {
+    if settings.run_api {
+        println!("Fenix listening on http://{addr}");
+        if let Some(at) = portal_addr {
+            println!("Fenix portal listening on http://{at}");
+        }
+    } else {
+        println!("Fenix worker started (health and metrics on http://{addr})");
+    }
+    tracing::info!(%addr, api = settings.run_api, worker = settings.run_worker, "fenix started");
+}
+
 /// `fenix rekey [--prepare] [--skip-unreadable]`: records the current key as
 /// the database's newest (after proving the previous ones), then re-seals
 /// everything and says what is left under another key.
@@ -332,6 +348,12 @@ async fn rekey(store: &Store, settings: &Settings, prepare: bool, skip_unreadabl
         "re-encrypted {} secret(s) and the custom headers of {} endpoint(s) under the current master key",
         done.secrets, done.header_sets
     );
+    if done.tls_sets > 0 {
+        println!("re-encrypted the client certificate keys of {} endpoint(s)", done.tls_sets);
+    }
+    if done.auth_sets > 0 {
+        println!("re-encrypted the OAuth2 client secrets or private keys of {} endpoint(s)", done.auth_sets);
+    }
     if done.unreadable.is_empty() {
         println!("nothing is left under another key: the previous keys are no longer needed");
         return Ok(());
@@ -372,7 +394,7 @@ async fn token(store: &Store, command: TokenCommand) -> anyhow::Result<()> {
                     let Some(row) = store.find_app(&app).await? else {
                         anyhow::bail!("no app with id or uid {app:?}");
                     };
-                    Principal::App { app_id: row.id.into_string(), access }
+                    Principal::App { app_id: row.id, access }
                 }
                 _ => Principal::Admin,
             };
@@ -400,7 +422,11 @@ async fn token(store: &Store, command: TokenCommand) -> anyhow::Result<()> {
             }
         }
         TokenCommand::Revoke { id } => {
-            if !store.delete_token(&id).await? {
+            let known = match fenix::ids::TokenId::parse(&id) {
+                Ok(token_id) => store.delete_token(&token_id).await?,
+                Err(_) => false,
+            };
+            if !known {
                 anyhow::bail!("no token with id {id} (see `fenix token list`)");
             }
             println!("revoked {id}");

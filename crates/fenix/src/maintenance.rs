@@ -1,12 +1,13 @@
 //! Background upkeep, once per `FENIX_MAINTENANCE_INTERVAL`: payload and log
-//! retention in bounded batches, and disabling endpoints whose attempts have
+//! retention in bounded batches (the operator's over every app, then each
+//! app's own shorter one), and disabling endpoints whose attempts have
 //! all failed for `FENIX_DISABLE_AFTER_FAILING`.
 
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::{ids, lifecycle::EndpointState, operator, settings::FOREVER, state::SharedState, time};
+use crate::{ids, lifecycle::EndpointState, operator, retention, settings::FOREVER, state::SharedState, time};
 
 /// Rows touched per purge transaction.
 const PURGE_BATCH: i64 = 1000;
@@ -36,6 +37,7 @@ pub async fn run_once(state: &SharedState) -> anyhow::Result<()> {
     if s.payload_retention != FOREVER {
         let cutoff = time::sub(now, s.payload_retention);
         payloads = purge(|| state.store.purge_payloads(cutoff, PURGE_BATCH)).await?;
+        payloads += purge(|| state.store.purge_transformed_requests(cutoff, PURGE_BATCH)).await?;
     }
     let (mut attempts, mut deliveries) = (0, 0);
     if s.log_retention != FOREVER {
@@ -43,6 +45,8 @@ pub async fn run_once(state: &SharedState) -> anyhow::Result<()> {
         attempts = purge(|| state.store.purge_attempts(log_cutoff, PURGE_BATCH)).await?;
         deliveries = purge(|| state.store.purge_deliveries(log_cutoff, PURGE_BATCH)).await?;
     }
+    let (p, a, d) = purge_by_app_retention(state, now).await?;
+    let (payloads, attempts, deliveries) = (payloads + p, attempts + a, deliveries + d);
     if payloads + attempts + deliveries > 0 {
         tracing::info!(payloads, attempts, deliveries, "retention purge");
     }
@@ -70,8 +74,28 @@ pub async fn run_once(state: &SharedState) -> anyhow::Result<()> {
             operator::endpoint_disabled(state, &app_id, &endpoint_id, &reason).await;
         }
     }
+    crate::tls_expiry::check(state, now).await?;
     operator::flush(state, now).await;
     Ok(())
+}
+
+/// The purges of apps whose own retention (`retention.rs`) is shorter than
+/// the operator's, each over that app alone: (payloads, attempts, deliveries).
+async fn purge_by_app_retention(state: &SharedState, now: time::Millis) -> anyhow::Result<(u64, u64, u64)> {
+    let s = &state.settings;
+    let store = &state.store;
+    let (mut payloads, mut attempts, mut deliveries) = (0, 0, 0);
+    for (app, own) in store.apps_with_own_retention().await? {
+        if let Some(cutoff) = own.payload.and_then(|r| retention::shorter_cutoff(now, r, s.payload_retention)) {
+            payloads += purge(|| store.purge_app_payloads(&app, cutoff, PURGE_BATCH)).await?;
+            payloads += purge(|| store.purge_app_transformed_requests(&app, cutoff, PURGE_BATCH)).await?;
+        }
+        if let Some(cutoff) = own.log.and_then(|r| retention::shorter_cutoff(now, r, s.log_retention)) {
+            attempts += purge(|| store.purge_app_attempts(&app, cutoff, PURGE_BATCH)).await?;
+            deliveries += purge(|| store.purge_app_deliveries(&app, cutoff, PURGE_BATCH)).await?;
+        }
+    }
+    Ok((payloads, attempts, deliveries))
 }
 
 async fn purge<F, Fut>(mut batch: F) -> crate::store::Result<u64>

@@ -66,6 +66,9 @@ pub struct Metrics {
     pub worker: WorkerProgress,
     /// Each app's share of this instance's worker, read at scrape time.
     pub shares: WorkerShares,
+    /// Endpoints whose client certificate expires within 14 days, as the
+    /// last maintenance pass counted them (`tls_expiry`).
+    pub client_certificates_expiring: AtomicI64,
 }
 
 /// One app's share of this instance's worker (`worker::fair`, `worker::hands`).
@@ -207,6 +210,35 @@ impl Metrics {
     /// The text exposition, with the queue figures read from the database.
     pub fn render(&self, queue: &QueueFigures) -> String {
         let mut out = String::with_capacity(4096);
+        let now = crate::time::now_ms();
+        self.render_event_counters(&mut out);
+        self.render_attempts(&mut out);
+        self.render_app_deliveries(&mut out);
+        self.render_degraded(&mut out);
+        self.attempt_duration.render(&mut out, "fenix_attempt_duration_seconds", "Duration of delivery attempts.");
+        self.delivery_latency.render(
+            &mut out,
+            "fenix_delivery_latency_seconds",
+            "Time from an event's creation to its delivery's first success.",
+        );
+        self.render_queue_gauges(&mut out, queue, now);
+        self.render_shares(&mut out);
+        render_oldest_due(&mut out, queue, now);
+        self.render_client_certificates(&mut out);
+        crate::filter::render_errors(&mut out);
+        out
+    }
+
+    fn render_client_certificates(&self, out: &mut String) {
+        let name = "fenix_client_certificates_expiring";
+        let _ = writeln!(
+            out,
+            "# HELP {name} Endpoints whose client certificate (mTLS) expires within 14 days.\n# TYPE {name} gauge\n{name} {}",
+            self.client_certificates_expiring.load(Ordering::Relaxed)
+        );
+    }
+
+    fn render_event_counters(&self, out: &mut String) {
         let mut counter = |name: &str, help: &str, v: u64| {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {v}");
         };
@@ -220,6 +252,9 @@ impl Metrics {
             "Deliveries created by fan-out.",
             self.deliveries_created.load(Ordering::Relaxed),
         );
+    }
+
+    fn render_attempts(&self, out: &mut String) {
         let _ = writeln!(
             out,
             "# HELP fenix_attempts_total Attempts by outcome and error class (2xx = success, error=\"none\")."
@@ -231,6 +266,9 @@ impl Metrics {
             let outcome = if error == "none" { "success" } else { "failure" };
             let _ = writeln!(out, "fenix_attempts_total{{outcome=\"{outcome}\",error=\"{error}\"}} {v}");
         }
+    }
+
+    fn render_app_deliveries(&self, out: &mut String) {
         let _ = writeln!(out, "# HELP fenix_app_deliveries_total Deliveries that reached a final status, per app.");
         let _ = writeln!(out, "# TYPE fenix_app_deliveries_total counter");
         let mut rows: Vec<_> =
@@ -242,6 +280,9 @@ impl Metrics {
                     writeln!(out, "fenix_app_deliveries_total{{app_id=\"{app}\",status=\"{status}\"}} {}", counts[i]);
             }
         }
+    }
+
+    fn render_degraded(&self, out: &mut String) {
         let _ = writeln!(
             out,
             "# HELP fenix_outcomes_degraded_total Outcomes the database refused as they were, by the form written instead."
@@ -252,12 +293,10 @@ impl Metrics {
         for (form, v) in rows {
             let _ = writeln!(out, "fenix_outcomes_degraded_total{{form=\"{form}\"}} {v}");
         }
-        self.attempt_duration.render(&mut out, "fenix_attempt_duration_seconds", "Duration of delivery attempts.");
-        self.delivery_latency.render(
-            &mut out,
-            "fenix_delivery_latency_seconds",
-            "Time from an event's creation to its delivery's first success.",
-        );
+    }
+
+    /// The queue's gauges and this instance's worker's progress.
+    fn render_queue_gauges(&self, out: &mut String, queue: &QueueFigures, now: crate::time::Millis) {
         let mut gauge = |name: &str, help: &str, v: i64| {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {v}");
         };
@@ -268,7 +307,6 @@ impl Metrics {
             "Deliveries that exhausted their attempts (failed, replayable).",
             queue.dead_letter,
         );
-        let now = crate::time::now_ms();
         gauge(
             "fenix_worker_stalled",
             "1 when this instance's worker is stuck (recorder blocked, or deliveries due and no progress) past FENIX_WORKER_STALL_AFTER.",
@@ -280,6 +318,10 @@ impl Metrics {
              # TYPE fenix_worker_seconds_since_progress gauge\nfenix_worker_seconds_since_progress {}",
             self.worker.since_progress_ms(now) as f64 / 1000.0
         );
+    }
+
+    /// Each app's share of this instance's worker.
+    fn render_shares(&self, out: &mut String) {
         let mut shares = self.shares.read();
         shares.sort_by(|a, b| a.app_id.cmp(&b.app_id));
         let _ = writeln!(
@@ -298,18 +340,20 @@ impl Metrics {
         for s in &shares {
             let _ = writeln!(out, "fenix_app_deliveries_in_hand_waiting{{app_id=\"{}\"}} {}", s.app_id, s.waiting);
         }
-        let _ = writeln!(
-            out,
-            "# HELP fenix_app_oldest_due_seconds How long the oldest due, unclaimed delivery of each app has waited (whole database).\n\
-             # TYPE fenix_app_oldest_due_seconds gauge"
-        );
-        let mut oldest = queue.oldest_due.clone();
-        oldest.sort();
-        for (app, at) in oldest {
-            let _ =
-                writeln!(out, "fenix_app_oldest_due_seconds{{app_id=\"{app}\"}} {}", (now - at).max(0) as f64 / 1000.0);
-        }
-        out
+    }
+}
+
+/// How long the oldest due, unclaimed delivery of each app has waited.
+fn render_oldest_due(out: &mut String, queue: &QueueFigures, now: crate::time::Millis) {
+    let _ = writeln!(
+        out,
+        "# HELP fenix_app_oldest_due_seconds How long the oldest due, unclaimed delivery of each app has waited (whole database).\n\
+         # TYPE fenix_app_oldest_due_seconds gauge"
+    );
+    let mut oldest = queue.oldest_due.clone();
+    oldest.sort();
+    for (app, at) in oldest {
+        let _ = writeln!(out, "fenix_app_oldest_due_seconds{{app_id=\"{app}\"}} {}", (now - at).max(0) as f64 / 1000.0);
     }
 }
 

@@ -8,7 +8,9 @@
 //! - `endpoint.success_rate_low` — below 99 % over the last hour with at least 20
 //!   attempts (at most once an hour per endpoint);
 //! - `delivery.dead_lettered` — deliveries that exhausted their attempts,
-//!   aggregated per endpoint and sent once per maintenance interval.
+//!   aggregated per endpoint and sent once per maintenance interval;
+//! - `endpoint.client_certificate_expiring` — an endpoint's client certificate
+//!   expires within 14 days (once per certificate and instance).
 //!
 //! Trouble with the operator endpoint itself raises nothing (no loops). The
 //! success-rate window is kept per instance, in memory.
@@ -68,6 +70,13 @@ pub async fn provision(
     let url = policy.check_url(url).map_err(|e| anyhow::anyhow!("FENIX_OPERATOR_WEBHOOK_URL: {e}"))?.to_string();
     let now = time::now_ms();
     let (app_id, endpoint_id) = (operator_app(), operator_endpoint());
+    provision_app(store, &app_id, now).await?;
+    provision_endpoint(store, keyring, &app_id, &endpoint_id, url, &secret, now).await?;
+    Ok(Some(app_id))
+}
+
+/// The operator app, created once (a tenant holding its uid is an error to fix).
+async fn provision_app(store: &Store, app_id: &AppId, now: time::Millis) -> anyhow::Result<()> {
     let app = AppRow {
         id: app_id.clone(),
         uid: Some(OPERATOR_APP_UID.into()),
@@ -79,7 +88,7 @@ pub async fn provision(
         Ok(()) => {}
         Err(e) if e.is_unique_violation() => {
             // The API refuses this uid now; a database from before may still have a tenant holding it.
-            if let Some(other) = store.find_app(OPERATOR_APP_UID).await?.filter(|a| a.id != app_id) {
+            if let Some(other) = store.find_app(OPERATOR_APP_UID).await?.filter(|a| a.id != *app_id) {
                 bail!(
                     "the app {} has the uid {OPERATOR_APP_UID:?}, reserved for the operator app: change its uid \
                      (PATCH /v1/apps/{}) or unset FENIX_OPERATOR_WEBHOOK_URL",
@@ -90,7 +99,20 @@ pub async fn provision(
         }
         Err(e) => return Err(e).context("creating the operator app"),
     }
-    match store.get_endpoint(&app_id, &endpoint_id).await? {
+    Ok(())
+}
+
+/// The operator endpoint, created once, then kept at the configured URL and secret.
+async fn provision_endpoint(
+    store: &Store,
+    keyring: &Keyring,
+    app_id: &AppId,
+    endpoint_id: &EndpointId,
+    url: String,
+    secret: &SigningSecret,
+    now: time::Millis,
+) -> anyhow::Result<()> {
+    match store.get_endpoint(app_id, endpoint_id).await? {
         None => {
             let row = EndpointRow {
                 id: endpoint_id.clone(),
@@ -114,17 +136,17 @@ pub async fn provision(
         Some(existing) => {
             if existing.url != url {
                 let patch = crate::store::endpoints::EndpointPatch { url: Some(url), ..Default::default() };
-                store.update_endpoint(&app_id, &endpoint_id, &patch, now).await?;
+                store.update_endpoint(app_id, endpoint_id, &patch, now).await?;
             }
-            let live = store.live_secrets(&endpoint_id, now).await?;
+            let live = store.live_secrets(endpoint_id, now).await?;
             let current = live.first().and_then(|r| keyring.open_secret(&r.sealed, endpoint_id.as_str()).ok());
-            if current.as_ref() != Some(&secret) {
+            if current.as_ref() != Some(secret) {
                 let sealed = keyring.current.seal(secret.expose().as_bytes(), endpoint_id.as_str());
-                store.rotate_secret(&endpoint_id, |_| sealed.clone(), now, now, 5).await?;
+                store.rotate_secret(endpoint_id, |_| sealed.clone(), now, now, 5).await?;
             }
         }
     }
-    Ok(Some(app_id))
+    Ok(())
 }
 
 /// Stores one operator event through the intake every event takes (it is then
@@ -147,6 +169,23 @@ pub async fn endpoint_disabled(state: &AppState, app_id: &AppId, endpoint_id: &E
     if let Some(op) = state.operator_app_id.as_ref() {
         let data = json!({"endpoint_id": endpoint_id, "app_id": app_id, "reason": reason});
         emit(state, op, "endpoint.disabled", app_id.as_str(), data).await;
+    }
+}
+
+/// `endpoint.client_certificate_expiring`: the endpoint's client certificate
+/// `leaf` expires within 14 days (`tls_expiry`, once per certificate).
+pub async fn client_certificate_expiring(
+    state: &AppState,
+    app_id: &AppId,
+    endpoint_id: &EndpointId,
+    leaf: &crate::endpoint_tls::CertInfo,
+) {
+    if let Some(op) = state.operator_app_id.as_ref() {
+        let data = json!({
+            "endpoint_id": endpoint_id, "app_id": app_id, "subject": leaf.subject,
+            "not_after": time::rfc3339_ms(leaf.not_after), "sha256": leaf.sha256,
+        });
+        emit(state, op, "endpoint.client_certificate_expiring", app_id.as_str(), data).await;
     }
 }
 

@@ -1,12 +1,14 @@
 //! `fenix rekey`: every sealed value (signing secrets, sensitive custom header
-//! values) sealed again under the keyring's current master key. What no key
-//! given opens is left as it is and reported, so a key change can finish even
-//! when a value was sealed with a key that is lost (`--skip-unreadable`).
+//! values, OAuth2 client secrets and private keys, client certificate keys)
+//! sealed again under the keyring's current master key. What no key given
+//! opens is left as it is and reported, so a key change can finish even when
+//! a value was sealed with a key that is lost (`--skip-unreadable`).
 
 use std::fmt;
 
 use crate::{
     endpoint_policy::StoredHeaders,
+    oauth::spec::EndpointAuth,
     secrets::{Keyring, MasterKey},
 };
 
@@ -17,6 +19,10 @@ pub struct Rekeyed {
     pub secrets: usize,
     /// Endpoints whose sensitive custom header values were re-sealed.
     pub header_sets: usize,
+    /// Endpoints whose OAuth2 client secret or private key was re-sealed.
+    pub auth_sets: usize,
+    /// Endpoints whose client certificate keys (current, previous) were re-sealed.
+    pub tls_sets: usize,
     /// Values left as they were: none of the keys given opens them.
     pub unreadable: Vec<Unreadable>,
 }
@@ -39,6 +45,10 @@ pub enum SealedValue {
     Secret { version: i64 },
     /// Its sensitive custom header values.
     Headers,
+    /// Its OAuth2 client secret or private key.
+    Auth,
+    /// Its client certificate's private key (or the previous one's).
+    ClientKey,
 }
 
 impl fmt::Display for Unreadable {
@@ -46,6 +56,8 @@ impl fmt::Display for Unreadable {
         match self.what {
             SealedValue::Secret { version } => write!(f, "{} (secret version {version}", self.endpoint_id)?,
             SealedValue::Headers => write!(f, "{} (custom headers", self.endpoint_id)?,
+            SealedValue::Auth => write!(f, "{} (OAuth2 credential", self.endpoint_id)?,
+            SealedValue::ClientKey => write!(f, "{} (client certificate key", self.endpoint_id)?,
         }
         match &self.key_id {
             Some(id) => write!(f, ", sealed with key id {id})"),
@@ -70,6 +82,8 @@ pub async fn rekey(store: &crate::store::Store, keyring: &Keyring) -> anyhow::Re
     let mut done = Rekeyed::default();
     rekey_secrets(store, keyring, &mut done).await?;
     rekey_headers(store, keyring, &mut done).await?;
+    rekey_auth(store, keyring, &mut done).await?;
+    rekey_tls(store, keyring, &mut done).await?;
     Ok(done)
 }
 
@@ -96,6 +110,76 @@ async fn rekey_headers(store: &crate::store::Store, keyring: &Keyring, done: &mu
             }
             match store.all_endpoint_headers().await?.into_iter().find(|(id, _)| *id == endpoint_id) {
                 Some((_, now)) => json = now,
+                None => break,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Endpoints' OAuth2 credentials (sealed inside the `auth` column), read
+/// again when changed through the API meanwhile; then the cached access
+/// tokens sealed under an older key are dropped (a cache: the next attempt
+/// fetches a fresh token).
+async fn rekey_auth(store: &crate::store::Store, keyring: &Keyring, done: &mut Rekeyed) -> anyhow::Result<()> {
+    for (endpoint_id, mut json) in store.all_endpoint_auth().await? {
+        loop {
+            let auth = EndpointAuth::from_json(&json);
+            let resealed = match auth.as_ref().map(|a| a.resealed(keyring, endpoint_id.as_str())) {
+                Ok(Ok(Some(resealed))) => resealed,
+                Ok(Ok(None)) => break,
+                Ok(Err(_)) | Err(_) => {
+                    let key_id = auth.ok().and_then(|a| a.unknown_key_id(keyring));
+                    done.unreadable.push(Unreadable { endpoint_id, what: SealedValue::Auth, key_id });
+                    break;
+                }
+            };
+            if store.reseal_endpoint_auth(&endpoint_id, &json, &resealed.to_json()).await? {
+                done.auth_sets += 1;
+                break;
+            }
+            match store.all_endpoint_auth().await?.into_iter().find(|(id, _)| *id == endpoint_id) {
+                Some((_, now)) => json = now,
+                None => break,
+            }
+        }
+    }
+    for token in store.all_oauth_tokens().await? {
+        if !keyring.is_current(&token.access_token_sealed) {
+            store.drop_oauth_token(&token.endpoint_id, &token.token_id).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Endpoints' client certificate keys (sealed inside the `tls` column), read
+/// again when changed through the API meanwhile (a PATCH, a rotation).
+async fn rekey_tls(store: &crate::store::Store, keyring: &Keyring, done: &mut Rekeyed) -> anyhow::Result<()> {
+    use crate::endpoint_tls::EndpointTls;
+    for (endpoint_id, _, mut json) in store.all_endpoint_tls().await? {
+        loop {
+            let tls = EndpointTls::from_json(&json);
+            let resealed = match tls.as_ref().map(|t| t.resealed(keyring, endpoint_id.as_str())) {
+                Ok(Ok(Some(resealed))) => resealed,
+                Ok(Ok(None)) => break,
+                Ok(Err(_)) | Err(_) => {
+                    let known: Vec<String> =
+                        std::iter::once(&keyring.current).chain(&keyring.previous).map(|k| k.id_hex()).collect();
+                    let sealed_with = tls.ok().and_then(|t| {
+                        let ids = t.client.iter().chain(t.previous.iter().map(|p| &p.identity));
+                        ids.filter_map(|i| i.sealed_with()).find(|id| !known.contains(id))
+                    });
+                    done.unreadable.push(Unreadable { endpoint_id, what: SealedValue::ClientKey, key_id: sealed_with });
+                    break;
+                }
+            };
+            let new = resealed.to_json();
+            if store.replace_endpoint_tls(&endpoint_id, Some(&json), Some(&new), None).await? {
+                done.tls_sets += 1;
+                break;
+            }
+            match store.all_endpoint_tls().await?.into_iter().find(|(id, _, _)| *id == endpoint_id) {
+                Some((_, _, now)) => json = now,
                 None => break,
             }
         }

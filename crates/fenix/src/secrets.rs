@@ -372,7 +372,7 @@ pub async fn issue_token(
         crate::access::Principal::App { .. } => generate_app_token(),
     };
     let row = crate::store::tokens::NewToken {
-        id: crate::ids::TokenId::new().into_string(),
+        id: crate::ids::TokenId::new(),
         name: name.to_string(),
         sha256: hash_admin_token(&token),
         principal,

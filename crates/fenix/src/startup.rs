@@ -1,8 +1,8 @@
 //! Start-up: database, master key, bootstrap token, destination policy and the
-//! delivery HTTP client. Errors here are `anyhow` with a message that says
+//! outbound HTTP clients. Errors here are `anyhow` with a message that says
 //! what to change.
 
-use std::{path::PathBuf, sync::Arc};
+use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 
@@ -85,23 +85,14 @@ pub async fn bootstrap_token(store: &Store, settings: &Settings) -> anyhow::Resu
         if t.0.len() < 16 {
             bail!("FENIX_ADMIN_TOKEN must be at least 16 characters");
         }
-        store
-            .insert_admin_token(
-                &ids::TokenId::new().into_string(),
-                "bootstrap",
-                &hash_admin_token(&t.0),
-                time::now_ms(),
-            )
-            .await?;
+        store.insert_admin_token(&ids::TokenId::new(), "bootstrap", &hash_admin_token(&t.0), time::now_ms()).await?;
         return Ok(None);
     }
     if store.count_admin_tokens().await? > 0 {
         return Ok(None);
     }
     let token = generate_admin_token();
-    store
-        .insert_admin_token(&ids::TokenId::new().into_string(), "bootstrap", &hash_admin_token(&token), time::now_ms())
-        .await?;
+    store.insert_admin_token(&ids::TokenId::new(), "bootstrap", &hash_admin_token(&token), time::now_ms()).await?;
     Ok(Some(token))
 }
 
@@ -149,7 +140,8 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
     let operator_app_id = crate::operator::provision(&store, &settings, &keyring, &policy).await?;
     warn_about_unsafe_settings(&settings);
     let wake = crate::wake::Wake::new(store.clone());
-    let mut state = AppState::new(store, settings, keyring, policy, destinations, wake);
+    let outbound = crate::outbound::Outbound::new(&settings, destinations.clone())?;
+    let mut state = AppState::new(store, settings, keyring, policy, destinations, outbound, wake);
     state.operator_app_id = operator_app_id;
     Ok(state)
 }
@@ -172,31 +164,4 @@ fn warn_about_unsafe_settings(settings: &Settings) {
     for what in &on {
         tracing::warn!("development setting in effect: {what}. Never use it in production.");
     }
-}
-
-/// The HTTP client of the worker: no redirects, no proxies, the checking
-/// resolver, the attempt timeout, and the extra CA when given. Over HTTPS it
-/// offers `h2` and `http/1.1` by ALPN (reqwest's `http2` feature), so a
-/// receiver that speaks HTTP/2 gets an endpoint's attempts multiplexed over one
-/// connection; every attempt is still checked first (`worker::attempt`).
-pub fn http_client(
-    settings: &Settings,
-    resolver: fenix_destination::CheckingResolver,
-) -> anyhow::Result<reqwest::Client> {
-    let mut b = reqwest::Client::builder()
-        .user_agent(concat!("Fenix-Webhooks/", env!("CARGO_PKG_VERSION")))
-        .redirect(reqwest::redirect::Policy::none())
-        .no_proxy()
-        .dns_resolver(Arc::new(resolver))
-        .timeout(settings.attempt_timeout)
-        .connect_timeout(settings.attempt_timeout)
-        .pool_max_idle_per_host(settings.worker_concurrency)
-        .tcp_nodelay(true)
-        .https_only(!settings.unsafe_allow_http);
-    if let Some(path) = &settings.extra_ca_cert {
-        let pem = std::fs::read(path).with_context(|| format!("reading FENIX_EXTRA_CA_CERT {}", path.display()))?;
-        let cert = reqwest::Certificate::from_pem(&pem).context("FENIX_EXTRA_CA_CERT is not a PEM certificate")?;
-        b = b.add_root_certificate(cert);
-    }
-    b.build().context("building the HTTP client")
 }

@@ -21,6 +21,8 @@ pub struct AppState {
     pub settings: Settings,
     pub keyring: Keyring,
     pub destinations: fenix_destination::CheckingResolver,
+    /// The outbound HTTP clients' shared rules and the common client.
+    pub outbound: crate::outbound::Outbound,
     /// The URL policy, re-checked before every attempt.
     pub policy: fenix_destination::Policy,
     /// Group-commit queue of ingestion.
@@ -44,6 +46,12 @@ pub struct AppState {
     pub batches: Arc<tokio::sync::Semaphore>,
     /// Bytes the answers carrying payloads may hold at once (`FENIX_ANSWER_BYTES`).
     pub answers: crate::answer_bytes::AnswerBytes,
+    /// Endpoints' OAuth2 access tokens, one fetch per endpoint at a time.
+    pub oauth_tokens: crate::oauth::cache::TokenCache,
+    /// The threads endpoints' transformations run on (`transform`).
+    pub transforms: crate::transform::Transforms,
+    /// Stores the worker's transformed requests, several per transaction.
+    pub transformed_requests: crate::store::transformed::RequestWriter,
 }
 
 /// How many batches are parsed, checked and written at once. A batch's
@@ -75,12 +83,19 @@ impl AppState {
         keyring: Keyring,
         policy: fenix_destination::Policy,
         destinations: fenix_destination::CheckingResolver,
+        outbound: crate::outbound::Outbound,
         wake: crate::wake::Wake,
     ) -> AppState {
         AppState {
             batches: Arc::new(tokio::sync::Semaphore::new(batches_at_once(&store))),
             answers: crate::answer_bytes::AnswerBytes::new(settings.answer_bytes),
             ingestor: crate::ingest::Ingestor::start(store.clone(), wake.clone()),
+            transformed_requests: crate::store::transformed::RequestWriter::start(store.clone()),
+            transforms: crate::transform::Transforms::start(
+                settings.transform_threads,
+                settings.transform_timeout,
+                settings.transform_memory,
+            ),
             schema_checks: crate::catalogue::Checks::new(
                 settings.schema_concurrency,
                 settings.schema_budget,
@@ -91,12 +106,14 @@ impl AppState {
             keyring,
             policy,
             destinations,
+            outbound,
             metrics: Default::default(),
             alerts: Default::default(),
             operator_app_id: None,
             wake,
             catalogue: Default::default(),
             app_cache: RwLock::new(HashMap::new()),
+            oauth_tokens: Default::default(),
         }
     }
 

@@ -43,6 +43,15 @@ def test_walk_asks_for_each_next_page_until_the_last():
 
 def test_a_field_the_generator_renamed_reads_under_its_api_name_too():
     event = Event.from_dict(
-        {"id": "evt_1", "app_id": "app_1", "type": "a.b", "payload_sha256": "x", "deliveries": 1, "created_at": "t"}
+        {
+            "id": "evt_1",
+            "app_id": "app_1",
+            "type": "a.b",
+            "payload_sha256": "x",
+            "deliveries": 1,
+            "created_at": "t",
+            "channels": [],
+            "tags": [],
+        }
     )
     assert event.type == event.type_ == "a.b"  # type: ignore[attr-defined]

@@ -63,7 +63,16 @@ def test_a_post_without_an_idempotency_key_is_sent_once():
 
 def test_an_event_with_an_idempotency_key_is_retried():
     seen = []
-    event = {"id": "evt_1", "app_id": "app_1", "type": "a.b", "payload_sha256": "x", "deliveries": 1, "created_at": "t"}
+    event = {
+        "id": "evt_1",
+        "app_id": "app_1",
+        "type": "a.b",
+        "payload_sha256": "x",
+        "deliveries": 1,
+        "created_at": "t",
+        "channels": [],
+        "tags": [],
+    }
     sent = client([BUSY, (202, {}, event)], seen).events.send("acme", type="a.b", data={}, idempotency_key="k")
     assert sent.id == "evt_1" and len(seen) == 2
     assert seen[1].headers["idempotency-key"] == "k"

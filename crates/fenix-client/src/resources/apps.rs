@@ -21,8 +21,13 @@ impl<'a> Apps<'a> {
     /// Creates an app named `name`; `uid` is your own id for it, usable
     /// wherever the API takes an app (`/v1/apps/{uid}`).
     pub async fn create(&self, name: &str, uid: Option<&str>) -> Result<App, Error> {
-        let body =
-            CreateApp { name: name.to_owned(), uid: uid.map(str::to_owned), require_endpoint_verification: None };
+        let body = CreateApp {
+            name: name.to_owned(),
+            uid: uid.map(str::to_owned),
+            require_endpoint_verification: None,
+            payload_retention: None,
+            log_retention: None,
+        };
         self.create_with(&body).await
     }
 

@@ -29,11 +29,21 @@ impl<'a> Events<'a> {
         data: impl Serialize,
         idempotency_key: Option<&str>,
     ) -> Result<Event, Error> {
-        let event = NewEvent { type_: event_type.to_owned(), data: object(data)?, id: None, ordering_key: None };
+        let event = NewEvent {
+            type_: event_type.to_owned(),
+            data: object(data)?,
+            id: None,
+            ordering_key: None,
+            channels: Vec::new(),
+            tags: Vec::new(),
+            deliver_at: None,
+            delay: None,
+        };
         self.send_with(app, &event, idempotency_key).await
     }
 
-    /// [`Events::send`] with every field of the API (`ordering_key`, …).
+    /// [`Events::send`] with every field of the API (`ordering_key`,
+    /// `deliver_at` or `delay` to schedule it, …).
     pub async fn send_with(&self, app: &str, event: &NewEvent, idempotency_key: Option<&str>) -> Result<Event, Error> {
         // An `id` in the body is an idempotency key too.
         let params = [app];

@@ -5,6 +5,7 @@ use axum::{extract::State, http::StatusCode, Extension, Json};
 use serde::{Deserialize, Serialize};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::duration::DurationIn;
 use super::{
     error::{ApiError, ErrorBody},
     extract::{
@@ -12,7 +13,14 @@ use super::{
     },
     lookup,
 };
-use crate::{access::Principal, ids, state::SharedState, store::apps::AppRow, time};
+use crate::{
+    access::Principal,
+    ids,
+    retention::{AppRetention, Kind, Refused},
+    state::SharedState,
+    store::{apps::AppRow, retention::AppRetentions},
+    time,
+};
 
 /// A producer-chosen app name: 1–64 characters of `A-Z a-z 0-9 _ - .`, not
 /// starting with `app_` (in any case), and not the operator app's uid.
@@ -60,6 +68,14 @@ pub struct AppOut {
     /// Its endpoints must prove they control their URL before they are sent
     /// events (also when `FENIX_REQUIRE_ENDPOINT_VERIFICATION` is off).
     pub require_endpoint_verification: bool,
+    /// How long this app's event payloads are kept (e.g. `7d`); null: the
+    /// operator's `FENIX_PAYLOAD_RETENTION`.
+    #[schema(example = "7d")]
+    pub payload_retention: Option<String>,
+    /// How long this app's finished deliveries and their attempts are kept;
+    /// null: the operator's `FENIX_LOG_RETENTION`.
+    #[schema(example = "30d")]
+    pub log_retention: Option<String>,
 }
 
 impl From<AppRow> for AppOut {
@@ -71,14 +87,42 @@ impl From<AppRow> for AppOut {
             created_at: time::rfc3339_ms(r.created_at),
             updated_at: time::rfc3339_ms(r.updated_at),
             require_endpoint_verification: false,
+            payload_retention: None,
+            log_retention: None,
         }
     }
 }
 
-/// The app as answered, with its own opt-in to proof of ownership.
+impl AppOut {
+    fn set_retentions(&mut self, own: AppRetentions) {
+        self.payload_retention = own.payload.map(|r| r.to_string());
+        self.log_retention = own.log.map(|r| r.to_string());
+    }
+}
+
+/// The app as answered, with its own opt-in to proof of ownership and its own retentions.
 async fn shown(s: &SharedState, row: AppRow) -> Result<AppOut, ApiError> {
     let required = s.store.app_requires_verification(&row.id).await?;
-    Ok(AppOut { require_endpoint_verification: required, ..row.into() })
+    let own = s.store.app_retentions(&row.id).await?;
+    let mut out = AppOut { require_endpoint_verification: required, ..row.into() };
+    out.set_retentions(own);
+    Ok(out)
+}
+
+/// An app's own retention of `kind` as sent, within the operator's.
+fn parse_retention(s: &SharedState, kind: Kind, given: &DurationIn) -> Result<AppRetention, ApiError> {
+    let d = given.parse(kind.field(), Code::InvalidRetention)?;
+    let operator = match kind {
+        Kind::Payload => s.settings.payload_retention,
+        Kind::Log => s.settings.log_retention,
+    };
+    AppRetention::parse(kind, d, operator).map_err(|refused| {
+        let code = match refused {
+            Refused::Invalid(_) => Code::InvalidRetention,
+            Refused::TooLong { .. } => Code::RetentionTooLong,
+        };
+        ApiError::new(code, refused.to_string())
+    })
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -92,6 +136,14 @@ struct CreateApp {
     /// Its endpoints must prove ownership of their URL (default `false`).
     #[serde(default)]
     require_endpoint_verification: bool,
+    /// How long its event payloads are kept, at most the operator's
+    /// `FENIX_PAYLOAD_RETENTION`; left out or null: the operator's.
+    #[schema(value_type = Option<DurationIn>)]
+    payload_retention: Option<DurationIn>,
+    /// How long its finished deliveries and attempts are kept, at most the
+    /// operator's `FENIX_LOG_RETENTION`; left out or null: the operator's.
+    #[schema(value_type = Option<DurationIn>)]
+    log_retention: Option<DurationIn>,
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -110,6 +162,16 @@ struct PatchApp {
     #[serde(default, deserialize_with = "non_null")]
     #[schema(value_type = bool, required = false)]
     require_endpoint_verification: Option<bool>,
+    /// At most the operator's `FENIX_PAYLOAD_RETENTION`. Left out: unchanged;
+    /// `null`: the operator's from then on.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<DurationIn>, required = false)]
+    payload_retention: Option<Option<DurationIn>>,
+    /// At most the operator's `FENIX_LOG_RETENTION`. Left out: unchanged;
+    /// `null`: the operator's from then on.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<DurationIn>, required = false)]
+    log_retention: Option<Option<DurationIn>>,
 }
 
 fn parse_name(name: &str) -> Result<String, ApiError> {
@@ -135,7 +197,8 @@ pub fn router() -> OpenApiRouter<SharedState> {
     responses(
         (status = 201, description = "The app", body = AppOut),
         (status = 409, description = "Another app has this uid (`uid_taken`)", body = ErrorBody),
-        (status = 422, description = "`invalid_name`, `invalid_uid`, `uid_reserved`", body = ErrorBody),
+        (status = 422, description = "`invalid_name`, `invalid_uid`, `uid_reserved`, `invalid_retention`, \
+            `retention_too_long` (longer than the operator's)", body = ErrorBody),
     )
 )]
 async fn create(
@@ -144,6 +207,10 @@ async fn create(
     ApiJson(body): ApiJson<CreateApp>,
 ) -> Result<(StatusCode, Json<AppOut>), ApiError> {
     let uid = body.uid.as_deref().map(AppUid::parse).transpose()?;
+    let own = AppRetentions {
+        payload: body.payload_retention.as_ref().map(|d| parse_retention(&s, Kind::Payload, d)).transpose()?,
+        log: body.log_retention.as_ref().map(|d| parse_retention(&s, Kind::Log, d)).transpose()?,
+    };
     let now = time::now_ms();
     let row = AppRow {
         id: ids::AppId::new(),
@@ -155,6 +222,9 @@ async fn create(
     s.store.insert_app(&row).await.map_err(uid_conflict)?;
     if body.require_endpoint_verification {
         s.store.set_app_requires_verification(&row.id, true).await?;
+    }
+    if own != AppRetentions::default() {
+        s.store.set_app_retentions(&row.id, own).await?;
     }
     Ok((StatusCode::CREATED, Json(shown(&s, row).await?)))
 }
@@ -192,9 +262,9 @@ async fn list(
     };
     // An app-scoped caller sees its own app only: a list of one, on one page
     // (a cursor, which could only come from an admin's list, is refused).
-    let list = ListScope::new("app", &[Some(own)]);
+    let list = ListScope::new("app", &[Some(own.as_str())]);
     let after = q.cursor(&list)?;
-    let rows: Vec<AppRow> = match s.store.find_app(own).await? {
+    let rows: Vec<AppRow> = match s.store.find_app(own.as_str()).await? {
         Some(app) if after.as_deref().is_none_or(|c| app.id.as_str() < c) => vec![app],
         _ => vec![],
     };
@@ -202,12 +272,14 @@ async fn list(
     Ok(Json(with_opt_ins(&s, page).await?))
 }
 
-/// A page of apps with their opt-ins to proof of ownership, in one read.
+/// A page of apps with their opt-ins to proof of ownership and their own retentions, in two reads.
 async fn with_opt_ins(s: &SharedState, mut page: Page<AppOut>) -> Result<Page<AppOut>, ApiError> {
     let (Some(high), Some(low)) = (page.data.first(), page.data.last()) else { return Ok(page) };
     let required = s.store.apps_requiring_verification(low.id.as_str(), high.id.as_str()).await?;
+    let mut own = s.store.apps_retentions(low.id.as_str(), high.id.as_str()).await?;
     for app in &mut page.data {
         app.require_endpoint_verification = required.contains(app.id.as_str());
+        app.set_retentions(own.remove(app.id.as_str()).unwrap_or_default());
     }
     Ok(page)
 }
@@ -234,7 +306,7 @@ async fn read(
 
 #[utoipa::path(
     patch, path = "/v1/apps/{app}", tag = "apps", operation_id = "update_app",
-    summary = "Rename an app, change its uid, or its opt-in to proof of endpoint ownership",
+    summary = "Rename an app, change its uid, its opt-in to proof of endpoint ownership, or its retentions",
     security(("bearer" = ["admin"])),
     params(AppPath),
     request_body = PatchApp,
@@ -243,8 +315,8 @@ async fn read(
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`", body = ErrorBody),
         (status = 409, description = "Another app has this uid (`uid_taken`)", body = ErrorBody),
-        (status = 422, description = "`invalid_name`, `invalid_uid`, `uid_reserved`, `invalid_body` (`name: null`)",
-            body = ErrorBody),
+        (status = 422, description = "`invalid_name`, `invalid_uid`, `uid_reserved`, `invalid_body` (`name: null`), \
+            `invalid_retention`, `retention_too_long` (longer than the operator's)", body = ErrorBody),
     )
 )]
 async fn update(
@@ -262,10 +334,20 @@ async fn update(
         Some(None) => row.uid = None,
         Some(Some(uid)) => row.uid = Some(AppUid::parse(uid)?.0),
     }
+    let mut own = s.store.app_retentions(&row.id).await?;
+    if let Some(given) = &body.payload_retention {
+        own.payload = given.as_ref().map(|d| parse_retention(&s, Kind::Payload, d)).transpose()?;
+    }
+    if let Some(given) = &body.log_retention {
+        own.log = given.as_ref().map(|d| parse_retention(&s, Kind::Log, d)).transpose()?;
+    }
     row.updated_at = time::now_ms();
     s.store.update_app(&row).await.map_err(uid_conflict)?;
     if let Some(on) = body.require_endpoint_verification {
         s.store.set_app_requires_verification(&row.id, on).await?;
+    }
+    if body.payload_retention.is_some() || body.log_retention.is_some() {
+        s.store.set_app_retentions(&row.id, own).await?;
     }
     s.forget_cached_apps();
     Ok(Json(shown(&s, row).await?))

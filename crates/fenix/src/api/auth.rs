@@ -42,6 +42,7 @@ use axum::{
 use super::{error::ApiError, extract::PlainPathParams};
 use crate::{
     access::{Principal, Scope},
+    ids::AppId,
     secrets::hash_admin_token,
     settings::Settings,
     store::Store,
@@ -197,15 +198,15 @@ pub async fn require_token(State(auth): State<Arc<Auth>>, mut req: Request, next
 /// is a comparison; by uid, one indexed read. (The handler resolves the uid
 /// again: only an admin moving this very uid to another app between the two
 /// reads, a window of a request's length, could make them differ.)
-async fn names_app(store: &Store, named: &str, app_id: &str) -> Result<bool, ApiError> {
-    if named == app_id {
+async fn names_app(store: &Store, named: &str, app_id: &AppId) -> Result<bool, ApiError> {
+    if app_id == named {
         return Ok(true);
     }
     // What no app can be named (PostgreSQL would refuse to compare a NUL).
     if named.chars().any(char::is_control) {
         return Ok(false);
     }
-    Ok(store.find_app(named).await?.is_some_and(|app| app.id == app_id))
+    Ok(store.find_app(named).await?.is_some_and(|app| app.id == *app_id))
 }
 
 fn forbidden(message: &str) -> ApiError {

@@ -22,7 +22,9 @@ use super::{
     error::{ApiError, ErrorBody},
     extract::{non_null, nullable, ApiJson, ApiPath, ApiQuery, ListScope, NoQuery, Page, PageQuery},
 };
-use crate::{catalogue, event_types::EventType, ids, state::SharedState, store::event_types::EventTypeRow, time};
+use crate::{
+    catalogue, event_types::EventType, ids::EventTypeId, state::SharedState, store::event_types::EventTypeRow, time,
+};
 
 /// Longest description, in characters.
 const MAX_DESCRIPTION: usize = 2000;
@@ -189,7 +191,7 @@ async fn create(
     let (schema, example) = check_schema_and_example(body.schema.as_deref(), body.example.as_deref())?;
     let now = time::now_ms();
     let row = EventTypeRow {
-        id: ids::EventTypeId::new().into_string(),
+        id: EventTypeId::new(),
         name: name.as_str().to_string(),
         description,
         schema,
@@ -227,8 +229,8 @@ async fn list(
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> Result<Json<Page<EventTypeOut>>, ApiError> {
     let limit = q.limit()?;
-    let list = ListScope::new("etype", &[]);
-    let rows = s.store.list_event_types(q.cursor(&list)?.as_deref(), limit + 1).await?;
+    let list = ListScope::new(EventTypeId::PREFIX, &[]);
+    let rows = s.store.list_event_types(q.cursor_id::<EventTypeId>(&list)?.as_ref(), limit + 1).await?;
     Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.to_string(), EventTypeOut::from)))
 }
 

@@ -68,6 +68,7 @@ codes! {
     EventNotFound = "event_not_found", NOT_FOUND;
     DeliveryNotFound = "delivery_not_found", NOT_FOUND;
     AttemptNotFound = "attempt_not_found", NOT_FOUND;
+    NotTransformed = "not_transformed", NOT_FOUND;
     EventTypeNotFound = "event_type_not_found", NOT_FOUND;
     TokenNotFound = "token_not_found", NOT_FOUND;
     PortalSessionNotFound = "portal_session_not_found", NOT_FOUND;
@@ -87,6 +88,7 @@ codes! {
     LastAdminToken = "last_admin_token", CONFLICT;
     NotReplayable = "not_replayable", CONFLICT;
     NotSkippable = "not_skippable", CONFLICT;
+    NothingToCancel = "nothing_to_cancel", CONFLICT;
     PayloadExpired = "payload_expired", CONFLICT;
     SessionExists = "session_exists", CONFLICT;
     // 410: a portal link that cannot be used any more.
@@ -99,6 +101,8 @@ codes! {
     InvalidName = "invalid_name", UNPROCESSABLE_ENTITY;
     InvalidUid = "invalid_uid", UNPROCESSABLE_ENTITY;
     UidReserved = "uid_reserved", UNPROCESSABLE_ENTITY;
+    InvalidRetention = "invalid_retention", UNPROCESSABLE_ENTITY;
+    RetentionTooLong = "retention_too_long", UNPROCESSABLE_ENTITY;
     InvalidDescription = "invalid_description", UNPROCESSABLE_ENTITY;
     InvalidLabel = "invalid_label", UNPROCESSABLE_ENTITY;
     InvalidExpiresAt = "invalid_expires_at", UNPROCESSABLE_ENTITY;
@@ -106,7 +110,10 @@ codes! {
     InvalidTokenScope = "invalid_token_scope", UNPROCESSABLE_ENTITY;
     UnknownApp = "unknown_app", UNPROCESSABLE_ENTITY;
     InvalidOrderingKey = "invalid_ordering_key", UNPROCESSABLE_ENTITY;
+    InvalidChannels = "invalid_channels", UNPROCESSABLE_ENTITY;
+    InvalidTags = "invalid_tags", UNPROCESSABLE_ENTITY;
     InvalidIdempotencyKey = "invalid_idempotency_key", UNPROCESSABLE_ENTITY;
+    InvalidSchedule = "invalid_schedule", UNPROCESSABLE_ENTITY;
     InvalidData = "invalid_data", UNPROCESSABLE_ENTITY;
     EmptyBatch = "empty_batch", UNPROCESSABLE_ENTITY;
     BatchTooLarge = "batch_too_large", UNPROCESSABLE_ENTITY;
@@ -115,6 +122,14 @@ codes! {
     InvalidStatuses = "invalid_statuses", UNPROCESSABLE_ENTITY;
     InvalidOverlap = "invalid_overlap", UNPROCESSABLE_ENTITY;
     InvalidSecret = "invalid_secret", UNPROCESSABLE_ENTITY;
+    InvalidAuth = "invalid_auth", UNPROCESSABLE_ENTITY;
+    InvalidTransformation = "invalid_transformation", UNPROCESSABLE_ENTITY;
+    InvalidFilter = "invalid_filter", UNPROCESSABLE_ENTITY;
+    InvalidSample = "invalid_sample", UNPROCESSABLE_ENTITY;
+    TransformationFailed = "transformation_failed", UNPROCESSABLE_ENTITY;
+    InvalidClientCertificate = "invalid_client_certificate", UNPROCESSABLE_ENTITY;
+    InvalidClientKey = "invalid_client_key", UNPROCESSABLE_ENTITY;
+    InvalidCaCertificates = "invalid_ca_certificates", UNPROCESSABLE_ENTITY;
     InvalidSignatureScheme = "invalid_signature_scheme", UNPROCESSABLE_ENTITY;
     InvalidRateLimit = "invalid_rate_limit", UNPROCESSABLE_ENTITY;
     InvalidSensitiveHeaders = "invalid_sensitive_headers", UNPROCESSABLE_ENTITY;
@@ -316,6 +331,17 @@ impl From<&crate::catalogue::SchemaRefused> for Code {
 impl From<&fenix_destination::DestinationError> for Code {
     fn from(e: &fenix_destination::DestinationError) -> Code {
         Code::parse(e.code()).unwrap_or(Code::UrlInvalid)
+    }
+}
+
+impl From<&crate::endpoint_tls::InvalidTls> for Code {
+    fn from(e: &crate::endpoint_tls::InvalidTls) -> Code {
+        use crate::endpoint_tls::InvalidTls;
+        match e {
+            InvalidTls::Certificate(_) => Code::InvalidClientCertificate,
+            InvalidTls::Key(_) => Code::InvalidClientKey,
+            InvalidTls::Ca(_) => Code::InvalidCaCertificates,
+        }
     }
 }
 

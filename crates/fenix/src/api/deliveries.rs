@@ -13,11 +13,11 @@ use super::{
         decode_cursor, optional_json, page_limit, ApiPath, ApiQuery, AppPath, DeliveryPath, ListScope, NoOptions,
         NoQuery, Page, RawBody,
     },
-    lookup,
+    lookup::{self, IdParam},
     status_filter::{self, StatusFilter},
 };
 use crate::{
-    ids::{AttemptId, DeliveryId, EventId},
+    ids::{AttemptId, DeliveryId, EndpointId, EventId},
     lifecycle::DeliveryStatus,
     send_budgets::{self, Action},
     state::SharedState,
@@ -55,11 +55,15 @@ pub struct DeliveryOut {
     /// Why a `pending` delivery of an ordered endpoint waits: the id of the delivery of its lane it
     /// waits for (the head of the lane, a dead letter that blocks it, or one being sent); else null.
     pub blocked_by: Option<String>,
+    /// Why a `skipped` delivery was not sent, when known: `transformation_cancelled` (its endpoint's
+    /// transformation set `cancel`), `cancelled` (its event was cancelled before it was sent); else null.
+    #[schema(example = "transformation_cancelled")]
+    pub skip_reason: Option<String>,
 }
 
 impl From<DeliveryRow> for DeliveryOut {
     fn from(r: DeliveryRow) -> Self {
-        let scheduled = r.status.is_scheduled();
+        let open = r.status.is_open();
         DeliveryOut {
             id: r.id,
             app_id: r.app_id,
@@ -71,7 +75,7 @@ impl From<DeliveryRow> for DeliveryOut {
             // A delivery parked in its ordered lane has no time yet: `blocked_by` says what it waits for.
             next_attempt_at: r
                 .next_attempt_at
-                .filter(|at| scheduled && *at < crate::store::queue::PARKED)
+                .filter(|at| open && *at < crate::store::queue::PARKED)
                 .map(time::rfc3339_ms),
             last_attempt_at: r.last_attempt_at.map(time::rfc3339_ms),
             last_status_code: r.last_status_code,
@@ -80,6 +84,7 @@ impl From<DeliveryRow> for DeliveryOut {
             updated_at: time::rfc3339_ms(r.updated_at),
             ordering_key: r.ordering_key,
             blocked_by: r.blocked_by,
+            skip_reason: r.skip_reason,
         }
     }
 }
@@ -128,8 +133,10 @@ struct ListQuery {
     limit: Option<i64>,
     /// `next_cursor` of the previous page of the same list, with the same filters.
     cursor: Option<String>,
-    endpoint_id: Option<String>,
-    event_id: Option<String>,
+    #[param(value_type = Option<String>)]
+    endpoint_id: Option<IdParam<EndpointId>>,
+    #[param(value_type = Option<String>)]
+    event_id: Option<IdParam<EventId>>,
     /// The event's type, exactly (`type` is the same filter).
     event_type: Option<String>,
     #[serde(rename = "type")]
@@ -141,6 +148,20 @@ struct ListQuery {
     since: Option<String>,
     #[param(format = DateTime)]
     until: Option<String>,
+    /// Only deliveries of events carrying this channel.
+    #[param(
+        min_length = 1,
+        max_length = 128,
+        pattern = "^[A-Za-z0-9_:-][A-Za-z0-9_.:-]{0,126}[A-Za-z0-9_:-]$|^[A-Za-z0-9_:-]$"
+    )]
+    channel: Option<String>,
+    /// Only deliveries of events carrying this tag.
+    #[param(
+        min_length = 1,
+        max_length = 128,
+        pattern = "^[A-Za-z0-9_:-][A-Za-z0-9_.:-]{0,126}[A-Za-z0-9_:-]$|^[A-Za-z0-9_:-]$"
+    )]
+    tag: Option<String>,
 }
 
 /// Delivery log routes.
@@ -152,6 +173,7 @@ pub fn router() -> OpenApiRouter<SharedState> {
         .routes(routes!(replay))
         .routes(routes!(skip))
         .routes(routes!(read_attempt))
+        .routes(routes!(transformed_request))
 }
 
 #[utoipa::path(
@@ -159,8 +181,9 @@ pub fn router() -> OpenApiRouter<SharedState> {
     summary = "List an app's deliveries",
     security(("bearer" = ["app:read"])),
     description = "Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`, \
-        `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped, or failing: pending \
-        with at least one failed attempt) and creation time (`since`, `until`: RFC 3339). Each delivery carries \
+        `event_type` (or `type`), `status` (scheduled: waiting for its event's `deliver_at`, pending, in_flight, \
+        succeeded, failed, skipped, or failing: pending with at least one failed attempt), creation time (`since`, `until`: RFC 3339), and the event's `channel` \
+        and `tag`. Each delivery carries \
         its latest attempt's `last_status_code` and `last_error`.",
     params(AppPath, ListQuery),
     responses(
@@ -181,21 +204,24 @@ async fn list(
     let (since, until) = parse_window(q.since.as_deref(), q.until.as_deref())?;
     let (since_ms, until_ms) = (since.map(|t| t.to_string()), until.map(|t| t.to_string()));
     let event_type = q.event_type.or(q.type_alias);
-    let list = list_scope(
-        app.id.as_str(),
-        &[
-            q.endpoint_id.as_deref(),
-            q.event_id.as_deref(),
-            status.map(|s| s.as_str()),
-            since_ms.as_deref(),
-            until_ms.as_deref(),
-            event_type.as_deref(),
-        ],
-    );
+    let (channel, tag) = crate::api::events::label_filters(q.channel, q.tag)?;
+    let mut filters = vec![
+        q.endpoint_id.as_ref().map(IdParam::text),
+        q.event_id.as_ref().map(IdParam::text),
+        status.map(|s| s.as_str()),
+        since_ms.as_deref(),
+        until_ms.as_deref(),
+        event_type.as_deref(),
+    ];
+    if channel.is_some() || tag.is_some() {
+        // Only then, so the cursors of lists without them stay as they were.
+        filters.extend([channel.as_deref(), tag.as_deref()]);
+    }
+    let list = list_scope(app.id.as_str(), &filters);
     let cursor = decode_cursor(&list, q.cursor.as_deref())?;
     // A filter that is no id of its kind matches nothing, as an unknown id does.
-    let endpoint_id = q.endpoint_id.as_deref().map(|t| lookup::endpoint_id(t).ok_or(()));
-    let event_id = q.event_id.as_deref().map(|t| lookup::id::<EventId>(t).ok_or(()));
+    let endpoint_id = q.endpoint_id.map(|p| p.known(Resource::Endpoint));
+    let event_id = q.event_id.map(|p| p.known(Resource::Event));
     let (Ok(endpoint_id), Ok(event_id)) = (endpoint_id.transpose(), event_id.transpose()) else {
         return Ok(Json(Page::from_rows(
             Vec::new(),
@@ -218,6 +244,8 @@ async fn list(
         until,
         cursor,
         limit: limit + 1,
+        channel,
+        tag,
     };
     let rows = s.store.list_deliveries(&app.id, &filter).await?;
     Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.to_string(), DeliveryOut::from)))
@@ -225,8 +253,8 @@ async fn list(
 
 /// The list an app's delivery log cursor belongs to: the app, then each
 /// filter in a fixed order (`endpoint_id`, `event_id`, `status`, `since`,
-/// `until` in ms, `event_type`).
-fn list_scope(app_id: &str, filters: &[Option<&str>; 6]) -> ListScope {
+/// `until` in ms, `event_type`, and only when either is given `channel`, `tag`).
+fn list_scope(app_id: &str, filters: &[Option<&str>]) -> ListScope {
     let mut parts = vec![Some(app_id)];
     parts.extend_from_slice(filters);
     ListScope::new("dlv", &parts)
@@ -240,10 +268,10 @@ pub fn unfiltered_cursor_after(app_id: &str, last_id: &str) -> String {
     list_scope(app_id, &[None; 6]).encode(last_id)
 }
 
-async fn find(s: &SharedState, app: &str, dlv: &str) -> Result<DeliveryRow, ApiError> {
+async fn find(s: &SharedState, app: &str, dlv: &IdParam<DeliveryId>) -> Result<DeliveryRow, ApiError> {
     let app = lookup::app(&s.store, app).await?;
-    let Some(dlv) = lookup::id::<DeliveryId>(dlv) else { return Err(ApiError::not_found(Resource::Delivery)) };
-    s.store.get_delivery(&app.id, &dlv).await?.ok_or_else(|| ApiError::not_found(Resource::Delivery))
+    let Some(dlv) = dlv.id() else { return Err(ApiError::not_found(Resource::Delivery)) };
+    s.store.get_delivery(&app.id, dlv).await?.ok_or_else(|| ApiError::not_found(Resource::Delivery))
 }
 
 #[utoipa::path(
@@ -382,7 +410,8 @@ struct AttemptPath {
     /// The app's id (`app_…`) or its uid.
     app: String,
     /// The attempt's id (`att_…`): the `X-Fenix-Delivery-Id` header the receiver got.
-    att: String,
+    #[param(value_type = String)]
+    att: IdParam<AttemptId>,
 }
 
 /// An attempt with the delivery it belongs to.
@@ -414,9 +443,63 @@ async fn read_attempt(
 ) -> Result<Json<AttemptWithDelivery>, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
     let missing = || ApiError::new(Code::AttemptNotFound, "no such attempt");
-    let att = lookup::id::<AttemptId>(&att).ok_or_else(missing)?;
-    let attempt = s.store.get_attempt(&app.id, &att).await?.ok_or_else(missing)?;
+    let Some(att) = att.id() else { return Err(missing()) };
+    let attempt = s.store.get_attempt(&app.id, att).await?.ok_or_else(missing)?;
     // Deleted between the two reads (retention, or its endpoint deleted): gone all the same.
     let delivery = s.store.get_delivery(&app.id, &attempt.delivery_id).await?.ok_or_else(missing)?;
     Ok(Json(AttemptWithDelivery { attempt: attempt.into(), delivery: delivery.into() }))
+}
+
+/// The request a delivery's endpoint transformation made, as every attempt sends it.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = TransformedRequest)]
+pub struct TransformedRequestOut {
+    /// `POST` or `PUT`.
+    pub method: String,
+    /// The endpoint's URL with the path and query the transformation chose.
+    pub url: String,
+    /// The custom headers it chose (Fenix's own, the signature and sensitive headers are added to them).
+    pub headers: std::collections::BTreeMap<String, String>,
+    /// The body every attempt sends (and signs).
+    #[schema(value_type = Object)]
+    pub payload: Box<serde_json::value::RawValue>,
+}
+
+#[utoipa::path(
+    get, path = "/v1/apps/{app}/deliveries/{dlv}/request", tag = "deliveries",
+    operation_id = "get_transformed_request",
+    summary = "Read the request a transformation made for a delivery",
+    security(("bearer" = ["app:read"])),
+    description = "For a delivery to an endpoint with a `transformation`: the request stored before its first \
+        request was sent, which every attempt sends (signed anew). It carries the payload in its new shape, and \
+        is purged with the event's payload (`FENIX_PAYLOAD_RETENTION`).",
+    params(DeliveryPath),
+    responses(
+        (status = 200, description = "The stored request", body = TransformedRequestOut),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`app_not_found`, `delivery_not_found`, `not_transformed` (none stored: no \
+            transformation, not sent yet, cancelled, or purged by retention)", body = ErrorBody),
+    )
+)]
+async fn transformed_request(
+    State(s): State<SharedState>,
+    _: NoQuery,
+    ApiPath(DeliveryPath { app, dlv }): ApiPath<DeliveryPath>,
+) -> Result<Json<TransformedRequestOut>, ApiError> {
+    let d = find(&s, &app, &dlv).await?;
+    let none = || {
+        ApiError::new(
+            Code::NotTransformed,
+            "no transformed request is stored for this delivery (its endpoint has no transformation, it was not \
+             sent yet or was cancelled, or retention purged it)",
+        )
+    };
+    let stored = s.store.transformed_request_of(&d.app_id, &d.id).await?.ok_or_else(none)?;
+    let t = crate::transform::Transformed::from_stored(&stored.transformed_request, stored.transformed_body)
+        .ok_or_else(none)?;
+    let endpoint = s.store.get_endpoint(&d.app_id, &d.endpoint_id).await?.ok_or_else(none)?;
+    let url = url::Url::parse(&endpoint.url).map(|u| t.url_on(&u).to_string()).unwrap_or_else(|_| t.target.clone());
+    let payload =
+        serde_json::value::RawValue::from_string(String::from_utf8(t.body).unwrap_or_default()).map_err(|_| none())?;
+    Ok(Json(TransformedRequestOut { method: t.method.as_str().to_string(), url, headers: t.headers, payload }))
 }

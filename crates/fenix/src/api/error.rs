@@ -47,6 +47,18 @@ impl ApiError {
         ApiError { details: Some(details), ..self }
     }
 
+    /// 422 `invalid_filter` for the content filter in `field`: the line and
+    /// column in the message and in `details` (`path` `/{field}`).
+    pub fn invalid_filter(field: &str, e: crate::filter::InvalidFilter) -> ApiError {
+        let place = SchemaViolation {
+            path: format!("/{field}"),
+            message: e.message.clone(),
+            line: Some(e.line),
+            column: Some(e.column),
+        };
+        ApiError::new(Code::InvalidFilter, format!("{field}: {e}")).with_details(vec![place])
+    }
+
     /// 404 for an unknown resource of a kind.
     pub fn not_found(what: Resource) -> ApiError {
         ApiError::new(what.not_found(), format!("no such {}", what.noun()))

@@ -7,7 +7,11 @@ use axum::extract::{FromRequest, Request};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::error::ApiError;
+use super::{
+    error::ApiError,
+    lookup::{IdKind, IdParam},
+};
+use crate::ids::{DeliveryId, EndpointId, EventId};
 
 /// Largest request body accepted (events included).
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
@@ -211,7 +215,8 @@ pub struct EndpointPath {
     /// The app's id (`app_…`) or its uid.
     pub app: String,
     /// The endpoint's id (`ep_…`).
-    pub ep: String,
+    #[param(value_type = String)]
+    pub ep: IdParam<EndpointId>,
 }
 
 /// `{app}/…/{evt}`.
@@ -221,7 +226,8 @@ pub struct EventPath {
     /// The app's id (`app_…`) or its uid.
     pub app: String,
     /// The event's id (`evt_…`).
-    pub evt: String,
+    #[param(value_type = String)]
+    pub evt: IdParam<EventId>,
 }
 
 /// `{app}/…/{dlv}`.
@@ -231,7 +237,8 @@ pub struct DeliveryPath {
     /// The app's id (`app_…`) or its uid.
     pub app: String,
     /// The delivery's id (`dlv_…`).
-    pub dlv: String,
+    #[param(value_type = String)]
+    pub dlv: IdParam<DeliveryId>,
 }
 
 /// `?limit=&cursor=` of every list.
@@ -255,6 +262,12 @@ impl PageQuery {
     /// The id to continue after, from a cursor of this `list` ([`decode_cursor`]).
     pub fn cursor(&self, list: &ListScope) -> Result<Option<String>, ApiError> {
         decode_cursor(list, self.cursor.as_deref())
+    }
+
+    /// [`cursor`](Self::cursor) as an id of kind `T` (the cursor's check
+    /// already holds it to the list's kind).
+    pub fn cursor_id<T: IdKind>(&self, list: &ListScope) -> Result<Option<T>, ApiError> {
+        Ok(self.cursor(list)?.map(T::from_stored))
     }
 }
 

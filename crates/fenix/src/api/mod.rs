@@ -23,6 +23,8 @@
 //! | `sessions.rs` | console sessions: the `fenix_session` cookie (`__Host-` over HTTPS), CSRF, `/console/api/…` (not in the document) |
 //! | `console.rs` | the web console's embedded pages and their security headers (not in the document) |
 //! | `test_events.rs` | a test event to one endpoint |
+//! | `filters.rs` | a content filter evaluated on sample events (`filters/test`), nothing stored |
+//! | `transformations.rs` | an endpoint transformation run on a given event (`transformations/test`), nothing stored |
 //! | `catalogue.rs` | the event-type catalogue (`/v1/event-types`): admins write, every caller reads |
 //! | `key_document.rs` | an app's Ed25519 public keys as a JWKS, public (no token) for receivers |
 //! | `service.rs` | `/healthz`, `/readyz`, `/metrics`, `/openapi.json` |
@@ -43,6 +45,7 @@ pub mod endpoints;
 pub mod error;
 pub mod events;
 pub mod extract;
+pub mod filters;
 pub mod key_document;
 pub mod lookup;
 pub mod openapi;
@@ -58,6 +61,7 @@ pub mod stats;
 pub mod status_filter;
 pub mod test_events;
 pub mod tokens;
+pub mod transformations;
 
 use crate::api::code::Code;
 use std::convert::Infallible;
@@ -135,6 +139,8 @@ where
         .merge(portal_sessions::router())
         .merge(settings::router())
         .merge(test_events::router())
+        .merge(transformations::router())
+        .merge(filters::router())
         .merge(catalogue::router())
         .route_layer(auth.clone());
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())

@@ -283,8 +283,10 @@ mod tests {
             })
             .collect();
         // 37, the event-type catalogue's 5, (issue 17) an endpoint's public keys and the app's JWKS,
-        // and POST …/verify (proof of endpoint ownership).
-        assert_eq!(operations.len(), 46, "{operations:#?}");
+        // POST …/verify (proof of endpoint ownership) and POST …/tls/rotate (issue 31),
+        // POST …/transformations/test and GET …/deliveries/{dlv}/request (issue 32),
+        // POST …/events/{evt}/cancel and POST …/events/{evt}/expunge (issue 33).
+        assert_eq!(operations.len(), 52, "{operations:#?}");
         for op in [
             "get /openapi.json",
             "get /healthz",
@@ -292,9 +294,13 @@ mod tests {
             "get /metrics",
             "post /v1/apps/{app}/events",
             "post /v1/apps/{app}/events/batch",
+            "post /v1/apps/{app}/events/{evt}/cancel",
             "get /v1/apps/{app}/endpoints/{ep}/stats",
             "post /v1/apps/{app}/deliveries/{dlv}/replay",
             "post /v1/apps/{app}/endpoints/{ep}/test",
+            "post /v1/apps/{app}/endpoints/{ep}/tls/rotate",
+            "post /v1/apps/{app}/transformations/test",
+            "get /v1/apps/{app}/deliveries/{dlv}/request",
             "get /v1/apps/{app}/attempts/{att}",
             "post /v1/event-types",
             "get /v1/event-types",

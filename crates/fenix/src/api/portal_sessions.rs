@@ -24,12 +24,13 @@ use super::{
     duration::DurationIn,
     error::{ApiError, ErrorBody},
     extract::{plain_text, ApiJson, ApiPath, ApiQuery, AppPath, ListScope, NoQuery, Page, PageQuery},
-    lookup,
+    lookup::{self, IdParam},
     sessions::{digest, new_secret, LINK_PREFIX},
 };
 use crate::{
     access::Access,
-    ids, settings,
+    ids::{AppId, PortalSessionId},
+    settings,
     state::SharedState,
     store::sessions::{NewPortalLink, PortalLinkRow},
     time,
@@ -56,9 +57,8 @@ struct CreatePortalSession {
 /// A portal link as minted: `url` carries the secret, shown once.
 #[derive(Debug, Serialize, ToSchema)]
 struct PortalLink {
-    #[schema(example = "ps_01JF3Q4Z8M6V7W8X9Y0Z1A2B3C")]
-    id: String,
-    app_id: String,
+    id: PortalSessionId,
+    app_id: AppId,
     access: Access,
     /// Open this once (or in an iframe) to reach the console for this app.
     /// Its fragment is the single-use secret: shown only here, never stored.
@@ -72,8 +72,8 @@ struct PortalLink {
 /// A portal link as listed (no secret), with what became of it.
 #[derive(Debug, Serialize, ToSchema)]
 struct PortalSession {
-    id: String,
-    app_id: String,
+    id: PortalSessionId,
+    app_id: AppId,
     access: Access,
     expires_at: String,
     created_at: String,
@@ -109,7 +109,8 @@ struct PortalSessionPath {
     /// The app's id (`app_…`) or its uid.
     app: String,
     /// The portal session's id (`ps_…`).
-    ps: String,
+    #[param(value_type = String)]
+    ps: IdParam<PortalSessionId>,
 }
 
 /// `/v1/apps/{app}/portal-sessions…` routes.
@@ -175,16 +176,16 @@ async fn create(
     let secret = new_secret(LINK_PREFIX);
     let now = time::now_ms();
     let link = NewPortalLink {
-        id: ids::PortalSessionId::new().into_string(),
-        app_id: app.id.into_string(),
-        access: body.access.as_str().to_string(),
+        id: PortalSessionId::new(),
+        app_id: app.id,
+        access: body.access,
         link_sha256: digest(&secret),
         expires_at: time::add(now, expires_in),
         created_at: now,
         label,
     };
     s.store.insert_portal_link(&link).await?;
-    tracing::info!(portal_session = %link.id, app = %link.app_id, access = %link.access, "portal link minted");
+    tracing::info!(portal_session = %link.id, app = %link.app_id, access = %link.access.as_str(), "portal link minted");
     let url = format!("{}/console/portal#{secret}", base_url(&s, &headers));
     let out = PortalLink {
         id: link.id,
@@ -226,8 +227,8 @@ async fn list(
 ) -> Result<Json<Page<PortalSession>>, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
     let limit = q.limit()?;
-    let list = ListScope::new("ps", &[Some(app.id.as_str())]);
-    let rows = s.store.list_portal_links(app.id.as_str(), q.cursor(&list)?.as_deref(), limit + 1).await?;
+    let list = ListScope::new(PortalSessionId::PREFIX, &[Some(app.id.as_str())]);
+    let rows = s.store.list_portal_links(&app.id, q.cursor_id::<PortalSessionId>(&list)?.as_ref(), limit + 1).await?;
     let rows = rows.into_iter().map(PortalSession::try_from).collect::<Result<Vec<_>, _>>()?;
     Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.to_string(), |r| r)))
 }
@@ -251,8 +252,10 @@ async fn revoke(
     ApiPath(PortalSessionPath { app, ps }): ApiPath<PortalSessionPath>,
 ) -> Result<StatusCode, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
-    if !s.store.revoke_portal_link(app.id.as_str(), &ps, time::now_ms()).await? {
-        return Err(ApiError::new(Code::PortalSessionNotFound, "no such portal session"));
+    let missing = || ApiError::new(Code::PortalSessionNotFound, "no such portal session");
+    let Some(ps) = ps.id() else { return Err(missing()) };
+    if !s.store.revoke_portal_link(&app.id, ps, time::now_ms()).await? {
+        return Err(missing());
     }
     tracing::info!(portal_session = %ps, app = %app.id, "portal link revoked");
     Ok(StatusCode::NO_CONTENT)

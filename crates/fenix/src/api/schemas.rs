@@ -24,7 +24,7 @@ pub fn signature_scheme() -> RefOr<Schema> {
 
 /// Why an attempt failed without an HTTP answer (or with one that failed it).
 pub fn error_class() -> RefOr<Schema> {
-    use crate::worker::error_class::ErrorClass;
+    use crate::error_class::ErrorClass;
     let values: Vec<&str> = ErrorClass::ALL.iter().map(|c| c.as_str()).collect();
     let schema = ObjectBuilder::new()
         .schema_type(utoipa::openapi::schema::SchemaType::from_iter([Type::String, Type::Null]))
@@ -41,4 +41,20 @@ pub fn health_status() -> RefOr<Schema> {
 /// `/readyz`'s `status`.
 pub fn ready_status() -> RefOr<Schema> {
     string_enum(["ready", "unavailable"], "ready")
+}
+
+/// A list of channels or tags (`labels`): at most 10 names, each 1-128
+/// characters of `A-Z a-z 0-9 _ - . :` without a leading or trailing dot.
+pub fn label_list() -> RefOr<Schema> {
+    use crate::labels::{LABEL_PATTERN, MAX_LABELS, MAX_LABEL_LEN};
+    let name = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .min_length(Some(1))
+        .max_length(Some(MAX_LABEL_LEN))
+        .pattern(Some(LABEL_PATTERN));
+    utoipa::openapi::schema::ArrayBuilder::new()
+        .items(name)
+        .max_items(Some(MAX_LABELS))
+        .examples([serde_json::json!(["billing", "eu-west"])])
+        .into()
 }

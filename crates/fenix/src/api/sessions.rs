@@ -50,6 +50,7 @@ use subtle::ConstantTimeEq;
 use super::{error::ApiError, extract::ApiJson};
 use crate::{
     access::{Access, Principal},
+    ids::{AppId, ConsoleSessionId, PortalSessionId},
     settings::Settings,
     state::SharedState,
     store::{
@@ -124,20 +125,32 @@ struct Live {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Holder {
     /// An operator's session (`kind` `operator`, `access` `admin`, no app).
-    Operator,
-    /// A portal session for one app.
-    Portal { app_id: String, access: Access },
+    Operator { id: ConsoleSessionId },
+    /// A portal session for one app, under the id of the link it was made from.
+    Portal { id: PortalSessionId, app_id: AppId, access: Access },
 }
 
 impl Holder {
     fn of(row: &SessionRow) -> Result<Holder, ApiError> {
         match (row.kind.as_str(), &row.app_id, row.access.as_str()) {
-            ("operator", None, "admin") => Ok(Holder::Operator),
+            ("operator", None, "admin") => Ok(Holder::Operator { id: ConsoleSessionId::from_stored(row.id.clone()) }),
             ("portal", Some(app_id), access) => match Access::parse(access) {
-                Some(access) => Ok(Holder::Portal { app_id: app_id.clone(), access }),
+                Some(access) => Ok(Holder::Portal {
+                    id: PortalSessionId::from_stored(row.id.clone()),
+                    app_id: app_id.clone(),
+                    access,
+                }),
                 None => Err(anyhow::anyhow!("console session {} has an unknown access", row.id).into()),
             },
             _ => Err(anyhow::anyhow!("console session {} has an unknown kind or access", row.id).into()),
+        }
+    }
+
+    /// The session's id, as logged.
+    fn id(&self) -> &str {
+        match self {
+            Holder::Operator { id } => id.as_str(),
+            Holder::Portal { id, .. } => id.as_str(),
         }
     }
 }
@@ -159,7 +172,8 @@ async fn live_session(store: &Store, cookie: &str, headers: &HeaderMap) -> Resul
         return Err(refused(Code::Unauthorized, "no such console session: log in again"));
     };
     let holder = Holder::of(&row)?;
-    if row.revoked_at.is_some() || (holder == Holder::Operator && row.token_id.is_none()) {
+    let operator = matches!(holder, Holder::Operator { .. });
+    if row.revoked_at.is_some() || (operator && row.token_id.is_none()) {
         return Err(refused(Code::SessionRevoked, "this console session was ended or revoked"));
     }
     if row.expires_at <= time::now_ms() {
@@ -171,8 +185,8 @@ async fn live_session(store: &Store, cookie: &str, headers: &HeaderMap) -> Resul
 /// Who a stored session stands for.
 fn principal_of(holder: &Holder) -> Principal {
     match holder {
-        Holder::Operator => Principal::Admin,
-        Holder::Portal { app_id, access } => Principal::App { app_id: app_id.clone(), access: *access },
+        Holder::Operator { .. } => Principal::Admin,
+        Holder::Portal { app_id, access, .. } => Principal::App { app_id: app_id.clone(), access: *access },
     }
 }
 
@@ -282,7 +296,7 @@ fn with_cookie(cookie: HeaderValue) -> Response {
 async fn end_replaced(store: &Store, replaced: Option<Live>, by: &str) -> Result<(), ApiError> {
     let Some(old) = replaced else { return Ok(()) };
     store.end_console_session(&digest(&old.secret), time::now_ms()).await?;
-    tracing::info!(session = %old.row.id, kind = %old.row.kind, by, "console session replaced and ended");
+    tracing::info!(session = %old.holder.id(), kind = %old.row.kind, by, "console session replaced and ended");
     Ok(())
 }
 
@@ -312,7 +326,7 @@ async fn login(
     let now = time::now_ms();
     let ttl = time::millis(s.settings.console_session_ttl);
     let expires_at = now.saturating_add(ttl);
-    let id = crate::ids::ConsoleSessionId::new().into_string();
+    let id = ConsoleSessionId::new();
     s.store.insert_operator_session(&id, &digest(&secret), &token_sha256, expires_at, now).await?;
     tracing::info!(session = %id, "operator logged in to the console");
     end_replaced(&s.store, replaced, "an operator login").await?;
@@ -335,8 +349,8 @@ struct ExchangeLink {
 /// browser's live session reaches: a session of the very app and access is
 /// replaced without asking (an embedding product mints a fresh link for
 /// every page view); an operator's, another app's or another access's is not.
-fn changes_what_it_reaches(current: &Holder, app_id: &str, access: &str) -> bool {
-    !matches!(current, Holder::Portal { app_id: a, access: x } if a == app_id && x.as_str() == access)
+fn changes_what_it_reaches(current: &Holder, app_id: &AppId, access: &str) -> bool {
+    !matches!(current, Holder::Portal { app_id: a, access: x, .. } if a == app_id && x.as_str() == access)
 }
 
 /// `POST /console/api/portal/exchange`: a portal link's secret for a portal session, once.
@@ -390,7 +404,7 @@ struct SessionOut {
     /// `operator` or `portal`.
     kind: &'static str,
     /// The one app of a portal session; `null` for operators.
-    app_id: Option<String>,
+    app_id: Option<AppId>,
     app_name: Option<String>,
     /// `admin`, `manage` or `read`.
     access: String,

@@ -48,6 +48,10 @@ pub struct EndpointStats {
     pub dead_letter: i64,
     /// Deliveries skipped while the endpoint was paused or disabled.
     pub skipped: i64,
+    /// When the endpoint's client certificate (mTLS) expires; `null`: it has none.
+    pub client_certificate_expires_at: Option<String>,
+    /// Whether that certificate expires within 14 days (rotate it: `…/tls/rotate`).
+    pub client_certificate_expires_soon: bool,
 }
 
 /// One change of an endpoint's state; fields in the order of every resource:
@@ -102,6 +106,9 @@ async fn stats(
     let dead_letter = s.store.count_endpoint_deliveries(&endpoint.id, DeliveryStatus::Failed).await?;
     let skipped = s.store.count_endpoint_deliveries(&endpoint.id, DeliveryStatus::Skipped).await?;
     let rate = (st.attempts > 0).then(|| st.successes as f64 / st.attempts as f64);
+    let now = time::now_ms();
+    let leaf = endpoint.spec.tls.as_ref().and_then(|t| t.client.as_ref()).and_then(|c| c.leaf());
+    let expires_soon = endpoint.spec.tls.as_ref().is_some_and(|t| t.expiring(now).is_some());
     Ok(Json(EndpointStats {
         endpoint_id: endpoint.id,
         state: endpoint.state,
@@ -114,6 +121,8 @@ async fn stats(
         success_rate: rate,
         dead_letter,
         skipped,
+        client_certificate_expires_at: leaf.map(|l| time::rfc3339_ms(l.not_after)),
+        client_certificate_expires_soon: expires_soon,
     }))
 }
 

@@ -1,5 +1,5 @@
-//! The delivery log's `?status=` filter: a status as shown (`pending`,
-//! `in_flight`, `succeeded`, `failed`, `skipped`) or `failing`, a delivery
+//! The delivery log's `?status=` filter: a status as shown (`scheduled`,
+//! `pending`, `in_flight`, `succeeded`, `failed`, `skipped`) or `failing`, a delivery
 //! still being retried after a failed attempt, which a status alone cannot
 //! name (it is `pending` or `in_flight` meanwhile).
 

@@ -114,7 +114,16 @@ async fn send_test_event(
         }
         crate::ingest::new_event_as(made.0, now, endpoint.app_id.clone(), &event_type, &data, None, 1)
     } else {
-        let event = IngestBody { event_type: event_type.as_str().to_string(), data, id: None, ordering_key: None };
+        let event = IngestBody {
+            event_type: event_type.as_str().to_string(),
+            data,
+            id: None,
+            ordering_key: None,
+            channels: vec![],
+            tags: vec![],
+            deliver_at: None,
+            delay: None,
+        };
         checked_event(&s, &catalogue, made, endpoint.app_id.clone(), event, None, "/data").await?
     };
     new.only_endpoint = Some(endpoint.id.clone());

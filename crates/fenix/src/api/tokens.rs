@@ -15,10 +15,11 @@ use super::{
     duration::DurationIn,
     error::{ApiError, ErrorBody},
     extract::{plain_text, ApiJson, ApiPath, ApiQuery, ListScope, NoQuery, Page, PageQuery},
-    lookup,
+    lookup::{self, IdParam},
 };
 use crate::{
     access::{Access, Principal},
+    ids::{AppId, TokenId},
     secrets::issue_token,
     state::SharedState,
     store::tokens::{TokenDeletion, TokenRow},
@@ -70,10 +71,10 @@ struct CreateToken {
 #[schema(as = Token)]
 pub struct TokenOut {
     /// `tok_…`, what `DELETE /v1/tokens/{tok}` takes.
-    pub id: String,
+    pub id: TokenId,
     pub name: String,
     /// The app an app token is confined to; null for an admin token.
-    pub app_id: Option<String>,
+    pub app_id: Option<AppId>,
     pub access: TokenAccess,
     /// Null: never expires.
     pub expires_at: Option<String>,
@@ -85,7 +86,7 @@ pub struct TokenOut {
 impl TokenOut {
     fn new(row: TokenRow, now: time::Millis) -> TokenOut {
         TokenOut {
-            app_id: row.principal.app_id().map(str::to_string),
+            app_id: row.principal.app_id().cloned(),
             access: TokenAccess::of(&row.principal),
             expired: row.expires_at.is_some_and(|at| at <= now),
             expires_at: row.expires_at.map(time::rfc3339_ms),
@@ -111,7 +112,8 @@ pub struct CreatedTokenOut {
 #[into_params(parameter_in = Path)]
 struct TokenPath {
     /// The token's id (`tok_…`), never the token.
-    tok: String,
+    #[param(value_type = String)]
+    tok: IdParam<TokenId>,
 }
 
 /// `/v1/tokens…` routes.
@@ -160,7 +162,7 @@ async fn create(
                 Err(e) => return Err(e),
             };
             let access = if access == TokenAccess::Manage { Access::Manage } else { Access::Read };
-            Principal::App { app_id: app.id.into_string(), access }
+            Principal::App { app_id: app.id, access }
         }
     };
     let (row, token) = issue_token(&s.store, name, principal, expires_at).await?;
@@ -201,8 +203,8 @@ async fn list(
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> Result<Json<Page<TokenOut>>, ApiError> {
     let limit = q.limit()?;
-    let list = ListScope::new("tok", &[]);
-    let rows = s.store.list_tokens(q.cursor(&list)?.as_deref(), limit + 1).await?;
+    let list = ListScope::new(TokenId::PREFIX, &[]);
+    let rows = s.store.list_tokens(q.cursor_id::<TokenId>(&list)?.as_ref(), limit + 1).await?;
     let now = time::now_ms();
     Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.to_string(), |r| TokenOut::new(r, now))))
 }
@@ -227,7 +229,8 @@ async fn remove(
     _: NoQuery,
     ApiPath(TokenPath { tok }): ApiPath<TokenPath>,
 ) -> Result<StatusCode, ApiError> {
-    match s.store.delete_token_keeping_an_admin(&tok, time::now_ms()).await? {
+    let Some(tok) = tok.id() else { return Err(ApiError::new(Code::TokenNotFound, "no such token")) };
+    match s.store.delete_token_keeping_an_admin(tok, time::now_ms()).await? {
         TokenDeletion::Deleted => {
             auth.forget_tokens();
             Ok(StatusCode::NO_CONTENT)

@@ -47,6 +47,22 @@ pub struct Check {
     pub base: String,
 }
 
+/// What a request's checks come to: the checks back, or the first refusal with its event's index.
+type Outcome = Result<Vec<Check>, (usize, Refusal)>;
+
+/// A slot of an app's share and one of the instance's, held while its checks run.
+type Slot = (tokio::sync::OwnedSemaphorePermit, tokio::sync::OwnedSemaphorePermit);
+
+/// What a passed deadline means for the request waiting on its checks.
+enum Overtime {
+    /// The next check started meanwhile: it has its own budget.
+    NextCheck,
+    /// The check at `index` went over its budget (or the request's, `whole_request`).
+    Over { index: usize, name: String, whole_request: bool },
+    /// The job ended just now: its answer was sent.
+    Finished,
+}
+
 /// The budgets and the slots of schema checks, one per instance (in the state).
 pub struct Checks {
     slots: Arc<Semaphore>,
@@ -106,24 +122,14 @@ impl Checks {
     /// Checks `checks` (events of `app`) in order, off the runtime and within
     /// the budgets; gives them back when every one passes, else the first
     /// refusal with its event's index.
-    pub async fn run(&self, app: &str, checks: Vec<Check>) -> Result<Vec<Check>, (usize, Refusal)> {
+    pub async fn run(&self, app: &str, checks: Vec<Check>) -> Outcome {
         if checks.is_empty() {
             return Ok(checks);
         }
         if let Some(c) = checks.iter().find(|c| self.quarantined(c.compiled.name())) {
             return Err((c.index, self.refused_at_once(c.compiled.name())));
         }
-        let share = self.share_of(app);
-        let slots = self.slots.clone();
-        let slot = async move {
-            let share = share.acquire_owned().await.expect("a share semaphore is never closed");
-            let slot = slots.acquire_owned().await.expect("the schema-check semaphore is never closed");
-            (share, slot)
-        };
-        let slot = match tokio::time::timeout(self.per_request, slot).await {
-            Ok(slot) => slot,
-            Err(_) => return Err((checks[0].index, Refusal::Busy)),
-        };
+        let Some(slot) = self.take_slot(app).await else { return Err((checks[0].index, Refusal::Busy)) };
         let names: Vec<(usize, String)> = checks.iter().map(|c| (c.index, c.compiled.name().to_string())).collect();
         let progress = Arc::new(Mutex::new(Progress {
             at: 0,
@@ -133,8 +139,26 @@ impl Checks {
             running: false,
             finished: false,
         }));
+        let answer = self.start(checks, slot, progress.clone());
+        self.wait(answer, &progress, &names).await
+    }
+
+    /// A slot of `app`'s share and of the instance's, waited for within the request's budget.
+    async fn take_slot(&self, app: &str) -> Option<Slot> {
+        let share = self.share_of(app);
+        let slots = self.slots.clone();
+        let slot = async move {
+            let share = share.acquire_owned().await.expect("a share semaphore is never closed");
+            let slot = slots.acquire_owned().await.expect("the schema-check semaphore is never closed");
+            (share, slot)
+        };
+        tokio::time::timeout(self.per_request, slot).await.ok()
+    }
+
+    /// Runs the checks on a blocking thread holding `slot`; the answer comes on the channel.
+    fn start(&self, checks: Vec<Check>, slot: Slot, job_progress: Arc<Mutex<Progress>>) -> oneshot::Receiver<Outcome> {
         let (reply, answer) = oneshot::channel();
-        let (job_progress, flags, done) = (progress.clone(), self.flags.clone(), self.done.clone());
+        let (flags, done) = (self.flags.clone(), self.done.clone());
         tokio::task::spawn_blocking(move || {
             let _slot = slot;
             // Dropped last: uncounts what was counted while no check ran
@@ -142,8 +166,18 @@ impl Checks {
             let _finished = Finished(&job_progress, &flags);
             let _ = reply.send(check_all(checks, &job_progress, &flags, &done));
         });
+        answer
+    }
+
+    /// Waits for the job's answer, each check within its budget and all of
+    /// them within the request's; over either, the event is refused at once.
+    async fn wait(
+        &self,
+        mut answer: oneshot::Receiver<Outcome>,
+        progress: &Mutex<Progress>,
+        names: &[(usize, String)],
+    ) -> Outcome {
         let started = Instant::now();
-        let mut answer = answer;
         loop {
             let (at, since) = {
                 let p = progress.lock().expect("progress lock");
@@ -156,38 +190,48 @@ impl Checks {
                     tracing::error!(event_type = names[at].1, "a schema check ended without an answer (panicked)");
                     return Err((names[at].0, Refusal::Failed));
                 }
-                Err(_) => {
-                    // Decided under the progress lock, awaited without it.
-                    let over = {
-                        let mut p = progress.lock().expect("progress lock");
-                        if p.at != at && Instant::now() < started + self.per_request {
-                            continue; // the next check started meanwhile: its own budget
-                        }
-                        if p.finished {
-                            None
-                        } else {
-                            // Running, not started yet (a starved pool), or between
-                            // two checks: over budget either way. Counted under
-                            // the lock the check's end (or the job's) takes, so it
-                            // is taken off again however the two interleave.
-                            p.cancelled = true;
-                            let (index, name) = names[p.at].clone();
-                            self.flags.lock().expect("flags lock").entry(name.clone()).or_default().running_over += 1;
-                            p.over = Some(name.clone());
-                            Some((index, name, since + self.per_event > started + self.per_request))
-                        }
-                    };
-                    return match over {
-                        Some((index, name, whole_request)) => Err((index, self.went_over(name, whole_request))),
-                        // The job ended just now: its answer was sent.
-                        None => match (&mut answer).await {
+                // Decided under the progress lock, awaited without it.
+                Err(_) => match self.overtime(progress, names, (at, since), started) {
+                    Overtime::NextCheck => continue,
+                    Overtime::Over { index, name, whole_request } => {
+                        return Err((index, self.went_over(name, whole_request)))
+                    }
+                    // The job ended just now: its answer was sent.
+                    Overtime::Finished => {
+                        return match (&mut answer).await {
                             Ok(result) => result,
                             Err(_) => Err((names[at].0, Refusal::Failed)),
-                        },
-                    };
-                }
+                        }
+                    }
+                },
             }
         }
+    }
+
+    /// What a deadline passed for the check `at` (started `since`) means,
+    /// decided under the progress lock.
+    fn overtime(
+        &self,
+        progress: &Mutex<Progress>,
+        names: &[(usize, String)],
+        (at, since): (usize, Instant),
+        started: Instant,
+    ) -> Overtime {
+        let mut p = progress.lock().expect("progress lock");
+        if p.at != at && Instant::now() < started + self.per_request {
+            return Overtime::NextCheck; // the next check started meanwhile: its own budget
+        }
+        if p.finished {
+            return Overtime::Finished;
+        }
+        // Running, not started yet (a starved pool), or between two checks:
+        // over budget either way. Counted under the lock the check's end (or
+        // the job's) takes, so it is taken off again however the two interleave.
+        p.cancelled = true;
+        let (index, name) = names[p.at].clone();
+        self.flags.lock().expect("flags lock").entry(name.clone()).or_default().running_over += 1;
+        p.over = Some(name.clone());
+        Overtime::Over { index, name, whole_request: since + self.per_event > started + self.per_request }
     }
 
     /// The semaphore of `app`'s share of the slots (idle ones forgotten now and then).
@@ -338,12 +382,12 @@ mod tests {
     }
 
     /// Cheap per value, costly over many keys: every key is tried against
-    /// every pattern. Far over the tests' budgets of a few milliseconds, yet
+    /// every pattern. Far over the tests' budgets of tens of milliseconds, yet
     /// done in a second or two even in a debug build on a loaded machine
     /// (the tests wait for it to end).
     fn slow_type() -> Arc<CompiledType> {
         let patterns: serde_json::Map<String, Value> =
-            (0..1000).map(|i| (format!("^p{i}_[a-z]+$"), json!({"type": "integer"}))).collect();
+            (0..5000).map(|i| (format!("^p{i}_[a-z]+$"), json!({"type": "integer"}))).collect();
         typed("order.slow", json!({"type": "object", "patternProperties": patterns}))
     }
 
@@ -366,6 +410,31 @@ mod tests {
         text
     }
 
+    /// Runs the slow check for `app` until one is refused over its budget
+    /// while it really runs (holding its slot): on a loaded machine the
+    /// blocking pool may start the job only after its budget passed, and a
+    /// job cancelled before it started gives its slot straight back.
+    async fn hold_a_slot_with_the_slow_check(checks: &Checks, app: &str, slow: &Arc<CompiledType>) {
+        for _ in 0..50 {
+            let before = checks.done.load(Ordering::Relaxed);
+            assert!(checks.run(app, vec![check(0, slow, many_keys())]).await.is_err());
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while checks.done.load(Ordering::Relaxed) == before
+                && running_over(checks).contains("running_over{event_type=\"order.slow\"} 1")
+                && Instant::now() < deadline
+            {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            if checks.done.load(Ordering::Relaxed) > before
+                && running_over(checks).contains("running_over{event_type=\"order.slow\"} 1")
+            {
+                return;
+            }
+            until_no_check_runs_over(checks).await;
+        }
+        panic!("the slow check never started within its budget in 50 tries");
+    }
+
     async fn until_no_check_runs_over(checks: &Checks) {
         let deadline = Instant::now() + Duration::from_secs(120);
         while running_over(checks).contains("running_over{event_type=\"order.slow\"} 1") {
@@ -376,12 +445,12 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_check_over_its_budget_is_refused_while_it_still_runs_and_its_type_is_quarantined_meanwhile() {
-        let checks = Checks::new(2, Duration::from_millis(5), Duration::from_secs(10));
+        let checks = Checks::new(2, Duration::from_millis(50), Duration::from_secs(10));
         let (slow, fast) = (slow_type(), typed("order.fast", json!({"type": "object"})));
         let (i, refused) = checks.run("app_1", vec![check(0, &slow, many_keys())]).await.err().unwrap();
         assert!(matches!((i, &refused), (0, Refusal::TooCostly { .. })), "{refused:?}");
         assert_eq!(refused.status(), 422);
-        assert!(refused.message().contains("`order.slow`") && refused.message().contains("5 ms"), "{refused:?}");
+        assert!(refused.message().contains("`order.slow`") && refused.message().contains("50 ms"), "{refused:?}");
         // Answered before the check ended: it still holds its slot, and its type is refused at once.
         let metrics = running_over(&checks);
         assert!(metrics.contains("fenix_schema_checks_running_over{event_type=\"order.slow\"} 1"), "{metrics}");
@@ -439,10 +508,10 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn an_app_holds_at_most_half_the_slots_so_another_app_always_finds_one() {
-        let checks = Checks::new(2, Duration::from_millis(5), Duration::from_millis(20));
+        let checks = Checks::new(2, Duration::from_millis(50), Duration::from_millis(100));
         let (slow, other_slow, fast) =
             (slow_type(), typed("order.slow2", json!({"type": "object"})), typed("order.fast", json!({})));
-        assert!(checks.run("app_1", vec![check(0, &slow, many_keys())]).await.is_err());
+        hold_a_slot_with_the_slow_check(&checks, "app_1", &slow).await;
         // app_1's share (one slot) is held: its next check, of another type, waits and is told to retry ...
         let (_, busy) = checks.run("app_1", vec![check(0, &other_slow, small())]).await.err().unwrap();
         assert!(matches!(busy, Refusal::Busy), "{busy:?}");
@@ -453,9 +522,9 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn checks_wait_for_one_of_few_slots_and_a_request_that_gets_none_is_told_to_retry() {
-        let checks = Checks::new(1, Duration::from_millis(5), Duration::from_millis(20));
+        let checks = Checks::new(1, Duration::from_millis(50), Duration::from_millis(100));
         let (slow, fast) = (slow_type(), typed("order.fast", json!({"type": "object"})));
-        assert!(checks.run("app_1", vec![check(0, &slow, many_keys())]).await.is_err());
+        hold_a_slot_with_the_slow_check(&checks, "app_1", &slow).await;
         // The one slot is still held by the slow check: another type's check waits, then is told to retry.
         let (_, busy) = checks.run("app_1", vec![check(0, &fast, small())]).await.err().unwrap();
         assert!(matches!(busy, Refusal::Busy), "{busy:?}");

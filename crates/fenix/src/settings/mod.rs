@@ -66,6 +66,8 @@ pub struct Settings {
     pub unsafe_allow_http: bool,
     /// A PEM certificate trusted in addition to the public roots.
     pub extra_ca_cert: Option<PathBuf>,
+    /// Every outbound request leaves through this proxy (`FENIX_EGRESS_PROXY`).
+    pub egress_proxy: Option<crate::egress::EgressProxy>,
     /// Attempts in flight at once, over all endpoints.
     pub worker_concurrency: usize,
     /// Attempts in flight at once to one endpoint.
@@ -94,6 +96,10 @@ pub struct Settings {
     pub max_endpoints_per_app: usize,
     /// Deliveries one event may fan out to; an event matching more endpoints is refused (422).
     pub max_fanout_per_event: usize,
+    /// Furthest ahead an event may be scheduled (`deliver_at`, `delay`): a
+    /// scheduled delivery holds its row (and its payload) until then, so a
+    /// producer's typo of a year must not keep it for ever.
+    pub max_schedule_ahead: Duration,
     /// Attempts in flight at once to one destination host, over all its endpoints.
     pub host_concurrency: usize,
     /// A worker that records nothing for this long while deliveries are due
@@ -156,6 +162,12 @@ pub struct Settings {
     pub schema_request_budget: Duration,
     /// Schema checks running at once (blocking threads they may hold).
     pub schema_concurrency: usize,
+    /// Longest one run of an endpoint's transformation (`transform`).
+    pub transform_timeout: Duration,
+    /// Most memory one run of a transformation may use, in bytes.
+    pub transform_memory: usize,
+    /// Threads that run transformations (a bounded queue feeds them).
+    pub transform_threads: usize,
 }
 
 impl Default for Settings {
@@ -170,6 +182,13 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// Furthest ahead an event may be scheduled: `FENIX_MAX_SCHEDULE_AHEAD`,
+    /// and never beyond `FENIX_PAYLOAD_RETENTION` (a payload purged before
+    /// its event's time could not be sent).
+    pub fn schedule_horizon(&self) -> Duration {
+        self.max_schedule_ahead.min(self.payload_retention)
+    }
+
     /// Placeholders that [`Default`] overwrites from the table (a test checks
     /// that every field but the two command-line flags has a row).
     fn blank() -> Settings {
@@ -187,6 +206,7 @@ impl Settings {
             unsafe_allow_cidrs: Vec::new(),
             unsafe_allow_http: false,
             extra_ca_cert: None,
+            egress_proxy: None,
             worker_concurrency: 0,
             endpoint_concurrency: 0,
             claim_batch: 0,
@@ -201,6 +221,7 @@ impl Settings {
             maintenance_interval: Duration::ZERO,
             max_endpoints_per_app: 0,
             max_fanout_per_event: 0,
+            max_schedule_ahead: Duration::ZERO,
             host_concurrency: 0,
             worker_stall_after: Duration::ZERO,
             http_header_timeout: Duration::ZERO,
@@ -224,6 +245,9 @@ impl Settings {
             schema_budget: Duration::ZERO,
             schema_request_budget: Duration::ZERO,
             schema_concurrency: 0,
+            transform_timeout: Duration::ZERO,
+            transform_memory: 0,
+            transform_threads: 0,
         }
     }
 

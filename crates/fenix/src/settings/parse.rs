@@ -49,6 +49,23 @@ where
     s.trim().parse::<T>().with_context(|| format!("{s:?} is not a number"))
 }
 
+/// Parses a size in bytes: a whole number, or one with `KiB` or `MiB`.
+pub(super) fn parse_size(s: &str) -> anyhow::Result<usize> {
+    let t = s.trim();
+    let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => t.split_at(i),
+        None => (t, ""),
+    };
+    let unit = match unit.trim() {
+        "" | "B" => 1,
+        "KiB" => 1024,
+        "MiB" => 1024 * 1024,
+        _ => anyhow::bail!("{s:?} is not a size (write bytes, or e.g. 512KiB, 16MiB)"),
+    };
+    let n: usize = digits.parse().with_context(|| format!("{s:?} is not a size (write bytes, or e.g. 16MiB)"))?;
+    n.checked_mul(unit).with_context(|| format!("{s:?} is too large"))
+}
+
 /// Parses `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off` (empty = false).
 pub(super) fn parse_bool(s: &str) -> anyhow::Result<bool> {
     match s.trim().to_ascii_lowercase().as_str() {

@@ -14,7 +14,7 @@ use super::{
     bounds::{at_most_other, count, human, is_public_url, positive_at_most, retention, schedule, span},
     parse::{
         non_empty, parse_bool, parse_duration, parse_duration_or_forever, parse_list, parse_listen, parse_number,
-        parse_origins, parse_schedule,
+        parse_origins, parse_schedule, parse_size,
     },
     view::{dur, list, secret, url_redacted, waits, REDACTED},
     Redacted, Settings,
@@ -328,6 +328,20 @@ pub static SETTINGS: &[Setting] = &[
         ..STR
     },
     Setting {
+        env: "FENIX_EGRESS_PROXY",
+        key: Some("egress_proxy"),
+        doc: "every outbound request through this proxy: http://[user:password@]host:port or socks5://…",
+        set: |s, v| {
+            s.egress_proxy = match non_empty(v) {
+                None => None,
+                Some(text) => Some(crate::egress::EgressProxy::parse(&text)?),
+            };
+            Ok(())
+        },
+        show: |s| s.egress_proxy.as_ref().map(ToString::to_string),
+        ..STR
+    },
+    Setting {
         env: "FENIX_MAX_ENDPOINTS_PER_APP",
         key: Some("max_endpoints_per_app"),
         default: "100",
@@ -366,6 +380,18 @@ pub static SETTINGS: &[Setting] = &[
         show: |s| Some(s.max_batch_bytes.to_string()),
         check: |s| count(s.max_batch_bytes, 1, 256 * MIB),
         ..INT
+    },
+    Setting {
+        env: "FENIX_MAX_SCHEDULE_AHEAD",
+        key: Some("max_schedule_ahead"),
+        default: "30d",
+        doc: "furthest ahead an event's deliver_at or delay may be",
+        set: |s, v| parse_duration(v).map(|d| s.max_schedule_ahead = d),
+        show: |s| dur(s.max_schedule_ahead),
+        // Never beyond FENIX_PAYLOAD_RETENTION either (a payload purged before
+        // its time is never sent): `Settings::schedule_horizon` applies both.
+        check: |s| span(s.max_schedule_ahead, SECOND, 3650 * DAY),
+        ..STR
     },
     Setting {
         env: "FENIX_MAX_PAGE_BYTES",
@@ -599,6 +625,36 @@ pub static SETTINGS: &[Setting] = &[
         set: |s, v| parse_number(v).map(|n| s.schema_concurrency = n),
         show: |s| Some(s.schema_concurrency.to_string()),
         check: |s| count(s.schema_concurrency, 1, 256),
+        ..INT
+    },
+    Setting {
+        env: "FENIX_TRANSFORM_TIMEOUT",
+        key: Some("transform_timeout"),
+        default: "100ms",
+        doc: "longest one run of an endpoint's transformation may take",
+        set: |s, v| parse_duration(v).map(|d| s.transform_timeout = d),
+        show: |s| dur(s.transform_timeout),
+        check: |s| span(s.transform_timeout, MS, 10 * SECOND),
+        ..STR
+    },
+    Setting {
+        env: "FENIX_TRANSFORM_MEMORY",
+        key: Some("transform_memory"),
+        default: "16MiB",
+        doc: "most memory one run of an endpoint's transformation may use",
+        set: |s, v| parse_size(v).map(|n| s.transform_memory = n),
+        show: |s| Some(format!("{}KiB", s.transform_memory / 1024)),
+        check: |s| count(s.transform_memory, 1024 * 1024, 1024 * 1024 * 1024),
+        ..STR
+    },
+    Setting {
+        env: "FENIX_TRANSFORM_THREADS",
+        key: Some("transform_threads"),
+        default: "2",
+        doc: "threads that run endpoints' transformations",
+        set: |s, v| parse_number(v).map(|n| s.transform_threads = n),
+        show: |s| Some(s.transform_threads.to_string()),
+        check: |s| count(s.transform_threads, 1, 64),
         ..INT
     },
 ];

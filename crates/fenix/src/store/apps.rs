@@ -68,6 +68,8 @@ impl Store {
         let deleted = tx.execute("DELETE FROM apps WHERE id = $1", &[id.into()]).await? > 0;
         if deleted {
             tx.execute("DELETE FROM deliveries WHERE app_id = $1", &[id.into()]).await?;
+            // No foreign key keeps them (migration 0020): they go with their events.
+            tx.execute("DELETE FROM event_labels WHERE app_id = $1", &[id.into()]).await?;
         }
         tx.commit().await?;
         Ok(deleted)

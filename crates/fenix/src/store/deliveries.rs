@@ -1,6 +1,7 @@
-//! Deliveries and attempts: the delivery log, and what the worker asks of the
-//! queue besides its hot path (`next_due_at`, `work_due`). The claim / record
-//! / lease cycle itself is in [`super::queue`].
+//! Deliveries and attempts: the delivery log, what the worker asks of the
+//! queue besides its hot path (`next_due_at`, `work_due`, `ended_among`), and
+//! cancelling what is still to be sent of an event (`cancel_event`). The
+//! claim / record / lease cycle itself is in [`super::queue`].
 
 use crate::store::Result;
 use std::sync::LazyLock;
@@ -14,8 +15,8 @@ use super::{
 };
 use crate::{
     ids,
-    lifecycle::{DeliveryStatus, SHOWN_STATUS_SQL},
-    time::Millis,
+    lifecycle::{shown_status_at, DeliveryStatus},
+    time::{self, Millis},
 };
 
 /// A delivery as stored.
@@ -27,7 +28,8 @@ pub struct DeliveryRow {
     /// The event's type, kept on the delivery for the log's filter.
     pub event_type: String,
     pub endpoint_id: crate::ids::EndpointId,
-    /// As shown ([`SHOWN_STATUS_SQL`]): `in_flight` while leased.
+    /// As shown ([`shown_status_at`]): `in_flight` while leased, `scheduled`
+    /// while its event's time is ahead.
     pub status: DeliveryStatus,
     pub attempt_count: i64,
     pub next_attempt_at: Option<Millis>,
@@ -43,19 +45,26 @@ pub struct DeliveryRow {
     /// A `pending` delivery of an ordered endpoint that waits for another of
     /// its lane: that one (the head of the lane, or the one being sent).
     pub blocked_by: Option<String>,
+    /// Why a `skipped` delivery was not sent, when its row says it
+    /// (`transformation_cancelled`); `None` otherwise.
+    pub skip_reason: Option<String>,
 }
 
 /// The columns of a [`DeliveryRow`]. A leased row is shown `in_flight`
-/// ([`SHOWN_STATUS_SQL`]), due again (if its worker vanished) when the lease ends.
+/// ([`shown_status_at`]), due again (if its worker vanished) when the lease
+/// ends; the status is shown at the time bound to `$1`, which every statement
+/// selecting these columns binds first.
 /// The latest attempt's status and error come from one probe of
 /// `attempts_by_delivery` per row, in the same statement (no query per row).
 pub fn delivery_columns() -> &'static str {
     static COLUMNS: LazyLock<String> = LazyLock::new(|| {
         format!(
-            "id, app_id, event_id, event_type, endpoint_id, {SHOWN_STATUS_SQL} AS status, attempt_count, \
+            "id, app_id, event_id, event_type, endpoint_id, {} AS status, attempt_count, \
              COALESCE(lease_until, next_attempt_at) AS next_attempt_at, last_attempt_at, \
              {} AS last_status_code, {} AS last_error, created_at, updated_at, \
-             ordering_key, {} AS blocked_by",
+             ordering_key, {} AS blocked_by, \
+             CASE WHEN deliveries.status = 'skipped' THEN deliveries.skip_reason END AS skip_reason",
+            shown_status_at("$1"),
             latest_attempt("a.response_status"),
             latest_attempt("COALESCE(a.error_detail, a.error)"),
             *BLOCKED_BY_SQL
@@ -120,7 +129,8 @@ pub struct DeliveryFilter {
     pub endpoint_id: Option<crate::ids::EndpointId>,
     pub event_id: Option<crate::ids::EventId>,
     pub event_type: Option<String>,
-    /// As shown: `in_flight` finds the leased `pending` rows.
+    /// As shown: `in_flight` finds the leased `pending` rows, `scheduled`
+    /// those waiting for their event's time.
     pub status: Option<DeliveryStatus>,
     /// Only `pending` deliveries with a failed attempt (`?status=failing`), still being retried.
     pub failing: bool,
@@ -128,6 +138,10 @@ pub struct DeliveryFilter {
     pub until: Option<Millis>,
     pub cursor: Option<String>,
     pub limit: i64,
+    /// Only deliveries of events carrying this channel (`event_labels`).
+    pub channel: Option<String>,
+    /// Only deliveries of events carrying this tag.
+    pub tag: Option<String>,
 }
 
 impl Store {
@@ -147,19 +161,36 @@ impl Store {
         Ok(self.reads().scalar::<i64>(&WORK_DUE, &[now.into()]).await? > 0)
     }
 
+    /// Those of `ids` (deliveries a worker holds) whose rows are no longer
+    /// `pending`: cancelled (or otherwise ended) since they were claimed, so
+    /// not to be sent. A deleted row is left out (its endpoint's deletion is
+    /// seen by the endpoints' watch). Read in statements of 500 ids on a
+    /// reader connection, each a probe of the primary key per id.
+    pub async fn ended_among(&self, ids: &[crate::ids::DeliveryId]) -> Result<Vec<String>> {
+        let mut ended = Vec::new();
+        for chunk in ids.chunks(500) {
+            let mut q = Built::new("SELECT id FROM deliveries WHERE status <> 'pending' AND id IN ");
+            q.bind_list(chunk);
+            ended.extend(self.reads().scalar_all::<String>(&q.sql, &q.values).await?);
+        }
+        Ok(ended)
+    }
+
     /// One delivery of one app.
     pub async fn get_delivery(
         &self,
         app_id: &crate::ids::AppId,
         id: &crate::ids::DeliveryId,
     ) -> Result<Option<DeliveryRow>> {
-        let sql = format!("SELECT {} FROM deliveries WHERE id = $1 AND app_id = $2", delivery_columns());
-        self.reads().fetch_optional(&sql, &[id.into(), app_id.into()]).await
+        let sql = format!("SELECT {} FROM deliveries WHERE id = $2 AND app_id = $3", delivery_columns());
+        self.reads().fetch_optional(&sql, &[time::now_ms().into(), id.into(), app_id.into()]).await
     }
 
     /// The delivery log of an app, newest first.
     pub async fn list_deliveries(&self, app_id: &crate::ids::AppId, f: &DeliveryFilter) -> Result<Vec<DeliveryRow>> {
         let mut q = Built::new(format!("SELECT {} FROM deliveries WHERE app_id = ", delivery_columns()));
+        // `$1`: the time the statuses are shown at (the columns' and the status filter's).
+        q.values.push(time::now_ms().into());
         q.bind(app_id);
         // A delivery's id starts with its creation time (`DeliveryId::new_at`), so
         // the time window is also a range of the primary key, and every index
@@ -183,9 +214,17 @@ impl Store {
         if let Some(v) = &f.event_type {
             q.push(" AND event_type = ").bind(v);
         }
+        // The events carrying the label, on `event_labels`' key, and their
+        // deliveries on `deliveries_by_event`; or, when most events carry it,
+        // the planner walks the app's log and probes the key per row.
+        for (kind, name) in super::events::label_filters(f.channel.as_deref(), f.tag.as_deref()) {
+            q.push(" AND event_id IN (");
+            super::events::labelled_events(&mut q, app_id.as_str(), kind, name);
+            q.push(")");
+        }
         if let Some(status) = f.status {
-            match status.shown_condition() {
-                Some(condition) => q.push(" AND ").push(condition),
+            match status.shown_condition("$1") {
+                Some(condition) => q.push(" AND ").push(&condition),
                 None => q.push(" AND status = ").bind(status),
             };
         }
@@ -221,5 +260,44 @@ impl Store {
              response_excerpt, error, error_detail, signed_with FROM attempts WHERE delivery_id = $1 \
              ORDER BY attempt_number, started_at";
         self.reads().fetch_all(sql, &[delivery_id.into()]).await
+    }
+}
+
+/// Cancels the pending deliveries of event $1 of app $2 at $3: they become
+/// `skipped`, `cancelled`, and lose any lease (the worker holding one then
+/// writes nothing for it, and does not start it: `worker::watch`).
+const CANCEL_EVENT: &str = "UPDATE deliveries SET status = 'skipped', skip_reason = 'cancelled', \
+     lease_until = NULL, lease_owner = NULL, updated_at = $3 \
+     WHERE event_id = $1 AND app_id = $2 AND status = 'pending' RETURNING id, lane_seq";
+
+impl Store {
+    /// Cancels what is still to be sent of one event of one app: each of its
+    /// deliveries still `pending` (scheduled, waiting for its first attempt
+    /// or a retry, or in a worker's hands but not started) becomes `skipped`
+    /// with the reason `cancelled` (a replay can still send it). Answers how
+    /// many; `None` when the event is not the app's. On an ordered endpoint
+    /// the lane goes on: its next delivery, parked behind a cancelled one, is
+    /// due now (or at its own scheduled time), in the same transaction.
+    pub async fn cancel_event(
+        &self,
+        app_id: &crate::ids::AppId,
+        id: &crate::ids::EventId,
+        now: Millis,
+    ) -> Result<Option<u64>> {
+        let mut tx = self.writes().begin_write().await?;
+        let known: Option<String> = tx
+            .scalar_optional("SELECT id FROM events WHERE id = $1 AND app_id = $2", &[id.into(), app_id.into()])
+            .await?;
+        if known.is_none() {
+            return Ok(None);
+        }
+        let cancelled: Vec<(String, Option<i64>)> =
+            tx.conn().fetch_all(CANCEL_EVENT, &[id.into(), app_id.into(), now.into()]).await?;
+        for (delivery, _) in cancelled.iter().filter(|(_, lane_seq)| lane_seq.is_some()) {
+            let values = [delivery.into(), now.into(), PARKED.into()];
+            tx.execute(super::queue::PROMOTE_NEXT, &values).await?;
+        }
+        tx.commit().await?;
+        Ok(Some(cancelled.len() as u64))
     }
 }

@@ -77,13 +77,13 @@ where
 /// The columns of [`EndpointRow`]: its own, then [`SPEC_COLUMNS`].
 const ENDPOINT_COLUMNS: &str = "id, app_id, url, description, state, state_reason, state_changed_at, created_at, \
      updated_at, signature_scheme, signing_algorithm, event_types, headers, retry_schedule, \
-     final_status_codes, attempt_timeout_ms, ordered, on_dead_letter, rate_limit_per_sec";
+     final_status_codes, attempt_timeout_ms, ordered, on_dead_letter, rate_limit_per_sec, tls, auth, channels, transformation, filter";
 
 /// Inserts an endpoint: one value for each of [`ENDPOINT_COLUMNS`].
 static INSERT_ENDPOINT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
         "INSERT INTO endpoints ({ENDPOINT_COLUMNS}) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)"
     )
 });
 
@@ -101,7 +101,12 @@ const UPDATE_ENDPOINT: &str = "UPDATE endpoints SET url = COALESCE($3, url), des
      retry_schedule = CASE WHEN $10 = 1 THEN $11 ELSE retry_schedule END, \
      final_status_codes = COALESCE($12, final_status_codes), \
      attempt_timeout_ms = CASE WHEN $13 = 1 THEN $14 ELSE attempt_timeout_ms END, \
-     ordered = COALESCE($15, ordered), on_dead_letter = COALESCE($16, on_dead_letter) \
+     ordered = COALESCE($15, ordered), on_dead_letter = COALESCE($16, on_dead_letter), \
+     tls = CASE WHEN $17 = 1 THEN $18 ELSE tls END, \
+     auth = CASE WHEN $19 = 1 THEN $20 ELSE auth END, \
+     channels = COALESCE($21, channels), \
+     transformation = CASE WHEN $22 = 1 THEN $23 ELSE transformation END, \
+     filter = CASE WHEN $24 = 1 THEN $25 ELSE filter END \
      WHERE id = $1 AND app_id = $2";
 
 /// A new endpoint with its first secret, already sealed.
@@ -127,6 +132,16 @@ pub struct EndpointPatch {
     pub attempt_timeout: Option<Option<Duration>>,
     pub ordered: Option<bool>,
     pub on_dead_letter: Option<OnDeadLetter>,
+    /// `Some(None)`: no TLS material any more; `Some(Some(_))`: replaced whole.
+    pub tls: Option<Option<crate::endpoint_tls::EndpointTls>>,
+    /// OAuth2 client credentials; `Some(None)` removes them.
+    pub auth: Option<Option<crate::oauth::spec::EndpointAuth>>,
+    /// The channels, replaced whole (`[]`: every event).
+    pub channels: Option<Vec<String>>,
+    /// The transformation's script; `Some(None)` removes it.
+    pub transformation: Option<Option<std::sync::Arc<str>>>,
+    /// The content filter's checked text; `Some(None)` removes it.
+    pub filter: Option<Option<String>>,
     /// With a new `url` when ownership must be proved: the endpoint becomes
     /// unverified with this challenge in the same transaction.
     pub challenge: Option<NewChallenge>,
@@ -236,6 +251,11 @@ impl Store {
             spec.ordered.into(),
             (&spec.on_dead_letter).into(),
             spec.rate_limit_per_sec.into(),
+            (&spec.tls).into(),
+            (&spec.auth).into(),
+            (&spec.channels).into(),
+            (&spec.transformation).into(),
+            (&spec.filter).into(),
         ];
         tx.execute(&INSERT_ENDPOINT, &values).await?;
         let sql = "INSERT INTO endpoint_secrets (endpoint_id, version, sealed, created_at, expires_at, public_key) \
@@ -284,6 +304,7 @@ impl Store {
         // The spec's fields in their stored form (`endpoint_spec`), each
         // `None` when left as it is; a nullable one with its "set" flag.
         let event_types = p.event_types.as_ref().map(EventTypeFilter::to_json);
+        let channels = p.channels.as_deref().map(crate::labels::to_json);
         let headers = p.headers.as_ref().map(StoredHeaders::to_json);
         let final_codes = p.final_status_codes.as_deref().map(endpoint_spec::final_codes_column);
         let flagged = |set: bool| i64::from(set);
@@ -292,6 +313,9 @@ impl Store {
             flagged(p.retry_schedule.is_some()),
             p.retry_schedule.as_ref().and_then(|s| s.as_deref().map(endpoint_spec::schedule_column)),
         );
+        let (set_tls, tls) = (flagged(p.tls.is_some()), p.tls.as_ref().and_then(|t| t.as_ref().map(|t| t.to_json())));
+        let (set_auth, auth) =
+            (flagged(p.auth.is_some()), p.auth.as_ref().and_then(|a| a.as_ref().map(|a| a.to_json())));
         let (set_timeout, timeout) =
             (flagged(p.attempt_timeout.is_some()), p.attempt_timeout.flatten().map(endpoint_spec::timeout_column));
         let values = [
@@ -311,6 +335,15 @@ impl Store {
             timeout.into(),
             p.ordered.into(),
             p.on_dead_letter.map(OnDeadLetter::as_str).into(),
+            set_tls.into(),
+            (&tls).into(),
+            set_auth.into(),
+            (&auth).into(),
+            (&channels).into(),
+            flagged(p.transformation.is_some()).into(),
+            p.transformation.as_ref().and_then(|t| t.as_deref()).into(),
+            flagged(p.filter.is_some()).into(),
+            p.filter.as_ref().and_then(|f| f.as_deref()).into(),
         ];
         let mut tx = self.writes().begin_write().await?;
         let changed = tx.execute(UPDATE_ENDPOINT, &values).await? > 0;

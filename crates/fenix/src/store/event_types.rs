@@ -5,12 +5,12 @@
 
 use super::{apps::CURSOR_END, Store};
 use crate::store::Result;
-use crate::time::Millis;
+use crate::{ids::EventTypeId, time::Millis};
 
 /// A catalogued event type as stored.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct EventTypeRow {
-    pub id: String,
+    pub id: EventTypeId,
     pub name: String,
     pub description: String,
     /// JSON text of the schema.
@@ -60,9 +60,10 @@ impl Store {
     }
 
     /// Types newest first, strictly before the id `cursor`.
-    pub async fn list_event_types(&self, cursor: Option<&str>, limit: i64) -> Result<Vec<EventTypeRow>> {
+    pub async fn list_event_types(&self, cursor: Option<&EventTypeId>, limit: i64) -> Result<Vec<EventTypeRow>> {
         let sql = format!("SELECT {COLUMNS} FROM event_type_catalogue WHERE id < $1 ORDER BY id DESC LIMIT $2");
-        self.reads().fetch_all(&sql, &[cursor.unwrap_or(CURSOR_END).into(), limit.into()]).await
+        let cursor = cursor.map_or(CURSOR_END, EventTypeId::as_str);
+        self.reads().fetch_all(&sql, &[cursor.into(), limit.into()]).await
     }
 
     /// Every type's name and revision: what a cache refresh reads first.

@@ -17,6 +17,16 @@ pub struct EventRow {
     pub payload_sha256: String,
     pub delivery_count: i64,
     pub created_at: Millis,
+    /// JSON array of the event's channels (`labels`), `[]` for none.
+    pub channels: String,
+    /// JSON array of the event's tags, `[]` for none.
+    pub tags: String,
+    /// When its deliveries were due first, for an event sent with
+    /// `deliver_at` or `delay` (`None`: at once, when it was accepted).
+    pub deliver_at: Option<Millis>,
+    /// When its payload was erased on request (`POST …/expunge`, migration
+    /// 0024); `None`: never (a payload purged by retention has none either).
+    pub expunged_at: Option<Millis>,
 }
 
 /// What ingestion writes.
@@ -40,6 +50,17 @@ pub struct NewEvent {
     /// The producer's ordering key (1-256 characters): on an ordered endpoint,
     /// order holds per key; `None` is the endpoint's one keyless lane.
     pub ordering_key: Option<String>,
+    /// The event's channels (at most 10 validated names, no duplicates, in
+    /// the producer's order): an endpoint that lists channels receives only
+    /// events sharing at least one of them. Empty: no channel.
+    pub channels: Vec<String>,
+    /// The event's tags (at most 10 validated names, no duplicates): only
+    /// for filtering the logs (and content filters); they do not route.
+    pub tags: Vec<String>,
+    /// A scheduled event: its deliveries are stored now and due then (after
+    /// `created_at`, at most `FENIX_MAX_SCHEDULE_AHEAD` ahead: the API
+    /// checks it). `None`: due at once.
+    pub deliver_at: Option<Millis>,
 }
 
 /// Result of ingestion: the stored event, and whether this call created it
@@ -76,12 +97,16 @@ pub struct EventFilter {
     pub cursor: Option<String>,
     pub limit: i64,
     pub include_payload: bool,
+    /// Only events carrying this channel (`event_labels`).
+    pub channel: Option<String>,
+    /// Only events carrying this tag.
+    pub tag: Option<String>,
 }
 
 /// An event by its idempotency key (no payload).
 pub(super) const EVENT_BY_KEY: &str =
     "SELECT id, app_id, event_type, idempotency_key, NULL AS payload, payload_sha256, delivery_count, \
-     created_at FROM events WHERE app_id = $1 AND idempotency_key = $2";
+     created_at, channels, tags, deliver_at, expunged_at FROM events WHERE app_id = $1 AND idempotency_key = $2";
 
 impl NewEvent {
     /// The row this event becomes once stored with `delivery_count` deliveries (payload not loaded).
@@ -95,15 +120,25 @@ impl NewEvent {
             payload_sha256: self.payload_sha256.clone(),
             delivery_count,
             created_at: self.created_at,
+            channels: crate::labels::to_json(&self.channels),
+            tags: crate::labels::to_json(&self.tags),
+            deliver_at: self.deliver_at,
+            expunged_at: None,
         }
+    }
+
+    /// When its deliveries are first due: its `deliver_at`, else at once.
+    pub fn due_at(&self) -> Millis {
+        self.deliver_at.unwrap_or(self.created_at)
     }
 }
 
 /// The columns of an event in the log (the payload bytes stay in the database).
 pub const EVENT_COLUMNS: &str =
-    "id, app_id, event_type, idempotency_key, NULL AS payload, payload_sha256, delivery_count, created_at";
-const EVENT_COLUMNS_WITH_PAYLOAD: &str =
-    "id, app_id, event_type, idempotency_key, payload, payload_sha256, delivery_count, created_at";
+    "id, app_id, event_type, idempotency_key, NULL AS payload, payload_sha256, delivery_count, created_at, \
+     channels, tags, deliver_at, expunged_at";
+const EVENT_COLUMNS_WITH_PAYLOAD: &str = "id, app_id, event_type, idempotency_key, payload, payload_sha256, \
+     delivery_count, created_at, channels, tags, deliver_at, expunged_at";
 
 impl Store {
     /// One event of one app.
@@ -204,6 +239,32 @@ fn log_query<'a>(cols: &str, app_id: &'a str, f: &'a EventFilter) -> Built<'a> {
     if let Some(u) = f.until {
         q.push(" AND created_at < ").bind(u);
     }
+    for (kind, name) in label_filters(f.channel.as_deref(), f.tag.as_deref()) {
+        q.push(" AND id IN (");
+        labelled_events(&mut q, app_id, kind, name);
+        // The same bound as the page's: the primary key's range starts at the cursor.
+        q.push(" AND event_id < ").bind(f.cursor.as_deref().unwrap_or(CURSOR_END));
+        q.push(")");
+    }
     q.push(" ORDER BY id DESC LIMIT ").bind(f.limit);
     q
+}
+
+/// The label filters asked for: (kind, name) of a channel and of a tag.
+pub(super) fn label_filters<'a>(
+    channel: Option<&'a str>,
+    tag: Option<&'a str>,
+) -> impl Iterator<Item = (crate::labels::Kind, &'a str)> {
+    use crate::labels::Kind;
+    channel.map(|c| (Kind::Channel, c)).into_iter().chain(tag.map(|t| (Kind::Tag, t)))
+}
+
+/// `SELECT event_id FROM event_labels …`: the events of `app_id` carrying
+/// the label, read on the table's primary key (`app_id, kind, name,
+/// event_id`; the migration says why a table of its own). Both logs filter
+/// through it: the event log's `id IN (…)`, the delivery log's `event_id IN (…)`.
+pub(super) fn labelled_events<'a>(q: &mut Built<'a>, app_id: &'a str, kind: crate::labels::Kind, name: &'a str) {
+    q.push("SELECT event_id FROM event_labels WHERE app_id = ").bind(app_id);
+    q.push(" AND kind = ").bind(kind.as_str());
+    q.push(" AND name = ").bind(name);
 }

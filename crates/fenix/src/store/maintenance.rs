@@ -36,6 +36,15 @@ impl Store {
         self.writes().execute(sql, &[(&ids::EventId::floor(cutoff)).into(), batch.into()]).await
     }
 
+    /// Forgets the transformed requests (migration 0022) of up to `batch`
+    /// deliveries of events created before `cutoff`: they hold the payload
+    /// in another shape, so they go with it.
+    pub async fn purge_transformed_requests(&self, cutoff: Millis, batch: i64) -> Result<u64> {
+        let sql = "UPDATE deliveries SET transformed_request = NULL, transformed_body = NULL WHERE id IN \
+             (SELECT id FROM deliveries WHERE event_id < $1 AND transformed_request IS NOT NULL LIMIT $2)";
+        self.writes().execute(sql, &[(&ids::EventId::floor(cutoff)).into(), batch.into()]).await
+    }
+
     /// Deletes up to `batch` attempts started before `cutoff` of deliveries in a terminal state
     /// (a delivery still being retried keeps its history).
     pub async fn purge_attempts(&self, cutoff: Millis, batch: i64) -> Result<u64> {

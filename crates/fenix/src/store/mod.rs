@@ -32,6 +32,7 @@
 //! | `outcomes.rs` | recording a batch of outcomes so that one refused outcome cannot stall the rest |
 //! | `ownership.rs` | proof of endpoint ownership: the `unverified` flag, open challenges, their leased claim and results |
 //! | `events.rs` | `NewEvent`, `Ingested`, the event log |
+//! | `expunge.rs` | erasing one event's payload on request, and telling an erased payload from a purged one |
 //! | `event_types.rs` | the event-type catalogue (names, schemas, examples), with a revision per change for the instances' caches |
 //! | `deliveries.rs` | the delivery log, attempts, `next_due_at`, `work_due` |
 //! | `replay.rs` | re-queueing failed or skipped deliveries |
@@ -42,6 +43,7 @@
 //! | `limits.rs` | limits shared by every instance on PostgreSQL: concurrency slots leased in blocks, rate-limit send times taken in runs |
 //! | `send_budgets.rs` | budgets of tenant-triggered requests (challenges, test events, replays): GCRA buckets taken all or nothing |
 //! | `maintenance.rs` | retention purges, auto-disable candidates, stats, queue gauges |
+//! | `retention.rs` | apps' own retentions and the purges of one app that apply them |
 //! | `sqlite_files.rs` | owner-only permissions of the SQLite files |
 //!
 //! SQLite gets one writer connection and a pool of read-only connections: writes
@@ -92,23 +94,28 @@ use sqlx::{
 
 pub mod apps;
 pub mod deliveries;
+pub mod endpoint_tls;
 pub mod endpoints;
 mod error;
 pub mod event_types;
 pub mod events;
+pub mod expunge;
 pub mod limits;
 pub mod maintenance;
 pub mod master_keys;
 mod meta;
+pub mod oauth_tokens;
 pub mod outcomes;
 pub mod ownership;
 pub mod queue;
 pub mod replay;
+pub mod retention;
 pub mod send_budgets;
 pub mod sessions;
 mod sql;
 mod sqlite_files;
 pub mod tokens;
+pub mod transformed;
 
 pub use deliveries::{AttemptRecord, DeliveryFilter};
 pub use endpoints::{EndpointPatch, NewEndpoint};
@@ -212,6 +219,10 @@ impl Store {
                 .pragma("cache_size", "-16000")
                 .pragma("temp_store", "memory")
                 .pragma("wal_autocheckpoint", WRITER_AUTOCHECKPOINT_PAGES)
+                // Deleted content (an erased or purged payload, a deleted
+                // row) is overwritten with zeros, not left in free space of
+                // the file (`store::expunge`); writes measured no slower.
+                .pragma("secure_delete", "on")
                 // Rows travel from sqlx's SQLite thread one message each: a deep
                 // buffer lets a 256-row claim flow without a wake-up per row.
                 .row_buffer_size(1024);

@@ -158,7 +158,7 @@ const CLAIM: &str = "UPDATE endpoint_challenges SET lease_until = $2, lease_toke
 /// `endpoint_spec::SPEC_COLUMNS`, are the endpoint's: no challenge column has their names).
 const CLAIMED: &str = "SELECT c.endpoint_id, c.challenge, c.attempts, c.lease_token, e.url, \
      signature_scheme, signing_algorithm, event_types, headers, retry_schedule, \
-     final_status_codes, attempt_timeout_ms, ordered, on_dead_letter, rate_limit_per_sec \
+     final_status_codes, attempt_timeout_ms, ordered, on_dead_letter, rate_limit_per_sec, tls, auth, channels, transformation, filter \
      FROM endpoint_challenges c JOIN endpoints e ON e.id = c.endpoint_id \
      WHERE c.endpoint_id = $1 AND c.lease_token = $2";
 

@@ -10,7 +10,11 @@
 
 use super::Store;
 use crate::store::Result;
-use crate::time::Millis;
+use crate::{
+    access::Access,
+    ids::{AppId, ConsoleSessionId, PortalSessionId, TokenId},
+    time::Millis,
+};
 
 /// How long rows stay after they expired (listed as expired), before they are purged.
 const KEPT_AFTER_EXPIRY_MS: Millis = 30 * 86_400 * 1000;
@@ -18,10 +22,9 @@ const KEPT_AFTER_EXPIRY_MS: Millis = 30 * 86_400 * 1000;
 /// A new portal link, as stored (its secret only as a digest).
 #[derive(Debug, Clone)]
 pub struct NewPortalLink {
-    pub id: String,
-    pub app_id: String,
-    /// `manage` or `read`.
-    pub access: String,
+    pub id: PortalSessionId,
+    pub app_id: AppId,
+    pub access: Access,
     pub link_sha256: String,
     pub expires_at: Millis,
     pub created_at: Millis,
@@ -31,8 +34,8 @@ pub struct NewPortalLink {
 /// A portal link (and the session made from it) as listed: no secret.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct PortalLinkRow {
-    pub id: String,
-    pub app_id: String,
+    pub id: PortalSessionId,
+    pub app_id: AppId,
     pub access: String,
     pub expires_at: Millis,
     pub used_at: Option<Millis>,
@@ -44,10 +47,12 @@ pub struct PortalLinkRow {
 /// A session found by its cookie, with what decides whether it still holds.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct SessionRow {
+    /// A [`ConsoleSessionId`] for an operator's session, the link's
+    /// [`PortalSessionId`] for a portal session: which one is told by `kind`.
     pub id: String,
     /// `operator` or `portal`.
     pub kind: String,
-    pub app_id: Option<String>,
+    pub app_id: Option<AppId>,
     pub app_name: Option<String>,
     /// `admin`, `manage` or `read`.
     pub access: String,
@@ -55,7 +60,7 @@ pub struct SessionRow {
     pub revoked_at: Option<Millis>,
     /// For an operator session, the id of the admin token it logged in with,
     /// or `None` once that token was revoked.
-    pub token_id: Option<String>,
+    pub token_id: Option<TokenId>,
 }
 
 /// What an exchange of a link secret came to.
@@ -81,7 +86,7 @@ impl Store {
         let values = [
             (&link.id).into(),
             (&link.app_id).into(),
-            (&link.access).into(),
+            link.access.as_str().into(),
             (&link.link_sha256).into(),
             link.expires_at.into(),
             link.created_at.into(),
@@ -93,7 +98,7 @@ impl Store {
     /// Stores an operator's session, bound to the admin token it logged in with.
     pub async fn insert_operator_session(
         &self,
-        id: &str,
+        id: &ConsoleSessionId,
         session_sha256: &str,
         admin_token_sha256: &str,
         expires_at: Millis,
@@ -138,7 +143,7 @@ impl Store {
         &self,
         link_sha256: &str,
         now: Millis,
-    ) -> Result<Option<(String, String)>> {
+    ) -> Result<Option<(AppId, String)>> {
         let sql = "SELECT app_id, access FROM console_sessions \
              WHERE link_sha256 = $1 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $2";
         self.reads().fetch_optional(sql, &[link_sha256.into(), now.into()]).await
@@ -167,20 +172,21 @@ impl Store {
     /// An app's portal links, newest first, strictly before `cursor`.
     pub async fn list_portal_links(
         &self,
-        app_id: &str,
-        cursor: Option<&str>,
+        app_id: &AppId,
+        cursor: Option<&PortalSessionId>,
         limit: i64,
     ) -> Result<Vec<PortalLinkRow>> {
         let sql = "SELECT id, app_id, access, expires_at, used_at, revoked_at, created_at, label \
              FROM console_sessions WHERE app_id = $1 AND kind = 'portal' AND id < $2 \
              ORDER BY id DESC LIMIT $3";
-        let values = [app_id.into(), cursor.unwrap_or(super::apps::CURSOR_END).into(), limit.into()];
+        let values =
+            [app_id.into(), cursor.map_or(super::apps::CURSOR_END, PortalSessionId::as_str).into(), limit.into()];
         self.reads().fetch_all(sql, &values).await
     }
 
     /// Revokes an app's portal link and the session made from it; answers
     /// whether the link exists (revoking twice is not an error).
-    pub async fn revoke_portal_link(&self, app_id: &str, id: &str, now: Millis) -> Result<bool> {
+    pub async fn revoke_portal_link(&self, app_id: &AppId, id: &PortalSessionId, now: Millis) -> Result<bool> {
         let sql = "UPDATE console_sessions SET revoked_at = COALESCE(revoked_at, $3) \
              WHERE id = $1 AND app_id = $2 AND kind = 'portal'";
         Ok(self.writes().execute(sql, &[id.into(), app_id.into(), now.into()]).await? > 0)

@@ -71,7 +71,18 @@ macro_rules! text_ids {
         }
     )*};
 }
-text_ids!(AppId, EndpointId, EventId, DeliveryId, AttemptId, StateChangeId, EventTypeId, TokenId, PortalSessionId);
+text_ids!(
+    AppId,
+    EndpointId,
+    EventId,
+    DeliveryId,
+    AttemptId,
+    StateChangeId,
+    EventTypeId,
+    TokenId,
+    PortalSessionId,
+    ConsoleSessionId
+);
 
 impl<'a, T: Text + ?Sized> From<&'a T> for Value<'a> {
     fn from(v: &'a T) -> Value<'a> {

@@ -7,13 +7,14 @@ use super::Store;
 use crate::store::{Error, Result};
 use crate::{
     access::{Access, Principal},
+    ids::{AppId, TokenId},
     time::Millis,
 };
 
 /// A token to store: its hash, never the token.
 #[derive(Debug, Clone)]
 pub struct NewToken {
-    pub id: String,
+    pub id: TokenId,
     pub name: String,
     pub sha256: String,
     /// What the token reaches: [`Principal::Admin`] or one app.
@@ -26,7 +27,7 @@ pub struct NewToken {
 /// A stored token, as listed (no secret: none is stored).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenRow {
-    pub id: String,
+    pub id: TokenId,
     pub name: String,
     pub principal: Principal,
     pub expires_at: Option<Millis>,
@@ -43,12 +44,12 @@ pub enum TokenDeletion {
 }
 
 /// The row as read: `(id, name, app_id, access, expires_at, created_at)`.
-type RawToken = (String, String, Option<String>, String, Option<Millis>, Millis);
+type RawToken = (TokenId, String, Option<AppId>, String, Option<Millis>, Millis);
 
 const COLUMNS: &str = "id, name, app_id, access, expires_at, created_at";
 
 /// The stored text of a token's access (the column `access`).
-fn access_text(p: &Principal) -> (&'static str, Option<&str>) {
+fn access_text(p: &Principal) -> (&'static str, Option<&AppId>) {
     match p {
         Principal::Admin => ("admin", None),
         Principal::App { app_id, access } => (access.as_str(), Some(app_id)),
@@ -96,9 +97,9 @@ impl Store {
     }
 
     /// Stores an admin token that never expires (the bootstrap token, `fenix token create`).
-    pub async fn insert_admin_token(&self, id: &str, name: &str, sha256: &str, now: Millis) -> Result<()> {
+    pub async fn insert_admin_token(&self, id: &TokenId, name: &str, sha256: &str, now: Millis) -> Result<()> {
         self.insert_token(&NewToken {
-            id: id.into(),
+            id: id.clone(),
             name: name.into(),
             sha256: sha256.into(),
             principal: Principal::Admin,
@@ -118,24 +119,24 @@ impl Store {
     }
 
     /// One token by id.
-    pub async fn get_token(&self, id: &str) -> Result<Option<TokenRow>> {
+    pub async fn get_token(&self, id: &TokenId) -> Result<Option<TokenRow>> {
         let sql = format!("SELECT {COLUMNS} FROM admin_tokens WHERE id = $1");
         let row: Option<RawToken> = self.reads().fetch_optional(&sql, &[id.into()]).await?;
         row.map(decode).transpose()
     }
 
     /// Tokens newest first, strictly before `cursor` (expired ones included).
-    pub async fn list_tokens(&self, cursor: Option<&str>, limit: i64) -> Result<Vec<TokenRow>> {
+    pub async fn list_tokens(&self, cursor: Option<&TokenId>, limit: i64) -> Result<Vec<TokenRow>> {
         // The writer on SQLite, as the CLI's reads: a token just made is listed.
         let sql = format!("SELECT {COLUMNS} FROM admin_tokens WHERE id < $1 ORDER BY id DESC LIMIT $2");
-        let values = [cursor.unwrap_or(super::apps::CURSOR_END).into(), limit.into()];
+        let values = [cursor.map_or(super::apps::CURSOR_END, TokenId::as_str).into(), limit.into()];
         let rows: Vec<RawToken> = self.writes().fetch_all(&sql, &values).await?;
         rows.into_iter().map(decode).collect()
     }
 
     /// Deletes a token by id, whatever it is (the CLI: whoever runs it can make another);
     /// answers whether it existed.
-    pub async fn delete_token(&self, id: &str) -> Result<bool> {
+    pub async fn delete_token(&self, id: &TokenId) -> Result<bool> {
         Ok(self.writes().execute(DELETE, &[id.into()]).await? > 0)
     }
 
@@ -144,7 +145,7 @@ impl Store {
     /// deletes of the last two admin tokens cannot both succeed: SQLite's
     /// write transaction is exclusive, and PostgreSQL's locks the table
     /// against other writers (readers, such as token checks, go on).
-    pub async fn delete_token_keeping_an_admin(&self, id: &str, now: Millis) -> Result<TokenDeletion> {
+    pub async fn delete_token_keeping_an_admin(&self, id: &TokenId, now: Millis) -> Result<TokenDeletion> {
         let db = self.writes();
         let mut tx = db.begin_write().await?;
         if db.concurrent_writes() {
@@ -172,25 +173,30 @@ impl Store {
 mod tests {
     use super::*;
 
-    fn raw(app: Option<&str>, access: &str) -> RawToken {
-        ("tok_1".into(), "n".into(), app.map(Into::into), access.into(), None, 0)
+    fn raw(app: Option<&AppId>, access: &str) -> RawToken {
+        (TokenId::from_stored("tok_1".into()), "n".into(), app.cloned(), access.into(), None, 0)
+    }
+
+    fn app_1() -> AppId {
+        AppId::from_stored("app_1".into())
     }
 
     #[test]
     fn rows_decode_to_the_principal_they_stand_for_or_fail() {
         assert_eq!(decode(raw(None, "admin")).unwrap().principal, Principal::Admin);
         assert_eq!(
-            decode(raw(Some("app_1"), "read")).unwrap().principal,
-            Principal::App { app_id: "app_1".into(), access: Access::Read }
+            decode(raw(Some(&app_1()), "read")).unwrap().principal,
+            Principal::App { app_id: app_1(), access: Access::Read }
         );
         assert_eq!(
-            decode(raw(Some("app_1"), "manage")).unwrap().principal,
-            Principal::App { app_id: "app_1".into(), access: Access::Manage }
+            decode(raw(Some(&app_1()), "manage")).unwrap().principal,
+            Principal::App { app_id: app_1(), access: Access::Manage }
         );
-        for (app, access) in [(None, "read"), (Some("app_1"), "admin"), (None, "root"), (Some("app_1"), "")] {
+        let app = app_1();
+        for (app, access) in [(None, "read"), (Some(&app), "admin"), (None, "root"), (Some(&app), "")] {
             assert!(decode(raw(app, access)).is_err(), "{app:?} {access}");
         }
-        for p in [Principal::Admin, Principal::App { app_id: "app_1".into(), access: Access::Read }] {
+        for p in [Principal::Admin, Principal::App { app_id: app_1(), access: Access::Read }] {
             let (access, app) = access_text(&p);
             assert_eq!(decode(raw(app, access)).unwrap().principal, p);
         }

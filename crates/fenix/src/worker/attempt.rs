@@ -6,20 +6,28 @@
 //! schedule decides. It reports; it changes nothing itself: what follows an
 //! outcome happens once it is recorded (`reactions.rs`).
 
+mod authorized;
+mod tls_fallback;
+mod transformed;
+
+/// A request with the endpoint's OAuth2 bearer token (deliveries and ownership challenges).
+pub(super) use authorized::send as send_authorized;
+/// A request through the endpoint's own client, the previous identity tried on a TLS failure.
+pub(super) use tls_fallback::send_with;
+
 use std::{error::Error as _, time::Duration};
 
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE, RETRY_AFTER};
 
 use super::{
-    error_class::ErrorClass,
     job::Job,
     reactions::Notes,
     recorder::Reported,
     schedule::{self, parse_retry_after, AttemptFacts, Next},
     signing_keys::{self, LiveSecret, Reloaded},
 };
-use crate::{ids, state::SharedState, store::deliveries::AttemptRecord, time};
+use crate::{error_class::ErrorClass, ids, state::SharedState, store::deliveries::AttemptRecord, time};
 
 /// Builds, signs and sends one attempt of `job` under the attempt timeout;
 /// decides what comes next.
@@ -35,9 +43,16 @@ pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys:
     // fresh DNS resolution, which a hostile name server can hold), signing,
     // the request and the excerpt. The duration counts all of it.
     let mut versions: Vec<i64> = Vec::new();
-    let timed =
-        tokio::time::timeout(timeout, check_sign_send(state, client, keys, job, attempt_id.as_str(), &mut versions))
-            .await;
+    let mut cancelled = false;
+    let mut prepared = Duration::ZERO;
+    let deadline = tokio::time::Instant::now() + timeout;
+    let out = (&mut versions, &mut cancelled, &mut prepared);
+    let sending = check_sign_send(state, client, keys, job, attempt_id.as_str(), deadline, out);
+    let timed = tokio::time::timeout_at(deadline, sending).await;
+    if cancelled {
+        // The endpoint's transformation cancelled the delivery: no attempt.
+        return Reported::without_attempt(c.outcome(crate::lifecycle::DeliveryStatus::Skipped, None, None));
+    }
     let mut result = timed.unwrap_or_else(|_| timed_out(timeout));
     result.duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
     let finished = time::now_ms();
@@ -49,6 +64,7 @@ pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys:
         error: result.error,
         first_success_ms: (next == Next::Succeeded && c.budget_start == 0).then(|| finished - job.event_created_at),
         gone: next == Next::Gone,
+        prepared,
     };
     let (status, next_attempt_at) = (next.status(), next.retry_at());
     tracing::debug!(
@@ -85,12 +101,32 @@ async fn check_sign_send(
     keys: &Reloaded,
     job: &Job,
     attempt_id: &str,
-    versions: &mut Vec<i64>,
+    deadline: tokio::time::Instant,
+    (versions, cancelled, prepared): (&mut Vec<i64>, &mut bool, &mut Duration),
 ) -> AttemptResult {
     let url = match check_destination(state, &job.url).await {
         Ok(url) => url,
         Err(e) => return refused(ErrorClass::of_destination(&e), e.to_string()),
     };
+    // Only an endpoint with a transformation pays for one (`transformed.rs`);
+    // the time it takes is Fenix's, not the receiver's (`Notes::prepared`).
+    let preparing = std::time::Instant::now();
+    let transformed = match &job.policy.transformation {
+        None => None,
+        Some(script) => {
+            let made = transformed::prepare(state, job, script, url, deadline.into_std()).await;
+            *prepared = preparing.elapsed();
+            match made {
+                transformed::Prepared::Send(t) => Some(t),
+                transformed::Prepared::Cancelled => {
+                    *cancelled = true;
+                    return refused(ErrorClass::TransformationFailed, "cancelled".into());
+                }
+                transformed::Prepared::Failed(result) => return result,
+            }
+        }
+    };
+    let body = transformed.as_ref().map_or_else(|| job.envelope.clone(), |t| Bytes::from(t.body.clone()));
     let now = time::now_ms();
     let c = &job.claimed;
     let secrets =
@@ -104,7 +140,7 @@ async fn check_sign_send(
         id: c.event_id.as_str(),
         event_type: &job.event_type,
         attempt_id,
-        body: &job.envelope,
+        body: &body,
     };
     let mut headers = match signed_headers(&live, job.scheme, &message, now) {
         Ok(headers) => headers,
@@ -117,8 +153,35 @@ async fn check_sign_send(
             "a sensitive custom header of the endpoint could not be opened".into(),
         );
     };
-    add_custom_headers(&mut headers, custom);
-    send(client, Request { url: url.clone(), headers, body: job.envelope.clone() }).await
+    let (url, method) = match &transformed {
+        None => {
+            add_custom_headers(&mut headers, custom);
+            (url.clone(), reqwest::Method::POST)
+        }
+        Some(t) => {
+            // The script's headers, then the sealed ones it was not given
+            // (they win over a header of the same name); Fenix's own stay.
+            for (name, value) in &t.headers {
+                if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
+                    if !headers.contains_key(&n) {
+                        headers.insert(n, v);
+                    }
+                }
+            }
+            for (name, value) in custom.iter().filter(|(_, v)| v.is_sensitive()) {
+                if !WireHeaders::is_own(name) {
+                    headers.insert(name.clone(), value.clone());
+                }
+            }
+            (t.url_on(url), t.method.to_http())
+        }
+    };
+    let request = Request { method, url, headers, body };
+    let auth = job.policy.auth.as_ref();
+    tls_fallback::send_with(&job.policy.client, client, request, |client, request| {
+        authorized::send(state, client, &c.endpoint_id, auth, deadline, request)
+    })
+    .await
 }
 
 /// What is signed and sent: a delivery's event, or an ownership challenge.
@@ -200,7 +263,10 @@ pub struct AttemptResult {
 }
 
 /// A request ready to send.
+#[derive(Clone)]
 pub struct Request {
+    /// `POST`, or what an endpoint's transformation chose.
+    pub method: reqwest::Method,
     pub url: reqwest::Url,
     pub headers: HeaderMap,
     pub body: Bytes,
@@ -211,7 +277,7 @@ pub struct Request {
 /// measures its duration; `duration_ms` is left 0 here.
 pub async fn send(client: &reqwest::Client, req: Request) -> AttemptResult {
     let outcome = async {
-        let resp = client.post(req.url).headers(req.headers).body(req.body).send().await?;
+        let resp = client.request(req.method, req.url).headers(req.headers).body(req.body).send().await?;
         let status = resp.status().as_u16();
         let retry_after = resp
             .headers()
@@ -336,18 +402,33 @@ pub fn storable_detail(detail: &str) -> String {
 fn classify(e: &reqwest::Error) -> (ErrorClass, String) {
     let mut source: Option<&(dyn std::error::Error + 'static)> = e.source();
     let mut chain = String::new();
+    let mut tls = false;
     while let Some(s) = source {
         if let Some(d) = s.downcast_ref::<fenix_destination::DestinationError>() {
             return (ErrorClass::of_destination(d), d.to_string());
         }
+        // A TLS alert (a receiver refusing the client certificate: `UnknownCA`)
+        // arrives as an I/O error holding rustls' error.
+        let inner = s.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref());
+        tls |= s.is::<rustls::Error>() || inner.is_some_and(|i| i.is::<rustls::Error>());
         chain.push_str(&s.to_string());
         chain.push_str(": ");
         source = s.source();
     }
     let lower = chain.to_ascii_lowercase();
+    match crate::egress::refusal_in(&lower) {
+        Some(crate::egress::EgressRefusal::DestinationBlocked) => {
+            return (ErrorClass::DestinationBlocked, "the egress forwarder refused the destination's address".into())
+        }
+        Some(crate::egress::EgressRefusal::ReceiverUnreachable) => {
+            return (ErrorClass::Connect, "could not connect: the egress proxy could not reach the receiver".into())
+        }
+        Some(crate::egress::EgressRefusal::Proxy(why)) => return (ErrorClass::Proxy, why.into()),
+        None => {}
+    }
     if e.is_timeout() {
         (ErrorClass::Timeout, "the attempt timed out".into())
-    } else if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake") {
+    } else if tls || lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake") {
         (ErrorClass::Tls, format!("TLS failed: {}", chain.trim_end_matches(": ")))
     } else if lower.contains("dns") || lower.contains("resolve") {
         (ErrorClass::Dns, format!("DNS failed: {}", chain.trim_end_matches(": ")))
@@ -371,6 +452,12 @@ pub struct WireHeaders<'a> {
 }
 
 impl WireHeaders<'_> {
+    /// Whether `name` is one of the headers Fenix itself sends.
+    pub fn is_own(name: &HeaderName) -> bool {
+        let n = name.as_str();
+        n.starts_with("x-fenix-") || n.starts_with("webhook-") || n == "idempotency-key" || n == "content-type"
+    }
+
     /// Builds the header map (values that are not valid header text are impossible here:
     /// ids, types and signatures are ASCII by construction).
     pub fn to_map(&self) -> HeaderMap {

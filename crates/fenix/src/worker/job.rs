@@ -12,6 +12,7 @@ use bytes::Bytes;
 use reqwest::header::HeaderMap;
 
 use super::{
+    clients::Clients,
     gate::Gated,
     signing_keys::{self, Secrets},
 };
@@ -63,10 +64,20 @@ pub(super) struct SendPolicy {
     pub(super) final_status_codes: Vec<u16>,
     /// `None`: `FENIX_ATTEMPT_TIMEOUT`.
     pub(super) attempt_timeout: Option<Duration>,
+    /// OAuth2 client credentials: each request carries a bearer token.
+    pub(super) auth: Option<crate::oauth::spec::EndpointAuth>,
+    /// The common client, or the endpoint's own (`tls`: `clients.rs`).
+    pub(super) client: super::clients::EndpointClient,
+    /// The endpoint's transformation (`transformed.rs`); `None` for most.
+    pub(super) transformation: Option<Arc<str>>,
+    /// The custom headers a transformation is given: those not sealed
+    /// (empty, and never filled, without a transformation).
+    pub(super) script_headers: std::collections::BTreeMap<String, String>,
 }
 
 impl SendPolicy {
-    fn of(endpoint_id: &str, spec: &EndpointSpec, keyring: &Keyring) -> SendPolicy {
+    fn of(id: &EndpointId, spec: &EndpointSpec, keyring: &Keyring, clients: &Clients, now: Millis) -> SendPolicy {
+        let endpoint_id = id.as_str();
         let headers = match spec.headers.open(keyring, endpoint_id) {
             Ok(map) => Some(map),
             Err(e) => {
@@ -80,6 +91,16 @@ impl SendPolicy {
             retry_schedule: spec.retry_schedule.clone(),
             final_status_codes: spec.final_status_codes.clone(),
             attempt_timeout: spec.attempt_timeout,
+            auth: spec.auth.clone(),
+            client: clients.for_endpoint(id, spec.tls.as_ref(), keyring, now),
+            transformation: spec.transformation.clone(),
+            script_headers: match spec.transformation {
+                Some(_) => {
+                    let (shown, _) = spec.headers.redacted();
+                    shown.into_iter().filter(|(_, v)| v != crate::endpoint_policy::REDACTED).collect()
+                }
+                None => Default::default(),
+            },
         }
     }
 }
@@ -119,20 +140,20 @@ fn unreadable(c: &ClaimedDelivery, e: &SpecError, logged: &mut HashSet<EndpointI
 
 /// Turns claimed rows into jobs; deliveries that must not be sent become
 /// outcomes at once (paused or disabled endpoint → `skipped`, payload purged
-/// → `failed`). `check_url` is the destination policy's URL rules.
+/// → `failed`, payload erased on request, one of `erased` → `skipped`, its
+/// reason `payload_erased` written when it was erased). `check_url` is the
+/// destination policy's URL rules.
 pub(super) fn prepare(
     claimed: Vec<ClaimedDelivery>,
     ctx: BatchContext,
+    erased: &HashSet<EventId>,
     ctx_loaded_at: Millis,
     keyring: &Keyring,
+    clients: &Clients,
     check_url: impl Fn(&str) -> Result<url::Url, fenix_destination::DestinationError>,
 ) -> Vec<Result<Job, Box<Outcome>>> {
     let mut envelopes: HashMap<EventId, Option<Bytes>> = HashMap::new();
-    let mut secrets: HashMap<EndpointId, Secrets> = HashMap::new();
-    let mut urls: HashMap<EndpointId, CheckedUrl> = HashMap::new();
-    let mut hosts: HashMap<EndpointId, Option<Arc<str>>> = HashMap::new();
-    let mut policies: HashMap<EndpointId, Arc<SendPolicy>> = HashMap::new();
-    let mut raw_urls: HashMap<EndpointId, Arc<str>> = HashMap::new();
+    let mut parts: HashMap<EndpointId, EndpointParts> = HashMap::new();
     let mut unreadable_logged: HashSet<EndpointId> = HashSet::new();
     let BatchContext { mut events, endpoints, secrets: sealed } = ctx;
     claimed
@@ -155,42 +176,59 @@ pub(super) fn prepare(
                 .or_insert_with(|| events.get_mut(&c.event_id).and_then(|e| e.1.take()).map(Bytes::from))
                 .clone();
             let Some(envelope) = envelope else {
+                if erased.contains(&c.event_id) {
+                    return Err(Box::new(settled(&c, DeliveryStatus::Skipped)));
+                }
                 tracing::warn!(delivery_id = %c.id, "payload purged by retention before delivery; marking failed");
                 return Err(Box::new(settled(&c, DeliveryStatus::Failed)));
             };
-            let keys = secrets
+            let p = parts
                 .entry(c.endpoint_id.clone())
                 .or_insert_with(|| {
-                    Arc::new(signing_keys::open(keyring, c.endpoint_id.as_str(), sealed.get(&c.endpoint_id)))
+                    let secrets = signing_keys::open(keyring, c.endpoint_id.as_str(), sealed.get(&c.endpoint_id));
+                    let policy = SendPolicy::of(&c.endpoint_id, spec, keyring, clients, ctx_loaded_at);
+                    EndpointParts::of(&target.url, Arc::new(secrets), policy, &check_url)
                 })
                 .clone();
-            let url = urls.entry(c.endpoint_id.clone()).or_insert_with(|| Arc::new(check_url(&target.url))).clone();
-            let host = hosts
-                .entry(c.endpoint_id.clone())
-                .or_insert_with(|| {
-                    url.as_ref().as_ref().ok().and_then(|u| u.host_str()).map(|h| Arc::from(h.to_ascii_lowercase()))
-                })
-                .clone();
-            let policy = policies
-                .entry(c.endpoint_id.clone())
-                .or_insert_with(|| Arc::new(SendPolicy::of(c.endpoint_id.as_str(), spec, keyring)))
-                .clone();
-            let prepared_for =
-                raw_urls.entry(c.endpoint_id.clone()).or_insert_with(|| Arc::from(target.url.as_str())).clone();
             Ok(Job {
-                host,
-                url,
-                prepared_for,
+                host: p.host,
+                url: p.url,
+                prepared_for: p.prepared_for,
                 rate_limit_per_sec: spec.rate_limit_per_sec,
                 scheme: spec.signature_scheme,
-                secrets: keys,
+                secrets: p.secrets,
                 loaded_at: ctx_loaded_at,
                 event_type,
                 event_created_at,
                 envelope,
-                policy,
+                policy: p.policy,
                 claimed: c,
             })
         })
         .collect()
+}
+
+/// What the jobs of one endpoint share within a batch, made once.
+#[derive(Clone)]
+struct EndpointParts {
+    secrets: Secrets,
+    url: CheckedUrl,
+    /// The URL's host, lower case.
+    host: Option<Arc<str>>,
+    policy: Arc<SendPolicy>,
+    /// The URL as the claim read it.
+    prepared_for: Arc<str>,
+}
+
+impl EndpointParts {
+    fn of(
+        raw_url: &str,
+        secrets: Secrets,
+        policy: SendPolicy,
+        check_url: impl Fn(&str) -> Result<url::Url, fenix_destination::DestinationError>,
+    ) -> EndpointParts {
+        let url = Arc::new(check_url(raw_url));
+        let host = url.as_ref().as_ref().ok().and_then(|u| u.host_str()).map(|h| Arc::from(h.to_ascii_lowercase()));
+        EndpointParts { secrets, url, host, policy: Arc::new(policy), prepared_for: Arc::from(raw_url) }
+    }
 }

@@ -17,7 +17,7 @@
 //! outcome was never written comes due again when its lease expires.
 
 pub mod attempt;
-pub mod error_class;
+mod clients;
 mod fair;
 mod gate;
 mod hands;
@@ -45,11 +45,6 @@ use std::{
 
 use tokio::sync::{mpsc, Notify};
 
-pub use self::{
-    error_class::ErrorClass,
-    recorder::Reported,
-    run::{Pause, Step},
-};
 use self::{
     fair::FairSlots,
     gate::{Admission, Gate, Observation, Scope, Signal, Slots, Turn},
@@ -61,6 +56,11 @@ use self::{
     signing_keys::Reloaded,
     watch::Watch,
 };
+pub use self::{
+    recorder::Reported,
+    run::{Pause, Step},
+};
+pub use crate::error_class::ErrorClass;
 use crate::{
     ids::{AppId, DeliveryId, EndpointId},
     metrics::AppShareFigure,
@@ -88,6 +88,8 @@ pub enum Tick {
 pub struct Worker {
     state: SharedState,
     client: reqwest::Client,
+    /// Endpoints' own clients (client certificates, CAs).
+    clients: clients::Clients,
     /// Identifies this process in `lease_owner` (for operators reading the table).
     owner: String,
     /// Attempts in flight in this process (`FENIX_WORKER_CONCURRENCY`),
@@ -135,6 +137,7 @@ impl Worker {
             recorder: Arc::new(Recorder::new(state.store.clone(), leases.clone())),
             leases,
             client,
+            clients: clients::Clients::new(state.outbound.clone()),
             owner,
             results,
             reloaded: Reloaded::default(),
@@ -236,8 +239,20 @@ impl Worker {
                 return Err(e.into());
             }
         };
+        // Only a batch that met a payload gone asks which were erased on request (`store::expunge`).
+        let gone: Vec<&str> = ctx.events.iter().filter(|(_, e)| e.1.is_none()).map(|(id, _)| id.as_str()).collect();
+        let erased = match self.store().erased_events(&gone).await {
+            Ok(erased) => erased,
+            Err(e) => {
+                let leases: Vec<_> = claimed.iter().map(|c| (c.id.clone(), c.lease_token)).collect();
+                let _ = self.store().release_leases(&leases, now).await;
+                self.leases.forget(&leases);
+                return Err(e.into());
+            }
+        };
         let policy = &self.state.policy;
-        let jobs = job::prepare(claimed, ctx, now, &self.state.keyring, |url| policy.check_url(url));
+        let (keyring, clients) = (&self.state.keyring, &self.clients);
+        let jobs = job::prepare(claimed, ctx, &erased, now, keyring, clients, |url| policy.check_url(url));
         // Slots and send times shared with other instances, asked for once per batch if short.
         let ready: Vec<&Job> = jobs.iter().filter_map(|j| j.as_ref().ok()).collect();
         self.limits.reserve(&self.gate, self.store(), &ready, self.state.settings.lease_duration).await;
@@ -355,7 +370,8 @@ impl Worker {
             if let Some(a) = &reported.outcome.attempt {
                 let status = a.response_status.and_then(|s| u16::try_from(s).ok());
                 let signal = Signal::of(status, reported.notes.error);
-                let seen = Observation { started, latency: started.elapsed(), signal };
+                let latency = started.elapsed().saturating_sub(reported.notes.prepared);
+                let seen = Observation { started, latency, signal };
                 if signal != Signal::NoAnswer {
                     self.global.observe(&app, seen.latency);
                 }

@@ -27,12 +27,13 @@ use tokio_util::sync::CancellationToken;
 
 use super::{
     attempt::{self, AttemptResult, Message, Request},
-    error_class::ErrorClass,
+    clients::Clients,
     signing_keys::{self, LiveSecret},
 };
 use crate::{
     endpoint_spec::EndpointSpec,
     envelope::build_envelope,
+    error_class::ErrorClass,
     event_types::EventType,
     ids,
     state::SharedState,
@@ -60,6 +61,7 @@ pub fn new_challenge() -> NewChallenge {
 /// [`Wake::challenge_started`](crate::wake::Wake::challenge_started).
 pub async fn run(state: SharedState, client: reqwest::Client, shutdown: CancellationToken) {
     let mut failures = 0u32;
+    let clients = Clients::new(state.outbound.clone());
     while !shutdown.is_cancelled() {
         let now = time::now_ms();
         // A fresh token per claim: a result is written only under it.
@@ -68,7 +70,7 @@ pub async fn run(state: SharedState, client: reqwest::Client, shutdown: Cancella
         let wait = match state.store.claim_challenges(now, lease_until, token, CLAIM_LIMIT).await {
             Ok(claimed) if !claimed.is_empty() => {
                 failures = 0;
-                let sends = claimed.into_iter().map(|c| send_and_record(&state, &client, c));
+                let sends = claimed.into_iter().map(|c| send_and_record(&state, (&client, &clients), c));
                 futures::future::join_all(sends).await;
                 continue;
             }
@@ -99,7 +101,7 @@ pub async fn run(state: SharedState, client: reqwest::Client, shutdown: Cancella
 /// A challenge whose endpoint's stored spec cannot be read is not sent (not
 /// under a scheme or headers its owner did not choose): the error is logged,
 /// naming the endpoint, and the challenge is claimed again when its lease ends.
-async fn send_and_record(state: &SharedState, client: &reqwest::Client, c: ClaimedChallenge) {
+async fn send_and_record(state: &SharedState, client: (&reqwest::Client, &Clients), c: ClaimedChallenge) {
     let spec = match &c.spec {
         Ok(spec) => spec,
         Err(e) => {
@@ -110,7 +112,8 @@ async fn send_and_record(state: &SharedState, client: &reqwest::Client, c: Claim
     let global = state.settings.attempt_timeout;
     let timeout = spec.attempt_timeout.map_or(global, |t| t.min(global));
     let started = Instant::now();
-    let result = tokio::time::timeout(timeout, check_sign_send(state, client, &c, spec))
+    let deadline = tokio::time::Instant::now() + timeout;
+    let result = tokio::time::timeout_at(deadline, check_sign_send(state, client, &c, spec, deadline))
         .await
         .unwrap_or_else(|_| attempt::timed_out(timeout));
     let now = time::now_ms();
@@ -157,9 +160,10 @@ fn next_attempt_at(schedule: &[Duration], made: i64, now: Millis) -> Option<Mill
 /// The destination check, the signed request, the answer.
 async fn check_sign_send(
     state: &SharedState,
-    client: &reqwest::Client,
+    (client, clients): (&reqwest::Client, &Clients),
     c: &ClaimedChallenge,
     spec: &EndpointSpec,
+    deadline: tokio::time::Instant,
 ) -> AttemptResult {
     let checked = state.policy.check_url(&c.url);
     let url = match attempt::check_destination(state, &checked).await {
@@ -198,7 +202,15 @@ async fn check_sign_send(
         Err(refusal) => return refusal,
     };
     attempt::add_custom_headers(&mut headers, &custom);
-    attempt::send(client, Request { url, headers, body }).await
+    let own = clients.for_endpoint(&c.endpoint_id, spec.tls.as_ref(), &state.keyring, now);
+    let auth = spec.auth.as_ref();
+    attempt::send_with(
+        &own,
+        client,
+        Request { method: reqwest::Method::POST, url, headers, body },
+        |client, request| attempt::send_authorized(state, client, &c.endpoint_id, auth, deadline, request),
+    )
+    .await
 }
 
 /// The request body: an envelope like an event's, `data` carrying the challenge.

@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 
-use super::error_class::ErrorClass;
+use crate::error_class::ErrorClass;
 use crate::{
     ids,
     lifecycle::{DeliveryStatus, EndpointState},
@@ -29,6 +29,10 @@ pub(super) struct Notes {
     pub(super) first_success_ms: Option<i64>,
     /// The receiver answered 410 Gone.
     pub(super) gone: bool,
+    /// What the attempt spent before its request, on Fenix's own work (the
+    /// endpoint's transformation and the storing of its request): not the
+    /// receiver's latency, which the gates learn from.
+    pub(super) prepared: std::time::Duration,
 }
 
 /// Reacts to a written batch: `notes[i]` belongs to `outcomes[i]`; `applied`

@@ -333,14 +333,21 @@ impl Worker {
                 _ = shutdown.cancelled() => return,
             }
             let ids = self.gate.endpoint_ids();
+            let held: Vec<_> = self.leases.held().into_iter().map(|(id, _)| id).collect();
             let at = time::now_ms();
-            match self.store().endpoints_now(&ids).await {
-                Ok(found) => {
+            let read = async {
+                Ok::<_, crate::store::Error>((
+                    self.store().endpoints_now(&ids).await?,
+                    self.store().ended_among(&held).await?,
+                ))
+            };
+            match read.await {
+                Ok((found, ended)) => {
                     let found = found
                         .into_iter()
                         .map(|e| (e.id.into_string(), watch::Now { url: e.url, state: e.state }))
                         .collect();
-                    self.watch.read(at, &ids, found);
+                    self.watch.read(at, &ids, found, ended);
                 }
                 Err(e) => tracing::warn!(error = %e, "reading the endpoints of the jobs in hand failed; retrying"),
             }

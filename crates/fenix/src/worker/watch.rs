@@ -12,10 +12,16 @@
 //! longer sends, moved, or is gone is not sent but given back, due at once;
 //! the next claim prepares it again under the new state (a paused
 //! endpoint's delivery is then `skipped`, a moved one goes to the new URL, a
-//! deleted one is gone). A request already on the wire is let finish and
+//! deleted one is gone). The same reading asks which of the deliveries held
+//! are no longer `pending` (their event was cancelled since the claim): those
+//! are not sent either. A request already on the wire is let finish and
 //! recorded as such.
 
-use std::{collections::HashMap, sync::Mutex, time::Duration};
+use std::{
+    collections::{HashMap, HashSet},
+    sync::Mutex,
+    time::Duration,
+};
 
 use super::job::Job;
 use crate::{lifecycle::EndpointState, time::Millis};
@@ -44,24 +50,31 @@ struct Reading {
     at: Millis,
     /// endpoint id → what it is now; `None`: deleted.
     endpoints: HashMap<String, Option<Now>>,
+    /// Ids of deliveries held whose rows were no longer `pending` (cancelled).
+    ended: HashSet<String>,
 }
 
 impl Watch {
     /// Takes a reading started at `at` of the endpoints `asked` for, of which
-    /// `found` still exist.
-    pub(super) fn read(&self, at: Millis, asked: &[String], found: Vec<(String, Now)>) {
+    /// `found` still exist, and of the deliveries held, of which `ended` are
+    /// no longer `pending`.
+    pub(super) fn read(&self, at: Millis, asked: &[String], found: Vec<(String, Now)>, ended: Vec<String>) {
         let mut endpoints: HashMap<String, Option<Now>> = asked.iter().map(|id| (id.clone(), None)).collect();
         for (id, now) in found {
             endpoints.insert(id, Some(now));
         }
-        *self.inner.lock().expect("watch lock") = Reading { at, endpoints };
+        *self.inner.lock().expect("watch lock") = Reading { at, endpoints, ended: ended.into_iter().collect() };
     }
 
-    /// Whether `job` may still be sent: its endpoint, as last read, still
-    /// sends, to the URL the job was prepared for. A job prepared after the
-    /// reading started, or for an endpoint not read yet, holds.
+    /// Whether `job` may still be sent: its delivery was not seen ended
+    /// (cancelled) by the last reading, and its endpoint, as last read, still
+    /// sends, to the URL the job was prepared for. A job prepared after the reading started, or for
+    /// an endpoint not read yet, holds.
     pub(super) fn still_holds(&self, job: &Job) -> bool {
         let reading = self.inner.lock().expect("watch lock");
+        if reading.ended.contains(job.claimed.id.as_str()) {
+            return false;
+        }
         if job.loaded_at >= reading.at {
             return true;
         }

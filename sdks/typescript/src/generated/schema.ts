@@ -113,7 +113,7 @@ export interface paths {
         delete: operations["delete_app"];
         options?: never;
         head?: never;
-        /** Rename an app, change its uid, or its opt-in to proof of endpoint ownership */
+        /** Rename an app, change its uid, its opt-in to proof of endpoint ownership, or its retentions */
         patch: operations["update_app"];
         trace?: never;
     };
@@ -146,7 +146,7 @@ export interface paths {
         };
         /**
          * List an app's deliveries
-         * @description Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`, `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped, or failing: pending with at least one failed attempt) and creation time (`since`, `until`: RFC 3339). Each delivery carries its latest attempt's `last_status_code` and `last_error`.
+         * @description Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`, `event_type` (or `type`), `status` (scheduled: waiting for its event's `deliver_at`, pending, in_flight, succeeded, failed, skipped, or failing: pending with at least one failed attempt), creation time (`since`, `until`: RFC 3339), and the event's `channel` and `tag`. Each delivery carries its latest attempt's `last_status_code` and `last_error`.
          */
         get: operations["list_deliveries"];
         put?: never;
@@ -205,6 +205,26 @@ export interface paths {
          * @description Same event id and envelope, a fresh attempt budget; earlier attempts stay in the log. Replays are limited per endpoint and per app (docs/security.md): over the limit, 429 with `Retry-After`.
          */
         post: operations["replay_delivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{app}/deliveries/{dlv}/request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the request a transformation made for a delivery
+         * @description For a delivery to an endpoint with a `transformation`: the request stored before its first request was sent, which every attempt sends (signed anew). It carries the payload in its new shape, and is purged with the event's payload (`FENIX_PAYLOAD_RETENTION`).
+         */
+        get: operations["get_transformed_request"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -425,6 +445,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/apps/{app}/endpoints/{ep}/tls/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's client certificate
+         * @description The new certificate is presented at once. Until `previous_client_certificate.expires_at` (`expires_in`, default 1d, at most 30d), an attempt whose TLS handshake fails with the new one is tried again, within the same attempt and timeout, with the previous one. The key is never answered.
+         */
+        post: operations["rotate_endpoint_client_certificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/apps/{app}/endpoints/{ep}/verify": {
         parameters: {
             query?: never;
@@ -454,13 +494,13 @@ export interface paths {
         };
         /**
          * List an app's events
-         * @description Newest first, `limit` (1-250, default 50) per page. Filter by `event_type` (or `type`) and creation time (`since`, `until`: RFC 3339); `include=payload` adds each event's `data`. A page also stops before `FENIX_MAX_PAGE_BYTES` (default 4 MiB) of items: then `cut_by_size` is `true` and `next_cursor` continues after its last item; a page holds at least one item, however large. Answers with payloads share the instance's `FENIX_ANSWER_BYTES`: when it stays full for 5 s, `503 overloaded` with `Retry-After`.
+         * @description Newest first, `limit` (1-250, default 50) per page. Filter by `event_type` (or `type`), creation time (`since`, `until`: RFC 3339), `channel` and `tag` (events carrying that name); `include=payload` adds each event's `data`. A page also stops before `FENIX_MAX_PAGE_BYTES` (default 4 MiB) of items: then `cut_by_size` is `true` and `next_cursor` continues after its last item; a page holds at least one item, however large. Answers with payloads share the instance's `FENIX_ANSWER_BYTES`: when it stays full for 5 s, `503 overloaded` with `Retry-After`.
          */
         get: operations["list_events"];
         put?: never;
         /**
          * Send an event
-         * @description Stores the event and one delivery per subscribed endpoint in one transaction. With an idempotency key (the `Idempotency-Key` header, else the body's `id`), sending the same key again answers the original event with 200 and `idempotent-replayed: true` and stores nothing.
+         * @description Stores the event and one delivery per subscribed endpoint in one transaction. With `deliver_at` or `delay`, the deliveries are stored now and sent at that time (they show `scheduled` until then; `POST …/events/{evt}/cancel` cancels them). With an idempotency key (the `Idempotency-Key` header, else the body's `id`), sending the same key again answers the original event with 200 and `idempotent-replayed: true` and stores nothing.
          */
         post: operations["send_event"];
         delete?: never;
@@ -500,6 +540,66 @@ export interface paths {
         get: operations["get_event"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{app}/events/{evt}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel what is still to be sent of an event
+         * @description Every delivery of the event that is still to be sent (`scheduled`, `pending`, or `in_flight` but not started yet) becomes `skipped` with `skip_reason: cancelled`, and is not sent: a worker that had claimed one gives it up before its request starts (within a quarter of a second of the answer). A request already on its way is let finish. Deliveries that ended already are left as they are. A cancelled delivery can still be replayed.
+         */
+        post: operations["cancel_event"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{app}/events/{evt}/expunge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase an event's payload now
+         * @description Erases the event's payload (`data`) and the requests its endpoints' transformations made from it; the event keeps its id, type, idempotency key, `payload_sha256` and its delivery log. The answer, and every read of the event after it, shows `"data": null` and `expunged_at`. Its deliveries still to be sent are not sent: they become `skipped` with `skip_reason: payload_erased` (a request already on its way is let finish). None of them can be replayed (`payload_expired`). Erasing again changes nothing and answers the same.
+         */
+        post: operations["expunge_event"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{app}/filters/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Evaluate a content filter on sample events
+         * @description Checks `filter` as saving it on an endpoint would (a refusal is `invalid_filter` with the line and column), then evaluates it on each event as the fan-out does: `matched`, or `matched: false` with the evaluation's `error` (a field the event lacks, a type mismatch, the budget spent). Stores nothing.
+         */
+        post: operations["test_filter"];
         delete?: never;
         options?: never;
         head?: never;
@@ -562,6 +662,26 @@ export interface paths {
          * @description The link can no longer be exchanged, and a session made from it is refused from now on (`401 session_revoked`). Revoking again is not an error.
          */
         delete: operations["revoke_portal_session"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{app}/transformations/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a transformation on an event
+         * @description Runs `transformation` on the envelope `event` would have, as the worker runs an endpoint's (same sandbox, limits and checks of the result), and answers the request it makes. Stores nothing. With `endpoint_id`, the script is given that endpoint's URL and custom headers.
+         */
+        post: operations["test_transformation"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -690,7 +810,19 @@ export interface components {
         App: {
             created_at: string;
             id: components["schemas"]["AppId"];
+            /**
+             * @description How long this app's finished deliveries and their attempts are kept;
+             *     null: the operator's `FENIX_LOG_RETENTION`.
+             * @example 30d
+             */
+            log_retention?: string | null;
             name: string;
+            /**
+             * @description How long this app's event payloads are kept (e.g. `7d`); null: the
+             *     operator's `FENIX_PAYLOAD_RETENTION`.
+             * @example 7d
+             */
+            payload_retention?: string | null;
             /**
              * @description Its endpoints must prove they control their URL before they are sent
              *     events (also when `FENIX_REQUIRE_ENDPOINT_VERIFICATION` is off).
@@ -719,7 +851,7 @@ export interface components {
              * @example timeout
              * @enum {string|null}
              */
-            error?: "timeout" | "connect" | "request" | "tls" | "dns" | "response_body" | "redirect" | "http_status" | "destination_blocked" | "no_secret" | "sealed_header" | "signing" | "challenge_mismatch" | null;
+            error?: "timeout" | "connect" | "request" | "tls" | "dns" | "response_body" | "redirect" | "http_status" | "destination_blocked" | "no_secret" | "sealed_header" | "signing" | "challenge_mismatch" | "client_certificate" | "auth_token" | "proxy" | "transformation_failed" | null;
             error_detail?: string | null;
             id: components["schemas"]["AttemptId"];
             response_excerpt?: string | null;
@@ -735,9 +867,85 @@ export interface components {
         AttemptWithDelivery: components["schemas"]["Attempt"] & {
             delivery: components["schemas"]["Delivery"];
         };
+        /** @description An error answer of `cancel_event` with status 400. */
+        CancelEventError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `cancel_event` with status 401. */
+        CancelEventError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `cancel_event` with status 403. */
+        CancelEventError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `cancel_event` with status 404. */
+        CancelEventError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "event_not_found";
+            };
+        };
+        /** @description An error answer of `cancel_event` with status 409. */
+        CancelEventError409: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "nothing_to_cancel";
+            };
+        };
+        /** @description An error answer of `cancel_event` with status 413. */
+        CancelEventError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `cancel_event` with status 422. */
+        CancelEventError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value";
+            };
+        };
+        /** @description An error answer of `cancel_event` with status 500. */
+        CancelEventError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `cancel_event` with status 503. */
+        CancelEventError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description What a cancel stopped. */
+        CancelledEvent: {
+            /**
+             * Format: int64
+             * @description Its deliveries this call cancelled (now `skipped`, `skip_reason: cancelled`).
+             * @example 2
+             */
+            cancelled: number;
+            /** @description The event's id. */
+            id: components["schemas"]["EventId"];
+        };
         CreateApp: {
+            log_retention?: null | components["schemas"]["Duration"];
             /** @example Acme Corp */
             name: string;
+            payload_retention?: null | components["schemas"]["Duration"];
             /** @description Its endpoints must prove ownership of their URL (default `false`). */
             require_endpoint_verification?: boolean;
             /**
@@ -792,7 +1000,7 @@ export interface components {
         CreateAppError422: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "invalid_body" | "unstorable_value" | "invalid_name" | "invalid_uid" | "uid_reserved";
+                code?: "invalid_body" | "unstorable_value" | "invalid_name" | "invalid_uid" | "uid_reserved" | "invalid_retention" | "retention_too_long";
             };
         };
         /** @description An error answer of `create_app` with status 500. */
@@ -815,8 +1023,23 @@ export interface components {
              * @example 5s
              */
             attempt_timeout?: string | null;
+            auth?: null | components["schemas"]["EndpointAuthRequest"];
+            /**
+             * @example [
+             *       "billing",
+             *       "eu-west"
+             *     ]
+             */
+            channels?: string[];
             description?: string | null;
             event_types?: string[];
+            /**
+             * @description A content filter in CEL over the event (`type`, `data`, `channels`,
+             *     `tags`): only events it is true for are sent (docs/api.md, Content
+             *     filters); at most 2,000 bytes, checked when saved. Absent, null or `""`: none.
+             * @example data.amount > 100 && data.currency == "EUR"
+             */
+            filter?: string | null;
             /**
              * @description 4xx answers (not 408, 410 or 429) that fail a delivery at once.
              * @example [
@@ -872,6 +1095,14 @@ export interface components {
              *     the private key sealed and never shows it; receivers verify with the public key.
              */
             signing_algorithm?: components["schemas"]["SigningAlgorithm"];
+            tls?: null | components["schemas"]["EndpointTlsIn"];
+            /**
+             * @description JavaScript `function handler(webhook) { … return webhook; }` that
+             *     reshapes each delivery's request before it is signed (docs/api.md,
+             *     Transformations); at most 64 KiB, compiled when saved.
+             * @example function handler(webhook) { webhook.payload = {text: webhook.payload.type}; return webhook; }
+             */
+            transformation?: string | null;
             /** @example https://hooks.example.com/fenix */
             url: string;
         };
@@ -921,7 +1152,7 @@ export interface components {
         CreateEndpointError422: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "invalid_body" | "unstorable_value" | "invalid_description" | "endpoint_limit_reached" | "invalid_secret" | "invalid_signature_scheme" | "invalid_rate_limit" | "invalid_sensitive_headers" | "invalid_header_name" | "invalid_header_value" | "hop_by_hop_header" | "reserved_header" | "duplicate_header" | "too_many_headers" | "headers_too_large" | "invalid_retry_schedule" | "invalid_final_status_codes" | "invalid_attempt_timeout" | "invalid_event_types" | "unknown_event_type" | "url_invalid" | "url_ambiguous" | "url_too_long" | "url_scheme_not_https" | "url_has_credentials" | "url_has_query" | "url_has_fragment" | "url_port_not_allowed" | "url_host_is_ip" | "url_host_not_public" | "destination_unresolvable" | "destination_not_public";
+                code?: "invalid_body" | "unstorable_value" | "invalid_description" | "endpoint_limit_reached" | "invalid_secret" | "invalid_auth" | "invalid_transformation" | "invalid_filter" | "invalid_client_certificate" | "invalid_client_key" | "invalid_ca_certificates" | "invalid_signature_scheme" | "invalid_rate_limit" | "invalid_sensitive_headers" | "invalid_header_name" | "invalid_header_value" | "hop_by_hop_header" | "reserved_header" | "duplicate_header" | "too_many_headers" | "headers_too_large" | "invalid_retry_schedule" | "invalid_final_status_codes" | "invalid_attempt_timeout" | "invalid_event_types" | "unknown_event_type" | "url_invalid" | "url_ambiguous" | "url_too_long" | "url_scheme_not_https" | "url_has_credentials" | "url_has_query" | "url_has_fragment" | "url_port_not_allowed" | "url_host_is_ip" | "url_host_not_public" | "destination_unresolvable" | "destination_not_public";
             };
         };
         /** @description An error answer of `create_endpoint` with status 429. */
@@ -1382,13 +1613,19 @@ export interface components {
             next_attempt_at?: string | null;
             /** @description Its lane on an ordered endpoint (`""` is the keyless lane); null for an unordered endpoint. */
             ordering_key?: string | null;
+            /**
+             * @description Why a `skipped` delivery was not sent, when known: `transformation_cancelled` (its endpoint's
+             *     transformation set `cancel`), `cancelled` (its event was cancelled before it was sent); else null.
+             * @example transformation_cancelled
+             */
+            skip_reason?: string | null;
             status: components["schemas"]["DeliveryStatus"];
             updated_at: string;
         };
         /** @example dlv_01JF3Q8Z6V7W2X9Y4K5M0N1P2R */
         DeliveryId: string;
         /** @enum {string} */
-        DeliveryStatus: "pending" | "in_flight" | "succeeded" | "failed" | "skipped";
+        DeliveryStatus: "scheduled" | "pending" | "in_flight" | "succeeded" | "failed" | "skipped";
         Duration: string | number;
         /** @description An endpoint as the API shows it. `secret` only in create and rotate answers. */
         Endpoint: {
@@ -1398,9 +1635,22 @@ export interface components {
              * @example 5s
              */
             attempt_timeout?: string | null;
+            auth?: null | components["schemas"]["EndpointAuth"];
+            /**
+             * @example [
+             *       "billing",
+             *       "eu-west"
+             *     ]
+             */
+            channels: string[];
             created_at: string;
             description: string;
             event_types: string[];
+            /**
+             * @description The content filter (CEL) events must pass to be sent here
+             *     (docs/api.md, Content filters); `null`: none.
+             */
+            filter?: string | null;
             /** @description Answers that fail a delivery at once, without retry (`[]`: none). */
             final_status_codes: number[];
             /**
@@ -1456,10 +1706,63 @@ export interface components {
             state: components["schemas"]["EndpointState"];
             state_changed_at?: string | null;
             state_reason?: string | null;
+            tls?: null | components["schemas"]["EndpointTls"];
+            /**
+             * @description The JavaScript that reshapes each delivery's request (docs/api.md,
+             *     Transformations); `null`: none.
+             */
+            transformation?: string | null;
             updated_at: string;
             url: string;
             verification?: null | components["schemas"]["VerificationOut"];
         };
+        /** @description An endpoint's `auth` as reads answer it: never the secret or the key. */
+        EndpointAuth: {
+            audience?: string | null;
+            client_id: string;
+            /** @description A client secret is stored (sealed); it is never answered. */
+            client_secret_set: boolean;
+            /** @description A private key is stored (sealed); it is never answered. */
+            private_key_set: boolean;
+            scope?: string | null;
+            token_endpoint_auth_method: components["schemas"]["TokenEndpointAuthMethod"];
+            token_url: string;
+            type: components["schemas"]["EndpointAuthType"];
+        };
+        /** @description An endpoint's `auth` as a request gives it. */
+        EndpointAuthRequest: {
+            /** @description Sent as `audience` when set (at most 1024 characters). */
+            audience?: string | null;
+            /** @description At most 256 characters. */
+            client_id: string;
+            /**
+             * @description `client_secret_basic` and `client_secret_post` only; never answered.
+             *     Left out of a `PATCH`, the stored one is kept (same method kind,
+             *     `token_url` and `client_id`).
+             */
+            client_secret?: string | null;
+            /**
+             * @description `private_key_jwt` only: an RSA (RS256) or EC P-256 (ES256) private key,
+             *     PEM; never answered. Kept by a `PATCH` like `client_secret`.
+             */
+            private_key?: string | null;
+            /** @description Sent as `scope` when set (at most 1024 characters). */
+            scope?: string | null;
+            /** @description Default `client_secret_basic`. */
+            token_endpoint_auth_method?: components["schemas"]["TokenEndpointAuthMethod"];
+            /**
+             * @description The token endpoint: the destination policy of endpoint URLs applies
+             *     (HTTPS, a public address), here and before every fetch.
+             * @example https://auth.example.com/oauth/token
+             */
+            token_url: string;
+            type: components["schemas"]["EndpointAuthType"];
+        };
+        /**
+         * @description The grant: only client credentials.
+         * @enum {string}
+         */
+        EndpointAuthType: "oauth2_client_credentials";
         /** @example ep_01JF3Q8Z6V7W2X9Y4K5M0N1P2R */
         EndpointId: string;
         /** @description The answer of an endpoint replay. */
@@ -1491,6 +1794,10 @@ export interface components {
         EndpointStats: {
             /** Format: int64 */
             attempts: number;
+            /** @description When the endpoint's client certificate (mTLS) expires; `null`: it has none. */
+            client_certificate_expires_at?: string | null;
+            /** @description Whether that certificate expires within 14 days (rotate it: `…/tls/rotate`). */
+            client_certificate_expires_soon: boolean;
             /**
              * Format: int64
              * @description Deliveries that failed for good (`failed`).
@@ -1518,6 +1825,43 @@ export interface components {
             /** Format: int64 */
             window_seconds: number;
         };
+        /** @description An endpoint's TLS material as reads show it (never the key). */
+        EndpointTls: {
+            /** @description The extra trust anchors for the receiver's server certificate. */
+            ca_certificates: components["schemas"]["TlsCertificate"][];
+            client_certificate?: null | components["schemas"]["TlsCertificate"];
+            previous_client_certificate?: null | components["schemas"]["PreviousTlsCertificate"];
+        };
+        /**
+         * @description An endpoint's TLS material as a create or update gives it. Each part is
+         *     optional; `client_certificate` and `client_key` go together.
+         */
+        EndpointTlsIn: {
+            /**
+             * @description Extra trust anchors for the receiver's server certificate (PEM
+             *     bundle), on top of the public roots; hostname verification stays on.
+             * @example -----BEGIN CERTIFICATE-----
+             *     MIIB…
+             *     -----END CERTIFICATE-----
+             */
+            ca_certificates?: string | null;
+            /**
+             * @description The client certificate chain (PEM, leaf first), presented in the TLS
+             *     handshake (mTLS). At most 64 KiB.
+             * @example -----BEGIN CERTIFICATE-----
+             *     MIIB…
+             *     -----END CERTIFICATE-----
+             */
+            client_certificate?: string | null;
+            /**
+             * @description Its private key (PEM: PKCS#8, RSA or EC). Write-only: sealed under
+             *     the master key, never answered or logged.
+             * @example -----BEGIN PRIVATE KEY-----
+             *     MIG…
+             *     -----END PRIVATE KEY-----
+             */
+            client_key?: string | null;
+        };
         /** @description The body of every error answer: `{"error":{"code":…,"message":…}}`. */
         ErrorBody: {
             error: components["schemas"]["ErrorDetail"];
@@ -1527,7 +1871,7 @@ export interface components {
          * @example app_not_found
          * @enum {string}
          */
-        ErrorCode: "bad_request" | "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_query" | "invalid_path" | "invalid_cursor" | "invalid_limit" | "invalid_include" | "invalid_status" | "invalid_time" | "invalid_window" | "unauthorized" | "session_revoked" | "session_expired" | "forbidden" | "csrf_failed" | "not_found" | "app_not_found" | "endpoint_not_found" | "event_not_found" | "delivery_not_found" | "attempt_not_found" | "event_type_not_found" | "token_not_found" | "portal_session_not_found" | "link_not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "uid_taken" | "endpoint_already_active" | "endpoint_already_paused" | "endpoint_verified" | "event_type_exists" | "event_type_changed" | "last_admin_token" | "not_replayable" | "not_skippable" | "payload_expired" | "session_exists" | "link_used" | "link_expired" | "link_revoked" | "invalid_body" | "unstorable_value" | "invalid_name" | "invalid_uid" | "uid_reserved" | "invalid_description" | "invalid_label" | "invalid_expires_at" | "invalid_expires_in" | "invalid_token_scope" | "unknown_app" | "invalid_ordering_key" | "invalid_idempotency_key" | "invalid_data" | "empty_batch" | "batch_too_large" | "fanout_limit_reached" | "endpoint_limit_reached" | "invalid_statuses" | "invalid_overlap" | "invalid_secret" | "invalid_signature_scheme" | "invalid_rate_limit" | "invalid_sensitive_headers" | "invalid_header_name" | "invalid_header_value" | "hop_by_hop_header" | "reserved_header" | "duplicate_header" | "too_many_headers" | "headers_too_large" | "invalid_retry_schedule" | "invalid_final_status_codes" | "invalid_attempt_timeout" | "invalid_event_type" | "invalid_event_types" | "unknown_event_type" | "invalid_schema" | "invalid_example" | "example_mismatch" | "schema_mismatch" | "schema_too_costly" | "duplicate_key" | "data_too_deep" | "number_out_of_range" | "invalid_unicode" | "unreadable_data" | "url_invalid" | "url_ambiguous" | "url_too_long" | "url_scheme_not_https" | "url_has_credentials" | "url_has_query" | "url_has_fragment" | "url_port_not_allowed" | "url_host_is_ip" | "url_host_not_public" | "destination_unresolvable" | "destination_not_public" | "challenge_limit_reached" | "test_event_limit_reached" | "replay_limit_reached" | "internal_error" | "database_unavailable" | "overloaded" | "worker_stalled";
+        ErrorCode: "bad_request" | "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_query" | "invalid_path" | "invalid_cursor" | "invalid_limit" | "invalid_include" | "invalid_status" | "invalid_time" | "invalid_window" | "unauthorized" | "session_revoked" | "session_expired" | "forbidden" | "csrf_failed" | "not_found" | "app_not_found" | "endpoint_not_found" | "event_not_found" | "delivery_not_found" | "attempt_not_found" | "not_transformed" | "event_type_not_found" | "token_not_found" | "portal_session_not_found" | "link_not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "uid_taken" | "endpoint_already_active" | "endpoint_already_paused" | "endpoint_verified" | "event_type_exists" | "event_type_changed" | "last_admin_token" | "not_replayable" | "not_skippable" | "nothing_to_cancel" | "payload_expired" | "session_exists" | "link_used" | "link_expired" | "link_revoked" | "invalid_body" | "unstorable_value" | "invalid_name" | "invalid_uid" | "uid_reserved" | "invalid_retention" | "retention_too_long" | "invalid_description" | "invalid_label" | "invalid_expires_at" | "invalid_expires_in" | "invalid_token_scope" | "unknown_app" | "invalid_ordering_key" | "invalid_channels" | "invalid_tags" | "invalid_idempotency_key" | "invalid_schedule" | "invalid_data" | "empty_batch" | "batch_too_large" | "fanout_limit_reached" | "endpoint_limit_reached" | "invalid_statuses" | "invalid_overlap" | "invalid_secret" | "invalid_auth" | "invalid_transformation" | "invalid_filter" | "invalid_sample" | "transformation_failed" | "invalid_client_certificate" | "invalid_client_key" | "invalid_ca_certificates" | "invalid_signature_scheme" | "invalid_rate_limit" | "invalid_sensitive_headers" | "invalid_header_name" | "invalid_header_value" | "hop_by_hop_header" | "reserved_header" | "duplicate_header" | "too_many_headers" | "headers_too_large" | "invalid_retry_schedule" | "invalid_final_status_codes" | "invalid_attempt_timeout" | "invalid_event_type" | "invalid_event_types" | "unknown_event_type" | "invalid_schema" | "invalid_example" | "example_mismatch" | "schema_mismatch" | "schema_too_costly" | "duplicate_key" | "data_too_deep" | "number_out_of_range" | "invalid_unicode" | "unreadable_data" | "url_invalid" | "url_ambiguous" | "url_too_long" | "url_scheme_not_https" | "url_has_credentials" | "url_has_query" | "url_has_fragment" | "url_port_not_allowed" | "url_host_is_ip" | "url_host_not_public" | "destination_unresolvable" | "destination_not_public" | "challenge_limit_reached" | "test_event_limit_reached" | "replay_limit_reached" | "internal_error" | "database_unavailable" | "overloaded" | "worker_stalled";
         /** @description What went wrong. */
         ErrorDetail: {
             /** @description Stable, machine-readable: branch on this. */
@@ -1546,14 +1890,40 @@ export interface components {
         /** @description An event as the API shows it; `data` only with `?include=payload`. */
         Event: {
             app_id: components["schemas"]["AppId"];
+            /**
+             * @example [
+             *       "billing",
+             *       "eu-west"
+             *     ]
+             */
+            channels: string[];
             created_at: string;
+            /** @description The producer's `data` (with `?include=payload`); `null` once erased (`expunged_at`). */
             data?: Record<string, unknown> | null;
+            /**
+             * @description When its deliveries were scheduled for (`deliver_at`, or `delay` after it was accepted); null:
+             *     sent at once.
+             * @example 2026-12-24T18:00:00.000Z
+             */
+            deliver_at?: string | null;
             /** Format: int64 */
             deliveries: number;
+            /**
+             * @description When its payload was erased on request (`POST …/events/{evt}/expunge`); only then.
+             * @example 2026-12-24T18:00:00.000Z
+             */
+            expunged_at?: string | null;
             id: components["schemas"]["EventId"];
             idempotency_key?: string | null;
             payload_purged?: boolean | null;
             payload_sha256: string;
+            /**
+             * @example [
+             *       "billing",
+             *       "eu-west"
+             *     ]
+             */
+            tags: string[];
             type: string;
             /**
              * @description Only in the answer to sending an event, and only when `deliveries` is
@@ -1579,6 +1949,8 @@ export interface components {
              *     earlier request, or earlier in this batch), nothing stored for it.
              */
             created: boolean;
+            /** @description When its deliveries are scheduled for (its `deliver_at` or `delay`); null: sent at once. */
+            deliver_at?: string | null;
             /**
              * Format: int64
              * @description Deliveries of the event.
@@ -1612,6 +1984,94 @@ export interface components {
             /** @description The JSON Schema (draft 2020-12) every event's `data` must match; null: any object. */
             schema?: Record<string, unknown> | null;
             updated_at: string;
+        };
+        /** @description An error answer of `expunge_event` with status 400. */
+        ExpungeEventError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `expunge_event` with status 401. */
+        ExpungeEventError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `expunge_event` with status 403. */
+        ExpungeEventError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `expunge_event` with status 404. */
+        ExpungeEventError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "event_not_found";
+            };
+        };
+        /** @description An error answer of `expunge_event` with status 413. */
+        ExpungeEventError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `expunge_event` with status 422. */
+        ExpungeEventError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value";
+            };
+        };
+        /** @description An error answer of `expunge_event` with status 500. */
+        ExpungeEventError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `expunge_event` with status 503. */
+        ExpungeEventError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description A filter to try on sample events. */
+        FilterTest: {
+            /** @description 1 to 20 events. */
+            events: components["schemas"]["FilterTestEvent"][];
+            /**
+             * @description The filter, as an endpoint's `filter`.
+             * @example data.amount > 100 && data.currency == "EUR"
+             */
+            filter: string;
+        };
+        /** @description A sample event, as a filter sees it. */
+        FilterTestEvent: {
+            /** @description The event's channels (checked as an event's are). */
+            channels?: string[];
+            /** @description The event's `data`; absent: `{}`. */
+            data?: Record<string, unknown> | null;
+            /** @description The event's tags (checked as an event's are). */
+            tags?: string[];
+            /** @example order.paid */
+            type: string;
+        };
+        /** @description The verdicts, one per event, in order. */
+        FilterTestResult: {
+            results: components["schemas"]["FilterVerdict"][];
+        };
+        /** @description What the filter says of one sample event. */
+        FilterVerdict: {
+            /** @description Why the evaluation failed (then `matched` is `false`, as at fan-out). */
+            error?: string | null;
+            /** @description Whether the event would be sent to an endpoint with this filter. */
+            matched: boolean;
         };
         /** @description An error answer of `get_app` with status 400. */
         GetAppError400: components["schemas"]["ErrorBody"] & {
@@ -1937,6 +2397,48 @@ export interface components {
         };
         /** @description An error answer of `get_settings` with status 503. */
         GetSettingsError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `get_transformed_request` with status 400. */
+        GetTransformedRequestError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_path";
+            };
+        };
+        /** @description An error answer of `get_transformed_request` with status 401. */
+        GetTransformedRequestError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `get_transformed_request` with status 403. */
+        GetTransformedRequestError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `get_transformed_request` with status 404. */
+        GetTransformedRequestError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "delivery_not_found" | "not_transformed";
+            };
+        };
+        /** @description An error answer of `get_transformed_request` with status 500. */
+        GetTransformedRequestError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `get_transformed_request` with status 503. */
+        GetTransformedRequestError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
                 code?: "database_unavailable";
@@ -2421,7 +2923,23 @@ export interface components {
             };
         };
         NewEvent: {
+            /**
+             * @example [
+             *       "billing",
+             *       "eu-west"
+             *     ]
+             */
+            channels?: string[];
             data: Record<string, unknown>;
+            delay?: null | components["schemas"]["Duration"];
+            /**
+             * Format: date-time
+             * @description Send it later, at this time (RFC 3339), at most `FENIX_MAX_SCHEDULE_AHEAD` (default 30d) ahead;
+             *     a time already past means now. Its deliveries are stored at once and show `scheduled` until
+             *     then. Not with `delay`.
+             * @example 2026-12-24T18:00:00Z
+             */
+            deliver_at?: string | null;
             /** @description The producer's idempotency key (the `Idempotency-Key` header wins). */
             id?: string | null;
             /**
@@ -2431,6 +2949,13 @@ export interface components {
              *     Ignored by unordered endpoints.
              */
             ordering_key?: string | null;
+            /**
+             * @example [
+             *       "billing",
+             *       "eu-west"
+             *     ]
+             */
+            tags?: string[];
             /** @example booking.confirmed */
             type: string;
         };
@@ -2447,7 +2972,19 @@ export interface components {
             data: {
                 created_at: string;
                 id: components["schemas"]["AppId"];
+                /**
+                 * @description How long this app's finished deliveries and their attempts are kept;
+                 *     null: the operator's `FENIX_LOG_RETENTION`.
+                 * @example 30d
+                 */
+                log_retention?: string | null;
                 name: string;
+                /**
+                 * @description How long this app's event payloads are kept (e.g. `7d`); null: the
+                 *     operator's `FENIX_PAYLOAD_RETENTION`.
+                 * @example 7d
+                 */
+                payload_retention?: string | null;
                 /**
                  * @description Its endpoints must prove they control their URL before they are sent
                  *     events (also when `FENIX_REQUIRE_ENDPOINT_VERIFICATION` is off).
@@ -2471,7 +3008,7 @@ export interface components {
                  * @example timeout
                  * @enum {string|null}
                  */
-                error?: "timeout" | "connect" | "request" | "tls" | "dns" | "response_body" | "redirect" | "http_status" | "destination_blocked" | "no_secret" | "sealed_header" | "signing" | "challenge_mismatch" | null;
+                error?: "timeout" | "connect" | "request" | "tls" | "dns" | "response_body" | "redirect" | "http_status" | "destination_blocked" | "no_secret" | "sealed_header" | "signing" | "challenge_mismatch" | "client_certificate" | "auth_token" | "proxy" | "transformation_failed" | null;
                 error_detail?: string | null;
                 id: components["schemas"]["AttemptId"];
                 response_excerpt?: string | null;
@@ -2516,6 +3053,12 @@ export interface components {
                 next_attempt_at?: string | null;
                 /** @description Its lane on an ordered endpoint (`""` is the keyless lane); null for an unordered endpoint. */
                 ordering_key?: string | null;
+                /**
+                 * @description Why a `skipped` delivery was not sent, when known: `transformation_cancelled` (its endpoint's
+                 *     transformation set `cancel`), `cancelled` (its event was cancelled before it was sent); else null.
+                 * @example transformation_cancelled
+                 */
+                skip_reason?: string | null;
                 status: components["schemas"]["DeliveryStatus"];
                 updated_at: string;
             }[];
@@ -2531,9 +3074,22 @@ export interface components {
                  * @example 5s
                  */
                 attempt_timeout?: string | null;
+                auth?: null | components["schemas"]["EndpointAuth"];
+                /**
+                 * @example [
+                 *       "billing",
+                 *       "eu-west"
+                 *     ]
+                 */
+                channels: string[];
                 created_at: string;
                 description: string;
                 event_types: string[];
+                /**
+                 * @description The content filter (CEL) events must pass to be sent here
+                 *     (docs/api.md, Content filters); `null`: none.
+                 */
+                filter?: string | null;
                 /** @description Answers that fail a delivery at once, without retry (`[]`: none). */
                 final_status_codes: number[];
                 /**
@@ -2589,6 +3145,12 @@ export interface components {
                 state: components["schemas"]["EndpointState"];
                 state_changed_at?: string | null;
                 state_reason?: string | null;
+                tls?: null | components["schemas"]["EndpointTls"];
+                /**
+                 * @description The JavaScript that reshapes each delivery's request (docs/api.md,
+                 *     Transformations); `null`: none.
+                 */
+                transformation?: string | null;
                 updated_at: string;
                 url: string;
                 verification?: null | components["schemas"]["VerificationOut"];
@@ -2621,10 +3183,10 @@ export interface components {
         Page_PortalSession: {
             data: {
                 access: components["schemas"]["Access"];
-                app_id: string;
+                app_id: components["schemas"]["AppId"];
                 created_at: string;
                 expires_at: string;
-                id: string;
+                id: components["schemas"]["PortalSessionId"];
                 label?: string | null;
                 /** @description When it was revoked; `null` unless revoked. */
                 revoked_at?: string | null;
@@ -2649,26 +3211,27 @@ export interface components {
         Page_Token: {
             data: {
                 access: components["schemas"]["TokenAccess"];
-                /** @description The app an app token is confined to; null for an admin token. */
-                app_id?: string | null;
+                app_id?: null | components["schemas"]["AppId"];
                 created_at: string;
                 /** @description True once `expires_at` is past: the token no longer authenticates. */
                 expired: boolean;
                 /** @description Null: never expires. */
                 expires_at?: string | null;
                 /** @description `tok_…`, what `DELETE /v1/tokens/{tok}` takes. */
-                id: string;
+                id: components["schemas"]["TokenId"];
                 name: string;
             }[];
             /** @description Opaque; absent (null) on the last page. */
             next_cursor?: string | null;
         };
         PatchApp: {
+            log_retention?: null | components["schemas"]["Duration"];
             /**
              * @description Left out: unchanged; cannot be null.
              * @example Acme Corp
              */
             name?: string;
+            payload_retention?: null | components["schemas"]["Duration"];
             /**
              * @description Left out: unchanged; cannot be null. Applies to endpoints created, or
              *     whose URL changes, from then on.
@@ -2683,10 +3246,20 @@ export interface components {
         PatchEndpoint: {
             /** @description Left out: unchanged; null: back to `FENIX_ATTEMPT_TIMEOUT`. */
             attempt_timeout?: string | null;
+            auth?: null | components["schemas"]["EndpointAuthRequest"];
+            /**
+             * @example [
+             *       "billing",
+             *       "eu-west"
+             *     ]
+             */
+            channels?: string[];
             /** @description Left out: unchanged; cannot be null (`""` empties it). */
             description?: string;
             /** @description Left out: unchanged; cannot be null (`[]` is every type). */
             event_types?: string[];
+            /** @description Left out: unchanged; null or `""`: none. Applies to events sent from then on. */
+            filter?: string | null;
             /** @description Left out: unchanged; cannot be null (`[]`: none). */
             final_status_codes?: number[];
             /**
@@ -2706,6 +3279,9 @@ export interface components {
             retry_schedule?: string[] | null;
             /** @description Only together with `headers`; left out, the names sensitive so far stay sensitive. */
             sensitive_headers?: string[];
+            tls?: null | components["schemas"]["EndpointTlsIn"];
+            /** @description Left out: unchanged; null: none (the envelope is sent as it is). */
+            transformation?: string | null;
             /**
              * @description Left out: unchanged; cannot be null.
              * @example https://hooks.example.com/fenix
@@ -2788,11 +3364,10 @@ export interface components {
         /** @description A portal link as minted: `url` carries the secret, shown once. */
         PortalLink: {
             access: components["schemas"]["Access"];
-            app_id: string;
+            app_id: components["schemas"]["AppId"];
             created_at: string;
             expires_at: string;
-            /** @example ps_01JF3Q4Z8M6V7W8X9Y0Z1A2B3C */
-            id: string;
+            id: components["schemas"]["PortalSessionId"];
             label?: string | null;
             /**
              * @description Open this once (or in an iframe) to reach the console for this app.
@@ -2804,15 +3379,24 @@ export interface components {
         /** @description A portal link as listed (no secret), with what became of it. */
         PortalSession: {
             access: components["schemas"]["Access"];
-            app_id: string;
+            app_id: components["schemas"]["AppId"];
             created_at: string;
             expires_at: string;
-            id: string;
+            id: components["schemas"]["PortalSessionId"];
             label?: string | null;
             /** @description When it was revoked; `null` unless revoked. */
             revoked_at?: string | null;
             /** @description When the link was exchanged for a session; `null` while unused. */
             used_at?: string | null;
+        };
+        /** @example ps_01JF3Q8Z6V7W2X9Y4K5M0N1P2R */
+        PortalSessionId: string;
+        /**
+         * @description The client certificate a rotation replaced, still presented when the new
+         *     one fails the handshake, until `expires_at`.
+         */
+        PreviousTlsCertificate: components["schemas"]["TlsCertificate"] & {
+            expires_at: string;
         };
         /** @description One live Ed25519 public key of an endpoint. */
         PublicKeyOut: {
@@ -3101,6 +3685,69 @@ export interface components {
                 code?: "database_unavailable";
             };
         };
+        /** @description An error answer of `rotate_endpoint_client_certificate` with status 400. */
+        RotateEndpointClientCertificateError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `rotate_endpoint_client_certificate` with status 401. */
+        RotateEndpointClientCertificateError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `rotate_endpoint_client_certificate` with status 403. */
+        RotateEndpointClientCertificateError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `rotate_endpoint_client_certificate` with status 404. */
+        RotateEndpointClientCertificateError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "endpoint_not_found";
+            };
+        };
+        /** @description An error answer of `rotate_endpoint_client_certificate` with status 413. */
+        RotateEndpointClientCertificateError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `rotate_endpoint_client_certificate` with status 415. */
+        RotateEndpointClientCertificateError415: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unsupported_media_type";
+            };
+        };
+        /** @description An error answer of `rotate_endpoint_client_certificate` with status 422. */
+        RotateEndpointClientCertificateError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_expires_in" | "invalid_client_certificate" | "invalid_client_key";
+            };
+        };
+        /** @description An error answer of `rotate_endpoint_client_certificate` with status 500. */
+        RotateEndpointClientCertificateError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `rotate_endpoint_client_certificate` with status 503. */
+        RotateEndpointClientCertificateError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
         /** @description An error answer of `rotate_endpoint_secret` with status 400. */
         RotateEndpointSecretError400: components["schemas"]["ErrorBody"] & {
             error?: {
@@ -3157,6 +3804,14 @@ export interface components {
                 code?: "database_unavailable";
             };
         };
+        /** @description A new client certificate, the current one presented as a fallback during the overlap. */
+        RotateEndpointTls: {
+            /** @description The new client certificate chain (PEM, leaf first). */
+            client_certificate: string;
+            /** @description Its private key (PEM). Write-only. */
+            client_key: string;
+            expires_in?: null | components["schemas"]["Duration"];
+        };
         RotateSecret: {
             /** Format: int64 */
             overlap_seconds?: number | null;
@@ -3187,6 +3842,16 @@ export interface components {
         };
         /** @description One way `data` fails its type's schema. */
         SchemaViolation: {
+            /**
+             * Format: int32
+             * @description Only with `invalid_filter`: the column of `line` (1-based, in characters).
+             */
+            column?: number | null;
+            /**
+             * Format: int32
+             * @description Only with `invalid_filter`: where in the filter's text (1-based, in characters).
+             */
+            line?: number | null;
             /**
              * @description What the schema wants there; the offending value itself is never
              *     quoted (it is the producer's payload), it reads as `value`.
@@ -3246,7 +3911,7 @@ export interface components {
         SendEventBatchError422: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "invalid_body" | "unstorable_value" | "invalid_ordering_key" | "invalid_idempotency_key" | "invalid_data" | "empty_batch" | "batch_too_large" | "fanout_limit_reached" | "invalid_event_type" | "unknown_event_type" | "schema_mismatch" | "schema_too_costly" | "duplicate_key" | "data_too_deep" | "number_out_of_range" | "invalid_unicode" | "unreadable_data";
+                code?: "invalid_body" | "unstorable_value" | "invalid_ordering_key" | "invalid_channels" | "invalid_tags" | "invalid_idempotency_key" | "invalid_schedule" | "invalid_data" | "empty_batch" | "batch_too_large" | "fanout_limit_reached" | "invalid_event_type" | "unknown_event_type" | "schema_mismatch" | "schema_too_costly" | "duplicate_key" | "data_too_deep" | "number_out_of_range" | "invalid_unicode" | "unreadable_data";
             };
         };
         /** @description An error answer of `send_event_batch` with status 500. */
@@ -3309,7 +3974,7 @@ export interface components {
         SendEventError422: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "invalid_body" | "unstorable_value" | "invalid_ordering_key" | "invalid_idempotency_key" | "invalid_data" | "fanout_limit_reached" | "invalid_event_type" | "unknown_event_type" | "schema_mismatch" | "schema_too_costly" | "duplicate_key" | "data_too_deep" | "number_out_of_range" | "invalid_unicode" | "unreadable_data";
+                code?: "invalid_body" | "unstorable_value" | "invalid_ordering_key" | "invalid_channels" | "invalid_tags" | "invalid_idempotency_key" | "invalid_schedule" | "invalid_data" | "fanout_limit_reached" | "invalid_event_type" | "unknown_event_type" | "schema_mismatch" | "schema_too_costly" | "duplicate_key" | "data_too_deep" | "number_out_of_range" | "invalid_unicode" | "unreadable_data";
             };
         };
         /** @description An error answer of `send_event` with status 500. */
@@ -3424,14 +4089,40 @@ export interface components {
             cut_by_size: boolean;
             data: {
                 app_id: components["schemas"]["AppId"];
+                /**
+                 * @example [
+                 *       "billing",
+                 *       "eu-west"
+                 *     ]
+                 */
+                channels: string[];
                 created_at: string;
+                /** @description The producer's `data` (with `?include=payload`); `null` once erased (`expunged_at`). */
                 data?: Record<string, unknown> | null;
+                /**
+                 * @description When its deliveries were scheduled for (`deliver_at`, or `delay` after it was accepted); null:
+                 *     sent at once.
+                 * @example 2026-12-24T18:00:00.000Z
+                 */
+                deliver_at?: string | null;
                 /** Format: int64 */
                 deliveries: number;
+                /**
+                 * @description When its payload was erased on request (`POST …/events/{evt}/expunge`); only then.
+                 * @example 2026-12-24T18:00:00.000Z
+                 */
+                expunged_at?: string | null;
                 id: components["schemas"]["EventId"];
                 idempotency_key?: string | null;
                 payload_purged?: boolean | null;
                 payload_sha256: string;
+                /**
+                 * @example [
+                 *       "billing",
+                 *       "eu-west"
+                 *     ]
+                 */
+                tags: string[];
                 type: string;
                 /**
                  * @description Only in the answer to sending an event, and only when `deliveries` is
@@ -3520,6 +4211,13 @@ export interface components {
         };
         /** @example esc_01JF3Q8Z6V7W2X9Y4K5M0N1P2R */
         StateChangeId: string;
+        /** @description The event a test runs on. */
+        TestEvent: {
+            /** @description The event's `data`; absent: `{}`. */
+            data?: Record<string, unknown> | null;
+            /** @example booking.confirmed */
+            type: string;
+        };
         /** @description What to send; every field optional, an empty body sends `{}` as `fenix.test`. */
         TestEventRequest: {
             /** @description The event's `data` (default `{}`), a JSON object sent byte for byte. */
@@ -3537,18 +4235,174 @@ export interface components {
             /** @description `evt_…`, the `X-Fenix-Event-Id` the receiver gets. */
             event_id: components["schemas"]["EventId"];
         };
+        /** @description An error answer of `test_filter` with status 400. */
+        TestFilterError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `test_filter` with status 401. */
+        TestFilterError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `test_filter` with status 403. */
+        TestFilterError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `test_filter` with status 404. */
+        TestFilterError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found";
+            };
+        };
+        /** @description An error answer of `test_filter` with status 413. */
+        TestFilterError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `test_filter` with status 415. */
+        TestFilterError415: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unsupported_media_type";
+            };
+        };
+        /** @description An error answer of `test_filter` with status 422. */
+        TestFilterError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_channels" | "invalid_tags" | "invalid_filter" | "invalid_sample" | "invalid_event_type";
+            };
+        };
+        /** @description An error answer of `test_filter` with status 500. */
+        TestFilterError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `test_filter` with status 503. */
+        TestFilterError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description A transformation to try. */
+        TestTransformation: {
+            /**
+             * @description An endpoint of the app whose URL and custom headers the script is given
+             *     (sensitive ones are not); absent: `https://receiver.example/webhook`, no headers.
+             */
+            endpoint_id?: string | null;
+            event: components["schemas"]["TestEvent"];
+            /**
+             * @description The script, as an endpoint's `transformation` (at most 64 KiB).
+             * @example function handler(webhook) { webhook.payload = {text: webhook.payload.type}; return webhook; }
+             */
+            transformation: string;
+        };
+        /** @description An error answer of `test_transformation` with status 400. */
+        TestTransformationError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `test_transformation` with status 401. */
+        TestTransformationError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `test_transformation` with status 403. */
+        TestTransformationError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `test_transformation` with status 404. */
+        TestTransformationError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "endpoint_not_found";
+            };
+        };
+        /** @description An error answer of `test_transformation` with status 413. */
+        TestTransformationError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `test_transformation` with status 415. */
+        TestTransformationError415: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unsupported_media_type";
+            };
+        };
+        /** @description An error answer of `test_transformation` with status 422. */
+        TestTransformationError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_transformation" | "transformation_failed" | "invalid_event_type";
+            };
+        };
+        /** @description An error answer of `test_transformation` with status 500. */
+        TestTransformationError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `test_transformation` with status 503. */
+        TestTransformationError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description One certificate as reads show it. */
+        TlsCertificate: {
+            /** @description Whether it expires within 14 days. */
+            expires_soon: boolean;
+            /**
+             * @description When it stops being valid.
+             * @example 2027-01-01T00:00:00.000Z
+             */
+            not_after: string;
+            /** @description Lowercase hex SHA-256 of the certificate (DER). */
+            sha256: string;
+            /**
+             * @description The subject's distinguished name.
+             * @example CN=fenix.example.com
+             */
+            subject: string;
+        };
         /** @description A token as listed: never the token itself (only its hash is stored). */
         Token: {
             access: components["schemas"]["TokenAccess"];
-            /** @description The app an app token is confined to; null for an admin token. */
-            app_id?: string | null;
+            app_id?: null | components["schemas"]["AppId"];
             created_at: string;
             /** @description True once `expires_at` is past: the token no longer authenticates. */
             expired: boolean;
             /** @description Null: never expires. */
             expires_at?: string | null;
             /** @description `tok_…`, what `DELETE /v1/tokens/{tok}` takes. */
-            id: string;
+            id: components["schemas"]["TokenId"];
             name: string;
         };
         /**
@@ -3557,6 +4411,43 @@ export interface components {
          * @enum {string}
          */
         TokenAccess: "admin" | "manage" | "read";
+        /**
+         * @description How Fenix authenticates to the token endpoint.
+         * @enum {string}
+         */
+        TokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+        /** @example tok_01JF3Q8Z6V7W2X9Y4K5M0N1P2R */
+        TokenId: string;
+        /** @description The request the transformation made. */
+        TransformationResult: {
+            /**
+             * @description `true`: the delivery would be skipped (`transformation_cancelled`); the
+             *     other fields then show the request as it was before the script.
+             */
+            cancel: boolean;
+            /** @description Custom headers; Fenix's own, the signature and sensitive headers are added after. */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description `POST` or `PUT`. */
+            method: string;
+            /** @description The body the receiver would get (signed as it is). */
+            payload: Record<string, unknown>;
+            url: string;
+        };
+        /** @description The request a delivery's endpoint transformation made, as every attempt sends it. */
+        TransformedRequest: {
+            /** @description The custom headers it chose (Fenix's own, the signature and sensitive headers are added to them). */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description `POST` or `PUT`. */
+            method: string;
+            /** @description The body every attempt sends (and signs). */
+            payload: Record<string, unknown>;
+            /** @description The endpoint's URL with the path and query the transformation chose. */
+            url: string;
+        };
         /** @description An error answer of `update_app` with status 400. */
         UpdateAppError400: components["schemas"]["ErrorBody"] & {
             error?: {
@@ -3610,7 +4501,7 @@ export interface components {
         UpdateAppError422: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "invalid_body" | "unstorable_value" | "invalid_name" | "invalid_uid" | "uid_reserved";
+                code?: "invalid_body" | "unstorable_value" | "invalid_name" | "invalid_uid" | "uid_reserved" | "invalid_retention" | "retention_too_long";
             };
         };
         /** @description An error answer of `update_app` with status 500. */
@@ -3673,7 +4564,7 @@ export interface components {
         UpdateEndpointError422: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "invalid_body" | "unstorable_value" | "invalid_description" | "invalid_rate_limit" | "invalid_sensitive_headers" | "invalid_header_name" | "invalid_header_value" | "hop_by_hop_header" | "reserved_header" | "duplicate_header" | "too_many_headers" | "headers_too_large" | "invalid_retry_schedule" | "invalid_final_status_codes" | "invalid_attempt_timeout" | "invalid_event_types" | "unknown_event_type" | "url_invalid" | "url_ambiguous" | "url_too_long" | "url_scheme_not_https" | "url_has_credentials" | "url_has_query" | "url_has_fragment" | "url_port_not_allowed" | "url_host_is_ip" | "url_host_not_public" | "destination_unresolvable" | "destination_not_public";
+                code?: "invalid_body" | "unstorable_value" | "invalid_description" | "invalid_auth" | "invalid_transformation" | "invalid_filter" | "invalid_client_certificate" | "invalid_client_key" | "invalid_ca_certificates" | "invalid_rate_limit" | "invalid_sensitive_headers" | "invalid_header_name" | "invalid_header_value" | "hop_by_hop_header" | "reserved_header" | "duplicate_header" | "too_many_headers" | "headers_too_large" | "invalid_retry_schedule" | "invalid_final_status_codes" | "invalid_attempt_timeout" | "invalid_event_types" | "unknown_event_type" | "url_invalid" | "url_ambiguous" | "url_too_long" | "url_scheme_not_https" | "url_has_credentials" | "url_has_query" | "url_has_fragment" | "url_port_not_allowed" | "url_host_is_ip" | "url_host_not_public" | "destination_unresolvable" | "destination_not_public";
             };
         };
         /** @description An error answer of `update_endpoint` with status 429. */
@@ -3880,6 +4771,16 @@ export type AppPublicKeysError400 = components['schemas']['AppPublicKeysError400
 export type Attempt = components['schemas']['Attempt'];
 export type AttemptId = components['schemas']['AttemptId'];
 export type AttemptWithDelivery = components['schemas']['AttemptWithDelivery'];
+export type CancelEventError400 = components['schemas']['CancelEventError400'];
+export type CancelEventError401 = components['schemas']['CancelEventError401'];
+export type CancelEventError403 = components['schemas']['CancelEventError403'];
+export type CancelEventError404 = components['schemas']['CancelEventError404'];
+export type CancelEventError409 = components['schemas']['CancelEventError409'];
+export type CancelEventError413 = components['schemas']['CancelEventError413'];
+export type CancelEventError422 = components['schemas']['CancelEventError422'];
+export type CancelEventError500 = components['schemas']['CancelEventError500'];
+export type CancelEventError503 = components['schemas']['CancelEventError503'];
+export type CancelledEvent = components['schemas']['CancelledEvent'];
 export type CreateApp = components['schemas']['CreateApp'];
 export type CreateAppError400 = components['schemas']['CreateAppError400'];
 export type CreateAppError401 = components['schemas']['CreateAppError401'];
@@ -3961,11 +4862,16 @@ export type DeliveryId = components['schemas']['DeliveryId'];
 export type DeliveryStatus = components['schemas']['DeliveryStatus'];
 export type Duration = components['schemas']['Duration'];
 export type Endpoint = components['schemas']['Endpoint'];
+export type EndpointAuth = components['schemas']['EndpointAuth'];
+export type EndpointAuthRequest = components['schemas']['EndpointAuthRequest'];
+export type EndpointAuthType = components['schemas']['EndpointAuthType'];
 export type EndpointId = components['schemas']['EndpointId'];
 export type EndpointReplay = components['schemas']['EndpointReplay'];
 export type EndpointReplayRequest = components['schemas']['EndpointReplayRequest'];
 export type EndpointState = components['schemas']['EndpointState'];
 export type EndpointStats = components['schemas']['EndpointStats'];
+export type EndpointTls = components['schemas']['EndpointTls'];
+export type EndpointTlsIn = components['schemas']['EndpointTlsIn'];
 export type ErrorBody = components['schemas']['ErrorBody'];
 export type ErrorCode = components['schemas']['ErrorCode'];
 export type ErrorDetail = components['schemas']['ErrorDetail'];
@@ -3975,6 +4881,18 @@ export type EventBatchItem = components['schemas']['EventBatchItem'];
 export type EventBatchResult = components['schemas']['EventBatchResult'];
 export type EventId = components['schemas']['EventId'];
 export type EventType = components['schemas']['EventType'];
+export type ExpungeEventError400 = components['schemas']['ExpungeEventError400'];
+export type ExpungeEventError401 = components['schemas']['ExpungeEventError401'];
+export type ExpungeEventError403 = components['schemas']['ExpungeEventError403'];
+export type ExpungeEventError404 = components['schemas']['ExpungeEventError404'];
+export type ExpungeEventError413 = components['schemas']['ExpungeEventError413'];
+export type ExpungeEventError422 = components['schemas']['ExpungeEventError422'];
+export type ExpungeEventError500 = components['schemas']['ExpungeEventError500'];
+export type ExpungeEventError503 = components['schemas']['ExpungeEventError503'];
+export type FilterTest = components['schemas']['FilterTest'];
+export type FilterTestEvent = components['schemas']['FilterTestEvent'];
+export type FilterTestResult = components['schemas']['FilterTestResult'];
+export type FilterVerdict = components['schemas']['FilterVerdict'];
 export type GetAppError400 = components['schemas']['GetAppError400'];
 export type GetAppError401 = components['schemas']['GetAppError401'];
 export type GetAppError403 = components['schemas']['GetAppError403'];
@@ -4022,6 +4940,12 @@ export type GetSettingsError401 = components['schemas']['GetSettingsError401'];
 export type GetSettingsError403 = components['schemas']['GetSettingsError403'];
 export type GetSettingsError500 = components['schemas']['GetSettingsError500'];
 export type GetSettingsError503 = components['schemas']['GetSettingsError503'];
+export type GetTransformedRequestError400 = components['schemas']['GetTransformedRequestError400'];
+export type GetTransformedRequestError401 = components['schemas']['GetTransformedRequestError401'];
+export type GetTransformedRequestError403 = components['schemas']['GetTransformedRequestError403'];
+export type GetTransformedRequestError404 = components['schemas']['GetTransformedRequestError404'];
+export type GetTransformedRequestError500 = components['schemas']['GetTransformedRequestError500'];
+export type GetTransformedRequestError503 = components['schemas']['GetTransformedRequestError503'];
 export type Health = components['schemas']['Health'];
 export type Jwk = components['schemas']['Jwk'];
 export type KeySet = components['schemas']['KeySet'];
@@ -4111,6 +5035,8 @@ export type PauseEndpointError500 = components['schemas']['PauseEndpointError500
 export type PauseEndpointError503 = components['schemas']['PauseEndpointError503'];
 export type PortalLink = components['schemas']['PortalLink'];
 export type PortalSession = components['schemas']['PortalSession'];
+export type PortalSessionId = components['schemas']['PortalSessionId'];
+export type PreviousTlsCertificate = components['schemas']['PreviousTlsCertificate'];
 export type PublicKeyOut = components['schemas']['PublicKeyOut'];
 export type PublicKeys = components['schemas']['PublicKeys'];
 export type Ready = components['schemas']['Ready'];
@@ -4151,6 +5077,15 @@ export type RevokePortalSessionError403 = components['schemas']['RevokePortalSes
 export type RevokePortalSessionError404 = components['schemas']['RevokePortalSessionError404'];
 export type RevokePortalSessionError500 = components['schemas']['RevokePortalSessionError500'];
 export type RevokePortalSessionError503 = components['schemas']['RevokePortalSessionError503'];
+export type RotateEndpointClientCertificateError400 = components['schemas']['RotateEndpointClientCertificateError400'];
+export type RotateEndpointClientCertificateError401 = components['schemas']['RotateEndpointClientCertificateError401'];
+export type RotateEndpointClientCertificateError403 = components['schemas']['RotateEndpointClientCertificateError403'];
+export type RotateEndpointClientCertificateError404 = components['schemas']['RotateEndpointClientCertificateError404'];
+export type RotateEndpointClientCertificateError413 = components['schemas']['RotateEndpointClientCertificateError413'];
+export type RotateEndpointClientCertificateError415 = components['schemas']['RotateEndpointClientCertificateError415'];
+export type RotateEndpointClientCertificateError422 = components['schemas']['RotateEndpointClientCertificateError422'];
+export type RotateEndpointClientCertificateError500 = components['schemas']['RotateEndpointClientCertificateError500'];
+export type RotateEndpointClientCertificateError503 = components['schemas']['RotateEndpointClientCertificateError503'];
 export type RotateEndpointSecretError400 = components['schemas']['RotateEndpointSecretError400'];
 export type RotateEndpointSecretError401 = components['schemas']['RotateEndpointSecretError401'];
 export type RotateEndpointSecretError403 = components['schemas']['RotateEndpointSecretError403'];
@@ -4159,6 +5094,7 @@ export type RotateEndpointSecretError413 = components['schemas']['RotateEndpoint
 export type RotateEndpointSecretError422 = components['schemas']['RotateEndpointSecretError422'];
 export type RotateEndpointSecretError500 = components['schemas']['RotateEndpointSecretError500'];
 export type RotateEndpointSecretError503 = components['schemas']['RotateEndpointSecretError503'];
+export type RotateEndpointTls = components['schemas']['RotateEndpointTls'];
 export type RotateSecret = components['schemas']['RotateSecret'];
 export type Rotated = components['schemas']['Rotated'];
 export type SchemaViolation = components['schemas']['SchemaViolation'];
@@ -4204,10 +5140,35 @@ export type SkipDeliveryError500 = components['schemas']['SkipDeliveryError500']
 export type SkipDeliveryError503 = components['schemas']['SkipDeliveryError503'];
 export type StateChange = components['schemas']['StateChange'];
 export type StateChangeId = components['schemas']['StateChangeId'];
+export type TestEvent = components['schemas']['TestEvent'];
 export type TestEventRequest = components['schemas']['TestEventRequest'];
 export type TestEventSent = components['schemas']['TestEventSent'];
+export type TestFilterError400 = components['schemas']['TestFilterError400'];
+export type TestFilterError401 = components['schemas']['TestFilterError401'];
+export type TestFilterError403 = components['schemas']['TestFilterError403'];
+export type TestFilterError404 = components['schemas']['TestFilterError404'];
+export type TestFilterError413 = components['schemas']['TestFilterError413'];
+export type TestFilterError415 = components['schemas']['TestFilterError415'];
+export type TestFilterError422 = components['schemas']['TestFilterError422'];
+export type TestFilterError500 = components['schemas']['TestFilterError500'];
+export type TestFilterError503 = components['schemas']['TestFilterError503'];
+export type TestTransformation = components['schemas']['TestTransformation'];
+export type TestTransformationError400 = components['schemas']['TestTransformationError400'];
+export type TestTransformationError401 = components['schemas']['TestTransformationError401'];
+export type TestTransformationError403 = components['schemas']['TestTransformationError403'];
+export type TestTransformationError404 = components['schemas']['TestTransformationError404'];
+export type TestTransformationError413 = components['schemas']['TestTransformationError413'];
+export type TestTransformationError415 = components['schemas']['TestTransformationError415'];
+export type TestTransformationError422 = components['schemas']['TestTransformationError422'];
+export type TestTransformationError500 = components['schemas']['TestTransformationError500'];
+export type TestTransformationError503 = components['schemas']['TestTransformationError503'];
+export type TlsCertificate = components['schemas']['TlsCertificate'];
 export type Token = components['schemas']['Token'];
 export type TokenAccess = components['schemas']['TokenAccess'];
+export type TokenEndpointAuthMethod = components['schemas']['TokenEndpointAuthMethod'];
+export type TokenId = components['schemas']['TokenId'];
+export type TransformationResult = components['schemas']['TransformationResult'];
+export type TransformedRequest = components['schemas']['TransformedRequest'];
 export type UpdateAppError400 = components['schemas']['UpdateAppError400'];
 export type UpdateAppError401 = components['schemas']['UpdateAppError401'];
 export type UpdateAppError403 = components['schemas']['UpdateAppError403'];
@@ -4542,7 +5503,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateAppError415"];
                 };
             };
-            /** @description `invalid_name`, `invalid_uid`, `uid_reserved`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
+            /** @description `invalid_name`, `invalid_uid`, `uid_reserved`, `invalid_retention`, `retention_too_long` (longer than the operator's); `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4811,7 +5772,7 @@ export interface operations {
                     "application/json": components["schemas"]["UpdateAppError415"];
                 };
             };
-            /** @description `invalid_name`, `invalid_uid`, `uid_reserved`, `invalid_body` (`name: null`); `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
+            /** @description `invalid_name`, `invalid_uid`, `uid_reserved`, `invalid_body` (`name: null`), `invalid_retention`, `retention_too_long` (longer than the operator's); `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4931,9 +5892,13 @@ export interface operations {
                 /** @description The event's type, exactly (`type` is the same filter). */
                 event_type?: string;
                 type?: string;
-                status?: "pending" | "in_flight" | "succeeded" | "failed" | "skipped" | "failing";
+                status?: "scheduled" | "pending" | "in_flight" | "succeeded" | "failed" | "skipped" | "failing";
                 since?: string;
                 until?: string;
+                /** @description Only deliveries of events carrying this channel. */
+                channel?: string;
+                /** @description Only deliveries of events carrying this tag. */
+                tag?: string;
             };
             header?: never;
             path: {
@@ -5289,6 +6254,85 @@ export interface operations {
             };
         };
     };
+    get_transformed_request: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id (`app_…`) or its uid. */
+                app: string;
+                /** @description The delivery's id (`dlv_…`). */
+                dlv: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stored request */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransformedRequest"];
+                };
+            };
+            /** @description `invalid_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTransformedRequestError400"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTransformedRequestError401"];
+                };
+            };
+            /** @description `forbidden`: the token's scope does not include this call */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTransformedRequestError403"];
+                };
+            };
+            /** @description `app_not_found`, `delivery_not_found`, `not_transformed` (none stored: no transformation, not sent yet, cancelled, or purged by retention) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTransformedRequestError404"];
+                };
+            };
+            /** @description `internal_error`: details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTransformedRequestError500"];
+                };
+            };
+            /** @description `database_unavailable`: nothing was stored, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTransformedRequestError503"];
+                };
+            };
+        };
+    };
     skip_delivery: {
         parameters: {
             query?: never;
@@ -5561,7 +6605,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateEndpointError415"];
                 };
             };
-            /** @description `invalid_event_types`, `unknown_event_type` (strict mode), `invalid_signature_scheme`, `invalid_secret`, `invalid_rate_limit`, `invalid_description`, `endpoint_limit_reached`, `url_invalid`, `url_ambiguous`, `url_too_long`, `url_scheme_not_https`, `url_has_credentials`, `url_has_query`, `url_has_fragment`, `url_port_not_allowed`, `url_host_is_ip`, `url_host_not_public`, `destination_unresolvable`, `destination_not_public`, `invalid_header_name`, `invalid_header_value`, `hop_by_hop_header`, `reserved_header`, `duplicate_header`, `too_many_headers`, `headers_too_large`, `invalid_sensitive_headers`, `invalid_retry_schedule`, `invalid_final_status_codes`, `invalid_attempt_timeout`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
+            /** @description `invalid_event_types`, `unknown_event_type` (strict mode), `invalid_signature_scheme`, `invalid_secret`, `invalid_rate_limit`, `invalid_description`, `endpoint_limit_reached`, `url_invalid`, `url_ambiguous`, `url_too_long`, `url_scheme_not_https`, `url_has_credentials`, `url_has_query`, `url_has_fragment`, `url_port_not_allowed`, `url_host_is_ip`, `url_host_not_public`, `destination_unresolvable`, `destination_not_public`, `invalid_header_name`, `invalid_header_value`, `hop_by_hop_header`, `reserved_header`, `duplicate_header`, `too_many_headers`, `headers_too_large`, `invalid_sensitive_headers`, `invalid_retry_schedule`, `invalid_final_status_codes`, `invalid_attempt_timeout`, `invalid_auth`, `invalid_client_certificate`, `invalid_client_key`, `invalid_ca_certificates`, `invalid_transformation`, `invalid_filter`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5838,7 +6882,7 @@ export interface operations {
                     "application/json": components["schemas"]["UpdateEndpointError415"];
                 };
             };
-            /** @description `invalid_event_types`, `unknown_event_type` (strict mode), `invalid_rate_limit`, `invalid_description`, `url_invalid`, `url_ambiguous`, `url_too_long`, `url_scheme_not_https`, `url_has_credentials`, `url_has_query`, `url_has_fragment`, `url_port_not_allowed`, `url_host_is_ip`, `url_host_not_public`, `destination_unresolvable`, `destination_not_public`, `invalid_header_name`, `invalid_header_value`, `hop_by_hop_header`, `reserved_header`, `duplicate_header`, `too_many_headers`, `headers_too_large`, `invalid_sensitive_headers`, `invalid_retry_schedule`, `invalid_final_status_codes`, `invalid_attempt_timeout`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
+            /** @description `invalid_event_types`, `unknown_event_type` (strict mode), `invalid_rate_limit`, `invalid_description`, `url_invalid`, `url_ambiguous`, `url_too_long`, `url_scheme_not_https`, `url_has_credentials`, `url_has_query`, `url_has_fragment`, `url_port_not_allowed`, `url_host_is_ip`, `url_host_not_public`, `destination_unresolvable`, `destination_not_public`, `invalid_header_name`, `invalid_header_value`, `hop_by_hop_header`, `reserved_header`, `duplicate_header`, `too_many_headers`, `headers_too_large`, `invalid_sensitive_headers`, `invalid_retry_schedule`, `invalid_final_status_codes`, `invalid_attempt_timeout`, `invalid_auth`, `invalid_client_certificate`, `invalid_client_key`, `invalid_ca_certificates`, `invalid_transformation`, `invalid_filter`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6682,6 +7726,116 @@ export interface operations {
             };
         };
     };
+    rotate_endpoint_client_certificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id (`app_…`) or its uid. */
+                app: string;
+                /** @description The endpoint's id (`ep_…`). */
+                ep: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateEndpointTls"];
+            };
+        };
+        responses: {
+            /** @description The endpoint's TLS material after the rotation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointTls"];
+                };
+            };
+            /** @description `invalid_path`, `malformed_json`, `unknown_field`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotateEndpointClientCertificateError400"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotateEndpointClientCertificateError401"];
+                };
+            };
+            /** @description `forbidden`: the token's scope does not include this call */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotateEndpointClientCertificateError403"];
+                };
+            };
+            /** @description `app_not_found`, `endpoint_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotateEndpointClientCertificateError404"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than 256 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotateEndpointClientCertificateError413"];
+                };
+            };
+            /** @description `unsupported_media_type`: send Content-Type: application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotateEndpointClientCertificateError415"];
+                };
+            };
+            /** @description `invalid_client_certificate`, `invalid_client_key`, `invalid_expires_in`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotateEndpointClientCertificateError422"];
+                };
+            };
+            /** @description `internal_error`: details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotateEndpointClientCertificateError500"];
+                };
+            };
+            /** @description `database_unavailable`: nothing was stored, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotateEndpointClientCertificateError503"];
+                };
+            };
+        };
+    };
     verify_endpoint: {
         parameters: {
             query?: never;
@@ -6817,6 +7971,10 @@ export interface operations {
                 until?: string;
                 /** @description `payload` adds each event's `data`. */
                 include?: string;
+                /** @description Only events carrying this channel. */
+                channel?: string;
+                /** @description Only events carrying this tag. */
+                tag?: string;
             };
             header?: never;
             path: {
@@ -6987,7 +8145,7 @@ export interface operations {
                     "application/json": components["schemas"]["SendEventError415"];
                 };
             };
-            /** @description `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `invalid_ordering_key`, `fanout_limit_reached`, `schema_mismatch` (the event-type catalogue's schema; each mismatch in `error.details`, its `path` a JSON Pointer into the body such as `/data/amount`), `unknown_event_type` (only with `FENIX_EVENT_TYPES_STRICT`); when the type has a schema, data that cannot be checked faithfully: `duplicate_key`, `number_out_of_range`, `invalid_unicode`, `data_too_deep`, `unreadable_data` (the place in `error.details`); `schema_too_costly` (the check went over `FENIX_SCHEMA_BUDGET`); `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
+            /** @description `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `invalid_ordering_key`, `invalid_schedule` (both `deliver_at` and `delay`, either unreadable, or past `FENIX_MAX_SCHEDULE_AHEAD`), `invalid_channels`, `invalid_tags` (the message names the place, e.g. `channels[1]`), `fanout_limit_reached`, `schema_mismatch` (the event-type catalogue's schema; each mismatch in `error.details`, its `path` a JSON Pointer into the body such as `/data/amount`), `unknown_event_type` (only with `FENIX_EVENT_TYPES_STRICT`); when the type has a schema, data that cannot be checked faithfully: `duplicate_key`, `number_out_of_range`, `invalid_unicode`, `data_too_deep`, `unreadable_data` (the place in `error.details`); `schema_too_costly` (the check went over `FENIX_SCHEMA_BUDGET`); `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7095,7 +8253,7 @@ export interface operations {
                     "application/json": components["schemas"]["SendEventBatchError415"];
                 };
             };
-            /** @description `empty_batch`, `batch_too_large`, and for one event (its index in the message) `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `invalid_ordering_key`, `fanout_limit_reached`, `schema_mismatch` (with `error.details`, paths such as `/events/3/data/amount`), `unknown_event_type` (strict mode), `duplicate_key`, `number_out_of_range`, `invalid_unicode`, `data_too_deep`, `unreadable_data`, `schema_too_costly` (over `FENIX_SCHEMA_BUDGET`, or the batch's checks over `FENIX_SCHEMA_REQUEST_BUDGET`); `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
+            /** @description `empty_batch`, `batch_too_large`, and for one event (its index in the message) `invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, `invalid_ordering_key`, `invalid_schedule` (both `deliver_at` and `delay`, either unreadable, or past `FENIX_MAX_SCHEDULE_AHEAD`), `invalid_channels`, `invalid_tags` (the place named: `events[3].channels[1] …`), `fanout_limit_reached`, `schema_mismatch` (with `error.details`, paths such as `/events/3/data/amount`), `unknown_event_type` (strict mode), `duplicate_key`, `number_out_of_range`, `invalid_unicode`, `data_too_deep`, `unreadable_data`, `schema_too_costly` (over `FENIX_SCHEMA_BUDGET`, or the batch's checks over `FENIX_SCHEMA_REQUEST_BUDGET`); `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7204,6 +8362,327 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GetEventError503"];
+                };
+            };
+        };
+    };
+    cancel_event: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id (`app_…`) or its uid. */
+                app: string;
+                /** @description The event's id (`evt_…`). */
+                evt: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional; empty or `{}` */
+        requestBody?: {
+            content: {
+                "application/json": null | components["schemas"]["NoOptions"];
+            };
+        };
+        responses: {
+            /** @description Cancelled; how many deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelledEvent"];
+                };
+            };
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelEventError400"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelEventError401"];
+                };
+            };
+            /** @description `forbidden`: the token's scope does not include this call */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelEventError403"];
+                };
+            };
+            /** @description `app_not_found`, `event_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelEventError404"];
+                };
+            };
+            /** @description `nothing_to_cancel`: none of its deliveries was still scheduled or pending */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelEventError409"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than 256 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelEventError413"];
+                };
+            };
+            /** @description `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelEventError422"];
+                };
+            };
+            /** @description `internal_error`: details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelEventError500"];
+                };
+            };
+            /** @description `database_unavailable`: nothing was stored, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelEventError503"];
+                };
+            };
+        };
+    };
+    expunge_event: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id (`app_…`) or its uid. */
+                app: string;
+                /** @description The event's id (`evt_…`). */
+                evt: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional; empty or `{}` */
+        requestBody?: {
+            content: {
+                "application/json": null | components["schemas"]["NoOptions"];
+            };
+        };
+        responses: {
+            /** @description Erased: the event as it is now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpungeEventError400"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpungeEventError401"];
+                };
+            };
+            /** @description `forbidden`: the token's scope does not include this call */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpungeEventError403"];
+                };
+            };
+            /** @description `app_not_found`, `event_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpungeEventError404"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than 256 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpungeEventError413"];
+                };
+            };
+            /** @description `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpungeEventError422"];
+                };
+            };
+            /** @description `internal_error`: details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpungeEventError500"];
+                };
+            };
+            /** @description `database_unavailable`: nothing was stored, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpungeEventError503"];
+                };
+            };
+        };
+    };
+    test_filter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id (`app_…`) or its uid. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FilterTest"];
+            };
+        };
+        responses: {
+            /** @description One verdict per event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilterTestResult"];
+                };
+            };
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestFilterError400"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestFilterError401"];
+                };
+            };
+            /** @description `forbidden`: the token's scope does not include this call */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestFilterError403"];
+                };
+            };
+            /** @description `app_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestFilterError404"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than 256 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestFilterError413"];
+                };
+            };
+            /** @description `unsupported_media_type`: send Content-Type: application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestFilterError415"];
+                };
+            };
+            /** @description `invalid_filter` (with the position), `invalid_sample` (none or more than 20 events, data that is not JSON), `invalid_event_type`, `invalid_channels`, `invalid_tags`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestFilterError422"];
+                };
+            };
+            /** @description `internal_error`: details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestFilterError500"];
+                };
+            };
+            /** @description `database_unavailable`: nothing was stored, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestFilterError503"];
                 };
             };
         };
@@ -7503,6 +8982,114 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RevokePortalSessionError503"];
+                };
+            };
+        };
+    };
+    test_transformation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id (`app_…`) or its uid. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestTransformation"];
+            };
+        };
+        responses: {
+            /** @description The request the transformation made */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransformationResult"];
+                };
+            };
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestTransformationError400"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestTransformationError401"];
+                };
+            };
+            /** @description `forbidden`: the token's scope does not include this call */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestTransformationError403"];
+                };
+            };
+            /** @description `app_not_found`, `endpoint_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestTransformationError404"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than 256 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestTransformationError413"];
+                };
+            };
+            /** @description `unsupported_media_type`: send Content-Type: application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestTransformationError415"];
+                };
+            };
+            /** @description `invalid_transformation` (does not compile: the reason and line), `transformation_failed` (threw, hit a limit, or returned a request outside the rules), `invalid_event_type`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestTransformationError422"];
+                };
+            };
+            /** @description `internal_error`: details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestTransformationError500"];
+                };
+            };
+            /** @description `database_unavailable`: nothing was stored, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestTransformationError503"];
                 };
             };
         };

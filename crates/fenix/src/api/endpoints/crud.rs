@@ -36,7 +36,8 @@ macro_rules! policy_codes {
     () => {
         "`invalid_header_name`, `invalid_header_value`, `hop_by_hop_header`, `reserved_header`, \
          `duplicate_header`, `too_many_headers`, `headers_too_large`, `invalid_sensitive_headers`, \
-         `invalid_retry_schedule`, `invalid_final_status_codes`, `invalid_attempt_timeout`"
+         `invalid_retry_schedule`, `invalid_final_status_codes`, `invalid_attempt_timeout`, `invalid_auth`, \
+         `invalid_client_certificate`, `invalid_client_key`, `invalid_ca_certificates`, `invalid_transformation`, `invalid_filter`"
     };
 }
 

@@ -64,6 +64,31 @@ pub(super) struct CreateEndpoint {
     /// After a dead letter in an ordered lane (default `continue`).
     #[serde(default)]
     on_dead_letter: OnDeadLetter,
+    /// A client certificate (mTLS) and extra CA certificates; the key is
+    /// write-only.
+    tls: Option<super::tls::TlsIn>,
+    /// OAuth2 client credentials (client credentials grant): every request
+    /// carries `Authorization: Bearer` with a token from `token_url`.
+    #[schema(value_type = Option<crate::oauth::spec::AuthIn>)]
+    auth: Option<serde_json::Value>,
+    /// Channels (at most 10 names, each as `pattern`, repeats kept once): the
+    /// endpoint receives only events sharing at least one; absent or `[]`:
+    /// every event.
+    #[serde(default)]
+    #[schema(schema_with = crate::api::schemas::label_list, required = false)]
+    channels: Vec<String>,
+    /// JavaScript `function handler(webhook) { … return webhook; }` that
+    /// reshapes each delivery's request before it is signed (docs/api.md,
+    /// Transformations); at most 64 KiB, compiled when saved.
+    #[schema(
+        example = "function handler(webhook) { webhook.payload = {text: webhook.payload.type}; return webhook; }"
+    )]
+    transformation: Option<String>,
+    /// A content filter in CEL over the event (`type`, `data`, `channels`,
+    /// `tags`): only events it is true for are sent (docs/api.md, Content
+    /// filters); at most 2,000 bytes, checked when saved. Absent, null or `""`: none.
+    #[schema(example = "data.amount > 100 && data.currency == \"EUR\"")]
+    filter: Option<String>,
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -113,6 +138,31 @@ pub(super) struct PatchEndpoint {
     #[serde(default, deserialize_with = "non_null")]
     #[schema(value_type = OnDeadLetter, required = false)]
     on_dead_letter: Option<OnDeadLetter>,
+    /// Left out: unchanged; null: none. Given, it replaces the whole TLS
+    /// material (a certificate with its key, both or neither; the previous
+    /// certificate of a rotation is dropped).
+    #[serde(default, with = "double_option")]
+    #[schema(value_type = Option<super::tls::TlsIn>)]
+    tls: Option<Option<super::tls::TlsIn>>,
+    /// Left out: unchanged; null: none. Given, it replaces the whole object;
+    /// `client_secret` / `private_key` left out keep the stored one when the
+    /// method needs the same kind and `token_url` and `client_id` are unchanged.
+    #[serde(default, with = "double_option")]
+    #[schema(value_type = Option<crate::oauth::spec::AuthIn>)]
+    auth: Option<Option<serde_json::Value>>,
+    /// Left out: unchanged; cannot be null (`[]`: every event). Replaces the
+    /// whole list; applies to events sent from then on.
+    #[serde(default, deserialize_with = "non_null")]
+    #[schema(schema_with = crate::api::schemas::label_list, required = false)]
+    channels: Option<Vec<String>>,
+    /// Left out: unchanged; null: none (the envelope is sent as it is).
+    #[serde(default, with = "double_option")]
+    #[schema(value_type = Option<String>)]
+    transformation: Option<Option<String>>,
+    /// Left out: unchanged; null or `""`: none. Applies to events sent from then on.
+    #[serde(default, with = "double_option")]
+    #[schema(value_type = Option<String>)]
+    filter: Option<Option<String>>,
 }
 
 /// Distinguishes a field left out (`None`) from an explicit `null` (`Some(None)`).
@@ -152,7 +202,13 @@ pub(super) async fn new_endpoint(
         ordered: body.ordered,
         on_dead_letter: body.on_dead_letter,
         rate_limit_per_sec: check_rate(body.rate_limit_per_sec)?,
+        tls: created_tls(s, id.as_str(), body.tls.as_ref())?,
+        auth: super::auth::created(s, id.as_str(), body.auth.as_ref()).await?,
+        channels: endpoint_channels(&body.channels)?,
+        transformation: transformation(s, body.transformation.as_deref()).await?,
+        filter: body.filter.as_deref().map(content_filter).transpose()?.flatten(),
     };
+    one_authorization(&spec.headers, spec.auth.is_some())?;
     let now = time::now_ms();
     let row = EndpointRow {
         id,
@@ -187,6 +243,9 @@ pub(super) async fn endpoint_patch(
     if let Some(filter) = &event_types {
         catalogued(s, filter).await?;
     }
+    let auth = super::auth::patched(s, row, body.auth.as_ref()).await?;
+    let auth_after = auth.as_ref().map_or(row.spec.auth.is_some(), Option::is_some);
+    one_authorization(headers.as_ref().unwrap_or(&row.spec.headers), auth_after)?;
     Ok(EndpointPatch {
         url,
         description: body.description.as_deref().map(check_description).transpose()?,
@@ -206,8 +265,64 @@ pub(super) async fn endpoint_patch(
             .transpose()?,
         ordered: body.ordered,
         on_dead_letter: body.on_dead_letter,
+        tls: body.tls.as_ref().map(|t| created_tls(s, row.id.as_str(), t.as_ref())).transpose()?,
+        auth,
+        channels: body.channels.as_deref().map(endpoint_channels).transpose()?,
+        transformation: match &body.transformation {
+            Some(t) => Some(transformation(s, t.as_deref()).await?),
+            None => None,
+        },
+        filter: body
+            .filter
+            .as_ref()
+            .map(|f| f.as_deref().map(content_filter).transpose().map(Option::flatten))
+            .transpose()?,
         challenge: None,
     })
+}
+
+/// An endpoint's `transformation`, compiled (its top level run within the
+/// limits, `handler` defined): `invalid_transformation` with the reason and line.
+async fn transformation(s: &SharedState, script: Option<&str>) -> Result<Option<std::sync::Arc<str>>, ApiError> {
+    let Some(script) = script else { return Ok(None) };
+    s.transforms
+        .compile(script, crate::transform::API_WAIT)
+        .await
+        .map_err(|f| ApiError::new(Code::InvalidTransformation, format!("transformation: {}", f.message(true))))?;
+    Ok(Some(std::sync::Arc::from(script)))
+}
+
+/// An endpoint's content `filter` (`filter`), checked against its bounds:
+/// `invalid_filter` with the line and column; blank is none.
+fn content_filter(text: &str) -> Result<Option<String>, ApiError> {
+    crate::filter::parse_field(text).map_err(|e| ApiError::invalid_filter("filter", e))
+}
+
+/// An endpoint's `channels` (`labels`): `invalid_channels` naming the place.
+fn endpoint_channels(names: &[String]) -> Result<Vec<String>, ApiError> {
+    crate::labels::parse("channels", names).map_err(|e| ApiError::new(Code::InvalidChannels, e.to_string()))
+}
+
+/// OAuth2's bearer token is the request's `Authorization` header: an
+/// endpoint with `auth` may not also carry one of its own.
+fn one_authorization(headers: &StoredHeaders, has_auth: bool) -> Result<(), ApiError> {
+    if has_auth && headers.has("authorization") {
+        return Err(ApiError::new(
+            Code::InvalidAuth,
+            "auth and a custom Authorization header exclude each other: the OAuth2 bearer token is the \
+             request's Authorization header",
+        ));
+    }
+    Ok(())
+}
+
+/// The TLS material given to endpoint `id`, checked, its key sealed.
+fn created_tls(
+    s: &SharedState,
+    id: &str,
+    given: Option<&super::tls::TlsIn>,
+) -> Result<Option<crate::endpoint_tls::EndpointTls>, ApiError> {
+    given.map_or(Ok(None), |t| super::tls::parse(t, &s.keyring.current, id, time::now_ms()))
 }
 
 /// A create's custom headers, sensitive values sealed for endpoint `id`.

@@ -11,13 +11,17 @@
 //! | `input.rs` | the create and update bodies, checked into the stored row or patch; the key a create or rotation starts with |
 //! | `state.rs` | pause and resume |
 //! | `keys.rs` | signing keys: rotation and the live public keys |
+//! | `tls.rs` | the `tls` object (client certificate, CA certificates): its body, its read form, the client certificate's rotation |
 //! | `ownership.rs` | proof of ownership: `verify` |
+//! | `auth.rs` | the `auth` object (OAuth2 client credentials): read, its token URL checked, sealed |
 
+mod auth;
 mod crud;
 mod input;
 mod keys;
 mod ownership;
 mod state;
+mod tls;
 
 use std::collections::BTreeMap;
 
@@ -52,6 +56,7 @@ pub fn router() -> OpenApiRouter<SharedState> {
         .routes(routes!(state::resume))
         .routes(routes!(keys::rotate))
         .routes(routes!(keys::public_keys))
+        .routes(routes!(tls::rotate))
         .routes(routes!(ownership::verify))
 }
 
@@ -102,6 +107,22 @@ pub struct EndpointOut {
     /// `ed25519` endpoint (and readable at any time at `…/public-keys`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub public_key: Option<String>,
+    /// The client certificate (mTLS) and extra CA certificates it uses;
+    /// `null`: neither. Never the key.
+    pub tls: Option<tls::TlsOut>,
+    /// OAuth2 client credentials: each request carries a bearer token from
+    /// `token_url`; `null`: none. Never the client secret or the private key.
+    pub auth: Option<crate::oauth::spec::AuthOut>,
+    /// The channels it receives: only events sharing at least one of them;
+    /// `[]`: every event (its `event_types` still apply).
+    #[schema(schema_with = crate::api::schemas::label_list)]
+    pub channels: Vec<String>,
+    /// The JavaScript that reshapes each delivery's request (docs/api.md,
+    /// Transformations); `null`: none.
+    pub transformation: Option<String>,
+    /// The content filter (CEL) events must pass to be sent here
+    /// (docs/api.md, Content filters); `null`: none.
+    pub filter: Option<String>,
     /// The open ownership challenge of an endpoint that has not proved it
     /// controls its URL (`pending_verification`); left out once verified,
     /// and in lists.
@@ -178,6 +199,11 @@ impl From<EndpointRow> for EndpointOut {
             ordered: spec.ordered,
             on_dead_letter: spec.on_dead_letter,
             signing_algorithm: spec.signing_algorithm,
+            tls: spec.tls.as_ref().map(|t| tls::TlsOut::of(t, time::now_ms())),
+            auth: spec.auth.as_ref().map(crate::oauth::spec::AuthOut::from),
+            channels: spec.channels,
+            transformation: spec.transformation.as_deref().map(str::to_string),
+            filter: spec.filter,
             secret: None,
             public_key: None,
             verification: None,

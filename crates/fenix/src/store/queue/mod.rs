@@ -34,6 +34,7 @@ use super::{
     Backend, Store,
 };
 use crate::{
+    error_class::ErrorClass,
     lifecycle::{DeliveryStatus, EndpointState},
     time::Millis,
 };
@@ -58,11 +59,13 @@ pub(super) const LANE_BUSY: &str = "SELECT COUNT(*) FROM (SELECT 1 FROM deliveri
      LIMIT 1) AS busy";
 
 /// After the delivery $1 of an ordered lane became final: the lane's first
-/// `pending` delivery, if parked ($3), is due at $2. The lane is read as two
+/// `pending` delivery, if parked ($3), is due at $2, or at its scheduled
+/// event's `deliver_at` if that is later. The lane is read as two
 /// values first, so the lane index gives its rows in order (no sort: the
 /// worker's PostgreSQL sessions refuse sorts, and a plan costed that high
 /// would also be JIT-compiled, ~0.3 s a statement).
-pub(super) const PROMOTE_NEXT: &str = "UPDATE deliveries SET next_attempt_at = $2 WHERE id = \
+pub(super) const PROMOTE_NEXT: &str = "UPDATE deliveries \
+     SET next_attempt_at = CASE WHEN deliver_at > $2 THEN deliver_at ELSE $2 END WHERE id = \
      (SELECT n.id FROM deliveries n \
       WHERE n.endpoint_id = (SELECT h.endpoint_id FROM deliveries h WHERE h.id = $1) \
       AND n.ordering_key = (SELECT h.ordering_key FROM deliveries h WHERE h.id = $1) \
@@ -105,6 +108,15 @@ pub struct AttemptRecord {
     pub error_detail: Option<String>,
     /// JSON array of the secret versions that signed the request.
     pub signed_with: String,
+}
+
+impl AttemptRecord {
+    /// Whether this attempt tells anything of the receiver's health: a
+    /// success, or a failure of a class that concerns the receiver (not the
+    /// egress proxy's). A class this version does not know counts.
+    pub fn concerns_the_receiver(&self) -> bool {
+        self.error.as_deref().and_then(ErrorClass::parse).is_none_or(ErrorClass::concerns_the_receiver)
+    }
 }
 
 /// A delivery this worker holds a lease on.
@@ -254,7 +266,7 @@ impl<'a> Health<'a> {
     /// Any success of an endpoint in the batch clears its failure run; failures alone start it.
     fn of(outcomes: &'a [Outcome]) -> Health<'a> {
         let mut by_endpoint: HashMap<&str, bool> = HashMap::new();
-        for o in outcomes.iter().filter(|o| o.attempt.is_some()) {
+        for o in outcomes.iter().filter(|o| o.attempt.as_ref().is_some_and(AttemptRecord::concerns_the_receiver)) {
             *by_endpoint.entry(o.endpoint_id.as_str()).or_default() |= o.status == DeliveryStatus::Succeeded;
         }
         let mut health = Health::default();
@@ -331,10 +343,10 @@ impl Store {
     ) -> Result<Vec<ClaimedDelivery>> {
         match &self.backend {
             Backend::Sqlite { write, .. } => {
-                sqlite::claim_due_of_app(write, owner, now, lease_until, limit, app_id.as_str()).await
+                sqlite::claim_due_of_app(write, owner, now, lease_until, limit, app_id).await
             }
             Backend::Postgres { worker, .. } => {
-                postgres::claim_due_of_app(worker, owner, now, lease_until, limit, app_id.as_str()).await
+                postgres::claim_due_of_app(worker, owner, now, lease_until, limit, app_id).await
             }
         }
     }
@@ -465,4 +477,51 @@ pub enum LeaseChange {
     Extend,
     /// The lease ends; the row is due again at the given time.
     Release,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(endpoint: &EndpointId, status: DeliveryStatus, error: Option<ErrorClass>) -> Outcome {
+        let delivery_id = DeliveryId::new();
+        Outcome {
+            delivery_id: delivery_id.clone(),
+            endpoint_id: endpoint.clone(),
+            app_id: AppId::new(),
+            event_id: EventId::new(),
+            lease_token: 1,
+            attempt: Some(AttemptRecord {
+                id: AttemptId::new(),
+                delivery_id,
+                endpoint_id: endpoint.clone(),
+                attempt_number: 1,
+                started_at: 0,
+                duration_ms: 1,
+                response_status: None,
+                response_excerpt: None,
+                error: error.map(|e| e.as_str().to_owned()),
+                error_detail: None,
+                signed_with: "[1]".into(),
+            }),
+            status,
+            attempt_count: 1,
+            next_attempt_at: None,
+            last_attempt_at: Some(0),
+            in_lane: false,
+        }
+    }
+
+    #[test]
+    fn a_failure_of_the_egress_proxy_starts_no_failure_run_of_the_endpoint() {
+        let (down, proxied, fine) = (EndpointId::new(), EndpointId::new(), EndpointId::new());
+        let outcomes = [
+            outcome(&down, DeliveryStatus::Pending, Some(ErrorClass::Connect)),
+            outcome(&proxied, DeliveryStatus::Pending, Some(ErrorClass::Proxy)),
+            outcome(&fine, DeliveryStatus::Succeeded, None),
+        ];
+        let health = Health::of(&outcomes);
+        assert_eq!(health.failing, vec![down.as_str()]);
+        assert_eq!(health.healthy, vec![fine.as_str()]);
+    }
 }

@@ -24,13 +24,16 @@ use crate::{
 /// due (the worker reads the state then, so a resume racing the ingestion
 /// cannot strand it), which keeps it in the log for a resume with replay;
 /// an endpoint left out here would lose the event for good.
-const FANOUT_TARGETS: &str = "SELECT id, event_types, ordered FROM endpoints WHERE app_id = $1 ORDER BY id";
+const FANOUT_TARGETS: &str =
+    "SELECT id, event_types, ordered, channels, filter FROM endpoints WHERE app_id = $1 ORDER BY id";
 
 #[derive(sqlx::FromRow)]
 struct TargetRow {
     id: EndpointId,
     event_types: String,
     ordered: bool,
+    channels: String,
+    filter: Option<String>,
 }
 
 /// A fan-out target with its filter parsed once per batch, not once per event.
@@ -38,6 +41,21 @@ struct Target {
     id: EndpointId,
     filter: EventTypeFilter,
     ordered: bool,
+    /// Its channels (`labels`): only events sharing one; empty: every event.
+    channels: Vec<String>,
+    /// Its content filter (`crate::filter`), compiled once per text.
+    content: Content,
+}
+
+/// An endpoint's content filter as the fan-out holds it.
+enum Content {
+    /// No filter: every event the other rules let through.
+    Any,
+    Filter(std::sync::Arc<crate::filter::Filter>),
+    /// A stored filter the code cannot compile (it was checked when saved):
+    /// no event passes it, rather than events its owner meant to keep away
+    /// from the receiver; counted as a filter error of the app.
+    Unreadable,
 }
 
 impl Target {
@@ -49,7 +67,46 @@ impl Target {
             tracing::error!(error = %e, "an endpoint's stored event types cannot be read; it is sent every type");
             EventTypeFilter::default()
         });
-        Target { filter, id: r.id, ordered: r.ordered }
+        // Unreadable channels likewise take every event, for the same reason.
+        let channels = endpoint_spec::channels(r.id.as_str(), &r.channels).unwrap_or_else(|e| {
+            tracing::error!(error = %e, "an endpoint's stored channels cannot be read; it is sent every event");
+            Vec::new()
+        });
+        let content = match r.filter.as_deref().map(crate::filter::cached) {
+            None => Content::Any,
+            Some(Ok(f)) => Content::Filter(f),
+            Some(Err(e)) => {
+                tracing::error!(endpoint_id = %r.id, error = %e, "an endpoint's stored filter cannot be compiled; no event passes it");
+                Content::Unreadable
+            }
+        };
+        Target { filter, id: r.id, ordered: r.ordered, channels, content }
+    }
+
+    /// True when an event (not a test event) goes to this endpoint: its type
+    /// passes the type filter, it shares a channel if the endpoint lists
+    /// any, and its content passes the endpoint's filter if it has one
+    /// (`subject`: the event as filters see it, built at most once per event).
+    fn wants(&self, ev: &NewEvent, subject: &mut Option<crate::filter::Subject>) -> bool {
+        if !(self.filter.matches(&ev.event_type) && crate::labels::routes(&self.channels, &ev.channels)) {
+            return false;
+        }
+        let filter = match &self.content {
+            Content::Any => return true,
+            Content::Unreadable => {
+                crate::filter::count_error(ev.app_id.as_str());
+                return false;
+            }
+            Content::Filter(f) => f,
+        };
+        let subject = subject.get_or_insert_with(|| {
+            crate::filter::Subject::of_envelope(&ev.envelope, &ev.event_type, &ev.channels, &ev.tags)
+        });
+        filter.matches(subject).unwrap_or_else(|_| {
+            // Never logged: the error may quote the event's values.
+            crate::filter::count_error(ev.app_id.as_str());
+            false
+        })
     }
 }
 
@@ -62,9 +119,14 @@ pub struct NewDelivery<'a> {
     pub event_type: &'a str,
     pub endpoint_id: EndpointId,
     pub at: Millis,
-    /// When it is first due: `at`, or [`super::PARKED`] for a delivery of an
-    /// ordered lane that waits behind another (made due when that one is final).
+    /// When it is first due: `at` (or the scheduled event's `deliver_at`), or
+    /// [`super::PARKED`] for a delivery of an ordered lane that waits behind
+    /// another (made due when that one is final, not before its `deliver_at`).
     pub due: Millis,
+    /// The scheduled event's time (`NewEvent::deliver_at`), kept on the row:
+    /// the log shows it `scheduled` until then, and a parked one made due
+    /// is not due before it.
+    pub deliver_at: Option<Millis>,
     /// The delivery's lane on an ordered endpoint (`""`: the keyless lane);
     /// `None` for an unordered endpoint.
     pub ordering_key: Option<&'a str>,
@@ -137,11 +199,12 @@ impl Plan<'_> {
     }
 
     /// Marks the deliveries inserted leased to `fresh`'s worker
-    /// ([`super::FreshLease`]): the first `fresh.max` unordered ones (an
-    /// ordered one waits for its lane's claim).
+    /// ([`super::FreshLease`]): the first `fresh.max` unordered ones due at
+    /// once (an ordered one waits for its lane's claim, a scheduled one for
+    /// its time).
     pub fn lease_fresh(&mut self, fresh: Option<&super::FreshLease>) {
         let max = fresh.map_or(0, |f| f.max);
-        for d in self.deliveries.iter_mut().filter(|d| d.lane_seq.is_none()).take(max) {
+        for d in self.deliveries.iter_mut().filter(|d| d.lane_seq.is_none() && d.due <= d.at).take(max) {
             d.leased = true;
         }
     }
@@ -267,7 +330,10 @@ pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> Result<Plan
         let chosen: Vec<&Target> = match ev.only_endpoint.as_ref() {
             // A test event: that endpoint (if it still exists), whatever its filter.
             Some(only) => of_app.filter(|t| &t.id == only).collect(),
-            None => of_app.filter(|t| t.filter.matches(&ev.event_type)).collect(),
+            None => {
+                let mut subject = None;
+                of_app.filter(|t| t.wants(ev, &mut subject)).collect()
+            }
         };
         if chosen.len() > ev.max_fanout {
             plan.answers.push(Ingested::refused(ev, chosen.len()));
@@ -275,26 +341,7 @@ pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> Result<Plan
         }
         let count = chosen.len() as i64;
         plan.events.push((ev, count));
-        for t in chosen {
-            let lane_seq = t.ordered.then(|| {
-                let rank = ranks.entry(t.id.clone()).or_insert(0);
-                *rank += 1;
-                *rank
-            });
-            plan.deliveries.push(NewDelivery {
-                ordering_key: t.ordered.then(|| ev.ordering_key.as_deref().unwrap_or("")),
-                lane_seq,
-                // Given below, for all the batch's deliveries at once.
-                id: DeliveryId::from_stored(String::new()),
-                app_id: &ev.app_id,
-                event_id: &ev.id,
-                event_type: &ev.event_type,
-                endpoint_id: t.id.clone(),
-                at: ev.created_at,
-                due: ev.created_at,
-                leased: false,
-            });
-        }
+        plan.deliveries.extend(chosen.into_iter().map(|t| new_delivery(ev, t, &mut ranks)));
         let row = ev.stored_row(count);
         if let Some(key) = ev.idempotency_key.as_deref() {
             seen.insert((ev.app_id.as_str(), key), row.clone());
@@ -303,6 +350,39 @@ pub async fn plan<'a>(mut conn: Conn<'_>, events: &'a [NewEvent]) -> Result<Plan
     }
     delivery_ids(&mut plan.deliveries);
     Ok(plan)
+}
+
+/// The delivery of `ev` to `t`; on an ordered endpoint it takes the next
+/// rank of the batch's deliveries to that endpoint (`ranks`).
+fn new_delivery<'a>(ev: &'a NewEvent, t: &Target, ranks: &mut HashMap<EndpointId, i64>) -> NewDelivery<'a> {
+    let lane_seq = t.ordered.then(|| {
+        let rank = ranks.entry(t.id.clone()).or_insert(0);
+        *rank += 1;
+        *rank
+    });
+    NewDelivery {
+        ordering_key: t.ordered.then(|| ev.ordering_key.as_deref().unwrap_or("")),
+        lane_seq,
+        // Given by `delivery_ids`, for all the batch's deliveries at once.
+        id: DeliveryId::from_stored(String::new()),
+        app_id: &ev.app_id,
+        event_id: &ev.id,
+        event_type: &ev.event_type,
+        endpoint_id: t.id.clone(),
+        at: ev.created_at,
+        due: ev.due_at(),
+        deliver_at: ev.deliver_at,
+        leased: false,
+    }
+}
+
+/// The `event_labels` rows of `ev` (app, kind, name, event): one per channel
+/// and per tag, written with the event on both backends.
+pub fn label_rows(ev: &NewEvent) -> impl Iterator<Item = (&str, &'static str, &str, &str)> {
+    use crate::labels::Kind;
+    let channels = ev.channels.iter().map(|n| (Kind::Channel, n));
+    let tags = ev.tags.iter().map(|n| (Kind::Tag, n));
+    channels.chain(tags).map(|(kind, n)| (ev.app_id.as_str(), kind.as_str(), n.as_str(), ev.id.as_str()))
 }
 
 /// Gives the deliveries their ids: each starts with its event's creation

@@ -70,6 +70,8 @@ static LANE_RECHECK: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
 /// delivery was written unleased and $16) is delivered at commit.
 /// Deliveries with a `lease_until` ($23) are leased fresh to this instance's
 /// worker ($21, token $22: see `wake.rs`); the ids of those written are answered.
+/// A scheduled event's time is on its row and on each of its deliveries'
+/// ($30, $31: `NULL` for an event sent at once).
 const INGEST_BATCH: &str = "\
     WITH owners AS ( \
         SELECT id FROM apps WHERE id = ANY($2::text[]) ORDER BY id FOR KEY SHARE), \
@@ -78,21 +80,27 @@ const INGEST_BATCH: &str = "\
         ORDER BY id FOR KEY SHARE), \
     e AS ( \
         INSERT INTO events (id, app_id, event_type, idempotency_key, payload, payload_sha256, delivery_count, \
-                            created_at) \
+                            created_at, channels, tags, deliver_at) \
         SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::text[], \
-                             $7::int8[], $8::int8[]) \
+                             $7::int8[], $8::int8[], $24::text[], $25::text[], $30::int8[]) \
         ON CONFLICT (app_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING \
         RETURNING id), \
+    l AS ( \
+        INSERT INTO event_labels (app_id, kind, name, event_id) \
+        SELECT u.app_id, u.kind, u.name, u.event_id \
+        FROM UNNEST($26::text[], $27::text[], $28::text[], $29::text[]) AS u(app_id, kind, name, event_id) \
+        WHERE u.event_id IN (SELECT id FROM e)), \
     d AS ( \
         INSERT INTO deliveries (id, app_id, event_id, event_type, endpoint_id, status, attempt_count, \
                                 next_attempt_at, created_at, updated_at, ordering_key, lane_seq, \
-                                lease_until, lease_owner, lease_token) \
+                                lease_until, lease_owner, lease_token, deliver_at) \
         SELECT u.id, u.app_id, u.event_id, u.event_type, u.endpoint_id, 'pending', 0, u.due, u.at, u.at, \
                u.ordering_key, u.lane_seq, u.lease_until, CASE WHEN u.lease_until IS NULL THEN NULL ELSE $21 END, \
-               CASE WHEN u.lease_until IS NULL THEN 0 ELSE $22 END \
+               CASE WHEN u.lease_until IS NULL THEN 0 ELSE $22 END, u.deliver_at \
         FROM UNNEST($9::text[], $10::text[], $11::text[], $12::text[], $13::int8[], $14::text[], $17::text[], \
-                    $18::int8[], $19::int8[], $23::int8[]) \
-             AS u(id, app_id, event_id, endpoint_id, at, event_type, ordering_key, lane_seq, due, lease_until) \
+                    $18::int8[], $19::int8[], $23::int8[], $31::int8[]) \
+             AS u(id, app_id, event_id, endpoint_id, at, event_type, ordering_key, lane_seq, due, lease_until, \
+                  deliver_at) \
         WHERE u.event_id IN (SELECT id FROM e) AND u.endpoint_id IN (SELECT id FROM targets) \
         RETURNING id, lease_until IS NOT NULL AS leased) \
     SELECT (SELECT COUNT(*) FROM owners) AS apps, (SELECT COUNT(*) FROM e) AS written, \
@@ -206,6 +214,9 @@ async fn insert_batch(
 ) -> Result<(i64, Vec<String>)> {
     let (evs, ds) = (&plan.events, &plan.deliveries);
     let lease_until = fresh.map(|f| f.lease_until);
+    // Each channel and tag of the events, one `event_labels` row each (only
+    // those of the events written: `l` keeps the rows of `e`'s ids).
+    let labels: Vec<(&str, &str, &str, &str)> = evs.iter().flat_map(|(e, _)| plan::label_rows(e)).collect();
     let (_apps, written, _notified, leased): (i64, i64, i64, Option<Vec<String>>) = sqlx::query_as(INGEST_BATCH)
         .bind(evs.iter().map(|(e, _)| e.id.as_str()).collect::<Vec<_>>())
         .bind(evs.iter().map(|(e, _)| e.app_id.as_str()).collect::<Vec<_>>())
@@ -230,6 +241,14 @@ async fn insert_batch(
         .bind(fresh.map(|f| f.owner.as_str()))
         .bind(FRESH_LEASE_TOKEN)
         .bind(ds.iter().map(|d| lease_until.filter(|_| d.leased)).collect::<Vec<_>>())
+        .bind(evs.iter().map(|(e, _)| crate::labels::to_json(&e.channels)).collect::<Vec<_>>())
+        .bind(evs.iter().map(|(e, _)| crate::labels::to_json(&e.tags)).collect::<Vec<_>>())
+        .bind(labels.iter().map(|l| l.0).collect::<Vec<_>>())
+        .bind(labels.iter().map(|l| l.1).collect::<Vec<_>>())
+        .bind(labels.iter().map(|l| l.2).collect::<Vec<_>>())
+        .bind(labels.iter().map(|l| l.3).collect::<Vec<_>>())
+        .bind(evs.iter().map(|(e, _)| e.deliver_at).collect::<Vec<_>>())
+        .bind(ds.iter().map(|d| d.deliver_at).collect::<Vec<_>>())
         .fetch_one(&mut *writer)
         .await?;
     Ok((written, leased.unwrap_or_default()))
@@ -284,7 +303,7 @@ pub(super) async fn claim_due_of_app(
     now: Millis,
     lease_until: Millis,
     limit: i64,
-    app_id: &str,
+    app_id: &crate::ids::AppId,
 ) -> Result<Vec<ClaimedDelivery>> {
     let claimed: Vec<ClaimedDelivery> = sqlx::query_as(CLAIM_OF_APP_POSTGRES.as_str())
         .bind(lease_until)

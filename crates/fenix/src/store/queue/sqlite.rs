@@ -64,11 +64,22 @@ pub(super) async fn ingest_batch(
     // Lane numbers of ordered endpoints, taken inside the write transaction:
     // one writer at a time, so they follow commit order.
     plan::order_lanes(Conn::Sqlite(&mut tx), &mut plan).await?;
-    // 8 parameters a row.
-    for chunk in plan.events.chunks(500) {
+    insert_events(&mut tx, &plan.events).await?;
+    plan.lease_fresh(fresh);
+    insert_deliveries(&mut tx, &plan.deliveries, fresh).await?;
+    tx.commit().await?;
+    // One writer, keys read inside the transaction: every planned row was written.
+    let claimed = plan.deliveries.iter().filter(|d| d.leased).map(ClaimedDelivery::fresh).collect();
+    Ok((plan.answers, claimed))
+}
+
+/// The batch's events, in multi-row inserts of 500 (11 parameters a row),
+/// then their channels and tags ([`insert_labels`]).
+async fn insert_events(tx: &mut sqlx::Transaction<'_, Sqlite>, events: &[(&NewEvent, i64)]) -> Result<()> {
+    for chunk in events.chunks(500) {
         let mut qb = QueryBuilder::new(
             "INSERT INTO events (id, app_id, event_type, idempotency_key, payload, payload_sha256, \
-             delivery_count, created_at) ",
+             delivery_count, created_at, channels, tags, deliver_at) ",
         );
         qb.push_values(chunk, |mut b, (ev, count)| {
             b.push_bind(ev.id.as_str())
@@ -78,16 +89,41 @@ pub(super) async fn ingest_batch(
                 .push_bind(ev.envelope.as_slice())
                 .push_bind(ev.payload_sha256.as_str())
                 .push_bind(*count)
-                .push_bind(ev.created_at);
+                .push_bind(ev.created_at)
+                .push_bind(crate::labels::to_json(&ev.channels))
+                .push_bind(crate::labels::to_json(&ev.tags))
+                .push_bind(ev.deliver_at);
         });
-        qb.build().execute(&mut *tx).await?;
+        qb.build().execute(&mut **tx).await?;
     }
-    plan.lease_fresh(fresh);
-    // 10 parameters a row (13 with a lease).
-    for chunk in plan.deliveries.chunks(1000) {
+    insert_labels(tx, events).await
+}
+
+/// One `event_labels` row per channel and tag of the batch's events, in
+/// multi-row inserts of 1000 (4 parameters a row).
+async fn insert_labels(tx: &mut sqlx::Transaction<'_, Sqlite>, events: &[(&NewEvent, i64)]) -> Result<()> {
+    let rows: Vec<(&str, &str, &str, &str)> = events.iter().flat_map(|(ev, _)| plan::label_rows(ev)).collect();
+    for chunk in rows.chunks(1000) {
+        let mut qb = QueryBuilder::new("INSERT INTO event_labels (app_id, kind, name, event_id) ");
+        qb.push_values(chunk, |mut b, (app_id, kind, name, event_id)| {
+            b.push_bind(*app_id).push_bind(*kind).push_bind(*name).push_bind(*event_id);
+        });
+        qb.build().execute(&mut **tx).await?;
+    }
+    Ok(())
+}
+
+/// The batch's deliveries, in multi-row inserts of 1000 (11 parameters a
+/// row, 14 with a fresh lease).
+async fn insert_deliveries(
+    tx: &mut sqlx::Transaction<'_, Sqlite>,
+    deliveries: &[plan::NewDelivery<'_>],
+    fresh: Option<&FreshLease>,
+) -> Result<()> {
+    for chunk in deliveries.chunks(1000) {
         let mut qb = QueryBuilder::new(
             "INSERT INTO deliveries (id, app_id, event_id, event_type, endpoint_id, status, attempt_count, \
-             next_attempt_at, created_at, updated_at, ordering_key, lane_seq",
+             next_attempt_at, created_at, updated_at, ordering_key, lane_seq, deliver_at",
         );
         qb.push(if fresh.is_some() { ", lease_until, lease_owner, lease_token) " } else { ") " });
         qb.push_values(chunk, |mut b, d| {
@@ -102,19 +138,17 @@ pub(super) async fn ingest_batch(
                 .push_bind(d.at)
                 .push_bind(d.at)
                 .push_bind(d.ordering_key)
-                .push_bind(d.lane_seq);
+                .push_bind(d.lane_seq)
+                .push_bind(d.deliver_at);
             if let Some(f) = fresh {
                 b.push_bind(d.leased.then_some(f.lease_until))
                     .push_bind(d.leased.then_some(f.owner.as_str()))
                     .push_bind(if d.leased { FRESH_LEASE_TOKEN } else { 0 });
             }
         });
-        qb.build().execute(&mut *tx).await?;
+        qb.build().execute(&mut **tx).await?;
     }
-    tx.commit().await?;
-    // One writer, keys read inside the transaction: every planned row was written.
-    let claimed = plan.deliveries.iter().filter(|d| d.leased).map(ClaimedDelivery::fresh).collect();
-    Ok((plan.answers, claimed))
+    Ok(())
 }
 
 /// The state and URL of those of `ids` that still exist, in statements of
@@ -155,7 +189,7 @@ pub(super) async fn claim_due_of_app(
     now: Millis,
     lease_until: Millis,
     limit: i64,
-    app_id: &str,
+    app_id: &crate::ids::AppId,
 ) -> Result<Vec<ClaimedDelivery>> {
     Ok(sqlx::query_as(CLAIM_OF_APP_SQLITE.as_str())
         .bind(lease_until)

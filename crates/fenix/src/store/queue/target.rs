@@ -50,7 +50,7 @@ where
 pub const TARGET_COLUMNS: &str = "id, url, \
      CASE WHEN state = 'active' AND unverified THEN 'pending_verification' ELSE state END AS state, \
      signature_scheme, signing_algorithm, event_types, headers, retry_schedule, \
-     final_status_codes, attempt_timeout_ms, ordered, on_dead_letter, rate_limit_per_sec";
+     final_status_codes, attempt_timeout_ms, ordered, on_dead_letter, rate_limit_per_sec, tls, auth, channels, transformation, filter";
 
 #[cfg(test)]
 mod tests {

@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::worker::error_class::ErrorClass;
+use crate::error_class::ErrorClass;
 
 /// A new endpoint's limit (within the bounds): TCP's initial window, small
 /// enough that a failing receiver gets fewer requests than a fixed 32 did,

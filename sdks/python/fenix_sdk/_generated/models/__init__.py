@@ -7,6 +7,7 @@ from .attempt_error_type_1 import AttemptErrorType1
 from .attempt_error_type_2_type_1 import AttemptErrorType2Type1
 from .attempt_error_type_3_type_1 import AttemptErrorType3Type1
 from .attempt_with_delivery import AttemptWithDelivery
+from .cancelled_event import CancelledEvent
 from .create_app import CreateApp
 from .create_endpoint import CreateEndpoint
 from .create_endpoint_headers_type_0 import CreateEndpointHeadersType0
@@ -20,12 +21,17 @@ from .created_token import CreatedToken
 from .delivery import Delivery
 from .delivery_status import DeliveryStatus
 from .endpoint import Endpoint
+from .endpoint_auth import EndpointAuth
+from .endpoint_auth_request import EndpointAuthRequest
+from .endpoint_auth_type import EndpointAuthType
 from .endpoint_headers import EndpointHeaders
 from .endpoint_replay import EndpointReplay
 from .endpoint_replay_request import EndpointReplayRequest
 from .endpoint_signature_scheme import EndpointSignatureScheme
 from .endpoint_state import EndpointState
 from .endpoint_stats import EndpointStats
+from .endpoint_tls import EndpointTls
+from .endpoint_tls_in import EndpointTlsIn
 from .error_body import ErrorBody
 from .error_code import ErrorCode
 from .error_detail import ErrorDetail
@@ -37,6 +43,11 @@ from .event_data_type_0 import EventDataType0
 from .event_type import EventType
 from .event_type_example_type_0 import EventTypeExampleType0
 from .event_type_schema_type_0 import EventTypeSchemaType0
+from .filter_test import FilterTest
+from .filter_test_event import FilterTestEvent
+from .filter_test_event_data_type_0 import FilterTestEventDataType0
+from .filter_test_result import FilterTestResult
+from .filter_verdict import FilterVerdict
 from .health import Health
 from .health_status import HealthStatus
 from .jwk import Jwk
@@ -83,12 +94,14 @@ from .patch_event_type_example_type_0 import PatchEventTypeExampleType0
 from .patch_event_type_schema_type_0 import PatchEventTypeSchemaType0
 from .portal_link import PortalLink
 from .portal_session import PortalSession
+from .previous_tls_certificate import PreviousTlsCertificate
 from .public_key_out import PublicKeyOut
 from .public_keys import PublicKeys
 from .ready import Ready
 from .ready_status import ReadyStatus
 from .resume import Resume
 from .resumed_endpoint import ResumedEndpoint
+from .rotate_endpoint_tls import RotateEndpointTls
 from .rotate_secret import RotateSecret
 from .rotated import Rotated
 from .schema_violation import SchemaViolation
@@ -99,11 +112,22 @@ from .sized_page_event import SizedPageEvent
 from .sized_page_event_data_item import SizedPageEventDataItem
 from .sized_page_event_data_item_data_type_0 import SizedPageEventDataItemDataType0
 from .state_change import StateChange
+from .test_event import TestEvent
+from .test_event_data_type_0 import TestEventDataType0
 from .test_event_request import TestEventRequest
 from .test_event_request_data import TestEventRequestData
 from .test_event_sent import TestEventSent
+from .test_transformation import TestTransformation
+from .tls_certificate import TlsCertificate
 from .token import Token
 from .token_access import TokenAccess
+from .token_endpoint_auth_method import TokenEndpointAuthMethod
+from .transformation_result import TransformationResult
+from .transformation_result_headers import TransformationResultHeaders
+from .transformation_result_payload import TransformationResultPayload
+from .transformed_request import TransformedRequest
+from .transformed_request_headers import TransformedRequestHeaders
+from .transformed_request_payload import TransformedRequestPayload
 from .verification_out import VerificationOut
 from .verification_status import VerificationStatus
 
@@ -115,6 +139,7 @@ __all__ = (
     "AttemptErrorType2Type1",
     "AttemptErrorType3Type1",
     "AttemptWithDelivery",
+    "CancelledEvent",
     "CreateApp",
     "CreatedToken",
     "CreateEndpoint",
@@ -128,12 +153,17 @@ __all__ = (
     "Delivery",
     "DeliveryStatus",
     "Endpoint",
+    "EndpointAuth",
+    "EndpointAuthRequest",
+    "EndpointAuthType",
     "EndpointHeaders",
     "EndpointReplay",
     "EndpointReplayRequest",
     "EndpointSignatureScheme",
     "EndpointState",
     "EndpointStats",
+    "EndpointTls",
+    "EndpointTlsIn",
     "ErrorBody",
     "ErrorCode",
     "ErrorDetail",
@@ -145,6 +175,11 @@ __all__ = (
     "EventType",
     "EventTypeExampleType0",
     "EventTypeSchemaType0",
+    "FilterTest",
+    "FilterTestEvent",
+    "FilterTestEventDataType0",
+    "FilterTestResult",
+    "FilterVerdict",
     "Health",
     "HealthStatus",
     "Jwk",
@@ -185,6 +220,7 @@ __all__ = (
     "PatchEventTypeSchemaType0",
     "PortalLink",
     "PortalSession",
+    "PreviousTlsCertificate",
     "PublicKeyOut",
     "PublicKeys",
     "Ready",
@@ -192,6 +228,7 @@ __all__ = (
     "Resume",
     "ResumedEndpoint",
     "Rotated",
+    "RotateEndpointTls",
     "RotateSecret",
     "SchemaViolation",
     "SettingOut",
@@ -201,11 +238,22 @@ __all__ = (
     "SizedPageEventDataItem",
     "SizedPageEventDataItemDataType0",
     "StateChange",
+    "TestEvent",
+    "TestEventDataType0",
     "TestEventRequest",
     "TestEventRequestData",
     "TestEventSent",
+    "TestTransformation",
+    "TlsCertificate",
     "Token",
     "TokenAccess",
+    "TokenEndpointAuthMethod",
+    "TransformationResult",
+    "TransformationResultHeaders",
+    "TransformationResultPayload",
+    "TransformedRequest",
+    "TransformedRequestHeaders",
+    "TransformedRequestPayload",
     "VerificationOut",
     "VerificationStatus",
 )

@@ -25,6 +25,10 @@ class App:
         require_endpoint_verification (bool): Its endpoints must prove they control their URL before they are sent
             events (also when `FENIX_REQUIRE_ENDPOINT_VERIFICATION` is off).
         updated_at (str):
+        log_retention (Union[None, Unset, str]): How long this app's finished deliveries and their attempts are kept;
+            null: the operator's `FENIX_LOG_RETENTION`. Example: 30d.
+        payload_retention (Union[None, Unset, str]): How long this app's event payloads are kept (e.g. `7d`); null: the
+            operator's `FENIX_PAYLOAD_RETENTION`. Example: 7d.
         uid (Union[None, Unset, str]):
     """
 
@@ -33,6 +37,8 @@ class App:
     name: str
     require_endpoint_verification: bool
     updated_at: str
+    log_retention: Union[None, Unset, str] = UNSET
+    payload_retention: Union[None, Unset, str] = UNSET
     uid: Union[None, Unset, str] = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -46,6 +52,18 @@ class App:
         require_endpoint_verification = self.require_endpoint_verification
 
         updated_at = self.updated_at
+
+        log_retention: Union[None, Unset, str]
+        if isinstance(self.log_retention, Unset):
+            log_retention = UNSET
+        else:
+            log_retention = self.log_retention
+
+        payload_retention: Union[None, Unset, str]
+        if isinstance(self.payload_retention, Unset):
+            payload_retention = UNSET
+        else:
+            payload_retention = self.payload_retention
 
         uid: Union[None, Unset, str]
         if isinstance(self.uid, Unset):
@@ -64,6 +82,10 @@ class App:
                 "updated_at": updated_at,
             }
         )
+        if log_retention is not UNSET:
+            field_dict["log_retention"] = log_retention
+        if payload_retention is not UNSET:
+            field_dict["payload_retention"] = payload_retention
         if uid is not UNSET:
             field_dict["uid"] = uid
 
@@ -82,6 +104,24 @@ class App:
 
         updated_at = d.pop("updated_at")
 
+        def _parse_log_retention(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        log_retention = _parse_log_retention(d.pop("log_retention", UNSET))
+
+        def _parse_payload_retention(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        payload_retention = _parse_payload_retention(d.pop("payload_retention", UNSET))
+
         def _parse_uid(data: object) -> Union[None, Unset, str]:
             if data is None:
                 return data
@@ -97,6 +137,8 @@ class App:
             name=name,
             require_endpoint_verification=require_endpoint_verification,
             updated_at=updated_at,
+            log_retention=log_retention,
+            payload_retention=payload_retention,
             uid=uid,
         )
 

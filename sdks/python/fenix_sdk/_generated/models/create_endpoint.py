@@ -16,6 +16,8 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.create_endpoint_headers_type_0 import CreateEndpointHeadersType0
+    from ..models.endpoint_auth_request import EndpointAuthRequest
+    from ..models.endpoint_tls_in import EndpointTlsIn
 
 
 T = TypeVar("T", bound="CreateEndpoint")
@@ -28,8 +30,14 @@ class CreateEndpoint:
         url (str):  Example: https://hooks.example.com/fenix.
         attempt_timeout (Union[None, Unset, str]): Own attempt timeout, at most `FENIX_ATTEMPT_TIMEOUT`; absent or null:
             that one. Example: 5s.
+        auth (Union['EndpointAuthRequest', None, Unset]):
+        channels (Union[Unset, list[str]]):
         description (Union[None, Unset, str]):
         event_types (Union[Unset, list[str]]):
+        filter_ (Union[None, Unset, str]): A content filter in CEL over the event (`type`, `data`, `channels`,
+            `tags`): only events it is true for are sent (docs/api.md, Content
+            filters); at most 2,000 bytes, checked when saved. Absent, null or `""`: none. Example: data.amount > 100 &&
+            data.currency == "EUR".
         final_status_codes (Union[None, Unset, list[int]]): 4xx answers (not 408, 410 or 429) that fail a delivery at
             once. Example: [400, 401, 404].
         headers (Union['CreateEndpointHeadersType0', None, Unset]): Custom request headers sent with every attempt (at
@@ -46,12 +54,20 @@ class CreateEndpoint:
             `Authorization` and `Cookie` (which always are). Example: ['X-Api-Key'].
         signature_scheme (Union[Unset, CreateEndpointSignatureScheme]):
         signing_algorithm (Union[Unset, SigningAlgorithm]):
+        tls (Union['EndpointTlsIn', None, Unset]):
+        transformation (Union[None, Unset, str]): JavaScript `function handler(webhook) { … return webhook; }` that
+            reshapes each delivery's request before it is signed (docs/api.md,
+            Transformations); at most 64 KiB, compiled when saved. Example: function handler(webhook) { webhook.payload =
+            {text: webhook.payload.type}; return webhook; }.
     """
 
     url: str
     attempt_timeout: Union[None, Unset, str] = UNSET
+    auth: Union["EndpointAuthRequest", None, Unset] = UNSET
+    channels: Union[Unset, list[str]] = UNSET
     description: Union[None, Unset, str] = UNSET
     event_types: Union[Unset, list[str]] = UNSET
+    filter_: Union[None, Unset, str] = UNSET
     final_status_codes: Union[None, Unset, list[int]] = UNSET
     headers: Union["CreateEndpointHeadersType0", None, Unset] = UNSET
     on_dead_letter: Union[Unset, OnDeadLetter] = UNSET
@@ -62,9 +78,13 @@ class CreateEndpoint:
     sensitive_headers: Union[None, Unset, list[str]] = UNSET
     signature_scheme: Union[Unset, CreateEndpointSignatureScheme] = UNSET
     signing_algorithm: Union[Unset, SigningAlgorithm] = UNSET
+    tls: Union["EndpointTlsIn", None, Unset] = UNSET
+    transformation: Union[None, Unset, str] = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.create_endpoint_headers_type_0 import CreateEndpointHeadersType0
+        from ..models.endpoint_auth_request import EndpointAuthRequest
+        from ..models.endpoint_tls_in import EndpointTlsIn
 
         url = self.url
 
@@ -73,6 +93,18 @@ class CreateEndpoint:
             attempt_timeout = UNSET
         else:
             attempt_timeout = self.attempt_timeout
+
+        auth: Union[None, Unset, dict[str, Any]]
+        if isinstance(self.auth, Unset):
+            auth = UNSET
+        elif isinstance(self.auth, EndpointAuthRequest):
+            auth = self.auth.to_dict()
+        else:
+            auth = self.auth
+
+        channels: Union[Unset, list[str]] = UNSET
+        if not isinstance(self.channels, Unset):
+            channels = self.channels
 
         description: Union[None, Unset, str]
         if isinstance(self.description, Unset):
@@ -83,6 +115,12 @@ class CreateEndpoint:
         event_types: Union[Unset, list[str]] = UNSET
         if not isinstance(self.event_types, Unset):
             event_types = self.event_types
+
+        filter_: Union[None, Unset, str]
+        if isinstance(self.filter_, Unset):
+            filter_ = UNSET
+        else:
+            filter_ = self.filter_
 
         final_status_codes: Union[None, Unset, list[int]]
         if isinstance(self.final_status_codes, Unset):
@@ -145,6 +183,20 @@ class CreateEndpoint:
         if not isinstance(self.signing_algorithm, Unset):
             signing_algorithm = self.signing_algorithm.value
 
+        tls: Union[None, Unset, dict[str, Any]]
+        if isinstance(self.tls, Unset):
+            tls = UNSET
+        elif isinstance(self.tls, EndpointTlsIn):
+            tls = self.tls.to_dict()
+        else:
+            tls = self.tls
+
+        transformation: Union[None, Unset, str]
+        if isinstance(self.transformation, Unset):
+            transformation = UNSET
+        else:
+            transformation = self.transformation
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -154,10 +206,16 @@ class CreateEndpoint:
         )
         if attempt_timeout is not UNSET:
             field_dict["attempt_timeout"] = attempt_timeout
+        if auth is not UNSET:
+            field_dict["auth"] = auth
+        if channels is not UNSET:
+            field_dict["channels"] = channels
         if description is not UNSET:
             field_dict["description"] = description
         if event_types is not UNSET:
             field_dict["event_types"] = event_types
+        if filter_ is not UNSET:
+            field_dict["filter"] = filter_
         if final_status_codes is not UNSET:
             field_dict["final_status_codes"] = final_status_codes
         if headers is not UNSET:
@@ -178,12 +236,18 @@ class CreateEndpoint:
             field_dict["signature_scheme"] = signature_scheme
         if signing_algorithm is not UNSET:
             field_dict["signing_algorithm"] = signing_algorithm
+        if tls is not UNSET:
+            field_dict["tls"] = tls
+        if transformation is not UNSET:
+            field_dict["transformation"] = transformation
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.create_endpoint_headers_type_0 import CreateEndpointHeadersType0
+        from ..models.endpoint_auth_request import EndpointAuthRequest
+        from ..models.endpoint_tls_in import EndpointTlsIn
 
         d = dict(src_dict)
         url = d.pop("url")
@@ -197,6 +261,25 @@ class CreateEndpoint:
 
         attempt_timeout = _parse_attempt_timeout(d.pop("attempt_timeout", UNSET))
 
+        def _parse_auth(data: object) -> Union["EndpointAuthRequest", None, Unset]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                auth_type_1 = EndpointAuthRequest.from_dict(data)
+
+                return auth_type_1
+            except:  # noqa: E722
+                pass
+            return cast(Union["EndpointAuthRequest", None, Unset], data)
+
+        auth = _parse_auth(d.pop("auth", UNSET))
+
+        channels = cast(list[str], d.pop("channels", UNSET))
+
         def _parse_description(data: object) -> Union[None, Unset, str]:
             if data is None:
                 return data
@@ -207,6 +290,15 @@ class CreateEndpoint:
         description = _parse_description(d.pop("description", UNSET))
 
         event_types = cast(list[str], d.pop("event_types", UNSET))
+
+        def _parse_filter_(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        filter_ = _parse_filter_(d.pop("filter", UNSET))
 
         def _parse_final_status_codes(data: object) -> Union[None, Unset, list[int]]:
             if data is None:
@@ -323,11 +415,40 @@ class CreateEndpoint:
         else:
             signing_algorithm = SigningAlgorithm(_signing_algorithm)
 
+        def _parse_tls(data: object) -> Union["EndpointTlsIn", None, Unset]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                tls_type_1 = EndpointTlsIn.from_dict(data)
+
+                return tls_type_1
+            except:  # noqa: E722
+                pass
+            return cast(Union["EndpointTlsIn", None, Unset], data)
+
+        tls = _parse_tls(d.pop("tls", UNSET))
+
+        def _parse_transformation(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        transformation = _parse_transformation(d.pop("transformation", UNSET))
+
         create_endpoint = cls(
             url=url,
             attempt_timeout=attempt_timeout,
+            auth=auth,
+            channels=channels,
             description=description,
             event_types=event_types,
+            filter_=filter_,
             final_status_codes=final_status_codes,
             headers=headers,
             on_dead_letter=on_dead_letter,
@@ -338,6 +459,8 @@ class CreateEndpoint:
             sensitive_headers=sensitive_headers,
             signature_scheme=signature_scheme,
             signing_algorithm=signing_algorithm,
+            tls=tls,
+            transformation=transformation,
         )
 
         return create_endpoint

@@ -24,10 +24,10 @@ class CreatedToken:
             `manage` (everything within the app) or `read` (read it, change nothing).
         created_at (str):
         expired (bool): True once `expires_at` is past: the token no longer authenticates.
-        id (str): `tok_…`, what `DELETE /v1/tokens/{tok}` takes.
+        id (str):
         name (str):
         token (str): The token (`fxa_…` or `fxk_…`): shown only in this answer, store it now.
-        app_id (Union[None, Unset, str]): The app an app token is confined to; null for an admin token.
+        app_id (Union[None, Unset, str]):
         expires_at (Union[None, Unset, str]): Null: never expires.
     """
 

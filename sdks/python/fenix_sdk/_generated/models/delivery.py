@@ -40,6 +40,10 @@ class Delivery:
         next_attempt_at (Union[None, Unset, str]):
         ordering_key (Union[None, Unset, str]): Its lane on an ordered endpoint (`""` is the keyless lane); null for an
             unordered endpoint.
+        skip_reason (Union[None, Unset, str]): Why a `skipped` delivery was not sent, when known:
+            `transformation_cancelled` (its endpoint's
+            transformation set `cancel`), `cancelled` (its event was cancelled before it was sent); else null. Example:
+            transformation_cancelled.
     """
 
     app_id: str
@@ -57,6 +61,7 @@ class Delivery:
     last_status_code: Union[None, Unset, int] = UNSET
     next_attempt_at: Union[None, Unset, str] = UNSET
     ordering_key: Union[None, Unset, str] = UNSET
+    skip_reason: Union[None, Unset, str] = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -114,6 +119,12 @@ class Delivery:
         else:
             ordering_key = self.ordering_key
 
+        skip_reason: Union[None, Unset, str]
+        if isinstance(self.skip_reason, Unset):
+            skip_reason = UNSET
+        else:
+            skip_reason = self.skip_reason
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -141,6 +152,8 @@ class Delivery:
             field_dict["next_attempt_at"] = next_attempt_at
         if ordering_key is not UNSET:
             field_dict["ordering_key"] = ordering_key
+        if skip_reason is not UNSET:
+            field_dict["skip_reason"] = skip_reason
 
         return field_dict
 
@@ -219,6 +232,15 @@ class Delivery:
 
         ordering_key = _parse_ordering_key(d.pop("ordering_key", UNSET))
 
+        def _parse_skip_reason(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        skip_reason = _parse_skip_reason(d.pop("skip_reason", UNSET))
+
         delivery = cls(
             app_id=app_id,
             attempt_count=attempt_count,
@@ -235,6 +257,7 @@ class Delivery:
             last_status_code=last_status_code,
             next_attempt_at=next_attempt_at,
             ordering_key=ordering_key,
+            skip_reason=skip_reason,
         )
 
         delivery.additional_properties = d

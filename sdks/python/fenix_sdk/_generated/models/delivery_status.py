@@ -5,6 +5,7 @@ class DeliveryStatus(str, Enum):
     FAILED = "failed"
     IN_FLIGHT = "in_flight"
     PENDING = "pending"
+    SCHEDULED = "scheduled"
     SKIPPED = "skipped"
     SUCCEEDED = "succeeded"
 

@@ -22,6 +22,8 @@ class EndpointStats:
 
         Attributes:
             attempts (int):
+            client_certificate_expires_soon (bool): Whether that certificate expires within 14 days (rotate it:
+                `…/tls/rotate`).
             dead_letter (int): Deliveries that failed for good (`failed`).
             endpoint_id (str):
             failures (int):
@@ -30,11 +32,14 @@ class EndpointStats:
             state (EndpointState):
             successes (int):
             window_seconds (int):
+            client_certificate_expires_at (Union[None, Unset, str]): When the endpoint's client certificate (mTLS) expires;
+                `null`: it has none.
             state_reason (Union[None, Unset, str]):
             success_rate (Union[None, Unset, float]): successes / attempts; null without attempts.
     """
 
     attempts: int
+    client_certificate_expires_soon: bool
     dead_letter: int
     endpoint_id: str
     failures: int
@@ -43,12 +48,15 @@ class EndpointStats:
     state: EndpointState
     successes: int
     window_seconds: int
+    client_certificate_expires_at: Union[None, Unset, str] = UNSET
     state_reason: Union[None, Unset, str] = UNSET
     success_rate: Union[None, Unset, float] = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         attempts = self.attempts
+
+        client_certificate_expires_soon = self.client_certificate_expires_soon
 
         dead_letter = self.dead_letter
 
@@ -65,6 +73,12 @@ class EndpointStats:
         successes = self.successes
 
         window_seconds = self.window_seconds
+
+        client_certificate_expires_at: Union[None, Unset, str]
+        if isinstance(self.client_certificate_expires_at, Unset):
+            client_certificate_expires_at = UNSET
+        else:
+            client_certificate_expires_at = self.client_certificate_expires_at
 
         state_reason: Union[None, Unset, str]
         if isinstance(self.state_reason, Unset):
@@ -83,6 +97,7 @@ class EndpointStats:
         field_dict.update(
             {
                 "attempts": attempts,
+                "client_certificate_expires_soon": client_certificate_expires_soon,
                 "dead_letter": dead_letter,
                 "endpoint_id": endpoint_id,
                 "failures": failures,
@@ -93,6 +108,8 @@ class EndpointStats:
                 "window_seconds": window_seconds,
             }
         )
+        if client_certificate_expires_at is not UNSET:
+            field_dict["client_certificate_expires_at"] = client_certificate_expires_at
         if state_reason is not UNSET:
             field_dict["state_reason"] = state_reason
         if success_rate is not UNSET:
@@ -104,6 +121,8 @@ class EndpointStats:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
         attempts = d.pop("attempts")
+
+        client_certificate_expires_soon = d.pop("client_certificate_expires_soon")
 
         dead_letter = d.pop("dead_letter")
 
@@ -120,6 +139,19 @@ class EndpointStats:
         successes = d.pop("successes")
 
         window_seconds = d.pop("window_seconds")
+
+        def _parse_client_certificate_expires_at(
+            data: object,
+        ) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        client_certificate_expires_at = _parse_client_certificate_expires_at(
+            d.pop("client_certificate_expires_at", UNSET)
+        )
 
         def _parse_state_reason(data: object) -> Union[None, Unset, str]:
             if data is None:
@@ -141,6 +173,7 @@ class EndpointStats:
 
         endpoint_stats = cls(
             attempts=attempts,
+            client_certificate_expires_soon=client_certificate_expires_soon,
             dead_letter=dead_letter,
             endpoint_id=endpoint_id,
             failures=failures,
@@ -149,6 +182,7 @@ class EndpointStats:
             state=state,
             successes=successes,
             window_seconds=window_seconds,
+            client_certificate_expires_at=client_certificate_expires_at,
             state_reason=state_reason,
             success_rate=success_rate,
         )

@@ -25,12 +25,20 @@ class Event:
 
     Attributes:
         app_id (str):
+        channels (list[str]):
         created_at (str):
         deliveries (int):
         id (str):
         payload_sha256 (str):
+        tags (list[str]):
         type_ (str):
-        data (Union['EventDataType0', None, Unset]):
+        data (Union['EventDataType0', None, Unset]): The producer's `data` (with `?include=payload`); `null` once erased
+            (`expunged_at`).
+        deliver_at (Union[None, Unset, str]): When its deliveries were scheduled for (`deliver_at`, or `delay` after it
+            was accepted); null:
+            sent at once. Example: 2026-12-24T18:00:00.000Z.
+        expunged_at (Union[None, Unset, str]): When its payload was erased on request (`POST …/events/{evt}/expunge`);
+            only then. Example: 2026-12-24T18:00:00.000Z.
         idempotency_key (Union[None, Unset, str]):
         payload_purged (Union[None, Unset, bool]):
         warning (Union[None, Unset, str]): Only in the answer to sending an event, and only when `deliveries` is
@@ -41,12 +49,16 @@ class Event:
     """
 
     app_id: str
+    channels: list[str]
     created_at: str
     deliveries: int
     id: str
     payload_sha256: str
+    tags: list[str]
     type_: str
     data: Union["EventDataType0", None, Unset] = UNSET
+    deliver_at: Union[None, Unset, str] = UNSET
+    expunged_at: Union[None, Unset, str] = UNSET
     idempotency_key: Union[None, Unset, str] = UNSET
     payload_purged: Union[None, Unset, bool] = UNSET
     warning: Union[None, Unset, str] = UNSET
@@ -57,6 +69,8 @@ class Event:
 
         app_id = self.app_id
 
+        channels = self.channels
+
         created_at = self.created_at
 
         deliveries = self.deliveries
@@ -64,6 +78,8 @@ class Event:
         id = self.id
 
         payload_sha256 = self.payload_sha256
+
+        tags = self.tags
 
         type_ = self.type_
 
@@ -74,6 +90,18 @@ class Event:
             data = self.data.to_dict()
         else:
             data = self.data
+
+        deliver_at: Union[None, Unset, str]
+        if isinstance(self.deliver_at, Unset):
+            deliver_at = UNSET
+        else:
+            deliver_at = self.deliver_at
+
+        expunged_at: Union[None, Unset, str]
+        if isinstance(self.expunged_at, Unset):
+            expunged_at = UNSET
+        else:
+            expunged_at = self.expunged_at
 
         idempotency_key: Union[None, Unset, str]
         if isinstance(self.idempotency_key, Unset):
@@ -98,15 +126,21 @@ class Event:
         field_dict.update(
             {
                 "app_id": app_id,
+                "channels": channels,
                 "created_at": created_at,
                 "deliveries": deliveries,
                 "id": id,
                 "payload_sha256": payload_sha256,
+                "tags": tags,
                 "type": type_,
             }
         )
         if data is not UNSET:
             field_dict["data"] = data
+        if deliver_at is not UNSET:
+            field_dict["deliver_at"] = deliver_at
+        if expunged_at is not UNSET:
+            field_dict["expunged_at"] = expunged_at
         if idempotency_key is not UNSET:
             field_dict["idempotency_key"] = idempotency_key
         if payload_purged is not UNSET:
@@ -123,6 +157,8 @@ class Event:
         d = dict(src_dict)
         app_id = d.pop("app_id")
 
+        channels = cast(list[str], d.pop("channels"))
+
         created_at = d.pop("created_at")
 
         deliveries = d.pop("deliveries")
@@ -130,6 +166,8 @@ class Event:
         id = d.pop("id")
 
         payload_sha256 = d.pop("payload_sha256")
+
+        tags = cast(list[str], d.pop("tags"))
 
         type_ = d.pop("type")
 
@@ -149,6 +187,24 @@ class Event:
             return cast(Union["EventDataType0", None, Unset], data)
 
         data = _parse_data(d.pop("data", UNSET))
+
+        def _parse_deliver_at(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        deliver_at = _parse_deliver_at(d.pop("deliver_at", UNSET))
+
+        def _parse_expunged_at(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        expunged_at = _parse_expunged_at(d.pop("expunged_at", UNSET))
 
         def _parse_idempotency_key(data: object) -> Union[None, Unset, str]:
             if data is None:
@@ -179,12 +235,16 @@ class Event:
 
         event = cls(
             app_id=app_id,
+            channels=channels,
             created_at=created_at,
             deliveries=deliveries,
             id=id,
             payload_sha256=payload_sha256,
+            tags=tags,
             type_=type_,
             data=data,
+            deliver_at=deliver_at,
+            expunged_at=expunged_at,
             idempotency_key=idempotency_key,
             payload_purged=payload_purged,
             warning=warning,

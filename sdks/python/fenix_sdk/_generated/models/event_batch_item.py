@@ -24,6 +24,8 @@ class EventBatchItem:
         deliveries (int): Deliveries of the event.
         id (str):
         type_ (str):
+        deliver_at (Union[None, Unset, str]): When its deliveries are scheduled for (its `deliver_at` or `delay`); null:
+            sent at once.
         idempotency_key (Union[None, Unset, str]):
     """
 
@@ -31,6 +33,7 @@ class EventBatchItem:
     deliveries: int
     id: str
     type_: str
+    deliver_at: Union[None, Unset, str] = UNSET
     idempotency_key: Union[None, Unset, str] = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -42,6 +45,12 @@ class EventBatchItem:
         id = self.id
 
         type_ = self.type_
+
+        deliver_at: Union[None, Unset, str]
+        if isinstance(self.deliver_at, Unset):
+            deliver_at = UNSET
+        else:
+            deliver_at = self.deliver_at
 
         idempotency_key: Union[None, Unset, str]
         if isinstance(self.idempotency_key, Unset):
@@ -59,6 +68,8 @@ class EventBatchItem:
                 "type": type_,
             }
         )
+        if deliver_at is not UNSET:
+            field_dict["deliver_at"] = deliver_at
         if idempotency_key is not UNSET:
             field_dict["idempotency_key"] = idempotency_key
 
@@ -75,6 +86,15 @@ class EventBatchItem:
 
         type_ = d.pop("type")
 
+        def _parse_deliver_at(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        deliver_at = _parse_deliver_at(d.pop("deliver_at", UNSET))
+
         def _parse_idempotency_key(data: object) -> Union[None, Unset, str]:
             if data is None:
                 return data
@@ -89,6 +109,7 @@ class EventBatchItem:
             deliveries=deliveries,
             id=id,
             type_=type_,
+            deliver_at=deliver_at,
             idempotency_key=idempotency_key,
         )
 

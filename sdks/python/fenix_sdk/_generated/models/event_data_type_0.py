@@ -9,7 +9,7 @@ T = TypeVar("T", bound="EventDataType0")
 
 @_attrs_define
 class EventDataType0:
-    """ """
+    """The producer's `data` (with `?include=payload`); `null` once erased (`expunged_at`)."""
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 

@@ -6,6 +6,7 @@ class ListDeliveriesStatus(str, Enum):
     FAILING = "failing"
     IN_FLIGHT = "in_flight"
     PENDING = "pending"
+    SCHEDULED = "scheduled"
     SKIPPED = "skipped"
     SUCCEEDED = "succeeded"
 

@@ -17,7 +17,9 @@ T = TypeVar("T", bound="PatchApp")
 class PatchApp:
     """
     Attributes:
+        log_retention (Union[None, Unset, int, str]):
         name (Union[Unset, str]): Left out: unchanged; cannot be null. Example: Acme Corp.
+        payload_retention (Union[None, Unset, int, str]):
         require_endpoint_verification (Union[Unset, bool]): Left out: unchanged; cannot be null. Applies to endpoints
             created, or
             whose URL changes, from then on.
@@ -25,12 +27,26 @@ class PatchApp:
             Example: acme.
     """
 
+    log_retention: Union[None, Unset, int, str] = UNSET
     name: Union[Unset, str] = UNSET
+    payload_retention: Union[None, Unset, int, str] = UNSET
     require_endpoint_verification: Union[Unset, bool] = UNSET
     uid: Union[None, Unset, str] = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        log_retention: Union[None, Unset, int, str]
+        if isinstance(self.log_retention, Unset):
+            log_retention = UNSET
+        else:
+            log_retention = self.log_retention
+
         name = self.name
+
+        payload_retention: Union[None, Unset, int, str]
+        if isinstance(self.payload_retention, Unset):
+            payload_retention = UNSET
+        else:
+            payload_retention = self.payload_retention
 
         require_endpoint_verification = self.require_endpoint_verification
 
@@ -43,8 +59,12 @@ class PatchApp:
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
+        if log_retention is not UNSET:
+            field_dict["log_retention"] = log_retention
         if name is not UNSET:
             field_dict["name"] = name
+        if payload_retention is not UNSET:
+            field_dict["payload_retention"] = payload_retention
         if require_endpoint_verification is not UNSET:
             field_dict["require_endpoint_verification"] = require_endpoint_verification
         if uid is not UNSET:
@@ -55,7 +75,26 @@ class PatchApp:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
+
+        def _parse_log_retention(data: object) -> Union[None, Unset, int, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, int, str], data)
+
+        log_retention = _parse_log_retention(d.pop("log_retention", UNSET))
+
         name = d.pop("name", UNSET)
+
+        def _parse_payload_retention(data: object) -> Union[None, Unset, int, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, int, str], data)
+
+        payload_retention = _parse_payload_retention(d.pop("payload_retention", UNSET))
 
         require_endpoint_verification = d.pop("require_endpoint_verification", UNSET)
 
@@ -69,7 +108,9 @@ class PatchApp:
         uid = _parse_uid(d.pop("uid", UNSET))
 
         patch_app = cls(
+            log_retention=log_retention,
             name=name,
+            payload_retention=payload_retention,
             require_endpoint_verification=require_endpoint_verification,
             uid=uid,
         )

@@ -13,6 +13,8 @@ from ..models.on_dead_letter import OnDeadLetter
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.endpoint_auth_request import EndpointAuthRequest
+    from ..models.endpoint_tls_in import EndpointTlsIn
     from ..models.patch_endpoint_headers import PatchEndpointHeaders
 
 
@@ -24,8 +26,11 @@ class PatchEndpoint:
     """
     Attributes:
         attempt_timeout (Union[None, Unset, str]): Left out: unchanged; null: back to `FENIX_ATTEMPT_TIMEOUT`.
+        auth (Union['EndpointAuthRequest', None, Unset]):
+        channels (Union[Unset, list[str]]):
         description (Union[Unset, str]): Left out: unchanged; cannot be null (`""` empties it).
         event_types (Union[Unset, list[str]]): Left out: unchanged; cannot be null (`[]` is every type).
+        filter_ (Union[None, Unset, str]): Left out: unchanged; null or `""`: none. Applies to events sent from then on.
         final_status_codes (Union[Unset, list[int]]): Left out: unchanged; cannot be null (`[]`: none).
         headers (Union[Unset, PatchEndpointHeaders]): Left out: unchanged; cannot be null (`{}` removes them all).
             Replaces
@@ -36,12 +41,17 @@ class PatchEndpoint:
         retry_schedule (Union[None, Unset, list[str]]): Left out: unchanged; null: back to `FENIX_RETRY_SCHEDULE`.
         sensitive_headers (Union[Unset, list[str]]): Only together with `headers`; left out, the names sensitive so far
             stay sensitive.
+        tls (Union['EndpointTlsIn', None, Unset]):
+        transformation (Union[None, Unset, str]): Left out: unchanged; null: none (the envelope is sent as it is).
         url (Union[Unset, str]): Left out: unchanged; cannot be null. Example: https://hooks.example.com/fenix.
     """
 
     attempt_timeout: Union[None, Unset, str] = UNSET
+    auth: Union["EndpointAuthRequest", None, Unset] = UNSET
+    channels: Union[Unset, list[str]] = UNSET
     description: Union[Unset, str] = UNSET
     event_types: Union[Unset, list[str]] = UNSET
+    filter_: Union[None, Unset, str] = UNSET
     final_status_codes: Union[Unset, list[int]] = UNSET
     headers: Union[Unset, "PatchEndpointHeaders"] = UNSET
     on_dead_letter: Union[Unset, OnDeadLetter] = UNSET
@@ -49,20 +59,43 @@ class PatchEndpoint:
     rate_limit_per_sec: Union[None, Unset, int] = UNSET
     retry_schedule: Union[None, Unset, list[str]] = UNSET
     sensitive_headers: Union[Unset, list[str]] = UNSET
+    tls: Union["EndpointTlsIn", None, Unset] = UNSET
+    transformation: Union[None, Unset, str] = UNSET
     url: Union[Unset, str] = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.endpoint_auth_request import EndpointAuthRequest
+        from ..models.endpoint_tls_in import EndpointTlsIn
+
         attempt_timeout: Union[None, Unset, str]
         if isinstance(self.attempt_timeout, Unset):
             attempt_timeout = UNSET
         else:
             attempt_timeout = self.attempt_timeout
 
+        auth: Union[None, Unset, dict[str, Any]]
+        if isinstance(self.auth, Unset):
+            auth = UNSET
+        elif isinstance(self.auth, EndpointAuthRequest):
+            auth = self.auth.to_dict()
+        else:
+            auth = self.auth
+
+        channels: Union[Unset, list[str]] = UNSET
+        if not isinstance(self.channels, Unset):
+            channels = self.channels
+
         description = self.description
 
         event_types: Union[Unset, list[str]] = UNSET
         if not isinstance(self.event_types, Unset):
             event_types = self.event_types
+
+        filter_: Union[None, Unset, str]
+        if isinstance(self.filter_, Unset):
+            filter_ = UNSET
+        else:
+            filter_ = self.filter_
 
         final_status_codes: Union[Unset, list[int]] = UNSET
         if not isinstance(self.final_status_codes, Unset):
@@ -97,6 +130,20 @@ class PatchEndpoint:
         if not isinstance(self.sensitive_headers, Unset):
             sensitive_headers = self.sensitive_headers
 
+        tls: Union[None, Unset, dict[str, Any]]
+        if isinstance(self.tls, Unset):
+            tls = UNSET
+        elif isinstance(self.tls, EndpointTlsIn):
+            tls = self.tls.to_dict()
+        else:
+            tls = self.tls
+
+        transformation: Union[None, Unset, str]
+        if isinstance(self.transformation, Unset):
+            transformation = UNSET
+        else:
+            transformation = self.transformation
+
         url = self.url
 
         field_dict: dict[str, Any] = {}
@@ -104,10 +151,16 @@ class PatchEndpoint:
         field_dict.update({})
         if attempt_timeout is not UNSET:
             field_dict["attempt_timeout"] = attempt_timeout
+        if auth is not UNSET:
+            field_dict["auth"] = auth
+        if channels is not UNSET:
+            field_dict["channels"] = channels
         if description is not UNSET:
             field_dict["description"] = description
         if event_types is not UNSET:
             field_dict["event_types"] = event_types
+        if filter_ is not UNSET:
+            field_dict["filter"] = filter_
         if final_status_codes is not UNSET:
             field_dict["final_status_codes"] = final_status_codes
         if headers is not UNSET:
@@ -122,6 +175,10 @@ class PatchEndpoint:
             field_dict["retry_schedule"] = retry_schedule
         if sensitive_headers is not UNSET:
             field_dict["sensitive_headers"] = sensitive_headers
+        if tls is not UNSET:
+            field_dict["tls"] = tls
+        if transformation is not UNSET:
+            field_dict["transformation"] = transformation
         if url is not UNSET:
             field_dict["url"] = url
 
@@ -129,6 +186,8 @@ class PatchEndpoint:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.endpoint_auth_request import EndpointAuthRequest
+        from ..models.endpoint_tls_in import EndpointTlsIn
         from ..models.patch_endpoint_headers import PatchEndpointHeaders
 
         d = dict(src_dict)
@@ -142,9 +201,37 @@ class PatchEndpoint:
 
         attempt_timeout = _parse_attempt_timeout(d.pop("attempt_timeout", UNSET))
 
+        def _parse_auth(data: object) -> Union["EndpointAuthRequest", None, Unset]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                auth_type_1 = EndpointAuthRequest.from_dict(data)
+
+                return auth_type_1
+            except:  # noqa: E722
+                pass
+            return cast(Union["EndpointAuthRequest", None, Unset], data)
+
+        auth = _parse_auth(d.pop("auth", UNSET))
+
+        channels = cast(list[str], d.pop("channels", UNSET))
+
         description = d.pop("description", UNSET)
 
         event_types = cast(list[str], d.pop("event_types", UNSET))
+
+        def _parse_filter_(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        filter_ = _parse_filter_(d.pop("filter", UNSET))
 
         final_status_codes = cast(list[int], d.pop("final_status_codes", UNSET))
 
@@ -194,12 +281,41 @@ class PatchEndpoint:
 
         sensitive_headers = cast(list[str], d.pop("sensitive_headers", UNSET))
 
+        def _parse_tls(data: object) -> Union["EndpointTlsIn", None, Unset]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                tls_type_1 = EndpointTlsIn.from_dict(data)
+
+                return tls_type_1
+            except:  # noqa: E722
+                pass
+            return cast(Union["EndpointTlsIn", None, Unset], data)
+
+        tls = _parse_tls(d.pop("tls", UNSET))
+
+        def _parse_transformation(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        transformation = _parse_transformation(d.pop("transformation", UNSET))
+
         url = d.pop("url", UNSET)
 
         patch_endpoint = cls(
             attempt_timeout=attempt_timeout,
+            auth=auth,
+            channels=channels,
             description=description,
             event_types=event_types,
+            filter_=filter_,
             final_status_codes=final_status_codes,
             headers=headers,
             on_dead_letter=on_dead_letter,
@@ -207,6 +323,8 @@ class PatchEndpoint:
             rate_limit_per_sec=rate_limit_per_sec,
             retry_schedule=retry_schedule,
             sensitive_headers=sensitive_headers,
+            tls=tls,
+            transformation=transformation,
             url=url,
         )
 

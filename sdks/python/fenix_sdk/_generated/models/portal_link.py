@@ -24,7 +24,7 @@ class PortalLink:
         app_id (str):
         created_at (str):
         expires_at (str):
-        id (str):  Example: ps_01JF3Q4Z8M6V7W8X9Y0Z1A2B3C.
+        id (str):
         url (str): Open this once (or in an iframe) to reach the console for this app.
             Its fragment is the single-use secret: shown only here, never stored. Example:
             https://fenix.example.com/console/portal#fxp_9f86d081884c7d659a2feaa0c55ad015.

@@ -17,7 +17,9 @@ from ..models.signing_algorithm import SigningAlgorithm
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.endpoint_auth import EndpointAuth
     from ..models.endpoint_headers import EndpointHeaders
+    from ..models.endpoint_tls import EndpointTls
     from ..models.verification_out import VerificationOut
 
 
@@ -30,6 +32,7 @@ class ResumedEndpoint:
 
     Attributes:
         app_id (str):
+        channels (list[str]):
         created_at (str):
         description (str):
         event_types (list[str]):
@@ -50,6 +53,9 @@ class ResumedEndpoint:
         replayed (int): Deliveries re-queued (0 unless `replay_skipped`).
         attempt_timeout (Union[None, Unset, str]): The endpoint's own attempt timeout; `null`: `FENIX_ATTEMPT_TIMEOUT`.
             Example: 5s.
+        auth (Union['EndpointAuth', None, Unset]):
+        filter_ (Union[None, Unset, str]): The content filter (CEL) events must pass to be sent here
+            (docs/api.md, Content filters); `null`: none.
         public_key (Union[None, Unset, str]): The Ed25519 public key (`whpk_…`): in the create answer of an
             `ed25519` endpoint (and readable at any time at `…/public-keys`).
         rate_limit_per_sec (Union[None, Unset, int]):
@@ -58,10 +64,14 @@ class ResumedEndpoint:
         secret (Union[None, Unset, str]): The HMAC secret: in the create answer of an `hmac` endpoint only.
         state_changed_at (Union[None, Unset, str]):
         state_reason (Union[None, Unset, str]):
+        tls (Union['EndpointTls', None, Unset]):
+        transformation (Union[None, Unset, str]): The JavaScript that reshapes each delivery's request (docs/api.md,
+            Transformations); `null`: none.
         verification (Union['VerificationOut', None, Unset]):
     """
 
     app_id: str
+    channels: list[str]
     created_at: str
     description: str
     event_types: list[str]
@@ -78,19 +88,27 @@ class ResumedEndpoint:
     url: str
     replayed: int
     attempt_timeout: Union[None, Unset, str] = UNSET
+    auth: Union["EndpointAuth", None, Unset] = UNSET
+    filter_: Union[None, Unset, str] = UNSET
     public_key: Union[None, Unset, str] = UNSET
     rate_limit_per_sec: Union[None, Unset, int] = UNSET
     retry_schedule: Union[None, Unset, list[str]] = UNSET
     secret: Union[None, Unset, str] = UNSET
     state_changed_at: Union[None, Unset, str] = UNSET
     state_reason: Union[None, Unset, str] = UNSET
+    tls: Union["EndpointTls", None, Unset] = UNSET
+    transformation: Union[None, Unset, str] = UNSET
     verification: Union["VerificationOut", None, Unset] = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.endpoint_auth import EndpointAuth
+        from ..models.endpoint_tls import EndpointTls
         from ..models.verification_out import VerificationOut
 
         app_id = self.app_id
+
+        channels = self.channels
 
         created_at = self.created_at
 
@@ -127,6 +145,20 @@ class ResumedEndpoint:
             attempt_timeout = UNSET
         else:
             attempt_timeout = self.attempt_timeout
+
+        auth: Union[None, Unset, dict[str, Any]]
+        if isinstance(self.auth, Unset):
+            auth = UNSET
+        elif isinstance(self.auth, EndpointAuth):
+            auth = self.auth.to_dict()
+        else:
+            auth = self.auth
+
+        filter_: Union[None, Unset, str]
+        if isinstance(self.filter_, Unset):
+            filter_ = UNSET
+        else:
+            filter_ = self.filter_
 
         public_key: Union[None, Unset, str]
         if isinstance(self.public_key, Unset):
@@ -167,6 +199,20 @@ class ResumedEndpoint:
         else:
             state_reason = self.state_reason
 
+        tls: Union[None, Unset, dict[str, Any]]
+        if isinstance(self.tls, Unset):
+            tls = UNSET
+        elif isinstance(self.tls, EndpointTls):
+            tls = self.tls.to_dict()
+        else:
+            tls = self.tls
+
+        transformation: Union[None, Unset, str]
+        if isinstance(self.transformation, Unset):
+            transformation = UNSET
+        else:
+            transformation = self.transformation
+
         verification: Union[None, Unset, dict[str, Any]]
         if isinstance(self.verification, Unset):
             verification = UNSET
@@ -180,6 +226,7 @@ class ResumedEndpoint:
         field_dict.update(
             {
                 "app_id": app_id,
+                "channels": channels,
                 "created_at": created_at,
                 "description": description,
                 "event_types": event_types,
@@ -199,6 +246,10 @@ class ResumedEndpoint:
         )
         if attempt_timeout is not UNSET:
             field_dict["attempt_timeout"] = attempt_timeout
+        if auth is not UNSET:
+            field_dict["auth"] = auth
+        if filter_ is not UNSET:
+            field_dict["filter"] = filter_
         if public_key is not UNSET:
             field_dict["public_key"] = public_key
         if rate_limit_per_sec is not UNSET:
@@ -211,6 +262,10 @@ class ResumedEndpoint:
             field_dict["state_changed_at"] = state_changed_at
         if state_reason is not UNSET:
             field_dict["state_reason"] = state_reason
+        if tls is not UNSET:
+            field_dict["tls"] = tls
+        if transformation is not UNSET:
+            field_dict["transformation"] = transformation
         if verification is not UNSET:
             field_dict["verification"] = verification
 
@@ -218,11 +273,15 @@ class ResumedEndpoint:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.endpoint_auth import EndpointAuth
         from ..models.endpoint_headers import EndpointHeaders
+        from ..models.endpoint_tls import EndpointTls
         from ..models.verification_out import VerificationOut
 
         d = dict(src_dict)
         app_id = d.pop("app_id")
+
+        channels = cast(list[str], d.pop("channels"))
 
         created_at = d.pop("created_at")
 
@@ -262,6 +321,32 @@ class ResumedEndpoint:
             return cast(Union[None, Unset, str], data)
 
         attempt_timeout = _parse_attempt_timeout(d.pop("attempt_timeout", UNSET))
+
+        def _parse_auth(data: object) -> Union["EndpointAuth", None, Unset]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                auth_type_1 = EndpointAuth.from_dict(data)
+
+                return auth_type_1
+            except:  # noqa: E722
+                pass
+            return cast(Union["EndpointAuth", None, Unset], data)
+
+        auth = _parse_auth(d.pop("auth", UNSET))
+
+        def _parse_filter_(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        filter_ = _parse_filter_(d.pop("filter", UNSET))
 
         def _parse_public_key(data: object) -> Union[None, Unset, str]:
             if data is None:
@@ -327,6 +412,32 @@ class ResumedEndpoint:
 
         state_reason = _parse_state_reason(d.pop("state_reason", UNSET))
 
+        def _parse_tls(data: object) -> Union["EndpointTls", None, Unset]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                tls_type_1 = EndpointTls.from_dict(data)
+
+                return tls_type_1
+            except:  # noqa: E722
+                pass
+            return cast(Union["EndpointTls", None, Unset], data)
+
+        tls = _parse_tls(d.pop("tls", UNSET))
+
+        def _parse_transformation(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        transformation = _parse_transformation(d.pop("transformation", UNSET))
+
         def _parse_verification(data: object) -> Union["VerificationOut", None, Unset]:
             if data is None:
                 return data
@@ -346,6 +457,7 @@ class ResumedEndpoint:
 
         resumed_endpoint = cls(
             app_id=app_id,
+            channels=channels,
             created_at=created_at,
             description=description,
             event_types=event_types,
@@ -362,12 +474,16 @@ class ResumedEndpoint:
             url=url,
             replayed=replayed,
             attempt_timeout=attempt_timeout,
+            auth=auth,
+            filter_=filter_,
             public_key=public_key,
             rate_limit_per_sec=rate_limit_per_sec,
             retry_schedule=retry_schedule,
             secret=secret,
             state_changed_at=state_changed_at,
             state_reason=state_reason,
+            tls=tls,
+            transformation=transformation,
             verification=verification,
         )
 

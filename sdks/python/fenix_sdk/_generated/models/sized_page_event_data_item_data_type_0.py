@@ -9,7 +9,7 @@ T = TypeVar("T", bound="SizedPageEventDataItemDataType0")
 
 @_attrs_define
 class SizedPageEventDataItemDataType0:
-    """ """
+    """The producer's `data` (with `?include=payload`); `null` once erased (`expunged_at`)."""
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 

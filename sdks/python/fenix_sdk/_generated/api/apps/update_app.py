@@ -112,7 +112,7 @@ def sync_detailed(
     client: AuthenticatedClient,
     body: PatchApp,
 ) -> Response[Union[App, ErrorBody]]:
-    """Rename an app, change its uid, or its opt-in to proof of endpoint ownership
+    """Rename an app, change its uid, its opt-in to proof of endpoint ownership, or its retentions
 
     Args:
         app (str):
@@ -144,7 +144,7 @@ def sync(
     client: AuthenticatedClient,
     body: PatchApp,
 ) -> Optional[Union[App, ErrorBody]]:
-    """Rename an app, change its uid, or its opt-in to proof of endpoint ownership
+    """Rename an app, change its uid, its opt-in to proof of endpoint ownership, or its retentions
 
     Args:
         app (str):
@@ -171,7 +171,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     body: PatchApp,
 ) -> Response[Union[App, ErrorBody]]:
-    """Rename an app, change its uid, or its opt-in to proof of endpoint ownership
+    """Rename an app, change its uid, its opt-in to proof of endpoint ownership, or its retentions
 
     Args:
         app (str):
@@ -201,7 +201,7 @@ async def asyncio(
     client: AuthenticatedClient,
     body: PatchApp,
 ) -> Optional[Union[App, ErrorBody]]:
-    """Rename an app, change its uid, or its opt-in to proof of endpoint ownership
+    """Rename an app, change its uid, its opt-in to proof of endpoint ownership, or its retentions
 
     Args:
         app (str):

@@ -24,6 +24,8 @@ def _get_kwargs(
     status: Union[Unset, ListDeliveriesStatus] = UNSET,
     since: Union[Unset, datetime.datetime] = UNSET,
     until: Union[Unset, datetime.datetime] = UNSET,
+    channel: Union[Unset, str] = UNSET,
+    tag: Union[Unset, str] = UNSET,
 ) -> dict[str, Any]:
     params: dict[str, Any] = {}
 
@@ -54,6 +56,10 @@ def _get_kwargs(
     if not isinstance(until, Unset):
         json_until = until.isoformat()
     params["until"] = json_until
+
+    params["channel"] = channel
+
+    params["tag"] = tag
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -134,13 +140,16 @@ def sync_detailed(
     status: Union[Unset, ListDeliveriesStatus] = UNSET,
     since: Union[Unset, datetime.datetime] = UNSET,
     until: Union[Unset, datetime.datetime] = UNSET,
+    channel: Union[Unset, str] = UNSET,
+    tag: Union[Unset, str] = UNSET,
 ) -> Response[Union[ErrorBody, PageDelivery]]:
     """List an app's deliveries
 
      Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`,
-    `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped, or failing:
-    pending with at least one failed attempt) and creation time (`since`, `until`: RFC 3339). Each
-    delivery carries its latest attempt's `last_status_code` and `last_error`.
+    `event_type` (or `type`), `status` (scheduled: waiting for its event's `deliver_at`, pending,
+    in_flight, succeeded, failed, skipped, or failing: pending with at least one failed attempt),
+    creation time (`since`, `until`: RFC 3339), and the event's `channel` and `tag`. Each delivery
+    carries its latest attempt's `last_status_code` and `last_error`.
 
     Args:
         app (str):
@@ -154,6 +163,8 @@ def sync_detailed(
             at least one failed attempt
         since (Union[Unset, datetime.datetime]):
         until (Union[Unset, datetime.datetime]):
+        channel (Union[Unset, str]):
+        tag (Union[Unset, str]):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -174,6 +185,8 @@ def sync_detailed(
         status=status,
         since=since,
         until=until,
+        channel=channel,
+        tag=tag,
     )
 
     response = client.get_httpx_client().request(
@@ -196,13 +209,16 @@ def sync(
     status: Union[Unset, ListDeliveriesStatus] = UNSET,
     since: Union[Unset, datetime.datetime] = UNSET,
     until: Union[Unset, datetime.datetime] = UNSET,
+    channel: Union[Unset, str] = UNSET,
+    tag: Union[Unset, str] = UNSET,
 ) -> Optional[Union[ErrorBody, PageDelivery]]:
     """List an app's deliveries
 
      Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`,
-    `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped, or failing:
-    pending with at least one failed attempt) and creation time (`since`, `until`: RFC 3339). Each
-    delivery carries its latest attempt's `last_status_code` and `last_error`.
+    `event_type` (or `type`), `status` (scheduled: waiting for its event's `deliver_at`, pending,
+    in_flight, succeeded, failed, skipped, or failing: pending with at least one failed attempt),
+    creation time (`since`, `until`: RFC 3339), and the event's `channel` and `tag`. Each delivery
+    carries its latest attempt's `last_status_code` and `last_error`.
 
     Args:
         app (str):
@@ -216,6 +232,8 @@ def sync(
             at least one failed attempt
         since (Union[Unset, datetime.datetime]):
         until (Union[Unset, datetime.datetime]):
+        channel (Union[Unset, str]):
+        tag (Union[Unset, str]):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -237,6 +255,8 @@ def sync(
         status=status,
         since=since,
         until=until,
+        channel=channel,
+        tag=tag,
     ).parsed
 
 
@@ -253,13 +273,16 @@ async def asyncio_detailed(
     status: Union[Unset, ListDeliveriesStatus] = UNSET,
     since: Union[Unset, datetime.datetime] = UNSET,
     until: Union[Unset, datetime.datetime] = UNSET,
+    channel: Union[Unset, str] = UNSET,
+    tag: Union[Unset, str] = UNSET,
 ) -> Response[Union[ErrorBody, PageDelivery]]:
     """List an app's deliveries
 
      Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`,
-    `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped, or failing:
-    pending with at least one failed attempt) and creation time (`since`, `until`: RFC 3339). Each
-    delivery carries its latest attempt's `last_status_code` and `last_error`.
+    `event_type` (or `type`), `status` (scheduled: waiting for its event's `deliver_at`, pending,
+    in_flight, succeeded, failed, skipped, or failing: pending with at least one failed attempt),
+    creation time (`since`, `until`: RFC 3339), and the event's `channel` and `tag`. Each delivery
+    carries its latest attempt's `last_status_code` and `last_error`.
 
     Args:
         app (str):
@@ -273,6 +296,8 @@ async def asyncio_detailed(
             at least one failed attempt
         since (Union[Unset, datetime.datetime]):
         until (Union[Unset, datetime.datetime]):
+        channel (Union[Unset, str]):
+        tag (Union[Unset, str]):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -293,6 +318,8 @@ async def asyncio_detailed(
         status=status,
         since=since,
         until=until,
+        channel=channel,
+        tag=tag,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -313,13 +340,16 @@ async def asyncio(
     status: Union[Unset, ListDeliveriesStatus] = UNSET,
     since: Union[Unset, datetime.datetime] = UNSET,
     until: Union[Unset, datetime.datetime] = UNSET,
+    channel: Union[Unset, str] = UNSET,
+    tag: Union[Unset, str] = UNSET,
 ) -> Optional[Union[ErrorBody, PageDelivery]]:
     """List an app's deliveries
 
      Newest first, `limit` (1-250, default 50) per page. Filter by `endpoint_id`, `event_id`,
-    `event_type` (or `type`), `status` (pending, in_flight, succeeded, failed, skipped, or failing:
-    pending with at least one failed attempt) and creation time (`since`, `until`: RFC 3339). Each
-    delivery carries its latest attempt's `last_status_code` and `last_error`.
+    `event_type` (or `type`), `status` (scheduled: waiting for its event's `deliver_at`, pending,
+    in_flight, succeeded, failed, skipped, or failing: pending with at least one failed attempt),
+    creation time (`since`, `until`: RFC 3339), and the event's `channel` and `tag`. Each delivery
+    carries its latest attempt's `last_status_code` and `last_error`.
 
     Args:
         app (str):
@@ -333,6 +363,8 @@ async def asyncio(
             at least one failed attempt
         since (Union[Unset, datetime.datetime]):
         until (Union[Unset, datetime.datetime]):
+        channel (Union[Unset, str]):
+        tag (Union[Unset, str]):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -355,5 +387,7 @@ async def asyncio(
             status=status,
             since=since,
             until=until,
+            channel=channel,
+            tag=tag,
         )
     ).parsed

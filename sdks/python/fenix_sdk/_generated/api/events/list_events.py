@@ -21,6 +21,8 @@ def _get_kwargs(
     since: Union[Unset, datetime.datetime] = UNSET,
     until: Union[Unset, datetime.datetime] = UNSET,
     include: Union[Unset, str] = UNSET,
+    channel: Union[Unset, str] = UNSET,
+    tag: Union[Unset, str] = UNSET,
 ) -> dict[str, Any]:
     params: dict[str, Any] = {}
 
@@ -43,6 +45,10 @@ def _get_kwargs(
     params["until"] = json_until
 
     params["include"] = include
+
+    params["channel"] = channel
+
+    params["tag"] = tag
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -121,15 +127,17 @@ def sync_detailed(
     since: Union[Unset, datetime.datetime] = UNSET,
     until: Union[Unset, datetime.datetime] = UNSET,
     include: Union[Unset, str] = UNSET,
+    channel: Union[Unset, str] = UNSET,
+    tag: Union[Unset, str] = UNSET,
 ) -> Response[Union[ErrorBody, SizedPageEvent]]:
     """List an app's events
 
-     Newest first, `limit` (1-250, default 50) per page. Filter by `event_type` (or `type`) and creation
-    time (`since`, `until`: RFC 3339); `include=payload` adds each event's `data`. A page also stops
-    before `FENIX_MAX_PAGE_BYTES` (default 4 MiB) of items: then `cut_by_size` is `true` and
-    `next_cursor` continues after its last item; a page holds at least one item, however large. Answers
-    with payloads share the instance's `FENIX_ANSWER_BYTES`: when it stays full for 5 s, `503
-    overloaded` with `Retry-After`.
+     Newest first, `limit` (1-250, default 50) per page. Filter by `event_type` (or `type`), creation
+    time (`since`, `until`: RFC 3339), `channel` and `tag` (events carrying that name);
+    `include=payload` adds each event's `data`. A page also stops before `FENIX_MAX_PAGE_BYTES` (default
+    4 MiB) of items: then `cut_by_size` is `true` and `next_cursor` continues after its last item; a
+    page holds at least one item, however large. Answers with payloads share the instance's
+    `FENIX_ANSWER_BYTES`: when it stays full for 5 s, `503 overloaded` with `Retry-After`.
 
     Args:
         app (str):
@@ -140,6 +148,8 @@ def sync_detailed(
         since (Union[Unset, datetime.datetime]):
         until (Union[Unset, datetime.datetime]):
         include (Union[Unset, str]):
+        channel (Union[Unset, str]):
+        tag (Union[Unset, str]):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -158,6 +168,8 @@ def sync_detailed(
         since=since,
         until=until,
         include=include,
+        channel=channel,
+        tag=tag,
     )
 
     response = client.get_httpx_client().request(
@@ -178,15 +190,17 @@ def sync(
     since: Union[Unset, datetime.datetime] = UNSET,
     until: Union[Unset, datetime.datetime] = UNSET,
     include: Union[Unset, str] = UNSET,
+    channel: Union[Unset, str] = UNSET,
+    tag: Union[Unset, str] = UNSET,
 ) -> Optional[Union[ErrorBody, SizedPageEvent]]:
     """List an app's events
 
-     Newest first, `limit` (1-250, default 50) per page. Filter by `event_type` (or `type`) and creation
-    time (`since`, `until`: RFC 3339); `include=payload` adds each event's `data`. A page also stops
-    before `FENIX_MAX_PAGE_BYTES` (default 4 MiB) of items: then `cut_by_size` is `true` and
-    `next_cursor` continues after its last item; a page holds at least one item, however large. Answers
-    with payloads share the instance's `FENIX_ANSWER_BYTES`: when it stays full for 5 s, `503
-    overloaded` with `Retry-After`.
+     Newest first, `limit` (1-250, default 50) per page. Filter by `event_type` (or `type`), creation
+    time (`since`, `until`: RFC 3339), `channel` and `tag` (events carrying that name);
+    `include=payload` adds each event's `data`. A page also stops before `FENIX_MAX_PAGE_BYTES` (default
+    4 MiB) of items: then `cut_by_size` is `true` and `next_cursor` continues after its last item; a
+    page holds at least one item, however large. Answers with payloads share the instance's
+    `FENIX_ANSWER_BYTES`: when it stays full for 5 s, `503 overloaded` with `Retry-After`.
 
     Args:
         app (str):
@@ -197,6 +211,8 @@ def sync(
         since (Union[Unset, datetime.datetime]):
         until (Union[Unset, datetime.datetime]):
         include (Union[Unset, str]):
+        channel (Union[Unset, str]):
+        tag (Union[Unset, str]):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -216,6 +232,8 @@ def sync(
         since=since,
         until=until,
         include=include,
+        channel=channel,
+        tag=tag,
     ).parsed
 
 
@@ -230,15 +248,17 @@ async def asyncio_detailed(
     since: Union[Unset, datetime.datetime] = UNSET,
     until: Union[Unset, datetime.datetime] = UNSET,
     include: Union[Unset, str] = UNSET,
+    channel: Union[Unset, str] = UNSET,
+    tag: Union[Unset, str] = UNSET,
 ) -> Response[Union[ErrorBody, SizedPageEvent]]:
     """List an app's events
 
-     Newest first, `limit` (1-250, default 50) per page. Filter by `event_type` (or `type`) and creation
-    time (`since`, `until`: RFC 3339); `include=payload` adds each event's `data`. A page also stops
-    before `FENIX_MAX_PAGE_BYTES` (default 4 MiB) of items: then `cut_by_size` is `true` and
-    `next_cursor` continues after its last item; a page holds at least one item, however large. Answers
-    with payloads share the instance's `FENIX_ANSWER_BYTES`: when it stays full for 5 s, `503
-    overloaded` with `Retry-After`.
+     Newest first, `limit` (1-250, default 50) per page. Filter by `event_type` (or `type`), creation
+    time (`since`, `until`: RFC 3339), `channel` and `tag` (events carrying that name);
+    `include=payload` adds each event's `data`. A page also stops before `FENIX_MAX_PAGE_BYTES` (default
+    4 MiB) of items: then `cut_by_size` is `true` and `next_cursor` continues after its last item; a
+    page holds at least one item, however large. Answers with payloads share the instance's
+    `FENIX_ANSWER_BYTES`: when it stays full for 5 s, `503 overloaded` with `Retry-After`.
 
     Args:
         app (str):
@@ -249,6 +269,8 @@ async def asyncio_detailed(
         since (Union[Unset, datetime.datetime]):
         until (Union[Unset, datetime.datetime]):
         include (Union[Unset, str]):
+        channel (Union[Unset, str]):
+        tag (Union[Unset, str]):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -267,6 +289,8 @@ async def asyncio_detailed(
         since=since,
         until=until,
         include=include,
+        channel=channel,
+        tag=tag,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -285,15 +309,17 @@ async def asyncio(
     since: Union[Unset, datetime.datetime] = UNSET,
     until: Union[Unset, datetime.datetime] = UNSET,
     include: Union[Unset, str] = UNSET,
+    channel: Union[Unset, str] = UNSET,
+    tag: Union[Unset, str] = UNSET,
 ) -> Optional[Union[ErrorBody, SizedPageEvent]]:
     """List an app's events
 
-     Newest first, `limit` (1-250, default 50) per page. Filter by `event_type` (or `type`) and creation
-    time (`since`, `until`: RFC 3339); `include=payload` adds each event's `data`. A page also stops
-    before `FENIX_MAX_PAGE_BYTES` (default 4 MiB) of items: then `cut_by_size` is `true` and
-    `next_cursor` continues after its last item; a page holds at least one item, however large. Answers
-    with payloads share the instance's `FENIX_ANSWER_BYTES`: when it stays full for 5 s, `503
-    overloaded` with `Retry-After`.
+     Newest first, `limit` (1-250, default 50) per page. Filter by `event_type` (or `type`), creation
+    time (`since`, `until`: RFC 3339), `channel` and `tag` (events carrying that name);
+    `include=payload` adds each event's `data`. A page also stops before `FENIX_MAX_PAGE_BYTES` (default
+    4 MiB) of items: then `cut_by_size` is `true` and `next_cursor` continues after its last item; a
+    page holds at least one item, however large. Answers with payloads share the instance's
+    `FENIX_ANSWER_BYTES`: when it stays full for 5 s, `503 overloaded` with `Retry-After`.
 
     Args:
         app (str):
@@ -304,6 +330,8 @@ async def asyncio(
         since (Union[Unset, datetime.datetime]):
         until (Union[Unset, datetime.datetime]):
         include (Union[Unset, str]):
+        channel (Union[Unset, str]):
+        tag (Union[Unset, str]):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -324,5 +352,7 @@ async def asyncio(
             since=since,
             until=until,
             include=include,
+            channel=channel,
+            tag=tag,
         )
     ).parsed

@@ -118,9 +118,11 @@ def sync_detailed(
 ) -> Response[Union[ErrorBody, Event]]:
     """Send an event
 
-     Stores the event and one delivery per subscribed endpoint in one transaction. With an idempotency
-    key (the `Idempotency-Key` header, else the body's `id`), sending the same key again answers the
-    original event with 200 and `idempotent-replayed: true` and stores nothing.
+     Stores the event and one delivery per subscribed endpoint in one transaction. With `deliver_at` or
+    `delay`, the deliveries are stored now and sent at that time (they show `scheduled` until then;
+    `POST …/events/{evt}/cancel` cancels them). With an idempotency key (the `Idempotency-Key` header,
+    else the body's `id`), sending the same key again answers the original event with 200 and
+    `idempotent-replayed: true` and stores nothing.
 
     Args:
         app (str):
@@ -157,9 +159,11 @@ def sync(
 ) -> Optional[Union[ErrorBody, Event]]:
     """Send an event
 
-     Stores the event and one delivery per subscribed endpoint in one transaction. With an idempotency
-    key (the `Idempotency-Key` header, else the body's `id`), sending the same key again answers the
-    original event with 200 and `idempotent-replayed: true` and stores nothing.
+     Stores the event and one delivery per subscribed endpoint in one transaction. With `deliver_at` or
+    `delay`, the deliveries are stored now and sent at that time (they show `scheduled` until then;
+    `POST …/events/{evt}/cancel` cancels them). With an idempotency key (the `Idempotency-Key` header,
+    else the body's `id`), sending the same key again answers the original event with 200 and
+    `idempotent-replayed: true` and stores nothing.
 
     Args:
         app (str):
@@ -191,9 +195,11 @@ async def asyncio_detailed(
 ) -> Response[Union[ErrorBody, Event]]:
     """Send an event
 
-     Stores the event and one delivery per subscribed endpoint in one transaction. With an idempotency
-    key (the `Idempotency-Key` header, else the body's `id`), sending the same key again answers the
-    original event with 200 and `idempotent-replayed: true` and stores nothing.
+     Stores the event and one delivery per subscribed endpoint in one transaction. With `deliver_at` or
+    `delay`, the deliveries are stored now and sent at that time (they show `scheduled` until then;
+    `POST …/events/{evt}/cancel` cancels them). With an idempotency key (the `Idempotency-Key` header,
+    else the body's `id`), sending the same key again answers the original event with 200 and
+    `idempotent-replayed: true` and stores nothing.
 
     Args:
         app (str):
@@ -228,9 +234,11 @@ async def asyncio(
 ) -> Optional[Union[ErrorBody, Event]]:
     """Send an event
 
-     Stores the event and one delivery per subscribed endpoint in one transaction. With an idempotency
-    key (the `Idempotency-Key` header, else the body's `id`), sending the same key again answers the
-    original event with 200 and `idempotent-replayed: true` and stores nothing.
+     Stores the event and one delivery per subscribed endpoint in one transaction. With `deliver_at` or
+    `delay`, the deliveries are stored now and sent at that time (they show `scheduled` until then;
+    `POST …/events/{evt}/cancel` cancels them). With an idempotency key (the `Idempotency-Key` header,
+    else the body's `id`), sending the same key again answers the original event with 200 and
+    `idempotent-replayed: true` and stores nothing.
 
     Args:
         app (str):

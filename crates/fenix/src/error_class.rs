@@ -42,11 +42,22 @@ pub enum ErrorClass {
     Signing,
     /// An ownership challenge answered `2xx` without echoing the challenge.
     ChallengeMismatch,
+    /// The endpoint's client certificate or CA certificates could not be
+    /// loaded (a key no master key given opens): no request was made.
+    ClientCertificate,
+    /// No OAuth2 access token could be had from the endpoint's token URL.
+    AuthToken,
+    /// The egress proxy (`FENIX_EGRESS_PROXY`) opened no tunnel: unreachable,
+    /// refused Fenix's credentials, or answered without a tunnel.
+    Proxy,
+    /// The endpoint's transformation threw, hit a limit, or returned a
+    /// request outside the rules (`transform`): no request was made.
+    TransformationFailed,
 }
 
 impl ErrorClass {
     /// Every class, for tests and for whoever lists them.
-    pub const ALL: [ErrorClass; 13] = [
+    pub const ALL: [ErrorClass; 17] = [
         ErrorClass::Timeout,
         ErrorClass::Connect,
         ErrorClass::Request,
@@ -60,6 +71,10 @@ impl ErrorClass {
         ErrorClass::SealedHeader,
         ErrorClass::Signing,
         ErrorClass::ChallengeMismatch,
+        ErrorClass::ClientCertificate,
+        ErrorClass::AuthToken,
+        ErrorClass::Proxy,
+        ErrorClass::TransformationFailed,
     ];
 
     /// The stable text: what is stored, shown by the API and used as the metric's label.
@@ -78,7 +93,20 @@ impl ErrorClass {
             ErrorClass::SealedHeader => "sealed_header",
             ErrorClass::Signing => "signing",
             ErrorClass::ChallengeMismatch => "challenge_mismatch",
+            ErrorClass::ClientCertificate => "client_certificate",
+            ErrorClass::AuthToken => "auth_token",
+            ErrorClass::Proxy => "proxy",
+            ErrorClass::TransformationFailed => "transformation_failed",
         }
+    }
+
+    /// Whether a failure of this class says something about the receiver.
+    /// The egress proxy's failures are the operator's: they neither start
+    /// nor end an endpoint's failure run, so an outage of the proxy never
+    /// disables endpoints (`FENIX_DISABLE_AFTER_FAILING`). Nor does a failed
+    /// transformation: the owner's script failed, not the receiver.
+    pub const fn concerns_the_receiver(self) -> bool {
+        !matches!(self, ErrorClass::Proxy | ErrorClass::TransformationFailed)
     }
 
     /// The class of a stored text; `None` for a text no class has.

@@ -1,0 +1,252 @@
+from http import HTTPStatus
+from typing import Any, Optional, Union
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.endpoint_tls import EndpointTls
+from ...models.error_body import ErrorBody
+from ...models.rotate_endpoint_tls import RotateEndpointTls
+from ...types import Response
+
+
+def _get_kwargs(
+    app: str,
+    ep: str,
+    *,
+    body: RotateEndpointTls,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": f"/v1/apps/{app}/endpoints/{ep}/tls/rotate",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: Union[AuthenticatedClient, Client], response: httpx.Response
+) -> Optional[Union[EndpointTls, ErrorBody]]:
+    if response.status_code == 200:
+        response_200 = EndpointTls.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorBody.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = ErrorBody.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = ErrorBody.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorBody.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: Union[AuthenticatedClient, Client], response: httpx.Response
+) -> Response[Union[EndpointTls, ErrorBody]]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    app: str,
+    ep: str,
+    *,
+    client: AuthenticatedClient,
+    body: RotateEndpointTls,
+) -> Response[Union[EndpointTls, ErrorBody]]:
+    """Rotate an endpoint's client certificate
+
+     The new certificate is presented at once. Until `previous_client_certificate.expires_at`
+    (`expires_in`, default 1d, at most 30d), an attempt whose TLS handshake fails with the new one is
+    tried again, within the same attempt and timeout, with the previous one. The key is never answered.
+
+    Args:
+        app (str):
+        ep (str):
+        body (RotateEndpointTls): A new client certificate, the current one presented as a
+            fallback during the overlap.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Union[EndpointTls, ErrorBody]]
+    """
+
+    kwargs = _get_kwargs(
+        app=app,
+        ep=ep,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    app: str,
+    ep: str,
+    *,
+    client: AuthenticatedClient,
+    body: RotateEndpointTls,
+) -> Optional[Union[EndpointTls, ErrorBody]]:
+    """Rotate an endpoint's client certificate
+
+     The new certificate is presented at once. Until `previous_client_certificate.expires_at`
+    (`expires_in`, default 1d, at most 30d), an attempt whose TLS handshake fails with the new one is
+    tried again, within the same attempt and timeout, with the previous one. The key is never answered.
+
+    Args:
+        app (str):
+        ep (str):
+        body (RotateEndpointTls): A new client certificate, the current one presented as a
+            fallback during the overlap.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Union[EndpointTls, ErrorBody]
+    """
+
+    return sync_detailed(
+        app=app,
+        ep=ep,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    app: str,
+    ep: str,
+    *,
+    client: AuthenticatedClient,
+    body: RotateEndpointTls,
+) -> Response[Union[EndpointTls, ErrorBody]]:
+    """Rotate an endpoint's client certificate
+
+     The new certificate is presented at once. Until `previous_client_certificate.expires_at`
+    (`expires_in`, default 1d, at most 30d), an attempt whose TLS handshake fails with the new one is
+    tried again, within the same attempt and timeout, with the previous one. The key is never answered.
+
+    Args:
+        app (str):
+        ep (str):
+        body (RotateEndpointTls): A new client certificate, the current one presented as a
+            fallback during the overlap.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Union[EndpointTls, ErrorBody]]
+    """
+
+    kwargs = _get_kwargs(
+        app=app,
+        ep=ep,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    app: str,
+    ep: str,
+    *,
+    client: AuthenticatedClient,
+    body: RotateEndpointTls,
+) -> Optional[Union[EndpointTls, ErrorBody]]:
+    """Rotate an endpoint's client certificate
+
+     The new certificate is presented at once. Until `previous_client_certificate.expires_at`
+    (`expires_in`, default 1d, at most 30d), an attempt whose TLS handshake fails with the new one is
+    tried again, within the same attempt and timeout, with the previous one. The key is never answered.
+
+    Args:
+        app (str):
+        ep (str):
+        body (RotateEndpointTls): A new client certificate, the current one presented as a
+            fallback during the overlap.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Union[EndpointTls, ErrorBody]
+    """
+
+    return (
+        await asyncio_detailed(
+            app=app,
+            ep=ep,
+            client=client,
+            body=body,
+        )
+    ).parsed

@@ -1,0 +1,235 @@
+from http import HTTPStatus
+from typing import Any, Optional, Union
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_body import ErrorBody
+from ...models.test_transformation import TestTransformation
+from ...models.transformation_result import TransformationResult
+from ...types import Response
+
+
+def _get_kwargs(
+    app: str,
+    *,
+    body: TestTransformation,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": f"/v1/apps/{app}/transformations/test",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: Union[AuthenticatedClient, Client], response: httpx.Response
+) -> Optional[Union[ErrorBody, TransformationResult]]:
+    if response.status_code == 200:
+        response_200 = TransformationResult.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorBody.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = ErrorBody.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = ErrorBody.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorBody.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: Union[AuthenticatedClient, Client], response: httpx.Response
+) -> Response[Union[ErrorBody, TransformationResult]]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    app: str,
+    *,
+    client: AuthenticatedClient,
+    body: TestTransformation,
+) -> Response[Union[ErrorBody, TransformationResult]]:
+    """Run a transformation on an event
+
+     Runs `transformation` on the envelope `event` would have, as the worker runs an endpoint's (same
+    sandbox, limits and checks of the result), and answers the request it makes. Stores nothing. With
+    `endpoint_id`, the script is given that endpoint's URL and custom headers.
+
+    Args:
+        app (str):
+        body (TestTransformation): A transformation to try.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Union[ErrorBody, TransformationResult]]
+    """
+
+    kwargs = _get_kwargs(
+        app=app,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    app: str,
+    *,
+    client: AuthenticatedClient,
+    body: TestTransformation,
+) -> Optional[Union[ErrorBody, TransformationResult]]:
+    """Run a transformation on an event
+
+     Runs `transformation` on the envelope `event` would have, as the worker runs an endpoint's (same
+    sandbox, limits and checks of the result), and answers the request it makes. Stores nothing. With
+    `endpoint_id`, the script is given that endpoint's URL and custom headers.
+
+    Args:
+        app (str):
+        body (TestTransformation): A transformation to try.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Union[ErrorBody, TransformationResult]
+    """
+
+    return sync_detailed(
+        app=app,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    app: str,
+    *,
+    client: AuthenticatedClient,
+    body: TestTransformation,
+) -> Response[Union[ErrorBody, TransformationResult]]:
+    """Run a transformation on an event
+
+     Runs `transformation` on the envelope `event` would have, as the worker runs an endpoint's (same
+    sandbox, limits and checks of the result), and answers the request it makes. Stores nothing. With
+    `endpoint_id`, the script is given that endpoint's URL and custom headers.
+
+    Args:
+        app (str):
+        body (TestTransformation): A transformation to try.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Union[ErrorBody, TransformationResult]]
+    """
+
+    kwargs = _get_kwargs(
+        app=app,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    app: str,
+    *,
+    client: AuthenticatedClient,
+    body: TestTransformation,
+) -> Optional[Union[ErrorBody, TransformationResult]]:
+    """Run a transformation on an event
+
+     Runs `transformation` on the envelope `event` would have, as the worker runs an endpoint's (same
+    sandbox, limits and checks of the result), and answers the request it makes. Stores nothing. With
+    `endpoint_id`, the script is given that endpoint's URL and custom headers.
+
+    Args:
+        app (str):
+        body (TestTransformation): A transformation to try.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Union[ErrorBody, TransformationResult]
+    """
+
+    return (
+        await asyncio_detailed(
+            app=app,
+            client=client,
+            body=body,
+        )
+    ).parsed

@@ -1,0 +1,259 @@
+from http import HTTPStatus
+from typing import Any, Optional, Union
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_body import ErrorBody
+from ...models.event import Event
+from ...models.no_options import NoOptions
+from ...types import Response
+
+
+def _get_kwargs(
+    app: str,
+    evt: str,
+    *,
+    body: Union["NoOptions", None],
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": f"/v1/apps/{app}/events/{evt}/expunge",
+    }
+
+    _kwargs["json"]: Union[None, dict[str, Any]]
+    if isinstance(body, NoOptions):
+        _kwargs["json"] = body.to_dict()
+    else:
+        _kwargs["json"] = body
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: Union[AuthenticatedClient, Client], response: httpx.Response
+) -> Optional[Union[ErrorBody, Event]]:
+    if response.status_code == 200:
+        response_200 = Event.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorBody.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 422:
+        response_422 = ErrorBody.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorBody.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: Union[AuthenticatedClient, Client], response: httpx.Response
+) -> Response[Union[ErrorBody, Event]]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    app: str,
+    evt: str,
+    *,
+    client: AuthenticatedClient,
+    body: Union["NoOptions", None],
+) -> Response[Union[ErrorBody, Event]]:
+    r"""Erase an event's payload now
+
+     Erases the event's payload (`data`) and the requests its endpoints' transformations made from it;
+    the event keeps its id, type, idempotency key, `payload_sha256` and its delivery log. The answer,
+    and every read of the event after it, shows `\"data\": null` and `expunged_at`. Its deliveries still
+    to be sent are not sent: they become `skipped` with `skip_reason: payload_erased` (a request already
+    on its way is let finish). None of them can be replayed (`payload_expired`). Erasing again changes
+    nothing and answers the same.
+
+    Args:
+        app (str):
+        evt (str):
+        body (Union['NoOptions', None]):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Union[ErrorBody, Event]]
+    """
+
+    kwargs = _get_kwargs(
+        app=app,
+        evt=evt,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    app: str,
+    evt: str,
+    *,
+    client: AuthenticatedClient,
+    body: Union["NoOptions", None],
+) -> Optional[Union[ErrorBody, Event]]:
+    r"""Erase an event's payload now
+
+     Erases the event's payload (`data`) and the requests its endpoints' transformations made from it;
+    the event keeps its id, type, idempotency key, `payload_sha256` and its delivery log. The answer,
+    and every read of the event after it, shows `\"data\": null` and `expunged_at`. Its deliveries still
+    to be sent are not sent: they become `skipped` with `skip_reason: payload_erased` (a request already
+    on its way is let finish). None of them can be replayed (`payload_expired`). Erasing again changes
+    nothing and answers the same.
+
+    Args:
+        app (str):
+        evt (str):
+        body (Union['NoOptions', None]):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Union[ErrorBody, Event]
+    """
+
+    return sync_detailed(
+        app=app,
+        evt=evt,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    app: str,
+    evt: str,
+    *,
+    client: AuthenticatedClient,
+    body: Union["NoOptions", None],
+) -> Response[Union[ErrorBody, Event]]:
+    r"""Erase an event's payload now
+
+     Erases the event's payload (`data`) and the requests its endpoints' transformations made from it;
+    the event keeps its id, type, idempotency key, `payload_sha256` and its delivery log. The answer,
+    and every read of the event after it, shows `\"data\": null` and `expunged_at`. Its deliveries still
+    to be sent are not sent: they become `skipped` with `skip_reason: payload_erased` (a request already
+    on its way is let finish). None of them can be replayed (`payload_expired`). Erasing again changes
+    nothing and answers the same.
+
+    Args:
+        app (str):
+        evt (str):
+        body (Union['NoOptions', None]):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Union[ErrorBody, Event]]
+    """
+
+    kwargs = _get_kwargs(
+        app=app,
+        evt=evt,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    app: str,
+    evt: str,
+    *,
+    client: AuthenticatedClient,
+    body: Union["NoOptions", None],
+) -> Optional[Union[ErrorBody, Event]]:
+    r"""Erase an event's payload now
+
+     Erases the event's payload (`data`) and the requests its endpoints' transformations made from it;
+    the event keeps its id, type, idempotency key, `payload_sha256` and its delivery log. The answer,
+    and every read of the event after it, shows `\"data\": null` and `expunged_at`. Its deliveries still
+    to be sent are not sent: they become `skipped` with `skip_reason: payload_erased` (a request already
+    on its way is let finish). None of them can be replayed (`payload_expired`). Erasing again changes
+    nothing and answers the same.
+
+    Args:
+        app (str):
+        evt (str):
+        body (Union['NoOptions', None]):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Union[ErrorBody, Event]
+    """
+
+    return (
+        await asyncio_detailed(
+            app=app,
+            evt=evt,
+            client=client,
+            body=body,
+        )
+    ).parsed

@@ -1,0 +1,68 @@
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="CancelledEvent")
+
+
+@_attrs_define
+class CancelledEvent:
+    """What a cancel stopped.
+
+    Attributes:
+        cancelled (int): Its deliveries this call cancelled (now `skipped`, `skip_reason: cancelled`). Example: 2.
+        id (str):
+    """
+
+    cancelled: int
+    id: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        cancelled = self.cancelled
+
+        id = self.id
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "cancelled": cancelled,
+                "id": id,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        cancelled = d.pop("cancelled")
+
+        id = d.pop("id")
+
+        cancelled_event = cls(
+            cancelled=cancelled,
+            id=id,
+        )
+
+        cancelled_event.additional_properties = d
+        return cancelled_event
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
