@@ -179,6 +179,8 @@ async fn a_schedule_the_rules_refuse_is_answered_422_and_stores_nothing(backend:
         (json!({"delay": "soon"}), "delay must be a duration"),
         (json!({"delay": "0s"}), "more than zero"),
         (json!({"deliver_at": "next tuesday"}), "RFC 3339"),
+        // Whole seconds far past year 9999: refused, where it once panicked the handler.
+        (json!({"delay": 12_243_980_687_051_u64}), "9999-12-31T23:59:59.999Z is later"),
     ];
     for (schedule, says) in &refused {
         let mut body = json!({"type": "reminder.due", "data": {}});

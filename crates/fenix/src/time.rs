@@ -28,15 +28,25 @@ pub fn sub(t: Millis, d: Duration) -> Millis {
     t.saturating_sub(millis(d))
 }
 
+/// The last instant RFC 3339 can write (9999-12-31T23:59:59.999Z): later
+/// times (a huge `delay` added to now) are shown as it, where the formatter
+/// would fail and `to_string` panic.
+const LAST_WRITABLE: Millis = 253_402_300_799_999;
+
+/// The time as a `SystemTime` within what RFC 3339 can write: 1970 to 9999.
+fn writable(t: Millis) -> SystemTime {
+    UNIX_EPOCH + Duration::from_millis(t.clamp(0, LAST_WRITABLE) as u64)
+}
+
 /// `2026-11-29T21:04:19Z` (whole seconds), for people: the CLI's listings and log lines.
 pub fn rfc3339(t: Millis) -> String {
-    humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_millis(t.max(0) as u64)).to_string()
+    humantime::format_rfc3339_seconds(writable(t)).to_string()
 }
 
 /// `2026-11-29T21:04:19.123Z`: UTC with milliseconds, the one format of every
 /// time Fenix writes (API answers, the envelope's `created_at`, alerts).
 pub fn rfc3339_ms(t: Millis) -> String {
-    humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(t.max(0) as u64)).to_string()
+    humantime::format_rfc3339_millis(writable(t)).to_string()
 }
 
 /// Parses an RFC 3339 timestamp given in a query or body (`since`, `until`):
@@ -70,6 +80,13 @@ fn has_offset(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_past_year_9999_are_written_as_its_last_instant_not_a_panic() {
+        assert_eq!(rfc3339_ms(i64::MAX), "9999-12-31T23:59:59.999Z");
+        assert_eq!(rfc3339(LAST_WRITABLE + 1), "9999-12-31T23:59:59Z");
+        assert_eq!(rfc3339_ms(-5), "1970-01-01T00:00:00.000Z");
+    }
 
     #[test]
     fn timestamps_round_trip_through_rfc3339() {

@@ -93,5 +93,10 @@ mod tests {
         let far = due(None, Some(serde_json::json!("31d"))).unwrap_err();
         assert!(far.contains("at most 30d ahead (FENIX_MAX_SCHEDULE_AHEAD)"), "{far}");
         assert!(due(Some("2027-01-01T00:00:00Z"), None).unwrap_err().contains("FENIX_MAX_SCHEDULE_AHEAD"));
+        // Past year 9999 (388,000 years of seconds, or more): refused, not a panic.
+        for huge in [serde_json::json!(12_243_980_687_051_u64), serde_json::json!(u64::MAX)] {
+            let far = due(None, Some(huge)).unwrap_err();
+            assert!(far.contains("FENIX_MAX_SCHEDULE_AHEAD); 9999-12-31T23:59:59.999Z is later"), "{far}");
+        }
     }
 }
