@@ -625,7 +625,8 @@ pub struct Delivery {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ordering_key: ::std::option::Option<::std::string::String>,
     /**Why a `skipped` delivery was not sent, when known: `transformation_cancelled` (its endpoint's
-    transformation set `cancel`), `cancelled` (its event was cancelled before it was sent); else null.*/
+    transformation set `cancel`), `cancelled` (its event was cancelled before it was sent),
+    `payload_erased` (its event's payload was erased before it was sent); else null.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub skip_reason: ::std::option::Option<::std::string::String>,
     pub status: DeliveryStatus,

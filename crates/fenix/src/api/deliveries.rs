@@ -56,7 +56,8 @@ pub struct DeliveryOut {
     /// waits for (the head of the lane, a dead letter that blocks it, or one being sent); else null.
     pub blocked_by: Option<String>,
     /// Why a `skipped` delivery was not sent, when known: `transformation_cancelled` (its endpoint's
-    /// transformation set `cancel`), `cancelled` (its event was cancelled before it was sent); else null.
+    /// transformation set `cancel`), `cancelled` (its event was cancelled before it was sent),
+    /// `payload_erased` (its event's payload was erased before it was sent); else null.
     #[schema(example = "transformation_cancelled")]
     pub skip_reason: Option<String>,
 }

@@ -1615,7 +1615,8 @@ export interface components {
             ordering_key?: string | null;
             /**
              * @description Why a `skipped` delivery was not sent, when known: `transformation_cancelled` (its endpoint's
-             *     transformation set `cancel`), `cancelled` (its event was cancelled before it was sent); else null.
+             *     transformation set `cancel`), `cancelled` (its event was cancelled before it was sent),
+             *     `payload_erased` (its event's payload was erased before it was sent); else null.
              * @example transformation_cancelled
              */
             skip_reason?: string | null;
@@ -3055,7 +3056,8 @@ export interface components {
                 ordering_key?: string | null;
                 /**
                  * @description Why a `skipped` delivery was not sent, when known: `transformation_cancelled` (its endpoint's
-                 *     transformation set `cancel`), `cancelled` (its event was cancelled before it was sent); else null.
+                 *     transformation set `cancel`), `cancelled` (its event was cancelled before it was sent),
+                 *     `payload_erased` (its event's payload was erased before it was sent); else null.
                  * @example transformation_cancelled
                  */
                 skip_reason?: string | null;

@@ -42,7 +42,8 @@ class Delivery:
             unordered endpoint.
         skip_reason (Union[None, Unset, str]): Why a `skipped` delivery was not sent, when known:
             `transformation_cancelled` (its endpoint's
-            transformation set `cancel`), `cancelled` (its event was cancelled before it was sent); else null. Example:
+            transformation set `cancel`), `cancelled` (its event was cancelled before it was sent),
+            `payload_erased` (its event's payload was erased before it was sent); else null. Example:
             transformation_cancelled.
     """
 
