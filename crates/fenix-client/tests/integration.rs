@@ -124,6 +124,7 @@ async fn the_sdk_drives_a_real_fenix_from_app_to_replay() {
     sends_an_event_and_a_batch(&fenix, &app.id, &inbox).await;
     pages_through_250_deliveries(&fenix, &app.id, &inbox).await;
     replays_a_failed_delivery(&fenix, &app.id, &inbox).await;
+    cancels_and_erases_a_scheduled_event(&fenix, &app.id, &inbox).await;
     reads_a_refused_calls_code(&fenix).await;
     assert_eq!(inbox.rejected.load(Ordering::SeqCst), 0, "fenix-client: Webhook refused a genuine delivery");
     call("apps.delete", fenix.apps().delete(&app.id)).await;
@@ -181,6 +182,27 @@ async fn replays_a_failed_delivery(fenix: &Fenix, app: &str, inbox: &Inbox) {
     })
     .await;
     assert_eq!(inbox.count("sdk.flaky"), 1);
+}
+
+async fn cancels_and_erases_a_scheduled_event(fenix: &Fenix, app: &str, inbox: &Inbox) {
+    let later =
+        NewEvent { delay: Some(fenix_client::types::Duration::String("1h".to_owned())), ..new_event("sdk.later", 0) };
+    let event = call("events.send_with", fenix.events().send_with(app, &later, None)).await;
+    let cancelled = call("events.cancel", fenix.events().cancel(app, &event.id)).await;
+    assert_eq!((cancelled.id.as_str(), cancelled.cancelled), (event.id.as_str(), 1), "fenix-client: events.cancel");
+    match fenix.events().cancel(app, &event.id).await {
+        Err(Error::Api { status: 409, code, .. }) => assert_eq!(code, "nothing_to_cancel"),
+        other => panic!("fenix-client: events.cancel a second time answered {other:?}"),
+    }
+    let filter = DeliveryFilter { event_id: Some(event.id.to_string()), ..DeliveryFilter::default() };
+    let page = call("deliveries.list", fenix.deliveries().list(app, &filter)).await;
+    let delivery = page.data.first().expect("the cancelled event's delivery");
+    assert_eq!((delivery.status, delivery.skip_reason.as_deref()), (DeliveryStatus::Skipped, Some("cancelled")));
+    let erased = call("events.expunge", fenix.events().expunge(app, &event.id)).await;
+    assert_eq!(erased.id, event.id);
+    let read = call("events.get", fenix.events().get(app, &event.id, true)).await;
+    assert!(read.data.is_none(), "fenix-client: events.expunge: the payload is gone: {read:?}");
+    assert_eq!(inbox.count("sdk.later"), 0, "the cancelled event was never sent");
 }
 
 async fn reads_a_refused_calls_code(fenix: &Fenix) {

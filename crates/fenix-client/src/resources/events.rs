@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::generated::{operations, Event, EventBatch, EventBatchResult, NewEvent};
+use crate::generated::{operations, CancelledEvent, Event, EventBatch, EventBatchResult, NewEvent, NoOptions};
 use crate::transport::{Call, Transport};
 use crate::Error;
 
@@ -65,6 +65,20 @@ impl<'a> Events<'a> {
     pub async fn get(&self, app: &str, event: &str, include_payload: bool) -> Result<Event, Error> {
         let query = include_payload.then(|| ("include", "payload".to_owned())).into_iter().collect();
         self.transport.send(Call::new(operations::GET_EVENT, &[app, event]).query_pairs(query)).await
+    }
+
+    /// Cancels an event: its deliveries not sent yet (scheduled, pending or
+    /// waiting for a retry) become `skipped` with `skip_reason: cancelled`.
+    /// When none is left to cancel, it is `409 nothing_to_cancel`.
+    pub async fn cancel(&self, app: &str, event: &str) -> Result<CancelledEvent, Error> {
+        self.transport.send(Call::new(operations::CANCEL_EVENT, &[app, event]).json(&NoOptions {})).await
+    }
+
+    /// Erases an event's payload (and the stored requests made from it) for
+    /// good; its deliveries not sent yet become `skipped` with
+    /// `skip_reason: payload_erased`. Answers the event as it is now.
+    pub async fn expunge(&self, app: &str, event: &str) -> Result<Event, Error> {
+        self.transport.send(Call::new(operations::EXPUNGE_EVENT, &[app, event]).json(&NoOptions {})).await
     }
 }
 
