@@ -289,7 +289,12 @@ fn metric(text: &str, line_start: &str) -> f64 {
 
 async fn a_check_over_its_budget_is_refused_and_its_type_flagged_while_the_api_keeps_answering(backend: Backend) {
     let db = TestDb::new(backend).await;
-    let fenix = Fenix::start(&db, &[]).await;
+    // Budgets far above an ordinary check's cost even on a loaded machine
+    // (with the default 50 ms, another app's small check was once refused
+    // under CI while the hostile ones held the cores), and far below the
+    // hostile check's (seconds: 15,000 keys against 3,000 patterns).
+    let budget = [("FENIX_SCHEMA_BUDGET", "1s"), ("FENIX_SCHEMA_REQUEST_BUDGET", "3s")];
+    let fenix = Fenix::start(&db, &budget).await;
     let app = fenix.create_app("acme").await;
     add_type(&fenix, json!({"name": "order.slow", "schema": many_patterns_schema()})).await;
     let events = format!("/v1/apps/{app}/events");
@@ -297,7 +302,7 @@ async fn a_check_over_its_budget_is_refused_and_its_type_flagged_while_the_api_k
     let (status, body) = fenix.call("POST", &events, Some(json!({"type": "order.slow", "data": {"p1_x": 1}}))).await;
     assert_eq!(status, 202, "{body}");
 
-    // Several hostile events at once: refused at their budget (the default 50ms), or, past
+    // Several hostile events at once: refused at their budget, or, past
     // the half of the check slots one app may hold, told to retry.
     let hostile = (0..4).map(|_| fenix.call("POST", &events, Some(json!({"type": "order.slow", "data": many_keys()}))));
     let answers = futures::future::join_all(hostile).await;
