@@ -16,3 +16,4 @@ mod pause;
 mod privacy;
 mod replay;
 mod retention;
+mod tasks;

@@ -233,6 +233,8 @@ id_kinds! {
     ConsoleSessionId = "cs";
     /// An ownership verification of an endpoint.
     VerificationId = "vrf";
+    /// A bulk operation over deliveries (replay, cancel, skip), run in the background.
+    TaskId = "tsk";
 }
 
 #[cfg(test)]

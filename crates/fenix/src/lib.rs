@@ -66,6 +66,8 @@ pub async fn serve(
         tokio::spawn(worker::ownership::run(state.clone(), client.clone(), shutdown.clone()));
         let (worker, rx) = worker::Worker::new(state.clone(), client);
         tokio::spawn(maintenance::run(state.clone(), shutdown.clone()));
+        // Bulk operations (`/v1/apps/{app}/tasks`), at their bounded rate.
+        tokio::spawn(worker::tasks::run(state.clone(), shutdown.clone()));
         tokio::spawn(state.wake.clone().listen_to_other_instances());
         Some(tokio::spawn(worker.run(rx, shutdown.clone())))
     } else {

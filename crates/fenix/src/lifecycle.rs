@@ -385,6 +385,103 @@ impl SigningAlgorithm {
 
 closed_set_as_text!(SigningAlgorithm, "signing_algorithm");
 
+/// What a task (a bulk operation over deliveries, `/v1/apps/{app}/tasks`) does to each delivery it selected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TaskKind {
+    /// Re-queue a `failed` or `skipped` delivery with a fresh attempt budget, as a replay does.
+    Replay,
+    /// Stop a delivery not sent yet: it becomes `skipped` with `skip_reason: cancelled`, as an event cancel does.
+    Cancel,
+    /// The same as `cancel`, named for operators who think of it as skipping.
+    Skip,
+}
+
+impl TaskKind {
+    /// Every kind.
+    pub const ALL: [TaskKind; 3] = [TaskKind::Replay, TaskKind::Cancel, TaskKind::Skip];
+
+    /// The text stored in `tasks.kind` and answered by the API.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TaskKind::Replay => "replay",
+            TaskKind::Cancel => "cancel",
+            TaskKind::Skip => "skip",
+        }
+    }
+
+    /// The statuses (as shown) a task of this kind may select, the first
+    /// ones its default when a filter names none.
+    pub const fn selectable(self) -> &'static [DeliveryStatus] {
+        match self {
+            TaskKind::Replay => &DeliveryStatus::REPLAYABLE,
+            TaskKind::Cancel | TaskKind::Skip => &[DeliveryStatus::Scheduled, DeliveryStatus::Pending],
+        }
+    }
+}
+
+closed_set_as_text!(TaskKind, "task kind");
+
+/// Where a task is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TaskState {
+    /// Created, its deliveries selected; no runner has taken it yet.
+    Queued,
+    /// A runner holds its lease and works through its batches.
+    Running,
+    /// Every selected delivery was looked at.
+    Succeeded,
+    /// It could not go on (kept for a runner's unrecoverable error).
+    Failed,
+    /// Cancelled by a caller: it stopped at its next batch.
+    Cancelled,
+}
+
+impl TaskState {
+    /// Every state.
+    pub const ALL: [TaskState; 5] =
+        [TaskState::Queued, TaskState::Running, TaskState::Succeeded, TaskState::Failed, TaskState::Cancelled];
+
+    /// The text stored in `tasks.state` and answered by the API.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TaskState::Queued => "queued",
+            TaskState::Running => "running",
+            TaskState::Succeeded => "succeeded",
+            TaskState::Failed => "failed",
+            TaskState::Cancelled => "cancelled",
+        }
+    }
+}
+
+closed_set_as_text!(TaskState, "task state");
+
+/// The class of a delivery's latest attempt's result, a task filter's `last_status_class`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StatusClass {
+    /// The receiver answered 400–499.
+    Client,
+    /// The receiver answered 500–599.
+    Server,
+    /// No answer: a connection, TLS or time-out error.
+    Network,
+}
+
+impl StatusClass {
+    /// Every class.
+    pub const ALL: [StatusClass; 3] = [StatusClass::Client, StatusClass::Server, StatusClass::Network];
+
+    /// The text of the API.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StatusClass::Client => "4xx",
+            StatusClass::Server => "5xx",
+            StatusClass::Network => "network",
+        }
+    }
+}
+
+closed_set_as_text!(StatusClass, "status class");
+
 #[cfg(test)]
 mod tests {
     use sqlx::{Connection, SqliteConnection};

@@ -67,6 +67,7 @@ codes! {
     EndpointNotFound = "endpoint_not_found", NOT_FOUND;
     EventNotFound = "event_not_found", NOT_FOUND;
     DeliveryNotFound = "delivery_not_found", NOT_FOUND;
+    TaskNotFound = "task_not_found", NOT_FOUND;
     AttemptNotFound = "attempt_not_found", NOT_FOUND;
     NotTransformed = "not_transformed", NOT_FOUND;
     EventTypeNotFound = "event_type_not_found", NOT_FOUND;
@@ -89,6 +90,7 @@ codes! {
     NotReplayable = "not_replayable", CONFLICT;
     NotSkippable = "not_skippable", CONFLICT;
     NothingToCancel = "nothing_to_cancel", CONFLICT;
+    TaskEnded = "task_ended", CONFLICT;
     PayloadExpired = "payload_expired", CONFLICT;
     SessionExists = "session_exists", CONFLICT;
     // 410: a portal link that cannot be used any more.
@@ -120,6 +122,8 @@ codes! {
     FanoutLimitReached = "fanout_limit_reached", UNPROCESSABLE_ENTITY;
     EndpointLimitReached = "endpoint_limit_reached", UNPROCESSABLE_ENTITY;
     InvalidStatuses = "invalid_statuses", UNPROCESSABLE_ENTITY;
+    InvalidTaskKind = "invalid_task_kind", UNPROCESSABLE_ENTITY;
+    InvalidTaskFilter = "invalid_task_filter", UNPROCESSABLE_ENTITY;
     InvalidOverlap = "invalid_overlap", UNPROCESSABLE_ENTITY;
     InvalidSecret = "invalid_secret", UNPROCESSABLE_ENTITY;
     InvalidAuth = "invalid_auth", UNPROCESSABLE_ENTITY;
@@ -244,6 +248,7 @@ pub enum Resource {
     Endpoint,
     Event,
     Delivery,
+    Task,
 }
 
 impl Resource {
@@ -254,6 +259,7 @@ impl Resource {
             Resource::Endpoint => Code::EndpointNotFound,
             Resource::Event => Code::EventNotFound,
             Resource::Delivery => Code::DeliveryNotFound,
+            Resource::Task => Code::TaskNotFound,
         }
     }
 
@@ -264,6 +270,7 @@ impl Resource {
             Resource::Endpoint => "endpoint",
             Resource::Event => "event",
             Resource::Delivery => "delivery",
+            Resource::Task => "task",
         }
     }
 }

@@ -88,7 +88,7 @@ macro_rules! parsed_kinds {
         }
     )*};
 }
-parsed_kinds!(EventId, DeliveryId, AttemptId, EventTypeId, TokenId, PortalSessionId);
+parsed_kinds!(EventId, DeliveryId, AttemptId, EventTypeId, TokenId, PortalSessionId, TaskId);
 
 impl IdKind for AppId {
     const PREFIX: &'static str = AppId::PREFIX;

@@ -22,6 +22,7 @@
 //! | `portal_listener.rs` | the customer-facing listener (`FENIX_PORTAL_LISTEN`): the portal and app-scoped routes only |
 //! | `sessions.rs` | console sessions: the `fenix_session` cookie (`__Host-` over HTTPS), CSRF, `/console/api/…` (not in the document) |
 //! | `console.rs` | the web console's embedded pages and their security headers (not in the document) |
+//! | `tasks.rs` | bulk operations as tasks (`/v1/apps/{app}/tasks`) and an endpoint's recovery after an outage |
 //! | `test_events.rs` | a test event to one endpoint |
 //! | `filters.rs` | a content filter evaluated on sample events (`filters/test`), nothing stored |
 //! | `transformations.rs` | an endpoint transformation run on a given event (`transformations/test`), nothing stored |
@@ -59,6 +60,7 @@ pub mod settings;
 pub mod sized_page;
 pub mod stats;
 pub mod status_filter;
+pub mod tasks;
 pub mod test_events;
 pub mod tokens;
 pub mod transformations;
@@ -134,6 +136,7 @@ where
         .merge(events::router())
         .merge(deliveries::router())
         .merge(replay::router())
+        .merge(tasks::router())
         .merge(stats::router())
         .merge(tokens::router())
         .merge(portal_sessions::router())

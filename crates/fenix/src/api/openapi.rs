@@ -45,6 +45,8 @@ use crate::access::Scope;
         (name = "endpoints", description = "An app's destinations: URL, event-type filter, state, signing secret, \
             replay and health."),
         (name = "events", description = "Ingestion and the event log."),
+        (name = "tasks", description = "Bulk operations over an app's deliveries (replay, cancel, skip) run in the \
+            background at a bounded rate, with a dry run that counts what they would act on."),
         (name = "event-types", description = "The event-type catalogue: each type's description, JSON Schema \
             (checked at ingestion), example and deprecated flag. Admins write it; every caller reads it."),
         (name = "deliveries", description = "The delivery log: a delivery per event and endpoint, with its attempts."),

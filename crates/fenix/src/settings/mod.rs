@@ -74,6 +74,9 @@ pub struct Settings {
     pub endpoint_concurrency: usize,
     /// Deliveries claimed per database round trip.
     pub claim_batch: usize,
+    /// Deliveries a task (`/v1/apps/{app}/tasks`) acts on per second, at most:
+    /// a bulk replay never starves fresh deliveries.
+    pub task_rate: usize,
     /// Run the admin API / ingestion.
     pub run_api: bool,
     /// Run the delivery worker.
@@ -210,6 +213,7 @@ impl Settings {
             worker_concurrency: 0,
             endpoint_concurrency: 0,
             claim_batch: 0,
+            task_rate: 0,
             run_api: true,
             run_worker: true,
             payload_retention: Duration::ZERO,

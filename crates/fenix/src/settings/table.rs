@@ -216,6 +216,16 @@ pub static SETTINGS: &[Setting] = &[
         ..INT
     },
     Setting {
+        env: "FENIX_TASK_RATE",
+        key: Some("task_rate"),
+        default: "1000",
+        doc: "deliveries a task (bulk replay, cancel or skip) acts on per second, at most",
+        set: |s, v| parse_number(v).map(|n| s.task_rate = n),
+        show: |s| Some(s.task_rate.to_string()),
+        check: |s| count(s.task_rate, 1, 100_000),
+        ..INT
+    },
+    Setting {
         env: "FENIX_MAX_DB_CONNECTIONS",
         key: Some("max_db_connections"),
         default: "16",

@@ -36,6 +36,7 @@
 //! | `event_types.rs` | the event-type catalogue (names, schemas, examples), with a revision per change for the instances' caches |
 //! | `deliveries.rs` | the delivery log, attempts, `next_due_at`, `work_due` |
 //! | `replay.rs` | re-queueing failed or skipped deliveries |
+//! | `tasks.rs` | bulk operations as tasks: their selection, leased claim and batches |
 //! | `apps.rs`, `endpoints.rs` | apps; endpoints and their sealed secrets |
 //! | `master_keys.rs`, `meta.rs` | the master keys a database was sealed with, each with its canary; the key check of databases from before them |
 //! | `tokens.rs` | API tokens (admin and app-scoped), by hash, with their expiry |
@@ -114,6 +115,7 @@ pub mod send_budgets;
 pub mod sessions;
 mod sql;
 mod sqlite_files;
+pub mod tasks;
 pub mod tokens;
 pub mod transformed;
 

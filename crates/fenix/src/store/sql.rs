@@ -81,7 +81,8 @@ text_ids!(
     EventTypeId,
     TokenId,
     PortalSessionId,
-    ConsoleSessionId
+    ConsoleSessionId,
+    TaskId
 );
 
 impl<'a, T: Text + ?Sized> From<&'a T> for Value<'a> {
@@ -112,7 +113,7 @@ macro_rules! text_sets {
         }
     )*};
 }
-text_sets!(DeliveryStatus, EndpointState, OnDeadLetter, SigningAlgorithm);
+text_sets!(DeliveryStatus, EndpointState, OnDeadLetter, SigningAlgorithm, TaskKind, TaskState);
 
 impl From<String> for Value<'_> {
     fn from(v: String) -> Self {

@@ -30,6 +30,7 @@ mod run;
 pub mod schedule;
 mod shared_limits;
 pub(crate) mod signing_keys;
+pub mod tasks;
 #[cfg(test)]
 mod tests;
 mod watch;
