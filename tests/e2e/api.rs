@@ -363,6 +363,7 @@ async fn every_documented_operation_is_routed_and_guarded_as_documented(backend:
             .replace("{tok}", "tok_01JZZZZZZZZZZZZZZZZZZZZZZZ")
             .replace("{ps}", "ps_01JZZZZZZZZZZZZZZZZZZZZZZZ")
             .replace("{att}", "att_01JZZZZZZZZZZZZZZZZZZZZZZZ")
+            .replace("{task}", "tsk_01JZZZZZZZZZZZZZZZZZZZZZZZ")
             .replace("{name}", "no.such.type");
         assert!(!path.contains('{'), "a path parameter this test does not know: {template}");
         for (method, op) in item.as_object().expect("path item") {

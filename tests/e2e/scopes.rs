@@ -110,6 +110,8 @@ fn valid_body(operation: &str, receiver: &Receiver) -> Option<Value> {
         "create_token" => json!({"name": "walked", "access": "admin"}),
         "create_event_type" => json!({"name": "walked.type"}),
         "update_event_type" => json!({"description": "changed"}),
+        "create_task" => json!({"kind": "replay", "dry_run": true}),
+        "recover_endpoint" => json!({"since": "2026-01-01T00:00:00Z"}),
         "delete_app" | "delete_endpoint" | "delete_token" | "delete_event_type" => return None,
         _ if operation.starts_with("get_") || operation.starts_with("list_") || operation == "metrics" => return None,
         _ => json!({}),

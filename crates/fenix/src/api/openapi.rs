@@ -287,8 +287,9 @@ mod tests {
         // 37, the event-type catalogue's 5, (issue 17) an endpoint's public keys and the app's JWKS,
         // POST …/verify (proof of endpoint ownership) and POST …/tls/rotate (issue 31),
         // POST …/transformations/test and GET …/deliveries/{dlv}/request (issue 32),
-        // POST …/events/{evt}/cancel and POST …/events/{evt}/expunge (issue 33).
-        assert_eq!(operations.len(), 52, "{operations:#?}");
+        // POST …/events/{evt}/cancel and POST …/events/{evt}/expunge (issue 33),
+        // the tasks' 4 and POST …/endpoints/{ep}/recover (issue 33).
+        assert_eq!(operations.len(), 57, "{operations:#?}");
         for op in [
             "get /openapi.json",
             "get /healthz",
@@ -297,6 +298,11 @@ mod tests {
             "post /v1/apps/{app}/events",
             "post /v1/apps/{app}/events/batch",
             "post /v1/apps/{app}/events/{evt}/cancel",
+            "post /v1/apps/{app}/tasks",
+            "get /v1/apps/{app}/tasks",
+            "get /v1/apps/{app}/tasks/{task}",
+            "post /v1/apps/{app}/tasks/{task}/cancel",
+            "post /v1/apps/{app}/endpoints/{ep}/recover",
             "get /v1/apps/{app}/endpoints/{ep}/stats",
             "post /v1/apps/{app}/deliveries/{dlv}/replay",
             "post /v1/apps/{app}/endpoints/{ep}/test",
