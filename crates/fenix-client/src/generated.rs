@@ -1172,6 +1172,8 @@ pub enum ErrorCode {
     EventNotFound,
     #[serde(rename = "delivery_not_found")]
     DeliveryNotFound,
+    #[serde(rename = "task_not_found")]
+    TaskNotFound,
     #[serde(rename = "attempt_not_found")]
     AttemptNotFound,
     #[serde(rename = "not_transformed")]
@@ -1212,6 +1214,8 @@ pub enum ErrorCode {
     NotSkippable,
     #[serde(rename = "nothing_to_cancel")]
     NothingToCancel,
+    #[serde(rename = "task_ended")]
+    TaskEnded,
     #[serde(rename = "payload_expired")]
     PayloadExpired,
     #[serde(rename = "session_exists")]
@@ -1270,6 +1274,10 @@ pub enum ErrorCode {
     EndpointLimitReached,
     #[serde(rename = "invalid_statuses")]
     InvalidStatuses,
+    #[serde(rename = "invalid_task_kind")]
+    InvalidTaskKind,
+    #[serde(rename = "invalid_task_filter")]
+    InvalidTaskFilter,
     #[serde(rename = "invalid_overlap")]
     InvalidOverlap,
     #[serde(rename = "invalid_secret")]
@@ -1406,6 +1414,7 @@ impl ::std::fmt::Display for ErrorCode {
             Self::EndpointNotFound => f.write_str("endpoint_not_found"),
             Self::EventNotFound => f.write_str("event_not_found"),
             Self::DeliveryNotFound => f.write_str("delivery_not_found"),
+            Self::TaskNotFound => f.write_str("task_not_found"),
             Self::AttemptNotFound => f.write_str("attempt_not_found"),
             Self::NotTransformed => f.write_str("not_transformed"),
             Self::EventTypeNotFound => f.write_str("event_type_not_found"),
@@ -1426,6 +1435,7 @@ impl ::std::fmt::Display for ErrorCode {
             Self::NotReplayable => f.write_str("not_replayable"),
             Self::NotSkippable => f.write_str("not_skippable"),
             Self::NothingToCancel => f.write_str("nothing_to_cancel"),
+            Self::TaskEnded => f.write_str("task_ended"),
             Self::PayloadExpired => f.write_str("payload_expired"),
             Self::SessionExists => f.write_str("session_exists"),
             Self::LinkUsed => f.write_str("link_used"),
@@ -1455,6 +1465,8 @@ impl ::std::fmt::Display for ErrorCode {
             Self::FanoutLimitReached => f.write_str("fanout_limit_reached"),
             Self::EndpointLimitReached => f.write_str("endpoint_limit_reached"),
             Self::InvalidStatuses => f.write_str("invalid_statuses"),
+            Self::InvalidTaskKind => f.write_str("invalid_task_kind"),
+            Self::InvalidTaskFilter => f.write_str("invalid_task_filter"),
             Self::InvalidOverlap => f.write_str("invalid_overlap"),
             Self::InvalidSecret => f.write_str("invalid_secret"),
             Self::InvalidAuth => f.write_str("invalid_auth"),
@@ -1539,6 +1551,7 @@ impl ::std::str::FromStr for ErrorCode {
             "endpoint_not_found" => Ok(Self::EndpointNotFound),
             "event_not_found" => Ok(Self::EventNotFound),
             "delivery_not_found" => Ok(Self::DeliveryNotFound),
+            "task_not_found" => Ok(Self::TaskNotFound),
             "attempt_not_found" => Ok(Self::AttemptNotFound),
             "not_transformed" => Ok(Self::NotTransformed),
             "event_type_not_found" => Ok(Self::EventTypeNotFound),
@@ -1559,6 +1572,7 @@ impl ::std::str::FromStr for ErrorCode {
             "not_replayable" => Ok(Self::NotReplayable),
             "not_skippable" => Ok(Self::NotSkippable),
             "nothing_to_cancel" => Ok(Self::NothingToCancel),
+            "task_ended" => Ok(Self::TaskEnded),
             "payload_expired" => Ok(Self::PayloadExpired),
             "session_exists" => Ok(Self::SessionExists),
             "link_used" => Ok(Self::LinkUsed),
@@ -1588,6 +1602,8 @@ impl ::std::str::FromStr for ErrorCode {
             "fanout_limit_reached" => Ok(Self::FanoutLimitReached),
             "endpoint_limit_reached" => Ok(Self::EndpointLimitReached),
             "invalid_statuses" => Ok(Self::InvalidStatuses),
+            "invalid_task_kind" => Ok(Self::InvalidTaskKind),
+            "invalid_task_filter" => Ok(Self::InvalidTaskFilter),
             "invalid_overlap" => Ok(Self::InvalidOverlap),
             "invalid_secret" => Ok(Self::InvalidSecret),
             "invalid_auth" => Ok(Self::InvalidAuth),
@@ -2137,6 +2153,19 @@ impl PageStateChange {
 }
 ///One page of a list, newest first. Pass `next_cursor` as `cursor` for the next page.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct PageTask {
+    pub data: ::std::vec::Vec<Task>,
+    ///Opaque; absent (null) on the last page.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub next_cursor: ::std::option::Option<::std::string::String>,
+}
+impl PageTask {
+    pub fn builder() -> builder::PageTask {
+        Default::default()
+    }
+}
+///One page of a list, newest first. Pass `next_cursor` as `cursor` for the next page.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct PageToken {
     pub data: ::std::vec::Vec<Token>,
     ///Opaque; absent (null) on the last page.
@@ -2417,6 +2446,22 @@ impl ::std::convert::TryFrom<::std::string::String> for ReadyStatus {
     type Error = self::error::ConversionError;
     fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
+    }
+}
+///The outage window of an endpoint's recovery.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RecoverRequest {
+    ///Start of the outage (RFC 3339), on the deliveries' `created_at`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub since: ::std::option::Option<::std::string::String>,
+    ///End of the outage (RFC 3339); default: now.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub until: ::std::option::Option<::std::string::String>,
+}
+impl RecoverRequest {
+    pub fn builder() -> builder::RecoverRequest {
+        Default::default()
     }
 }
 ///`Resume`
@@ -2744,6 +2789,258 @@ impl ::std::str::FromStr for StateChangeId {
     type Err = ::std::convert::Infallible;
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         Ok(Self(value.to_string()))
+    }
+}
+///`StatusClass`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+pub enum StatusClass {
+    #[serde(rename = "4xx")]
+    X4xx,
+    #[serde(rename = "5xx")]
+    X5xx,
+    #[serde(rename = "network")]
+    Network,
+}
+impl ::std::fmt::Display for StatusClass {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::X4xx => f.write_str("4xx"),
+            Self::X5xx => f.write_str("5xx"),
+            Self::Network => f.write_str("network"),
+        }
+    }
+}
+impl ::std::str::FromStr for StatusClass {
+    type Err = self::error::ConversionError;
+    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "4xx" => Ok(Self::X4xx),
+            "5xx" => Ok(Self::X5xx),
+            "network" => Ok(Self::Network),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for StatusClass {
+    type Error = self::error::ConversionError;
+    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for StatusClass {
+    type Error = self::error::ConversionError;
+    fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+///A task: its progress and its audit record.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct Task {
+    pub created_at: ::std::string::String,
+    ///Who created it: `admin` (an admin token or an operator's session), `app_token` or `portal_customer`.
+    pub created_by: ::std::string::String,
+    ///Selected deliveries it changed (re-queued, or made `skipped`).
+    pub done: i64,
+    /**Selected deliveries it looked at and left: their status changed
+    meanwhile (sent, replayed, cancelled by another call), or, for a
+    replay, their payload was purged or erased since.*/
+    pub failed: i64,
+    ///The selection, as given.
+    pub filter: TaskFilter,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub finished_at: ::std::option::Option<::std::string::String>,
+    pub id: TaskId,
+    pub kind: TaskKind,
+    ///Deliveries per second it acts on, at most.
+    pub rate_per_s: i64,
+    ///Deliveries selected when the task was created.
+    pub selected: i64,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub started_at: ::std::option::Option<::std::string::String>,
+    pub state: TaskState,
+}
+impl Task {
+    pub fn builder() -> builder::Task {
+        Default::default()
+    }
+}
+///How many deliveries a task would act on now.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct TaskDryRun {
+    pub count: i64,
+}
+impl TaskDryRun {
+    pub fn builder() -> builder::TaskDryRun {
+        Default::default()
+    }
+}
+///Which deliveries of the app a task selects; every field narrows it.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TaskFilter {
+    ///Only this endpoint's deliveries.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub endpoint_id: ::std::option::Option<::std::string::String>,
+    ///Only these event types.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub event_types: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub last_status_class: ::std::option::Option<StatusClass>,
+    ///Deliveries created at or after this time (RFC 3339).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub since: ::std::option::Option<::std::string::String>,
+    /**Statuses as shown. `replay`: `failed`, `skipped` (default both);
+    `cancel`, `skip`: `scheduled`, `pending` (default both, and then also
+    `in_flight` deliveries whose request has not started).*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub statuses: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    ///Deliveries created before this time (RFC 3339).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub until: ::std::option::Option<::std::string::String>,
+}
+impl TaskFilter {
+    pub fn builder() -> builder::TaskFilter {
+        Default::default()
+    }
+}
+///`TaskId`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[serde(transparent)]
+pub struct TaskId(pub ::std::string::String);
+impl ::std::ops::Deref for TaskId {
+    type Target = ::std::string::String;
+    fn deref(&self) -> &::std::string::String {
+        &self.0
+    }
+}
+impl ::std::convert::From<TaskId> for ::std::string::String {
+    fn from(value: TaskId) -> Self {
+        value.0
+    }
+}
+impl ::std::convert::From<::std::string::String> for TaskId {
+    fn from(value: ::std::string::String) -> Self {
+        Self(value)
+    }
+}
+impl ::std::fmt::Display for TaskId {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+impl ::std::str::FromStr for TaskId {
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self(value.to_string()))
+    }
+}
+///`TaskKind`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+pub enum TaskKind {
+    #[serde(rename = "replay")]
+    Replay,
+    #[serde(rename = "cancel")]
+    Cancel,
+    #[serde(rename = "skip")]
+    Skip,
+}
+impl ::std::fmt::Display for TaskKind {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Replay => f.write_str("replay"),
+            Self::Cancel => f.write_str("cancel"),
+            Self::Skip => f.write_str("skip"),
+        }
+    }
+}
+impl ::std::str::FromStr for TaskKind {
+    type Err = self::error::ConversionError;
+    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "replay" => Ok(Self::Replay),
+            "cancel" => Ok(Self::Cancel),
+            "skip" => Ok(Self::Skip),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for TaskKind {
+    type Error = self::error::ConversionError;
+    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for TaskKind {
+    type Error = self::error::ConversionError;
+    fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+///A task to create, or to count (`dry_run`).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TaskRequest {
+    ///True: create nothing, answer how many deliveries the task would act on.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub dry_run: ::std::option::Option<bool>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub filter: ::std::option::Option<TaskFilter>,
+    ///`replay`, `cancel` or `skip`.
+    pub kind: TaskKind,
+}
+impl TaskRequest {
+    pub fn builder() -> builder::TaskRequest {
+        Default::default()
+    }
+}
+///`TaskState`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+pub enum TaskState {
+    #[serde(rename = "queued")]
+    Queued,
+    #[serde(rename = "running")]
+    Running,
+    #[serde(rename = "succeeded")]
+    Succeeded,
+    #[serde(rename = "failed")]
+    Failed,
+    #[serde(rename = "cancelled")]
+    Cancelled,
+}
+impl ::std::fmt::Display for TaskState {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Queued => f.write_str("queued"),
+            Self::Running => f.write_str("running"),
+            Self::Succeeded => f.write_str("succeeded"),
+            Self::Failed => f.write_str("failed"),
+            Self::Cancelled => f.write_str("cancelled"),
+        }
+    }
+}
+impl ::std::str::FromStr for TaskState {
+    type Err = self::error::ConversionError;
+    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "queued" => Ok(Self::Queued),
+            "running" => Ok(Self::Running),
+            "succeeded" => Ok(Self::Succeeded),
+            "failed" => Ok(Self::Failed),
+            "cancelled" => Ok(Self::Cancelled),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for TaskState {
+    type Error = self::error::ConversionError;
+    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for TaskState {
+    type Error = self::error::ConversionError;
+    fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
     }
 }
 ///The event a test runs on.
@@ -6903,6 +7200,46 @@ pub mod builder {
         }
     }
     #[derive(Clone, Debug)]
+    pub struct PageTask {
+        data: ::std::result::Result<::std::vec::Vec<super::Task>, ::std::string::String>,
+        next_cursor: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+    }
+    impl ::std::default::Default for PageTask {
+        fn default() -> Self {
+            Self { data: Err("no value supplied for data".to_string()), next_cursor: Ok(Default::default()) }
+        }
+    }
+    impl PageTask {
+        pub fn data<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::vec::Vec<super::Task>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.data = value.try_into().map_err(|e| format!("error converting supplied value for data: {e}"));
+            self
+        }
+        pub fn next_cursor<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.next_cursor =
+                value.try_into().map_err(|e| format!("error converting supplied value for next_cursor: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<PageTask> for super::PageTask {
+        type Error = super::error::ConversionError;
+        fn try_from(value: PageTask) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self { data: value.data?, next_cursor: value.next_cursor? })
+        }
+    }
+    impl ::std::convert::From<super::PageTask> for PageTask {
+        fn from(value: super::PageTask) -> Self {
+            Self { data: Ok(value.data), next_cursor: Ok(value.next_cursor) }
+        }
+    }
+    #[derive(Clone, Debug)]
     pub struct PageToken {
         data: ::std::result::Result<::std::vec::Vec<super::Token>, ::std::string::String>,
         next_cursor: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -7820,6 +8157,45 @@ pub mod builder {
         }
     }
     #[derive(Clone, Debug)]
+    pub struct RecoverRequest {
+        since: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        until: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+    }
+    impl ::std::default::Default for RecoverRequest {
+        fn default() -> Self {
+            Self { since: Ok(Default::default()), until: Ok(Default::default()) }
+        }
+    }
+    impl RecoverRequest {
+        pub fn since<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.since = value.try_into().map_err(|e| format!("error converting supplied value for since: {e}"));
+            self
+        }
+        pub fn until<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.until = value.try_into().map_err(|e| format!("error converting supplied value for until: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<RecoverRequest> for super::RecoverRequest {
+        type Error = super::error::ConversionError;
+        fn try_from(value: RecoverRequest) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self { since: value.since?, until: value.until? })
+        }
+    }
+    impl ::std::convert::From<super::RecoverRequest> for RecoverRequest {
+        fn from(value: super::RecoverRequest) -> Self {
+            Self { since: Ok(value.since), until: Ok(value.until) }
+        }
+    }
+    #[derive(Clone, Debug)]
     pub struct Resume {
         replay_skipped: ::std::result::Result<::std::option::Option<bool>, ::std::string::String>,
     }
@@ -8734,6 +9110,362 @@ pub mod builder {
         }
     }
     #[derive(Clone, Debug)]
+    pub struct Task {
+        created_at: ::std::result::Result<::std::string::String, ::std::string::String>,
+        created_by: ::std::result::Result<::std::string::String, ::std::string::String>,
+        done: ::std::result::Result<i64, ::std::string::String>,
+        failed: ::std::result::Result<i64, ::std::string::String>,
+        filter: ::std::result::Result<super::TaskFilter, ::std::string::String>,
+        finished_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        id: ::std::result::Result<super::TaskId, ::std::string::String>,
+        kind: ::std::result::Result<super::TaskKind, ::std::string::String>,
+        rate_per_s: ::std::result::Result<i64, ::std::string::String>,
+        selected: ::std::result::Result<i64, ::std::string::String>,
+        started_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        state: ::std::result::Result<super::TaskState, ::std::string::String>,
+    }
+    impl ::std::default::Default for Task {
+        fn default() -> Self {
+            Self {
+                created_at: Err("no value supplied for created_at".to_string()),
+                created_by: Err("no value supplied for created_by".to_string()),
+                done: Err("no value supplied for done".to_string()),
+                failed: Err("no value supplied for failed".to_string()),
+                filter: Err("no value supplied for filter".to_string()),
+                finished_at: Ok(Default::default()),
+                id: Err("no value supplied for id".to_string()),
+                kind: Err("no value supplied for kind".to_string()),
+                rate_per_s: Err("no value supplied for rate_per_s".to_string()),
+                selected: Err("no value supplied for selected".to_string()),
+                started_at: Ok(Default::default()),
+                state: Err("no value supplied for state".to_string()),
+            }
+        }
+    }
+    impl Task {
+        pub fn created_at<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.created_at =
+                value.try_into().map_err(|e| format!("error converting supplied value for created_at: {e}"));
+            self
+        }
+        pub fn created_by<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::string::String>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.created_by =
+                value.try_into().map_err(|e| format!("error converting supplied value for created_by: {e}"));
+            self
+        }
+        pub fn done<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<i64>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.done = value.try_into().map_err(|e| format!("error converting supplied value for done: {e}"));
+            self
+        }
+        pub fn failed<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<i64>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.failed = value.try_into().map_err(|e| format!("error converting supplied value for failed: {e}"));
+            self
+        }
+        pub fn filter<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<super::TaskFilter>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.filter = value.try_into().map_err(|e| format!("error converting supplied value for filter: {e}"));
+            self
+        }
+        pub fn finished_at<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.finished_at =
+                value.try_into().map_err(|e| format!("error converting supplied value for finished_at: {e}"));
+            self
+        }
+        pub fn id<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<super::TaskId>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.id = value.try_into().map_err(|e| format!("error converting supplied value for id: {e}"));
+            self
+        }
+        pub fn kind<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<super::TaskKind>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.kind = value.try_into().map_err(|e| format!("error converting supplied value for kind: {e}"));
+            self
+        }
+        pub fn rate_per_s<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<i64>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.rate_per_s =
+                value.try_into().map_err(|e| format!("error converting supplied value for rate_per_s: {e}"));
+            self
+        }
+        pub fn selected<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<i64>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.selected = value.try_into().map_err(|e| format!("error converting supplied value for selected: {e}"));
+            self
+        }
+        pub fn started_at<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.started_at =
+                value.try_into().map_err(|e| format!("error converting supplied value for started_at: {e}"));
+            self
+        }
+        pub fn state<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<super::TaskState>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.state = value.try_into().map_err(|e| format!("error converting supplied value for state: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<Task> for super::Task {
+        type Error = super::error::ConversionError;
+        fn try_from(value: Task) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self {
+                created_at: value.created_at?,
+                created_by: value.created_by?,
+                done: value.done?,
+                failed: value.failed?,
+                filter: value.filter?,
+                finished_at: value.finished_at?,
+                id: value.id?,
+                kind: value.kind?,
+                rate_per_s: value.rate_per_s?,
+                selected: value.selected?,
+                started_at: value.started_at?,
+                state: value.state?,
+            })
+        }
+    }
+    impl ::std::convert::From<super::Task> for Task {
+        fn from(value: super::Task) -> Self {
+            Self {
+                created_at: Ok(value.created_at),
+                created_by: Ok(value.created_by),
+                done: Ok(value.done),
+                failed: Ok(value.failed),
+                filter: Ok(value.filter),
+                finished_at: Ok(value.finished_at),
+                id: Ok(value.id),
+                kind: Ok(value.kind),
+                rate_per_s: Ok(value.rate_per_s),
+                selected: Ok(value.selected),
+                started_at: Ok(value.started_at),
+                state: Ok(value.state),
+            }
+        }
+    }
+    #[derive(Clone, Debug)]
+    pub struct TaskDryRun {
+        count: ::std::result::Result<i64, ::std::string::String>,
+    }
+    impl ::std::default::Default for TaskDryRun {
+        fn default() -> Self {
+            Self { count: Err("no value supplied for count".to_string()) }
+        }
+    }
+    impl TaskDryRun {
+        pub fn count<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<i64>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.count = value.try_into().map_err(|e| format!("error converting supplied value for count: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<TaskDryRun> for super::TaskDryRun {
+        type Error = super::error::ConversionError;
+        fn try_from(value: TaskDryRun) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self { count: value.count? })
+        }
+    }
+    impl ::std::convert::From<super::TaskDryRun> for TaskDryRun {
+        fn from(value: super::TaskDryRun) -> Self {
+            Self { count: Ok(value.count) }
+        }
+    }
+    #[derive(Clone, Debug)]
+    pub struct TaskFilter {
+        endpoint_id: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        event_types:
+            ::std::result::Result<::std::option::Option<::std::vec::Vec<::std::string::String>>, ::std::string::String>,
+        last_status_class: ::std::result::Result<::std::option::Option<super::StatusClass>, ::std::string::String>,
+        since: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        statuses:
+            ::std::result::Result<::std::option::Option<::std::vec::Vec<::std::string::String>>, ::std::string::String>,
+        until: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+    }
+    impl ::std::default::Default for TaskFilter {
+        fn default() -> Self {
+            Self {
+                endpoint_id: Ok(Default::default()),
+                event_types: Ok(Default::default()),
+                last_status_class: Ok(Default::default()),
+                since: Ok(Default::default()),
+                statuses: Ok(Default::default()),
+                until: Ok(Default::default()),
+            }
+        }
+    }
+    impl TaskFilter {
+        pub fn endpoint_id<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.endpoint_id =
+                value.try_into().map_err(|e| format!("error converting supplied value for endpoint_id: {e}"));
+            self
+        }
+        pub fn event_types<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::vec::Vec<::std::string::String>>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.event_types =
+                value.try_into().map_err(|e| format!("error converting supplied value for event_types: {e}"));
+            self
+        }
+        pub fn last_status_class<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::StatusClass>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.last_status_class =
+                value.try_into().map_err(|e| format!("error converting supplied value for last_status_class: {e}"));
+            self
+        }
+        pub fn since<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.since = value.try_into().map_err(|e| format!("error converting supplied value for since: {e}"));
+            self
+        }
+        pub fn statuses<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::vec::Vec<::std::string::String>>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.statuses = value.try_into().map_err(|e| format!("error converting supplied value for statuses: {e}"));
+            self
+        }
+        pub fn until<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.until = value.try_into().map_err(|e| format!("error converting supplied value for until: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<TaskFilter> for super::TaskFilter {
+        type Error = super::error::ConversionError;
+        fn try_from(value: TaskFilter) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self {
+                endpoint_id: value.endpoint_id?,
+                event_types: value.event_types?,
+                last_status_class: value.last_status_class?,
+                since: value.since?,
+                statuses: value.statuses?,
+                until: value.until?,
+            })
+        }
+    }
+    impl ::std::convert::From<super::TaskFilter> for TaskFilter {
+        fn from(value: super::TaskFilter) -> Self {
+            Self {
+                endpoint_id: Ok(value.endpoint_id),
+                event_types: Ok(value.event_types),
+                last_status_class: Ok(value.last_status_class),
+                since: Ok(value.since),
+                statuses: Ok(value.statuses),
+                until: Ok(value.until),
+            }
+        }
+    }
+    #[derive(Clone, Debug)]
+    pub struct TaskRequest {
+        dry_run: ::std::result::Result<::std::option::Option<bool>, ::std::string::String>,
+        filter: ::std::result::Result<::std::option::Option<super::TaskFilter>, ::std::string::String>,
+        kind: ::std::result::Result<super::TaskKind, ::std::string::String>,
+    }
+    impl ::std::default::Default for TaskRequest {
+        fn default() -> Self {
+            Self {
+                dry_run: Ok(Default::default()),
+                filter: Ok(Default::default()),
+                kind: Err("no value supplied for kind".to_string()),
+            }
+        }
+    }
+    impl TaskRequest {
+        pub fn dry_run<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<bool>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.dry_run = value.try_into().map_err(|e| format!("error converting supplied value for dry_run: {e}"));
+            self
+        }
+        pub fn filter<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::TaskFilter>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.filter = value.try_into().map_err(|e| format!("error converting supplied value for filter: {e}"));
+            self
+        }
+        pub fn kind<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<super::TaskKind>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.kind = value.try_into().map_err(|e| format!("error converting supplied value for kind: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<TaskRequest> for super::TaskRequest {
+        type Error = super::error::ConversionError;
+        fn try_from(value: TaskRequest) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self { dry_run: value.dry_run?, filter: value.filter?, kind: value.kind? })
+        }
+    }
+    impl ::std::convert::From<super::TaskRequest> for TaskRequest {
+        fn from(value: super::TaskRequest) -> Self {
+            Self { dry_run: Ok(value.dry_run), filter: Ok(value.filter), kind: Ok(value.kind) }
+        }
+    }
+    #[derive(Clone, Debug)]
     pub struct TestEvent {
         data: ::std::result::Result<
             ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
@@ -9459,6 +10191,12 @@ impl crate::Paged for PageStateChange {
         (self.data, self.next_cursor)
     }
 }
+impl crate::Paged for PageTask {
+    type Item = Task;
+    fn into_parts(self) -> (Vec<Task>, Option<String>) {
+        (self.data, self.next_cursor)
+    }
+}
 impl crate::Paged for PageToken {
     type Item = Token;
     fn into_parts(self) -> (Vec<Token>, Option<String>) {
@@ -9477,10 +10215,12 @@ pub mod operations {
     use crate::Operation;
     pub const APP_PUBLIC_KEYS: Operation = Operation { method: "GET", path: "/v1/apps/{app}/jwks.json" };
     pub const CANCEL_EVENT: Operation = Operation { method: "POST", path: "/v1/apps/{app}/events/{evt}/cancel" };
+    pub const CANCEL_TASK: Operation = Operation { method: "POST", path: "/v1/apps/{app}/tasks/{task}/cancel" };
     pub const CREATE_APP: Operation = Operation { method: "POST", path: "/v1/apps" };
     pub const CREATE_ENDPOINT: Operation = Operation { method: "POST", path: "/v1/apps/{app}/endpoints" };
     pub const CREATE_EVENT_TYPE: Operation = Operation { method: "POST", path: "/v1/event-types" };
     pub const CREATE_PORTAL_SESSION: Operation = Operation { method: "POST", path: "/v1/apps/{app}/portal-sessions" };
+    pub const CREATE_TASK: Operation = Operation { method: "POST", path: "/v1/apps/{app}/tasks" };
     pub const CREATE_TOKEN: Operation = Operation { method: "POST", path: "/v1/tokens" };
     pub const DELETE_APP: Operation = Operation { method: "DELETE", path: "/v1/apps/{app}" };
     pub const DELETE_ENDPOINT: Operation = Operation { method: "DELETE", path: "/v1/apps/{app}/endpoints/{ep}" };
@@ -9495,6 +10235,7 @@ pub mod operations {
     pub const GET_EVENT: Operation = Operation { method: "GET", path: "/v1/apps/{app}/events/{evt}" };
     pub const GET_EVENT_TYPE: Operation = Operation { method: "GET", path: "/v1/event-types/{name}" };
     pub const GET_SETTINGS: Operation = Operation { method: "GET", path: "/v1/settings" };
+    pub const GET_TASK: Operation = Operation { method: "GET", path: "/v1/apps/{app}/tasks/{task}" };
     pub const GET_TRANSFORMED_REQUEST: Operation =
         Operation { method: "GET", path: "/v1/apps/{app}/deliveries/{dlv}/request" };
     pub const HEALTHZ: Operation = Operation { method: "GET", path: "/healthz" };
@@ -9510,11 +10251,13 @@ pub mod operations {
     pub const LIST_EVENTS: Operation = Operation { method: "GET", path: "/v1/apps/{app}/events" };
     pub const LIST_EVENT_TYPES: Operation = Operation { method: "GET", path: "/v1/event-types" };
     pub const LIST_PORTAL_SESSIONS: Operation = Operation { method: "GET", path: "/v1/apps/{app}/portal-sessions" };
+    pub const LIST_TASKS: Operation = Operation { method: "GET", path: "/v1/apps/{app}/tasks" };
     pub const LIST_TOKENS: Operation = Operation { method: "GET", path: "/v1/tokens" };
     pub const METRICS: Operation = Operation { method: "GET", path: "/metrics" };
     pub const OPENAPI: Operation = Operation { method: "GET", path: "/openapi.json" };
     pub const PAUSE_ENDPOINT: Operation = Operation { method: "POST", path: "/v1/apps/{app}/endpoints/{ep}/pause" };
     pub const READYZ: Operation = Operation { method: "GET", path: "/readyz" };
+    pub const RECOVER_ENDPOINT: Operation = Operation { method: "POST", path: "/v1/apps/{app}/endpoints/{ep}/recover" };
     pub const REPLAY_DELIVERY: Operation = Operation { method: "POST", path: "/v1/apps/{app}/deliveries/{dlv}/replay" };
     pub const REPLAY_ENDPOINT: Operation = Operation { method: "POST", path: "/v1/apps/{app}/endpoints/{ep}/replay" };
     pub const RESUME_ENDPOINT: Operation = Operation { method: "POST", path: "/v1/apps/{app}/endpoints/{ep}/resume" };

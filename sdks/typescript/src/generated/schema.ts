@@ -334,6 +334,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/apps/{app}/endpoints/{ep}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay what an endpoint did not receive during an outage, as one task
+         * @description A `replay` task of the endpoint's `failed` and `skipped` deliveries created between `since` and `until`: the same as `POST /v1/apps/{app}/tasks` with `{"kind": "replay", "filter": {"endpoint_id", "since", "until"}}`. Deliveries still retrying are not selected: they are sent anyway.
+         */
+        post: operations["recover_endpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/apps/{app}/endpoints/{ep}/replay": {
         parameters: {
             query?: never;
@@ -667,6 +687,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/apps/{app}/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An app's tasks, newest first */
+        get: operations["list_tasks"];
+        put?: never;
+        /**
+         * Replay, cancel or skip many deliveries, in the background (or count them: dry run)
+         * @description Selects the app's deliveries that match `filter` now, and acts on them in the background, in delivery id order, at most `FENIX_TASK_RATE` per second. `replay` re-queues `failed` and `skipped` deliveries (whose payload is kept) with their original event id and a fresh attempt budget; `cancel` and `skip` (the same) make deliveries not sent yet (`scheduled`, `pending`, or `in_flight` before their request starts) `skipped` with `skip_reason: cancelled`. A delivery whose status changed between the selection and its batch is left as it is and counted in `failed`. With `dry_run: true` nothing is created: the answer is the number of deliveries a task created instead would select.
+         */
+        post: operations["create_task"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{app}/tasks/{task}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A task: its state, progress and audit record */
+        get: operations["get_task"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{app}/tasks/{task}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a task
+         * @description A `queued` or `running` task becomes `cancelled`: its runner stops before its next batch. What its batches did before stays done (`done`, `failed`).
+         */
+        post: operations["cancel_task"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/apps/{app}/transformations/test": {
         parameters: {
             query?: never;
@@ -925,6 +1003,69 @@ export interface components {
         };
         /** @description An error answer of `cancel_event` with status 503. */
         CancelEventError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `cancel_task` with status 400. */
+        CancelTaskError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `cancel_task` with status 401. */
+        CancelTaskError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `cancel_task` with status 403. */
+        CancelTaskError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `cancel_task` with status 404. */
+        CancelTaskError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "task_not_found";
+            };
+        };
+        /** @description An error answer of `cancel_task` with status 409. */
+        CancelTaskError409: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "task_ended";
+            };
+        };
+        /** @description An error answer of `cancel_task` with status 413. */
+        CancelTaskError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `cancel_task` with status 422. */
+        CancelTaskError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value";
+            };
+        };
+        /** @description An error answer of `cancel_task` with status 500. */
+        CancelTaskError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `cancel_task` with status 503. */
+        CancelTaskError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
                 code?: "database_unavailable";
@@ -1321,6 +1462,69 @@ export interface components {
         };
         /** @description An error answer of `create_portal_session` with status 503. */
         CreatePortalSessionError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description An error answer of `create_task` with status 400. */
+        CreateTaskError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `create_task` with status 401. */
+        CreateTaskError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `create_task` with status 403. */
+        CreateTaskError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `create_task` with status 404. */
+        CreateTaskError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "endpoint_not_found";
+            };
+        };
+        /** @description An error answer of `create_task` with status 413. */
+        CreateTaskError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `create_task` with status 415. */
+        CreateTaskError415: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unsupported_media_type";
+            };
+        };
+        /** @description An error answer of `create_task` with status 422. */
+        CreateTaskError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_statuses" | "invalid_task_kind" | "invalid_task_filter";
+            };
+        };
+        /** @description An error answer of `create_task` with status 500. */
+        CreateTaskError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `create_task` with status 503. */
+        CreateTaskError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
                 code?: "database_unavailable";
@@ -1872,7 +2076,7 @@ export interface components {
          * @example app_not_found
          * @enum {string}
          */
-        ErrorCode: "bad_request" | "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_query" | "invalid_path" | "invalid_cursor" | "invalid_limit" | "invalid_include" | "invalid_status" | "invalid_time" | "invalid_window" | "unauthorized" | "session_revoked" | "session_expired" | "forbidden" | "csrf_failed" | "not_found" | "app_not_found" | "endpoint_not_found" | "event_not_found" | "delivery_not_found" | "attempt_not_found" | "not_transformed" | "event_type_not_found" | "token_not_found" | "portal_session_not_found" | "link_not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "uid_taken" | "endpoint_already_active" | "endpoint_already_paused" | "endpoint_verified" | "event_type_exists" | "event_type_changed" | "last_admin_token" | "not_replayable" | "not_skippable" | "nothing_to_cancel" | "payload_expired" | "session_exists" | "link_used" | "link_expired" | "link_revoked" | "invalid_body" | "unstorable_value" | "invalid_name" | "invalid_uid" | "uid_reserved" | "invalid_retention" | "retention_too_long" | "invalid_description" | "invalid_label" | "invalid_expires_at" | "invalid_expires_in" | "invalid_token_scope" | "unknown_app" | "invalid_ordering_key" | "invalid_channels" | "invalid_tags" | "invalid_idempotency_key" | "invalid_schedule" | "invalid_data" | "empty_batch" | "batch_too_large" | "fanout_limit_reached" | "endpoint_limit_reached" | "invalid_statuses" | "invalid_overlap" | "invalid_secret" | "invalid_auth" | "invalid_transformation" | "invalid_filter" | "invalid_sample" | "transformation_failed" | "invalid_client_certificate" | "invalid_client_key" | "invalid_ca_certificates" | "invalid_signature_scheme" | "invalid_rate_limit" | "invalid_sensitive_headers" | "invalid_header_name" | "invalid_header_value" | "hop_by_hop_header" | "reserved_header" | "duplicate_header" | "too_many_headers" | "headers_too_large" | "invalid_retry_schedule" | "invalid_final_status_codes" | "invalid_attempt_timeout" | "invalid_event_type" | "invalid_event_types" | "unknown_event_type" | "invalid_schema" | "invalid_example" | "example_mismatch" | "schema_mismatch" | "schema_too_costly" | "duplicate_key" | "data_too_deep" | "number_out_of_range" | "invalid_unicode" | "unreadable_data" | "url_invalid" | "url_ambiguous" | "url_too_long" | "url_scheme_not_https" | "url_has_credentials" | "url_has_query" | "url_has_fragment" | "url_port_not_allowed" | "url_host_is_ip" | "url_host_not_public" | "destination_unresolvable" | "destination_not_public" | "challenge_limit_reached" | "test_event_limit_reached" | "replay_limit_reached" | "internal_error" | "database_unavailable" | "overloaded" | "worker_stalled";
+        ErrorCode: "bad_request" | "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_query" | "invalid_path" | "invalid_cursor" | "invalid_limit" | "invalid_include" | "invalid_status" | "invalid_time" | "invalid_window" | "unauthorized" | "session_revoked" | "session_expired" | "forbidden" | "csrf_failed" | "not_found" | "app_not_found" | "endpoint_not_found" | "event_not_found" | "delivery_not_found" | "task_not_found" | "attempt_not_found" | "not_transformed" | "event_type_not_found" | "token_not_found" | "portal_session_not_found" | "link_not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "uid_taken" | "endpoint_already_active" | "endpoint_already_paused" | "endpoint_verified" | "event_type_exists" | "event_type_changed" | "last_admin_token" | "not_replayable" | "not_skippable" | "nothing_to_cancel" | "task_ended" | "payload_expired" | "session_exists" | "link_used" | "link_expired" | "link_revoked" | "invalid_body" | "unstorable_value" | "invalid_name" | "invalid_uid" | "uid_reserved" | "invalid_retention" | "retention_too_long" | "invalid_description" | "invalid_label" | "invalid_expires_at" | "invalid_expires_in" | "invalid_token_scope" | "unknown_app" | "invalid_ordering_key" | "invalid_channels" | "invalid_tags" | "invalid_idempotency_key" | "invalid_schedule" | "invalid_data" | "empty_batch" | "batch_too_large" | "fanout_limit_reached" | "endpoint_limit_reached" | "invalid_statuses" | "invalid_task_kind" | "invalid_task_filter" | "invalid_overlap" | "invalid_secret" | "invalid_auth" | "invalid_transformation" | "invalid_filter" | "invalid_sample" | "transformation_failed" | "invalid_client_certificate" | "invalid_client_key" | "invalid_ca_certificates" | "invalid_signature_scheme" | "invalid_rate_limit" | "invalid_sensitive_headers" | "invalid_header_name" | "invalid_header_value" | "hop_by_hop_header" | "reserved_header" | "duplicate_header" | "too_many_headers" | "headers_too_large" | "invalid_retry_schedule" | "invalid_final_status_codes" | "invalid_attempt_timeout" | "invalid_event_type" | "invalid_event_types" | "unknown_event_type" | "invalid_schema" | "invalid_example" | "example_mismatch" | "schema_mismatch" | "schema_too_costly" | "duplicate_key" | "data_too_deep" | "number_out_of_range" | "invalid_unicode" | "unreadable_data" | "url_invalid" | "url_ambiguous" | "url_too_long" | "url_scheme_not_https" | "url_has_credentials" | "url_has_query" | "url_has_fragment" | "url_port_not_allowed" | "url_host_is_ip" | "url_host_not_public" | "destination_unresolvable" | "destination_not_public" | "challenge_limit_reached" | "test_event_limit_reached" | "replay_limit_reached" | "internal_error" | "database_unavailable" | "overloaded" | "worker_stalled";
         /** @description What went wrong. */
         ErrorDetail: {
             /** @description Stable, machine-readable: branch on this. */
@@ -2403,6 +2607,48 @@ export interface components {
                 code?: "database_unavailable";
             };
         };
+        /** @description An error answer of `get_task` with status 400. */
+        GetTaskError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_path";
+            };
+        };
+        /** @description An error answer of `get_task` with status 401. */
+        GetTaskError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `get_task` with status 403. */
+        GetTaskError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `get_task` with status 404. */
+        GetTaskError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "task_not_found";
+            };
+        };
+        /** @description An error answer of `get_task` with status 500. */
+        GetTaskError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `get_task` with status 503. */
+        GetTaskError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
         /** @description An error answer of `get_transformed_request` with status 400. */
         GetTransformedRequestError400: components["schemas"]["ErrorBody"] & {
             error?: {
@@ -2860,6 +3106,48 @@ export interface components {
                 code?: "database_unavailable";
             };
         };
+        /** @description An error answer of `list_tasks` with status 400. */
+        ListTasksError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_path" | "invalid_cursor" | "invalid_limit";
+            };
+        };
+        /** @description An error answer of `list_tasks` with status 401. */
+        ListTasksError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `list_tasks` with status 403. */
+        ListTasksError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `list_tasks` with status 404. */
+        ListTasksError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found";
+            };
+        };
+        /** @description An error answer of `list_tasks` with status 500. */
+        ListTasksError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `list_tasks` with status 503. */
+        ListTasksError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
         /** @description An error answer of `list_tokens` with status 400. */
         ListTokensError400: components["schemas"]["ErrorBody"] & {
             error?: {
@@ -3210,6 +3498,48 @@ export interface components {
             next_cursor?: string | null;
         };
         /** @description One page of a list, newest first. Pass `next_cursor` as `cursor` for the next page. */
+        Page_Task: {
+            data: {
+                /** Format: date-time */
+                created_at: string;
+                /** @description Who created it: `admin` (an admin token or an operator's session), `app_token` or `portal_customer`. */
+                created_by: string;
+                /**
+                 * Format: int64
+                 * @description Selected deliveries it changed (re-queued, or made `skipped`).
+                 */
+                done: number;
+                /**
+                 * Format: int64
+                 * @description Selected deliveries it looked at and left: their status changed
+                 *     meanwhile (sent, replayed, cancelled by another call), or, for a
+                 *     replay, their payload was purged or erased since.
+                 */
+                failed: number;
+                /** @description The selection, as given. */
+                filter: components["schemas"]["TaskFilter"];
+                /** Format: date-time */
+                finished_at?: string | null;
+                id: components["schemas"]["TaskId"];
+                kind: components["schemas"]["TaskKind"];
+                /**
+                 * Format: int64
+                 * @description Deliveries per second it acts on, at most.
+                 */
+                rate_per_s: number;
+                /**
+                 * Format: int64
+                 * @description Deliveries selected when the task was created.
+                 */
+                selected: number;
+                /** Format: date-time */
+                started_at?: string | null;
+                state: components["schemas"]["TaskState"];
+            }[];
+            /** @description Opaque; absent (null) on the last page. */
+            next_cursor?: string | null;
+        };
+        /** @description One page of a list, newest first. Pass `next_cursor` as `cursor` for the next page. */
         Page_Token: {
             data: {
                 access: components["schemas"]["TokenAccess"];
@@ -3430,6 +3760,82 @@ export interface components {
              * @enum {string}
              */
             status: "ready" | "unavailable";
+        };
+        /** @description An error answer of `recover_endpoint` with status 400. */
+        RecoverEndpointError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `recover_endpoint` with status 401. */
+        RecoverEndpointError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `recover_endpoint` with status 403. */
+        RecoverEndpointError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `recover_endpoint` with status 404. */
+        RecoverEndpointError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found" | "endpoint_not_found";
+            };
+        };
+        /** @description An error answer of `recover_endpoint` with status 413. */
+        RecoverEndpointError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `recover_endpoint` with status 415. */
+        RecoverEndpointError415: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unsupported_media_type";
+            };
+        };
+        /** @description An error answer of `recover_endpoint` with status 422. */
+        RecoverEndpointError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_task_filter";
+            };
+        };
+        /** @description An error answer of `recover_endpoint` with status 500. */
+        RecoverEndpointError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `recover_endpoint` with status 503. */
+        RecoverEndpointError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable";
+            };
+        };
+        /** @description The outage window of an endpoint's recovery. */
+        RecoverRequest: {
+            /**
+             * Format: date-time
+             * @description Start of the outage (RFC 3339), on the deliveries' `created_at`.
+             */
+            since?: string | null;
+            /**
+             * Format: date-time
+             * @description End of the outage (RFC 3339); default: now.
+             */
+            until?: string | null;
         };
         /** @description An error answer of `replay_delivery` with status 400. */
         ReplayDeliveryError400: components["schemas"]["ErrorBody"] & {
@@ -4213,6 +4619,92 @@ export interface components {
         };
         /** @example esc_01JF3Q8Z6V7W2X9Y4K5M0N1P2R */
         StateChangeId: string;
+        /** @enum {string} */
+        StatusClass: "4xx" | "5xx" | "network";
+        /** @description A task: its progress and its audit record. */
+        Task: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description Who created it: `admin` (an admin token or an operator's session), `app_token` or `portal_customer`. */
+            created_by: string;
+            /**
+             * Format: int64
+             * @description Selected deliveries it changed (re-queued, or made `skipped`).
+             */
+            done: number;
+            /**
+             * Format: int64
+             * @description Selected deliveries it looked at and left: their status changed
+             *     meanwhile (sent, replayed, cancelled by another call), or, for a
+             *     replay, their payload was purged or erased since.
+             */
+            failed: number;
+            /** @description The selection, as given. */
+            filter: components["schemas"]["TaskFilter"];
+            /** Format: date-time */
+            finished_at?: string | null;
+            id: components["schemas"]["TaskId"];
+            kind: components["schemas"]["TaskKind"];
+            /**
+             * Format: int64
+             * @description Deliveries per second it acts on, at most.
+             */
+            rate_per_s: number;
+            /**
+             * Format: int64
+             * @description Deliveries selected when the task was created.
+             */
+            selected: number;
+            /** Format: date-time */
+            started_at?: string | null;
+            state: components["schemas"]["TaskState"];
+        };
+        /** @description How many deliveries a task would act on now. */
+        TaskDryRun: {
+            /**
+             * Format: int64
+             * @example 312
+             */
+            count: number;
+        };
+        /** @description Which deliveries of the app a task selects; every field narrows it. */
+        TaskFilter: {
+            /** @description Only this endpoint's deliveries. */
+            endpoint_id?: string | null;
+            /** @description Only these event types. */
+            event_types?: string[] | null;
+            last_status_class?: null | components["schemas"]["StatusClass"];
+            /**
+             * Format: date-time
+             * @description Deliveries created at or after this time (RFC 3339).
+             */
+            since?: string | null;
+            /**
+             * @description Statuses as shown. `replay`: `failed`, `skipped` (default both);
+             *     `cancel`, `skip`: `scheduled`, `pending` (default both, and then also
+             *     `in_flight` deliveries whose request has not started).
+             */
+            statuses?: string[] | null;
+            /**
+             * Format: date-time
+             * @description Deliveries created before this time (RFC 3339).
+             */
+            until?: string | null;
+        };
+        /** @example tsk_01JF3Q8Z6V7W2X9Y4K5M0N1P2R */
+        TaskId: string;
+        /** @enum {string} */
+        TaskKind: "replay" | "cancel" | "skip";
+        /** @description A task to create, or to count (`dry_run`). */
+        TaskRequest: {
+            /** @description True: create nothing, answer how many deliveries the task would act on. */
+            dry_run?: boolean;
+            filter?: components["schemas"]["TaskFilter"];
+            /** @description `replay`, `cancel` or `skip`. */
+            kind: components["schemas"]["TaskKind"];
+        };
+        /** @enum {string} */
+        TaskState: "queued" | "running" | "succeeded" | "failed" | "cancelled";
         /** @description The event a test runs on. */
         TestEvent: {
             /** @description The event's `data`; absent: `{}`. */
@@ -4782,6 +5274,15 @@ export type CancelEventError413 = components['schemas']['CancelEventError413'];
 export type CancelEventError422 = components['schemas']['CancelEventError422'];
 export type CancelEventError500 = components['schemas']['CancelEventError500'];
 export type CancelEventError503 = components['schemas']['CancelEventError503'];
+export type CancelTaskError400 = components['schemas']['CancelTaskError400'];
+export type CancelTaskError401 = components['schemas']['CancelTaskError401'];
+export type CancelTaskError403 = components['schemas']['CancelTaskError403'];
+export type CancelTaskError404 = components['schemas']['CancelTaskError404'];
+export type CancelTaskError409 = components['schemas']['CancelTaskError409'];
+export type CancelTaskError413 = components['schemas']['CancelTaskError413'];
+export type CancelTaskError422 = components['schemas']['CancelTaskError422'];
+export type CancelTaskError500 = components['schemas']['CancelTaskError500'];
+export type CancelTaskError503 = components['schemas']['CancelTaskError503'];
 export type CancelledEvent = components['schemas']['CancelledEvent'];
 export type CreateApp = components['schemas']['CreateApp'];
 export type CreateAppError400 = components['schemas']['CreateAppError400'];
@@ -4824,6 +5325,15 @@ export type CreatePortalSessionError415 = components['schemas']['CreatePortalSes
 export type CreatePortalSessionError422 = components['schemas']['CreatePortalSessionError422'];
 export type CreatePortalSessionError500 = components['schemas']['CreatePortalSessionError500'];
 export type CreatePortalSessionError503 = components['schemas']['CreatePortalSessionError503'];
+export type CreateTaskError400 = components['schemas']['CreateTaskError400'];
+export type CreateTaskError401 = components['schemas']['CreateTaskError401'];
+export type CreateTaskError403 = components['schemas']['CreateTaskError403'];
+export type CreateTaskError404 = components['schemas']['CreateTaskError404'];
+export type CreateTaskError413 = components['schemas']['CreateTaskError413'];
+export type CreateTaskError415 = components['schemas']['CreateTaskError415'];
+export type CreateTaskError422 = components['schemas']['CreateTaskError422'];
+export type CreateTaskError500 = components['schemas']['CreateTaskError500'];
+export type CreateTaskError503 = components['schemas']['CreateTaskError503'];
 export type CreateToken = components['schemas']['CreateToken'];
 export type CreateTokenError400 = components['schemas']['CreateTokenError400'];
 export type CreateTokenError401 = components['schemas']['CreateTokenError401'];
@@ -4942,6 +5452,12 @@ export type GetSettingsError401 = components['schemas']['GetSettingsError401'];
 export type GetSettingsError403 = components['schemas']['GetSettingsError403'];
 export type GetSettingsError500 = components['schemas']['GetSettingsError500'];
 export type GetSettingsError503 = components['schemas']['GetSettingsError503'];
+export type GetTaskError400 = components['schemas']['GetTaskError400'];
+export type GetTaskError401 = components['schemas']['GetTaskError401'];
+export type GetTaskError403 = components['schemas']['GetTaskError403'];
+export type GetTaskError404 = components['schemas']['GetTaskError404'];
+export type GetTaskError500 = components['schemas']['GetTaskError500'];
+export type GetTaskError503 = components['schemas']['GetTaskError503'];
 export type GetTransformedRequestError400 = components['schemas']['GetTransformedRequestError400'];
 export type GetTransformedRequestError401 = components['schemas']['GetTransformedRequestError401'];
 export type GetTransformedRequestError403 = components['schemas']['GetTransformedRequestError403'];
@@ -5003,6 +5519,12 @@ export type ListPortalSessionsError403 = components['schemas']['ListPortalSessio
 export type ListPortalSessionsError404 = components['schemas']['ListPortalSessionsError404'];
 export type ListPortalSessionsError500 = components['schemas']['ListPortalSessionsError500'];
 export type ListPortalSessionsError503 = components['schemas']['ListPortalSessionsError503'];
+export type ListTasksError400 = components['schemas']['ListTasksError400'];
+export type ListTasksError401 = components['schemas']['ListTasksError401'];
+export type ListTasksError403 = components['schemas']['ListTasksError403'];
+export type ListTasksError404 = components['schemas']['ListTasksError404'];
+export type ListTasksError500 = components['schemas']['ListTasksError500'];
+export type ListTasksError503 = components['schemas']['ListTasksError503'];
 export type ListTokensError400 = components['schemas']['ListTokensError400'];
 export type ListTokensError401 = components['schemas']['ListTokensError401'];
 export type ListTokensError403 = components['schemas']['ListTokensError403'];
@@ -5022,6 +5544,7 @@ export type Page_Endpoint = components['schemas']['Page_Endpoint'];
 export type Page_EventType = components['schemas']['Page_EventType'];
 export type Page_PortalSession = components['schemas']['Page_PortalSession'];
 export type Page_StateChange = components['schemas']['Page_StateChange'];
+export type Page_Task = components['schemas']['Page_Task'];
 export type Page_Token = components['schemas']['Page_Token'];
 export type PatchApp = components['schemas']['PatchApp'];
 export type PatchEndpoint = components['schemas']['PatchEndpoint'];
@@ -5042,6 +5565,16 @@ export type PreviousTlsCertificate = components['schemas']['PreviousTlsCertifica
 export type PublicKeyOut = components['schemas']['PublicKeyOut'];
 export type PublicKeys = components['schemas']['PublicKeys'];
 export type Ready = components['schemas']['Ready'];
+export type RecoverEndpointError400 = components['schemas']['RecoverEndpointError400'];
+export type RecoverEndpointError401 = components['schemas']['RecoverEndpointError401'];
+export type RecoverEndpointError403 = components['schemas']['RecoverEndpointError403'];
+export type RecoverEndpointError404 = components['schemas']['RecoverEndpointError404'];
+export type RecoverEndpointError413 = components['schemas']['RecoverEndpointError413'];
+export type RecoverEndpointError415 = components['schemas']['RecoverEndpointError415'];
+export type RecoverEndpointError422 = components['schemas']['RecoverEndpointError422'];
+export type RecoverEndpointError500 = components['schemas']['RecoverEndpointError500'];
+export type RecoverEndpointError503 = components['schemas']['RecoverEndpointError503'];
+export type RecoverRequest = components['schemas']['RecoverRequest'];
 export type ReplayDeliveryError400 = components['schemas']['ReplayDeliveryError400'];
 export type ReplayDeliveryError401 = components['schemas']['ReplayDeliveryError401'];
 export type ReplayDeliveryError403 = components['schemas']['ReplayDeliveryError403'];
@@ -5142,6 +5675,14 @@ export type SkipDeliveryError500 = components['schemas']['SkipDeliveryError500']
 export type SkipDeliveryError503 = components['schemas']['SkipDeliveryError503'];
 export type StateChange = components['schemas']['StateChange'];
 export type StateChangeId = components['schemas']['StateChangeId'];
+export type StatusClass = components['schemas']['StatusClass'];
+export type Task = components['schemas']['Task'];
+export type TaskDryRun = components['schemas']['TaskDryRun'];
+export type TaskFilter = components['schemas']['TaskFilter'];
+export type TaskId = components['schemas']['TaskId'];
+export type TaskKind = components['schemas']['TaskKind'];
+export type TaskRequest = components['schemas']['TaskRequest'];
+export type TaskState = components['schemas']['TaskState'];
 export type TestEvent = components['schemas']['TestEvent'];
 export type TestEventRequest = components['schemas']['TestEventRequest'];
 export type TestEventSent = components['schemas']['TestEventSent'];
@@ -7114,6 +7655,116 @@ export interface operations {
             };
         };
     };
+    recover_endpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id (`app_…`) or its uid. */
+                app: string;
+                /** @description The endpoint's id (`ep_…`). */
+                ep: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoverRequest"];
+            };
+        };
+        responses: {
+            /** @description Created; it runs in the background */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoverEndpointError400"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoverEndpointError401"];
+                };
+            };
+            /** @description `forbidden`: the token's scope does not include this call */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoverEndpointError403"];
+                };
+            };
+            /** @description `app_not_found`, `endpoint_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoverEndpointError404"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than 256 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoverEndpointError413"];
+                };
+            };
+            /** @description `unsupported_media_type`: send Content-Type: application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoverEndpointError415"];
+                };
+            };
+            /** @description `invalid_task_filter`: `since` missing or not a time; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoverEndpointError422"];
+                };
+            };
+            /** @description `internal_error`: details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoverEndpointError500"];
+                };
+            };
+            /** @description `database_unavailable`: nothing was stored, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoverEndpointError503"];
+                };
+            };
+        };
+    };
     replay_endpoint: {
         parameters: {
             query?: never;
@@ -8984,6 +9635,395 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RevokePortalSessionError503"];
+                };
+            };
+        };
+    };
+    list_tasks: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1–250 (default 50). */
+                limit?: number;
+                /** @description `next_cursor` of the previous page of the same list, with the same filters. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The app's id (`app_…`) or its uid. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tasks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_Task"];
+                };
+            };
+            /** @description `invalid_path`, `invalid_limit`, `invalid_cursor` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListTasksError400"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListTasksError401"];
+                };
+            };
+            /** @description `forbidden`: the token's scope does not include this call */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListTasksError403"];
+                };
+            };
+            /** @description `app_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListTasksError404"];
+                };
+            };
+            /** @description `internal_error`: details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListTasksError500"];
+                };
+            };
+            /** @description `database_unavailable`: nothing was stored, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListTasksError503"];
+                };
+            };
+        };
+    };
+    create_task: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id (`app_…`) or its uid. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskRequest"];
+            };
+        };
+        responses: {
+            /** @description Dry run: how many deliveries the task would act on */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskDryRun"];
+                };
+            };
+            /** @description Created; it runs in the background */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateTaskError400"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateTaskError401"];
+                };
+            };
+            /** @description `forbidden`: the token's scope does not include this call */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateTaskError403"];
+                };
+            };
+            /** @description `app_not_found`, `endpoint_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateTaskError404"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than 256 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateTaskError413"];
+                };
+            };
+            /** @description `unsupported_media_type`: send Content-Type: application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateTaskError415"];
+                };
+            };
+            /** @description `invalid_task_kind`, `invalid_task_filter`, `invalid_statuses`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateTaskError422"];
+                };
+            };
+            /** @description `internal_error`: details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateTaskError500"];
+                };
+            };
+            /** @description `database_unavailable`: nothing was stored, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateTaskError503"];
+                };
+            };
+        };
+    };
+    get_task: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id (`app_…`) or its uid. */
+                app: string;
+                /** @description The task's id (`tsk_…`). */
+                task: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description `invalid_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTaskError400"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTaskError401"];
+                };
+            };
+            /** @description `forbidden`: the token's scope does not include this call */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTaskError403"];
+                };
+            };
+            /** @description `app_not_found`, `task_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTaskError404"];
+                };
+            };
+            /** @description `internal_error`: details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTaskError500"];
+                };
+            };
+            /** @description `database_unavailable`: nothing was stored, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTaskError503"];
+                };
+            };
+        };
+    };
+    cancel_task: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id (`app_…`) or its uid. */
+                app: string;
+                /** @description The task's id (`tsk_…`). */
+                task: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional; empty or `{}` */
+        requestBody?: {
+            content: {
+                "application/json": null | components["schemas"]["NoOptions"];
+            };
+        };
+        responses: {
+            /** @description Cancelled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelTaskError400"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelTaskError401"];
+                };
+            };
+            /** @description `forbidden`: the token's scope does not include this call */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelTaskError403"];
+                };
+            };
+            /** @description `app_not_found`, `task_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelTaskError404"];
+                };
+            };
+            /** @description `task_ended`: it had succeeded, failed or been cancelled already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelTaskError409"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than 256 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelTaskError413"];
+                };
+            };
+            /** @description `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelTaskError422"];
+                };
+            };
+            /** @description `internal_error`: details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelTaskError500"];
+                };
+            };
+            /** @description `database_unavailable`: nothing was stored, retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelTaskError503"];
                 };
             };
         };

@@ -84,6 +84,8 @@ from .page_portal_session import PagePortalSession
 from .page_portal_session_data_item import PagePortalSessionDataItem
 from .page_state_change import PageStateChange
 from .page_state_change_data_item import PageStateChangeDataItem
+from .page_task import PageTask
+from .page_task_data_item import PageTaskDataItem
 from .page_token import PageToken
 from .page_token_data_item import PageTokenDataItem
 from .patch_app import PatchApp
@@ -99,6 +101,7 @@ from .public_key_out import PublicKeyOut
 from .public_keys import PublicKeys
 from .ready import Ready
 from .ready_status import ReadyStatus
+from .recover_request import RecoverRequest
 from .resume import Resume
 from .resumed_endpoint import ResumedEndpoint
 from .rotate_endpoint_tls import RotateEndpointTls
@@ -112,6 +115,13 @@ from .sized_page_event import SizedPageEvent
 from .sized_page_event_data_item import SizedPageEventDataItem
 from .sized_page_event_data_item_data_type_0 import SizedPageEventDataItemDataType0
 from .state_change import StateChange
+from .status_class import StatusClass
+from .task import Task
+from .task_dry_run import TaskDryRun
+from .task_filter import TaskFilter
+from .task_kind import TaskKind
+from .task_request import TaskRequest
+from .task_state import TaskState
 from .test_event import TestEvent
 from .test_event_data_type_0 import TestEventDataType0
 from .test_event_request import TestEventRequest
@@ -210,6 +220,8 @@ __all__ = (
     "PagePortalSessionDataItem",
     "PageStateChange",
     "PageStateChangeDataItem",
+    "PageTask",
+    "PageTaskDataItem",
     "PageToken",
     "PageTokenDataItem",
     "PatchApp",
@@ -225,6 +237,7 @@ __all__ = (
     "PublicKeys",
     "Ready",
     "ReadyStatus",
+    "RecoverRequest",
     "Resume",
     "ResumedEndpoint",
     "Rotated",
@@ -238,6 +251,13 @@ __all__ = (
     "SizedPageEventDataItem",
     "SizedPageEventDataItemDataType0",
     "StateChange",
+    "StatusClass",
+    "Task",
+    "TaskDryRun",
+    "TaskFilter",
+    "TaskKind",
+    "TaskRequest",
+    "TaskState",
     "TestEvent",
     "TestEventDataType0",
     "TestEventRequest",
