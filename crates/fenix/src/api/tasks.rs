@@ -316,7 +316,7 @@ async fn get_task(
     params(AppPath, PageQuery),
     responses(
         (status = 200, description = "A page of tasks", body = Page<TaskOut>),
-        (status = 400, description = "`invalid_path`, `invalid_limit`, `invalid_cursor`", body = ErrorBody),
+        (status = 400, description = "`invalid_path`, `invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody),
         (status = 404, description = "`app_not_found`", body = ErrorBody),
     )
 )]

@@ -3110,7 +3110,7 @@ export interface components {
         ListTasksError400: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "invalid_path" | "invalid_cursor" | "invalid_limit";
+                code?: "invalid_query" | "invalid_path" | "invalid_cursor" | "invalid_limit";
             };
         };
         /** @description An error answer of `list_tasks` with status 401. */
@@ -9665,7 +9665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Page_Task"];
                 };
             };
-            /** @description `invalid_path`, `invalid_limit`, `invalid_cursor` */
+            /** @description `invalid_path`, `invalid_limit`, `invalid_cursor`, `invalid_query` */
             400: {
                 headers: {
                     [name: string]: unknown;
