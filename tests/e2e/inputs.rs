@@ -413,6 +413,27 @@ async fn a_retention_of_forever_keeps_payloads_through_maintenance(backend: Back
     assert_eq!(read["data"], json!({"keep": "me"}), "the payload outlived maintenance passes: {read}");
 }
 
+async fn an_idempotency_key_header_that_is_not_ascii_is_a_400_the_document_lists(backend: Backend) {
+    let Acme { _db, receiver, fenix, app, ep: _ } = acme(backend).await;
+    let resp = fenix
+        .request("POST", &format!("/v1/apps/{app}/events"))
+        .header("content-type", "application/json")
+        .header("idempotency-key", reqwest::header::HeaderValue::from_bytes(b"cl\xc3\xa9").unwrap())
+        .body(r#"{"type": "a.b", "data": {}}"#)
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(resp.status().as_u16(), 400);
+    let answer: Value = resp.json().await.unwrap();
+    assert_eq!(error_code(&answer), "invalid_idempotency_key", "{answer}");
+    assert!(error_message(&answer).contains("Idempotency-Key"), "{answer}");
+    // A client generated from the document knows this answer.
+    let (_, doc) = fenix.call("GET", "/openapi.json", None).await;
+    let codes = &doc["components"]["schemas"]["SendEventError400"]["allOf"][1]["properties"]["error"]["properties"]["code"]["enum"];
+    assert!(codes.as_array().unwrap().contains(&json!("invalid_idempotency_key")), "{codes}");
+    assert_eq!(receiver.count(), 0);
+}
+
 crate::on_both_backends!(
     a_huge_stats_window_is_refused_naming_the_field,
     huge_numbers_are_refused_naming_the_field,
@@ -427,4 +448,5 @@ crate::on_both_backends!(
     an_app_cannot_have_more_endpoints_than_the_limit,
     an_event_matching_more_endpoints_than_the_fanout_limit_is_refused,
     a_retention_of_forever_keeps_payloads_through_maintenance,
+    an_idempotency_key_header_that_is_not_ascii_is_a_400_the_document_lists,
 );

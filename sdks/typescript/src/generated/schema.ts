@@ -4340,7 +4340,7 @@ export interface components {
         SendEventError400: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path" | "invalid_idempotency_key";
             };
         };
         /** @description An error answer of `send_event` with status 401. */
@@ -8744,7 +8744,7 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
+            /** @description `invalid_path`; `invalid_idempotency_key` when the `Idempotency-Key` header is no visible ASCII; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
             400: {
                 headers: {
                     [name: string]: unknown;

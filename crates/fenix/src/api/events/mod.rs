@@ -226,7 +226,8 @@ fn checked_key(label: &str, code: Code, key: Option<String>) -> Result<Option<St
         (status = 202, description = "Stored; deliveries are queued", body = EventOut),
         (status = 200, description = "The key was seen before: the original event", body = EventOut,
             headers(("idempotent-replayed" = String, description = "`true`"))),
-        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 400, description = "`invalid_path`; `invalid_idempotency_key` when the `Idempotency-Key` header \
+            is no visible ASCII", body = ErrorBody),
         (status = 404, description = "`app_not_found`", body = ErrorBody),
         (status = 422, description = "`invalid_event_type`, `invalid_data`, `invalid_idempotency_key`, \
             `invalid_ordering_key`, `invalid_schedule` (both `deliver_at` and `delay`, either unreadable, or past \
