@@ -105,8 +105,33 @@ async fn an_app_retention_longer_than_the_operators_is_refused(backend: Backend)
     assert_eq!(read["payload_retention"], "7d", "{read}");
 }
 
+async fn a_scheduled_event_keeps_its_payload_past_a_shorter_app_retention_until_it_is_sent(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[("FENIX_MAINTENANCE_INTERVAL", "200ms")]).await;
+    let receiver = Receiver::http(|_| Plan::ok()).await;
+    let (status, brief) =
+        fenix.call("POST", "/v1/apps", Some(json!({"name": "Brief", "uid": "brief", "payload_retention": "1s"}))).await;
+    assert_eq!(status, 201, "{brief}");
+    let app = id_of(&brief);
+    let ep = id_of(&fenix.create_endpoint(&app, json!({"url": receiver.url})).await);
+    let later = json!({"type": "note.sent", "data": {"note": "later"}, "delay": "4s"});
+    let event = id_of(&fenix.send_event(&app, later).await);
+    // Maintenance passes run every 200 ms past the app's 1 s retention while the delivery waits.
+    wait_for_delivery(&fenix, &app, &event, &ep, "succeeded").await;
+    let got = receiver.received();
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].json()["data"], json!({"note": "later"}), "the receiver got the payload");
+    // Sent, it goes at the next pass.
+    eventually("the payload is purged once its delivery ended", PATIENCE, || async {
+        fenix.call("GET", &format!("/v1/apps/{app}/events/{event}?include=payload"), None).await.1["payload_purged"]
+            == true
+    })
+    .await;
+}
+
 crate::on_both_backends!(
     an_app_with_a_shorter_payload_retention_loses_its_payloads_while_another_apps_stay,
     an_app_with_a_shorter_log_retention_loses_its_finished_deliveries_while_another_apps_stay,
     an_app_retention_longer_than_the_operators_is_refused,
+    a_scheduled_event_keeps_its_payload_past_a_shorter_app_retention_until_it_is_sent,
 );

@@ -30,18 +30,28 @@ pub struct StateChange {
 
 impl Store {
     /// Forgets the payload bytes of up to `batch` events created before `cutoff` (metadata and digest stay).
+    ///
+    /// An event with a delivery still `pending` (scheduled, or between
+    /// retries) keeps its payload until that delivery ends, or it could never
+    /// be sent; a later pass takes it. The retry schedule bounds how long
+    /// that is after the event's time, and `FENIX_MAX_SCHEDULE_AHEAD` stays
+    /// under the retention.
     pub async fn purge_payloads(&self, cutoff: Millis, batch: i64) -> Result<u64> {
         let sql = "UPDATE events SET payload = NULL WHERE id IN \
-             (SELECT id FROM events WHERE id < $1 AND payload IS NOT NULL LIMIT $2)";
+             (SELECT id FROM events WHERE id < $1 AND payload IS NOT NULL \
+             AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id AND d.status = 'pending') \
+             LIMIT $2)";
         self.writes().execute(sql, &[(&ids::EventId::floor(cutoff)).into(), batch.into()]).await
     }
 
     /// Forgets the transformed requests (migration 0022) of up to `batch`
     /// deliveries of events created before `cutoff`: they hold the payload
-    /// in another shape, so they go with it.
+    /// in another shape, so they go with it (but not while the delivery is
+    /// still to be attempted: every attempt sends the same bytes).
     pub async fn purge_transformed_requests(&self, cutoff: Millis, batch: i64) -> Result<u64> {
         let sql = "UPDATE deliveries SET transformed_request = NULL, transformed_body = NULL WHERE id IN \
-             (SELECT id FROM deliveries WHERE event_id < $1 AND transformed_request IS NOT NULL LIMIT $2)";
+             (SELECT id FROM deliveries WHERE event_id < $1 AND transformed_request IS NOT NULL \
+             AND status <> 'pending' LIMIT $2)";
         self.writes().execute(sql, &[(&ids::EventId::floor(cutoff)).into(), batch.into()]).await
     }
 

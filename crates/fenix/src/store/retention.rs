@@ -59,10 +59,13 @@ impl Store {
     }
 
     /// [`Store::purge_payloads`] for one app: forgets the payload bytes of up
-    /// to `batch` of its events created before `cutoff`.
+    /// to `batch` of its events created before `cutoff` whose deliveries
+    /// have all ended (as there, a delivery still to be attempted keeps its payload).
     pub async fn purge_app_payloads(&self, app_id: &ids::AppId, cutoff: Millis, batch: i64) -> Result<u64> {
         let sql = "UPDATE events SET payload = NULL WHERE id IN (SELECT id FROM events WHERE app_id = $1 \
-             AND id < $2 AND payload IS NOT NULL LIMIT $3)";
+             AND id < $2 AND payload IS NOT NULL \
+             AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = events.id AND d.status = 'pending') \
+             LIMIT $3)";
         let floor = ids::EventId::floor(cutoff);
         let values = [app_id.into(), (&floor).into(), batch.into()];
         self.writes().execute(sql, &values).await
@@ -72,7 +75,7 @@ impl Store {
     pub async fn purge_app_transformed_requests(&self, app_id: &ids::AppId, cutoff: Millis, batch: i64) -> Result<u64> {
         let sql = "UPDATE deliveries SET transformed_request = NULL, transformed_body = NULL WHERE id IN \
              (SELECT id FROM deliveries WHERE event_id IN (SELECT id FROM events WHERE app_id = $1 AND id < $2) \
-             AND transformed_request IS NOT NULL LIMIT $3)";
+             AND transformed_request IS NOT NULL AND status <> 'pending' LIMIT $3)";
         let floor = ids::EventId::floor(cutoff);
         let values = [app_id.into(), (&floor).into(), batch.into()];
         self.writes().execute(sql, &values).await
