@@ -429,7 +429,8 @@ async fn an_idempotency_key_header_that_is_not_ascii_is_a_400_the_document_lists
     assert!(error_message(&answer).contains("Idempotency-Key"), "{answer}");
     // A client generated from the document knows this answer.
     let (_, doc) = fenix.call("GET", "/openapi.json", None).await;
-    let codes = &doc["components"]["schemas"]["SendEventError400"]["allOf"][1]["properties"]["error"]["properties"]["code"]["enum"];
+    let codes = &doc["components"]["schemas"]["SendEventError400"]["allOf"][1]["properties"]["error"]["properties"]
+        ["code"]["enum"];
     assert!(codes.as_array().unwrap().contains(&json!("invalid_idempotency_key")), "{codes}");
     assert_eq!(receiver.count(), 0);
 }
