@@ -79,6 +79,17 @@ impl Fenix {
     /// Starts `fenix serve [--api-only|--worker-only]` on `database_url`; for
     /// the API roles, waits for its `Fenix listening on http://…` line.
     pub async fn start(launch: &Launch, role: Role, database_url: &str, label: &str) -> anyhow::Result<Fenix> {
+        Fenix::start_with(launch, role, database_url, label, &[]).await
+    }
+
+    /// [`Fenix::start`] with `env` set for the process (over the bench's own environment).
+    pub async fn start_with(
+        launch: &Launch,
+        role: Role,
+        database_url: &str,
+        label: &str,
+        env: &[(&str, &str)],
+    ) -> anyhow::Result<Fenix> {
         let log_path = launch.log_dir.join(format!("fenix-{label}-{}.log", role.name().replace('+', "-")));
         let log = std::fs::File::create(&log_path).with_context(|| format!("creating {}", log_path.display()))?;
         let mut cmd = tokio::process::Command::new(&launch.bin);
@@ -104,6 +115,7 @@ impl Fenix {
             // limit is lifted unless the caller sets one (to measure it).
             .env("FENIX_HOST_CONCURRENCY", std::env::var("FENIX_HOST_CONCURRENCY").unwrap_or_else(|_| "100000".into()))
             .env_remove("FENIX_CONFIG")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(log))
@@ -252,7 +264,8 @@ impl Api {
         })
     }
 
-    async fn post(&self, path: &str, body: serde_json::Value) -> anyhow::Result<bytes::Bytes> {
+    /// `POST path` with a JSON body and the admin token; the answer's body, refused unless `2xx`.
+    pub async fn post(&self, path: &str, body: serde_json::Value) -> anyhow::Result<bytes::Bytes> {
         let r = self.client.post(format!("{}{path}", self.base)).bearer_auth(&self.token).json(&body).send().await?;
         let status = r.status();
         let bytes = r.bytes().await?;

@@ -58,6 +58,17 @@ fn status(k: u64, j: u64) -> &'static str {
     }
 }
 
+/// How a fill shapes its rows: the status of delivery `j` of event `k`, and
+/// how far back the rows reach (their creation times spread evenly over it).
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    pub status: fn(u64, u64) -> &'static str,
+    pub span_ms: i64,
+}
+
+/// The delivery log's shape: [`status`]'s mix over the last 30 days.
+const LOG: Shape = Shape { status, span_ms: SPAN_MS };
+
 /// One delivery row, as the fill writes it.
 struct Row {
     id: String,
@@ -88,9 +99,15 @@ fn event(k: u64, created_at: i64) -> Event {
     Event { id, event_type, envelope, created_at }
 }
 
-fn deliveries_of(k: u64, ev_index: usize, created_at: i64, now: i64) -> impl Iterator<Item = Row> {
+fn deliveries_of(
+    k: u64,
+    ev_index: usize,
+    created_at: i64,
+    now: i64,
+    status_of: fn(u64, u64) -> &'static str,
+) -> impl Iterator<Item = Row> {
     (0..ENDPOINTS).map(move |j| {
-        let status = status(k, j);
+        let status = status_of(k, j);
         let (attempts, next_at, last_at) = match status {
             "succeeded" => (1, None, Some(created_at + 40)),
             "failed" => (8, None, Some(created_at + 3_600_000)),
@@ -113,13 +130,24 @@ fn deliveries_of(k: u64, ev_index: usize, created_at: i64, now: i64) -> impl Ite
 /// Fills the log of `app` (whose endpoints are `endpoints`) with `deliveries`
 /// deliveries, in chunks of events, by direct SQL on `database_url`.
 pub async fn fill(database_url: &str, app: &str, endpoints: &[String], deliveries: u64) -> anyhow::Result<Filled> {
+    fill_shaped(database_url, app, endpoints, deliveries, LOG).await
+}
+
+/// [`fill`], its rows shaped by `shape` (the tasks phase: all `failed`, recent).
+pub async fn fill_shaped(
+    database_url: &str,
+    app: &str,
+    endpoints: &[String],
+    deliveries: u64,
+    shape: Shape,
+) -> anyhow::Result<Filled> {
     if endpoints.len() as u64 != ENDPOINTS {
-        bail!("the log phase needs {ENDPOINTS} endpoints");
+        bail!("a filled log needs {ENDPOINTS} endpoints");
     }
     let events = deliveries.div_ceil(ENDPOINTS).max(1);
     let now = ::fenix::time::now_ms();
-    let oldest = now - SPAN_MS;
-    let step = SPAN_MS as f64 / events as f64;
+    let oldest = now - shape.span_ms;
+    let step = shape.span_ms as f64 / events as f64;
     let at = |k: u64| oldest + (k as f64 * step) as i64;
     let start = Instant::now();
     let mut sink = Sink::open(database_url).await?;
@@ -135,7 +163,7 @@ pub async fn fill(database_url: &str, app: &str, endpoints: &[String], deliverie
         let evs: Vec<Event> = (k0..k1).map(|k| event(k, at(k))).collect();
         let mut rows: Vec<Row> = Vec::with_capacity(evs.len() * ENDPOINTS as usize);
         for (i, k) in (k0..k1).enumerate() {
-            rows.extend(deliveries_of(k, i, evs[i].created_at, now));
+            rows.extend(deliveries_of(k, i, evs[i].created_at, now, shape.status));
         }
         rows.truncate((deliveries - written).min(rows.len() as u64) as usize);
         if deep_index >= written && deep_index < written + rows.len() as u64 {
@@ -150,7 +178,7 @@ pub async fn fill(database_url: &str, app: &str, endpoints: &[String], deliverie
         written += rows.len() as u64;
         if last_report.elapsed() > Duration::from_secs(5) {
             last_report = Instant::now();
-            progress(&format!("log: filled {written}/{deliveries} deliveries"));
+            progress(&format!("fill: {written}/{deliveries} deliveries"));
         }
         k0 = k1;
     }

@@ -17,6 +17,7 @@ mod ctx;
 mod db;
 mod drain;
 mod fenix;
+mod fresh;
 mod log;
 mod ordered;
 mod phases;
@@ -24,6 +25,7 @@ mod receiver;
 mod report;
 mod routing;
 mod sink;
+mod tasks;
 mod wrk_ingest;
 
 #[derive(Parser)]
@@ -76,6 +78,8 @@ pub enum Phase {
     Ordered,
     /// What routing costs: fan-out ingestion with channels and a filter, delivery with a transformation.
     Routing,
+    /// A bulk replay of `--task-deliveries` failed deliveries as one task, fresh events sent meanwhile.
+    Tasks,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -165,6 +169,15 @@ pub struct Opts {
     /// Routing: events (× 10 endpoints) in each drained backlog [default: 10000; quick: 1000].
     #[arg(long)]
     routing_events: Option<u64>,
+    /// Tasks: failed deliveries the bulk replay selects [default: 1000000; quick: 20000].
+    #[arg(long)]
+    task_deliveries: Option<u64>,
+    /// Tasks: the task's rate, `FENIX_TASK_RATE` of the fenix process (deliveries/s).
+    #[arg(long, default_value_t = 10_000)]
+    task_rate: u64,
+    /// Tasks: fresh events per second sent to another app while the task runs.
+    #[arg(long, default_value_t = 100)]
+    task_fresh_rate: u64,
     /// Run only these phases (comma-separated) [default: all].
     #[arg(long, value_enum, value_delimiter = ',')]
     phases: Vec<Phase>,
@@ -204,6 +217,9 @@ pub struct Sizes {
     pub ordered_events: u64,
     pub ordered_keys: u64,
     pub routing_events: u64,
+    pub task_deliveries: u64,
+    pub task_rate: u64,
+    pub task_fresh_rate: u64,
 }
 
 impl Sizes {
@@ -237,6 +253,9 @@ impl Sizes {
             ordered_events: pick(o.ordered_events, 10_000, 1_000),
             ordered_keys: o.ordered_keys,
             routing_events: pick(o.routing_events, 10_000, 1_000),
+            task_deliveries: pick(o.task_deliveries, 1_000_000, 20_000),
+            task_rate: o.task_rate,
+            task_fresh_rate: o.task_fresh_rate,
         };
         if s.ceiling_requests == 0
             || s.concurrency == 0
@@ -260,6 +279,9 @@ impl Sizes {
             || s.ordered_events == 0
             || s.ordered_keys == 0
             || s.routing_events == 0
+            || s.task_deliveries < log::ENDPOINTS
+            || !(1..=100_000).contains(&s.task_rate)
+            || s.task_fresh_rate == 0
         {
             bail!("every size must be at least 1 (and each drain at least --drain-endpoints deliveries)");
         }
@@ -328,6 +350,7 @@ async fn run(opts: Opts) -> anyhow::Result<()> {
             Phase::Log,
             Phase::Ordered,
             Phase::Routing,
+            Phase::Tasks,
         ]
     } else {
         opts.phases.clone()
