@@ -27,7 +27,9 @@ use super::{
     schedule::{self, parse_retry_after, AttemptFacts, Next},
     signing_keys::{self, LiveSecret, Reloaded},
 };
-use crate::{error_class::ErrorClass, ids, state::SharedState, store::deliveries::AttemptRecord, time};
+use crate::{
+    error_class::ErrorClass, ids, state::SharedState, store::deliveries::AttemptRecord, time, transform::Transformed,
+};
 
 /// Builds, signs and sends one attempt of `job` under the attempt timeout;
 /// decides what comes next.
@@ -36,9 +38,7 @@ pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys:
     let attempt_id = ids::AttemptId::new();
     let started_at = time::now_ms();
     let started = std::time::Instant::now();
-    // The endpoint's own timeout, never beyond the global one the lease is sized for.
-    let timeout =
-        job.policy.attempt_timeout.map_or(state.settings.attempt_timeout, |t| t.min(state.settings.attempt_timeout));
+    let timeout = attempt_timeout(state, job);
     // One time limit over the whole attempt: the destination re-check (a
     // fresh DNS resolution, which a hostile name server can hold), signing,
     // the request and the excerpt. The duration counts all of it.
@@ -56,10 +56,7 @@ pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys:
     let mut result = timed.unwrap_or_else(|_| timed_out(timeout));
     result.duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
     let finished = time::now_ms();
-    let n_in_budget = u32::try_from(c.attempt_count - c.budget_start + 1).unwrap_or(u32::MAX);
-    let retry_schedule = job.policy.retry_schedule.as_deref().unwrap_or(&state.settings.retry_schedule);
-    let next =
-        schedule::next_step_for(&result.facts, n_in_budget, retry_schedule, &job.policy.final_status_codes, finished);
+    let next = next_step(state, job, &result, finished);
     let notes = Notes {
         error: result.error,
         first_success_ms: (next == Next::Succeeded && c.budget_start == 0).then(|| finished - job.event_created_at),
@@ -76,8 +73,36 @@ pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys:
         outcome = status.as_str(),
         "attempt finished"
     );
-    let record = AttemptRecord {
-        id: attempt_id,
+    let record = attempt_record(job, attempt_id, started_at, result, &versions);
+    let outcome = c.outcome(status, Some(record), next_attempt_at);
+    Reported { outcome, notes }
+}
+
+/// The endpoint's own timeout, never beyond the global one the lease is sized for.
+fn attempt_timeout(state: &SharedState, job: &Job) -> Duration {
+    job.policy.attempt_timeout.map_or(state.settings.attempt_timeout, |t| t.min(state.settings.attempt_timeout))
+}
+
+/// What the schedule (the endpoint's or the global one) makes of `result`,
+/// counted within the delivery's current retry budget.
+fn next_step(state: &SharedState, job: &Job, result: &AttemptResult, finished: time::Millis) -> Next {
+    let c = &job.claimed;
+    let n_in_budget = u32::try_from(c.attempt_count - c.budget_start + 1).unwrap_or(u32::MAX);
+    let retry_schedule = job.policy.retry_schedule.as_deref().unwrap_or(&state.settings.retry_schedule);
+    schedule::next_step_for(&result.facts, n_in_budget, retry_schedule, &job.policy.final_status_codes, finished)
+}
+
+/// The attempt as the log keeps it, signed with the secret `versions`.
+fn attempt_record(
+    job: &Job,
+    id: ids::AttemptId,
+    started_at: time::Millis,
+    result: AttemptResult,
+    versions: &[i64],
+) -> AttemptRecord {
+    let c = &job.claimed;
+    AttemptRecord {
+        id,
         delivery_id: c.id.clone(),
         endpoint_id: c.endpoint_id.clone(),
         attempt_number: c.attempt_count + 1,
@@ -88,10 +113,8 @@ pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys:
         response_excerpt: result.excerpt.map(|e| storable_text(&e).into_owned()),
         error: result.error.map(|e| e.as_str().to_owned()),
         error_detail: result.detail.map(|d| storable_detail(&d)),
-        signed_with: serde_json::to_string(&versions).expect("numbers serialize"),
-    };
-    let outcome = c.outcome(status, Some(record), next_attempt_at);
-    Reported { outcome, notes }
+        signed_with: serde_json::to_string(versions).expect("numbers serialize"),
+    }
 }
 
 /// The destination check, then signing with the secrets live now, then the request.
@@ -108,45 +131,15 @@ async fn check_sign_send(
         Ok(url) => url,
         Err(e) => return refused(ErrorClass::of_destination(&e), e.to_string()),
     };
-    // Only an endpoint with a transformation pays for one (`transformed.rs`);
-    // the time it takes is Fenix's, not the receiver's (`Notes::prepared`).
-    let preparing = std::time::Instant::now();
-    let transformed = match &job.policy.transformation {
-        None => None,
-        Some(script) => {
-            let made = transformed::prepare(state, job, script, url, deadline.into_std()).await;
-            *prepared = preparing.elapsed();
-            match made {
-                transformed::Prepared::Send(t) => Some(t),
-                transformed::Prepared::Cancelled => {
-                    *cancelled = true;
-                    return refused(ErrorClass::TransformationFailed, "cancelled".into());
-                }
-                transformed::Prepared::Failed(result) => return result,
-            }
-        }
+    let transformed = match transform(state, job, url, deadline, cancelled, prepared).await {
+        Ok(transformed) => transformed,
+        Err(result) => return result,
     };
     let body = transformed.as_ref().map_or_else(|| job.envelope.clone(), |t| Bytes::from(t.body.clone()));
-    let now = time::now_ms();
-    let c = &job.claimed;
-    let secrets =
-        keys.secrets_for(&state.store, &state.keyring, &c.endpoint_id, &job.secrets, job.loaded_at, now).await;
-    let live: Vec<&LiveSecret> = secrets.iter().filter(|s| s.is_live(now)).collect();
-    if live.is_empty() {
-        return refused(ErrorClass::NoSecret, "the endpoint has no usable signing secret".into());
-    }
-    let message = Message {
-        endpoint_id: c.endpoint_id.as_str(),
-        id: c.event_id.as_str(),
-        event_type: &job.event_type,
-        attempt_id,
-        body: &body,
-    };
-    let mut headers = match signed_headers(&live, job.scheme, &message, now) {
+    let mut headers = match sign(state, keys, job, attempt_id, &body, versions).await {
         Ok(headers) => headers,
         Err(refusal) => return refusal,
     };
-    *versions = live.iter().map(|s| s.version).collect();
     let Some(custom) = &job.policy.headers else {
         return refused(
             ErrorClass::SealedHeader,
@@ -159,29 +152,92 @@ async fn check_sign_send(
             (url.clone(), reqwest::Method::POST)
         }
         Some(t) => {
-            // The script's headers, then the sealed ones it was not given
-            // (they win over a header of the same name); Fenix's own stay.
-            for (name, value) in &t.headers {
-                if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
-                    if !headers.contains_key(&n) {
-                        headers.insert(n, v);
-                    }
-                }
-            }
-            for (name, value) in custom.iter().filter(|(_, v)| v.is_sensitive()) {
-                if !WireHeaders::is_own(name) {
-                    headers.insert(name.clone(), value.clone());
-                }
-            }
+            add_transformed_headers(&mut headers, t, custom);
             (t.url_on(url), t.method.to_http())
         }
     };
     let request = Request { method, url, headers, body };
     let auth = job.policy.auth.as_ref();
     tls_fallback::send_with(&job.policy.client, client, request, |client, request| {
-        authorized::send(state, client, &c.endpoint_id, auth, deadline, request)
+        authorized::send(state, client, &job.claimed.endpoint_id, auth, deadline, request)
     })
     .await
+}
+
+/// The request the endpoint's transformation made, if it has one; the
+/// attempt's result instead when the script cancelled (`cancelled` set) or
+/// failed. Only an endpoint with a transformation pays for one
+/// (`transformed.rs`); the time it takes is Fenix's, not the receiver's
+/// (`Notes::prepared`).
+async fn transform(
+    state: &SharedState,
+    job: &Job,
+    url: &url::Url,
+    deadline: tokio::time::Instant,
+    cancelled: &mut bool,
+    prepared: &mut Duration,
+) -> Result<Option<Transformed>, AttemptResult> {
+    let Some(script) = &job.policy.transformation else {
+        return Ok(None);
+    };
+    let preparing = std::time::Instant::now();
+    let made = transformed::prepare(state, job, script, url, deadline.into_std()).await;
+    *prepared = preparing.elapsed();
+    match made {
+        transformed::Prepared::Send(t) => Ok(Some(t)),
+        transformed::Prepared::Cancelled => {
+            *cancelled = true;
+            Err(refused(ErrorClass::TransformationFailed, "cancelled".into()))
+        }
+        transformed::Prepared::Failed(result) => Err(result),
+    }
+}
+
+/// The wire contract's headers for `body`, signed with the endpoint's
+/// secrets live now; `versions` names the secrets that signed.
+async fn sign(
+    state: &SharedState,
+    keys: &Reloaded,
+    job: &Job,
+    attempt_id: &str,
+    body: &[u8],
+    versions: &mut Vec<i64>,
+) -> Result<HeaderMap, AttemptResult> {
+    let now = time::now_ms();
+    let c = &job.claimed;
+    let secrets =
+        keys.secrets_for(&state.store, &state.keyring, &c.endpoint_id, &job.secrets, job.loaded_at, now).await;
+    let live: Vec<&LiveSecret> = secrets.iter().filter(|s| s.is_live(now)).collect();
+    if live.is_empty() {
+        return Err(refused(ErrorClass::NoSecret, "the endpoint has no usable signing secret".into()));
+    }
+    let message = Message {
+        endpoint_id: c.endpoint_id.as_str(),
+        id: c.event_id.as_str(),
+        event_type: &job.event_type,
+        attempt_id,
+        body,
+    };
+    let headers = signed_headers(&live, job.scheme, &message, now)?;
+    *versions = live.iter().map(|s| s.version).collect();
+    Ok(headers)
+}
+
+/// The script's headers, then the sealed custom ones it was not given (they
+/// win over a header of the same name); Fenix's own stay.
+fn add_transformed_headers(headers: &mut HeaderMap, t: &Transformed, custom: &HeaderMap) {
+    for (name, value) in &t.headers {
+        if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
+            if !headers.contains_key(&n) {
+                headers.insert(n, v);
+            }
+        }
+    }
+    for (name, value) in custom.iter().filter(|(_, v)| v.is_sensitive()) {
+        if !WireHeaders::is_own(name) {
+            headers.insert(name.clone(), value.clone());
+        }
+    }
 }
 
 /// What is signed and sent: a delivery's event, or an ownership challenge.
