@@ -21,7 +21,8 @@ use crate::{
     ids::{EndpointId, EventId},
     lifecycle::DeliveryStatus,
     secrets::Keyring,
-    store::deliveries::{BatchContext, ClaimedDelivery, Outcome},
+    store::deliveries::{BatchContext, ClaimedDelivery, EndpointTarget, Outcome},
+    store::endpoints::SecretRow,
     time::Millis,
 };
 
@@ -152,60 +153,118 @@ pub(super) fn prepare(
     clients: &Clients,
     check_url: impl Fn(&str) -> Result<url::Url, fenix_destination::DestinationError>,
 ) -> Vec<Result<Job, Box<Outcome>>> {
-    let mut envelopes: HashMap<EventId, Option<Bytes>> = HashMap::new();
-    let mut parts: HashMap<EndpointId, EndpointParts> = HashMap::new();
-    let mut unreadable_logged: HashSet<EndpointId> = HashSet::new();
-    let BatchContext { mut events, endpoints, secrets: sealed } = ctx;
-    claimed
-        .into_iter()
-        .map(|c| {
-            let Some(target) = endpoints.get(&c.endpoint_id) else {
-                return Err(Box::new(settled(&c, DeliveryStatus::Skipped)));
-            };
-            if !target.state.sends() {
-                return Err(Box::new(settled(&c, DeliveryStatus::Skipped)));
-            }
-            let spec = match &target.spec {
-                Ok(spec) => spec,
-                Err(e) => return Err(Box::new(unreadable(&c, e, &mut unreadable_logged))),
-            };
-            let event_type = events.get(&c.event_id).map(|e| e.0.clone()).unwrap_or_default();
-            let event_created_at = events.get(&c.event_id).map(|e| e.2).unwrap_or_default();
-            let envelope = envelopes
-                .entry(c.event_id.clone())
-                .or_insert_with(|| events.get_mut(&c.event_id).and_then(|e| e.1.take()).map(Bytes::from))
-                .clone();
-            let Some(envelope) = envelope else {
-                if erased.contains(&c.event_id) {
-                    return Err(Box::new(settled(&c, DeliveryStatus::Skipped)));
-                }
-                tracing::warn!(delivery_id = %c.id, "payload purged by retention before delivery; marking failed");
-                return Err(Box::new(settled(&c, DeliveryStatus::Failed)));
-            };
-            let p = parts
-                .entry(c.endpoint_id.clone())
-                .or_insert_with(|| {
-                    let secrets = signing_keys::open(keyring, c.endpoint_id.as_str(), sealed.get(&c.endpoint_id));
-                    let policy = SendPolicy::of(&c.endpoint_id, spec, keyring, clients, ctx_loaded_at);
-                    EndpointParts::of(&target.url, Arc::new(secrets), policy, &check_url)
-                })
-                .clone();
-            Ok(Job {
-                host: p.host,
-                url: p.url,
-                prepared_for: p.prepared_for,
-                rate_limit_per_sec: spec.rate_limit_per_sec,
-                scheme: spec.signature_scheme,
-                secrets: p.secrets,
-                loaded_at: ctx_loaded_at,
-                event_type,
-                event_created_at,
-                envelope,
-                policy: p.policy,
-                claimed: c,
-            })
-        })
-        .collect()
+    let BatchContext { events, endpoints, secrets: sealed } = ctx;
+    let batch = Batch { endpoints, sealed, erased, loaded_at: ctx_loaded_at, keyring, clients, check_url };
+    let mut shared =
+        Shared { events, envelopes: HashMap::new(), parts: HashMap::new(), unreadable_logged: HashSet::new() };
+    claimed.into_iter().map(|c| job(c, &batch, &mut shared)).collect()
+}
+
+/// The job that sends `c`, or its outcome when it must not be sent.
+fn job<F>(c: ClaimedDelivery, batch: &Batch<'_, F>, shared: &mut Shared) -> Result<Job, Box<Outcome>>
+where
+    F: Fn(&str) -> Result<url::Url, fenix_destination::DestinationError>,
+{
+    let (target, spec) = batch.sendable(&c, &mut shared.unreadable_logged)?;
+    let (event_type, event_created_at, envelope) = shared.event(&c.event_id);
+    let Some(envelope) = envelope else {
+        return Err(Box::new(payload_gone(&c, batch.erased)));
+    };
+    let p =
+        shared.parts.entry(c.endpoint_id.clone()).or_insert_with(|| batch.parts(&c.endpoint_id, target, spec)).clone();
+    Ok(Job {
+        host: p.host,
+        url: p.url,
+        prepared_for: p.prepared_for,
+        rate_limit_per_sec: spec.rate_limit_per_sec,
+        scheme: spec.signature_scheme,
+        secrets: p.secrets,
+        loaded_at: batch.loaded_at,
+        event_type,
+        event_created_at,
+        envelope,
+        policy: p.policy,
+        claimed: c,
+    })
+}
+
+/// The outcome of a delivery whose payload is gone: `skipped` when it was
+/// erased on request, `failed` when retention purged it first.
+fn payload_gone(c: &ClaimedDelivery, erased: &HashSet<EventId>) -> Outcome {
+    if erased.contains(&c.event_id) {
+        return settled(c, DeliveryStatus::Skipped);
+    }
+    tracing::warn!(delivery_id = %c.id, "payload purged by retention before delivery; marking failed");
+    settled(c, DeliveryStatus::Failed)
+}
+
+/// What a claimed batch brings that its jobs only read.
+struct Batch<'a, F> {
+    endpoints: HashMap<EndpointId, EndpointTarget>,
+    /// endpoint id → its sealed live secrets.
+    sealed: HashMap<EndpointId, Vec<SecretRow>>,
+    erased: &'a HashSet<EventId>,
+    loaded_at: Millis,
+    keyring: &'a Keyring,
+    clients: &'a Clients,
+    check_url: F,
+}
+
+impl<F> Batch<'_, F>
+where
+    F: Fn(&str) -> Result<url::Url, fenix_destination::DestinationError>,
+{
+    /// The endpoint of `c` and its spec, or the outcome of a delivery that
+    /// is not sent: `skipped` when the endpoint is gone, paused or disabled,
+    /// `failed` when its spec cannot be read.
+    fn sendable(
+        &self,
+        c: &ClaimedDelivery,
+        logged: &mut HashSet<EndpointId>,
+    ) -> Result<(&EndpointTarget, &EndpointSpec), Box<Outcome>> {
+        let Some(target) = self.endpoints.get(&c.endpoint_id) else {
+            return Err(Box::new(settled(c, DeliveryStatus::Skipped)));
+        };
+        if !target.state.sends() {
+            return Err(Box::new(settled(c, DeliveryStatus::Skipped)));
+        }
+        match &target.spec {
+            Ok(spec) => Ok((target, spec)),
+            Err(e) => Err(Box::new(unreadable(c, e, logged))),
+        }
+    }
+
+    /// The endpoint's secrets, policy and checked URL, for its first job of the batch.
+    fn parts(&self, id: &EndpointId, target: &EndpointTarget, spec: &EndpointSpec) -> EndpointParts {
+        let secrets = signing_keys::open(self.keyring, id.as_str(), self.sealed.get(id));
+        let policy = SendPolicy::of(id, spec, self.keyring, self.clients, self.loaded_at);
+        EndpointParts::of(&target.url, Arc::new(secrets), policy, &self.check_url)
+    }
+}
+
+/// What the jobs of a batch share, each made once as the jobs are made.
+struct Shared {
+    /// event id → (type, envelope bytes until taken, created at).
+    events: HashMap<EventId, (String, Option<Vec<u8>>, Millis)>,
+    /// event id → its envelope, taken out of `events` once (`None`: purged or erased).
+    envelopes: HashMap<EventId, Option<Bytes>>,
+    parts: HashMap<EndpointId, EndpointParts>,
+    unreadable_logged: HashSet<EndpointId>,
+}
+
+impl Shared {
+    /// Event `id`'s type, creation time and envelope.
+    fn event(&mut self, id: &EventId) -> (String, Millis, Option<Bytes>) {
+        let event_type = self.events.get(id).map(|e| e.0.clone()).unwrap_or_default();
+        let created_at = self.events.get(id).map(|e| e.2).unwrap_or_default();
+        let events = &mut self.events;
+        let envelope = self
+            .envelopes
+            .entry(id.clone())
+            .or_insert_with(|| events.get_mut(id).and_then(|e| e.1.take()).map(Bytes::from))
+            .clone();
+        (event_type, created_at, envelope)
+    }
 }
 
 /// What the jobs of one endpoint share within a batch, made once.
