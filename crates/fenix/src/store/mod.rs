@@ -201,6 +201,80 @@ async fn sqlite_checkpointer(opts: &SqliteConnectOptions) -> anyhow::Result<Sqli
     Ok(pool)
 }
 
+/// SQLite's settings for every connection to the file at `url`.
+fn sqlite_options(url: &str) -> anyhow::Result<SqliteConnectOptions> {
+    Ok(SqliteConnectOptions::from_str(url)
+        .with_context(|| "DATABASE_URL is not a valid sqlite:// URL")?
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal)
+        .busy_timeout(Duration::from_secs(10))
+        .foreign_keys(true)
+        .pragma("cache_size", "-16000")
+        .pragma("temp_store", "memory")
+        .pragma("wal_autocheckpoint", WRITER_AUTOCHECKPOINT_PAGES)
+        // Deleted content (an erased or purged payload, a deleted
+        // row) is overwritten with zeros, not left in free space of
+        // the file (`store::expunge`); writes measured no slower.
+        .pragma("secure_delete", "on")
+        // Rows travel from sqlx's SQLite thread one message each: a deep
+        // buffer lets a 256-row claim flow without a wake-up per row.
+        .row_buffer_size(1024))
+}
+
+/// The SQLite file's one writer, its checkpointer and up to 8 readers.
+async fn connect_sqlite(url: &str, max_connections: u32) -> anyhow::Result<Backend> {
+    let opts = sqlite_options(url)?;
+    // Owner-only files before SQLite opens (and so creates) any of them.
+    if let Some(file) = sqlite_files::database_file(url, &opts) {
+        sqlite_files::make_private(&file)?;
+    }
+    // No ping before handing out a connection: it is a file in this
+    // process, not a socket that can go stale, and each ping is a round
+    // trip to sqlx's SQLite thread on every transaction.
+    let write = SqlitePoolOptions::new()
+        .max_connections(1)
+        .test_before_acquire(false)
+        // SQLite rolls a transaction back by itself on some errors (a full
+        // disk); a connection left "in a transaction" in sqlx's view is
+        // replaced rather than reused, so the writer recovers.
+        .before_acquire(|conn, _| Box::pin(async move { Ok(!sqlx::Connection::is_in_transaction(conn)) }))
+        .acquire_timeout(Duration::from_secs(30))
+        .connect_with(opts.clone())
+        .await
+        .context("opening the SQLite database")?;
+    let checkpoint = sqlite_checkpointer(&opts).await?;
+    let read = SqlitePoolOptions::new()
+        .max_connections(max_connections.clamp(2, 8))
+        .test_before_acquire(false)
+        .acquire_timeout(Duration::from_secs(30))
+        // Up to 8 readers, each with a quarter of the writer's page
+        // cache: their pages are also in the OS's file cache, and eight
+        // full caches alone would be 128 MB (a million-delivery drain
+        // reads events on every reader).
+        .connect_with(opts.read_only(true).create_if_missing(false).pragma("cache_size", READER_CACHE_KIB))
+        .await
+        .context("opening the SQLite database for reading")?;
+    Ok(Backend::Sqlite { write, read, checkpoint })
+}
+
+/// The PostgreSQL pool of the API, and the worker's own.
+async fn connect_postgres(url: &str, max_connections: u32) -> anyhow::Result<Backend> {
+    let opts = PgConnectOptions::from_str(url).context("DATABASE_URL is not a valid postgres:// URL")?;
+    let pool = PgPoolOptions::new()
+        .max_connections(max_connections)
+        .acquire_timeout(Duration::from_secs(3))
+        .connect_with(opts.clone())
+        .await
+        .context("connecting to PostgreSQL")?;
+    // Opens connections when the worker first needs them (none for `--api-only`).
+    let worker = PgPoolOptions::new()
+        .max_connections(WORKER_CONNECTIONS)
+        .acquire_timeout(Duration::from_secs(3))
+        .connect_lazy_with(opts.options(WORKER_PLANNER_SETTINGS));
+    Ok(Backend::Postgres { pool, worker })
+}
+
 /// Handle to the database; cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Store {
@@ -211,68 +285,9 @@ impl Store {
     /// Connects to `url` (`sqlite://…` or `postgres://…`), creating a SQLite file (owner-only, 0600) if missing.
     pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Store> {
         let backend = if url.starts_with("sqlite:") {
-            let opts = SqliteConnectOptions::from_str(url)
-                .with_context(|| "DATABASE_URL is not a valid sqlite:// URL")?
-                .create_if_missing(true)
-                .journal_mode(SqliteJournalMode::Wal)
-                .synchronous(SqliteSynchronous::Normal)
-                .busy_timeout(Duration::from_secs(10))
-                .foreign_keys(true)
-                .pragma("cache_size", "-16000")
-                .pragma("temp_store", "memory")
-                .pragma("wal_autocheckpoint", WRITER_AUTOCHECKPOINT_PAGES)
-                // Deleted content (an erased or purged payload, a deleted
-                // row) is overwritten with zeros, not left in free space of
-                // the file (`store::expunge`); writes measured no slower.
-                .pragma("secure_delete", "on")
-                // Rows travel from sqlx's SQLite thread one message each: a deep
-                // buffer lets a 256-row claim flow without a wake-up per row.
-                .row_buffer_size(1024);
-            // Owner-only files before SQLite opens (and so creates) any of them.
-            if let Some(file) = sqlite_files::database_file(url, &opts) {
-                sqlite_files::make_private(&file)?;
-            }
-            // No ping before handing out a connection: it is a file in this
-            // process, not a socket that can go stale, and each ping is a round
-            // trip to sqlx's SQLite thread on every transaction.
-            let write = SqlitePoolOptions::new()
-                .max_connections(1)
-                .test_before_acquire(false)
-                // SQLite rolls a transaction back by itself on some errors (a full
-                // disk); a connection left "in a transaction" in sqlx's view is
-                // replaced rather than reused, so the writer recovers.
-                .before_acquire(|conn, _| Box::pin(async move { Ok(!sqlx::Connection::is_in_transaction(conn)) }))
-                .acquire_timeout(Duration::from_secs(30))
-                .connect_with(opts.clone())
-                .await
-                .context("opening the SQLite database")?;
-            let checkpoint = sqlite_checkpointer(&opts).await?;
-            let read = SqlitePoolOptions::new()
-                .max_connections(max_connections.clamp(2, 8))
-                .test_before_acquire(false)
-                .acquire_timeout(Duration::from_secs(30))
-                // Up to 8 readers, each with a quarter of the writer's page
-                // cache: their pages are also in the OS's file cache, and eight
-                // full caches alone would be 128 MB (a million-delivery drain
-                // reads events on every reader).
-                .connect_with(opts.read_only(true).create_if_missing(false).pragma("cache_size", READER_CACHE_KIB))
-                .await
-                .context("opening the SQLite database for reading")?;
-            Backend::Sqlite { write, read, checkpoint }
+            connect_sqlite(url, max_connections).await?
         } else {
-            let opts = PgConnectOptions::from_str(url).context("DATABASE_URL is not a valid postgres:// URL")?;
-            let pool = PgPoolOptions::new()
-                .max_connections(max_connections)
-                .acquire_timeout(Duration::from_secs(3))
-                .connect_with(opts.clone())
-                .await
-                .context("connecting to PostgreSQL")?;
-            // Opens connections when the worker first needs them (none for `--api-only`).
-            let worker = PgPoolOptions::new()
-                .max_connections(WORKER_CONNECTIONS)
-                .acquire_timeout(Duration::from_secs(3))
-                .connect_lazy_with(opts.options(WORKER_PLANNER_SETTINGS));
-            Backend::Postgres { pool, worker }
+            connect_postgres(url, max_connections).await?
         };
         Ok(Store { backend })
     }
