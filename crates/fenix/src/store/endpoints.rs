@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::{
     apps::CURSOR_END,
     ownership::{start_challenge_in, NewChallenge},
+    sql::Tx,
     Conflicts, Store,
 };
 use crate::store::{Error, Result};
@@ -86,6 +87,44 @@ static INSERT_ENDPOINT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)"
     )
 });
+
+/// Writes `new`'s row and its first secret (version 1) in `tx`.
+async fn insert_new_endpoint(tx: &mut Tx<'_>, new: &NewEndpoint) -> Result<()> {
+    let r = &new.row;
+    let spec = r.spec.stored();
+    let values = [
+        (&r.id).into(),
+        (&r.app_id).into(),
+        (&r.url).into(),
+        (&r.description).into(),
+        r.state.into(),
+        (&r.state_reason).into(),
+        r.state_changed_at.into(),
+        r.created_at.into(),
+        r.updated_at.into(),
+        (&spec.signature_scheme).into(),
+        (&spec.signing_algorithm).into(),
+        (&spec.event_types).into(),
+        (&spec.headers).into(),
+        (&spec.retry_schedule).into(),
+        (&spec.final_status_codes).into(),
+        spec.attempt_timeout_ms.into(),
+        spec.ordered.into(),
+        (&spec.on_dead_letter).into(),
+        spec.rate_limit_per_sec.into(),
+        (&spec.tls).into(),
+        (&spec.auth).into(),
+        (&spec.channels).into(),
+        (&spec.transformation).into(),
+        (&spec.filter).into(),
+    ];
+    tx.execute(&INSERT_ENDPOINT, &values).await?;
+    let sql = "INSERT INTO endpoint_secrets (endpoint_id, version, sealed, created_at, expires_at, public_key) \
+         VALUES ($1, 1, $2, $3, NULL, $4)";
+    let values = [(&r.id).into(), (&new.sealed_secret).into(), r.created_at.into(), (&new.public_key).into()];
+    tx.execute(sql, &values).await?;
+    Ok(())
+}
 
 /// [`ENDPOINT_COLUMNS`] as read: `state` is the state the endpoint *shows*
 /// (`pending_verification` while its ownership is unproved).
@@ -214,7 +253,6 @@ impl Store {
         challenge: Option<&NewChallenge>,
     ) -> Result<bool> {
         let r = &new.row;
-        let spec = r.spec.stored();
         let lock_app = if self.is_postgres() {
             "SELECT id FROM apps WHERE id = $1 FOR NO KEY UPDATE"
         } else {
@@ -231,37 +269,7 @@ impl Store {
             tx.rollback().await?;
             return Ok(false);
         }
-        let values = [
-            (&r.id).into(),
-            (&r.app_id).into(),
-            (&r.url).into(),
-            (&r.description).into(),
-            r.state.into(),
-            (&r.state_reason).into(),
-            r.state_changed_at.into(),
-            r.created_at.into(),
-            r.updated_at.into(),
-            (&spec.signature_scheme).into(),
-            (&spec.signing_algorithm).into(),
-            (&spec.event_types).into(),
-            (&spec.headers).into(),
-            (&spec.retry_schedule).into(),
-            (&spec.final_status_codes).into(),
-            spec.attempt_timeout_ms.into(),
-            spec.ordered.into(),
-            (&spec.on_dead_letter).into(),
-            spec.rate_limit_per_sec.into(),
-            (&spec.tls).into(),
-            (&spec.auth).into(),
-            (&spec.channels).into(),
-            (&spec.transformation).into(),
-            (&spec.filter).into(),
-        ];
-        tx.execute(&INSERT_ENDPOINT, &values).await?;
-        let sql = "INSERT INTO endpoint_secrets (endpoint_id, version, sealed, created_at, expires_at, public_key) \
-             VALUES ($1, 1, $2, $3, NULL, $4)";
-        let values = [(&r.id).into(), (&new.sealed_secret).into(), r.created_at.into(), (&new.public_key).into()];
-        tx.execute(sql, &values).await?;
+        insert_new_endpoint(&mut tx, new).await?;
         if let Some(c) = challenge {
             start_challenge_in(&mut tx, &r.id, c, r.created_at).await?;
         }
