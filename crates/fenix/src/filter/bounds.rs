@@ -182,65 +182,99 @@ fn child<'a>(expr: &'a IdedExpr, v: &Visit<'a>) -> Visit<'a> {
 pub fn check_expr(root: &IdedExpr, info: &SourceInfo) -> Result<Shape, InvalidFilter> {
     let here = |e: &IdedExpr, message: String| InvalidFilter::at_offset(info, e.id, message);
     root_is_condition(root).map_err(|m| here(root, m))?;
-    let mut shape = Shape::default();
-    let (mut nodes, mut comprehensions) = (0usize, 0usize);
-    let mut stack = vec![Visit { expr: root, depth: 1, in_comprehension: false, body_of: None }];
-    while let Some(v) = stack.pop() {
-        nodes += 1;
-        if nodes > MAX_NODES {
-            return Err(here(v.expr, format!("the filter has more than {MAX_NODES} parts; make it simpler")));
-        }
-        if v.depth > MAX_DEPTH {
-            return Err(here(v.expr, format!("the filter nests deeper than {MAX_DEPTH} levels")));
-        }
-        if v.body_of.is_some() {
-            shape.per_element += 1;
-        } else {
-            shape.once += 1;
-        }
+    let mut walk = Walk {
+        shape: Shape::default(),
+        nodes: 0,
+        comprehensions: 0,
+        stack: vec![Visit { expr: root, depth: 1, in_comprehension: false, body_of: None }],
+    };
+    while let Some(v) = walk.stack.pop() {
+        let at = v.expr;
+        walk.visit(v).map_err(|m| here(at, m))?;
+    }
+    Ok(walk.shape)
+}
+
+/// The walk over a parsed expression: what it has counted so far, and the
+/// nodes still to visit.
+struct Walk<'a> {
+    shape: Shape,
+    nodes: usize,
+    comprehensions: usize,
+    stack: Vec<Visit<'a>>,
+}
+
+impl<'a> Walk<'a> {
+    /// Checks the node `v` and queues its children; a refusal says why.
+    fn visit(&mut self, v: Visit<'a>) -> Result<(), String> {
+        self.count(&v)?;
         match &v.expr.expr {
-            Expr::Ident(name) => check_ident(name, v.body_of).map_err(|m| here(v.expr, m))?,
+            Expr::Ident(name) => check_ident(name, v.body_of)?,
             Expr::Literal(_) => {}
-            Expr::Select(s) => stack.push(child(&s.operand, &v)),
+            Expr::Select(s) => self.stack.push(child(&s.operand, &v)),
             Expr::Call(call) => {
                 if !FUNCTIONS.contains(&call.func_name.as_str()) {
-                    return Err(here(v.expr, unknown_function(&call.func_name)));
+                    return Err(unknown_function(&call.func_name));
                 }
-                stack.extend(call.target.as_deref().map(|t| child(t, &v)));
-                stack.extend(call.args.iter().map(|a| child(a, &v)));
+                self.stack.extend(call.target.as_deref().map(|t| child(t, &v)));
+                self.stack.extend(call.args.iter().map(|a| child(a, &v)));
             }
-            Expr::List(list) => stack.extend(list.elements.iter().map(|e| child(e, &v))),
+            Expr::List(list) => self.stack.extend(list.elements.iter().map(|e| child(e, &v))),
             Expr::Map(map) => {
                 for entry in &map.entries {
                     if let EntryExpr::MapEntry(e) = &entry.expr {
-                        stack.push(child(&e.key, &v));
-                        stack.push(child(&e.value, &v));
+                        self.stack.push(child(&e.key, &v));
+                        self.stack.push(child(&e.value, &v));
                     }
                 }
             }
-            Expr::Comprehension(c) => {
-                comprehensions += 1;
-                if v.in_comprehension {
-                    return Err(here(v.expr, "a comprehension (all, exists, exists_one, map, filter) may not be inside another, nor iterate another's result".into()));
-                }
-                if comprehensions > MAX_COMPREHENSIONS {
-                    return Err(here(v.expr, format!("the filter has more than {MAX_COMPREHENSIONS} comprehensions (all, exists, exists_one, map, filter)")));
-                }
-                if !matches!(&c.iter_range.expr, Expr::Ident(n) if n == "channels" || n == "tags") {
-                    shape.iterates_data = true;
-                }
-                let inner = Visit { in_comprehension: true, ..child(&c.iter_range, &v) };
-                stack.push(inner);
-                stack.push(Visit { in_comprehension: true, ..child(&c.accu_init, &v) });
-                for part in [&c.loop_cond, &c.loop_step, &c.result] {
-                    stack.push(Visit { expr: part, depth: v.depth + 1, in_comprehension: true, body_of: Some(c) });
-                }
-            }
-            Expr::Struct(_) => return Err(here(v.expr, "a filter cannot build messages".into())),
-            Expr::Unspecified => return Err(here(v.expr, "the filter cannot be read".into())),
+            Expr::Comprehension(c) => self.comprehension(c, &v)?,
+            Expr::Struct(_) => return Err("a filter cannot build messages".into()),
+            Expr::Unspecified => return Err("the filter cannot be read".into()),
         }
+        Ok(())
     }
-    Ok(shape)
+
+    /// Counts the node `v` against the bounds on size and depth, and where
+    /// it is evaluated (once, or once per element).
+    fn count(&mut self, v: &Visit<'a>) -> Result<(), String> {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return Err(format!("the filter has more than {MAX_NODES} parts; make it simpler"));
+        }
+        if v.depth > MAX_DEPTH {
+            return Err(format!("the filter nests deeper than {MAX_DEPTH} levels"));
+        }
+        if v.body_of.is_some() {
+            self.shape.per_element += 1;
+        } else {
+            self.shape.once += 1;
+        }
+        Ok(())
+    }
+
+    /// A comprehension, at `v`: none inside another, at most
+    /// [`MAX_COMPREHENSIONS`]; its body's variables are in scope in its body.
+    fn comprehension(&mut self, c: &'a ComprehensionExpr, v: &Visit<'a>) -> Result<(), String> {
+        self.comprehensions += 1;
+        if v.in_comprehension {
+            return Err("a comprehension (all, exists, exists_one, map, filter) may not be inside another, nor iterate another's result".into());
+        }
+        if self.comprehensions > MAX_COMPREHENSIONS {
+            return Err(format!(
+                "the filter has more than {MAX_COMPREHENSIONS} comprehensions (all, exists, exists_one, map, filter)"
+            ));
+        }
+        if !matches!(&c.iter_range.expr, Expr::Ident(n) if n == "channels" || n == "tags") {
+            self.shape.iterates_data = true;
+        }
+        self.stack.push(Visit { in_comprehension: true, ..child(&c.iter_range, v) });
+        self.stack.push(Visit { in_comprehension: true, ..child(&c.accu_init, v) });
+        for part in [&c.loop_cond, &c.loop_step, &c.result] {
+            self.stack.push(Visit { expr: part, depth: v.depth + 1, in_comprehension: true, body_of: Some(c) });
+        }
+        Ok(())
+    }
 }
 
 /// A variable is one of the event's, or a comprehension's own; inside a
