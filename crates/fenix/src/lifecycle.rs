@@ -541,12 +541,10 @@ mod tests {
         assert!(!EndpointState::PendingVerification.sends());
     }
 
-    /// The shown-status rule in SQL ([`shown_status_at`], each status's
-    /// [`DeliveryStatus::shown_condition`]) agrees with the one in Rust, on a
-    /// real database, for every stored status, leased or not, scheduled
-    /// ahead, in the past or not at all, due ahead or now.
-    #[tokio::test]
-    async fn the_shown_status_is_the_same_in_rust_and_in_sql() {
+    /// A database of 72 deliveries: every stored status, leased or not,
+    /// scheduled ahead of `now`, before it or not at all, due after it, at it
+    /// or not at all.
+    async fn deliveries_in_every_stored_shape(now: i64) -> SqliteConnection {
         let mut db = SqliteConnection::connect("sqlite::memory:").await.unwrap();
         sqlx::query(
             "CREATE TABLE deliveries (status TEXT NOT NULL, lease_until INTEGER, deliver_at INTEGER, \
@@ -555,7 +553,6 @@ mod tests {
         .execute(&mut db)
         .await
         .unwrap();
-        let now = 1_000_i64;
         let stored =
             [DeliveryStatus::Pending, DeliveryStatus::Succeeded, DeliveryStatus::Failed, DeliveryStatus::Skipped];
         for status in stored {
@@ -577,6 +574,17 @@ mod tests {
                 }
             }
         }
+        db
+    }
+
+    /// The shown-status rule in SQL ([`shown_status_at`], each status's
+    /// [`DeliveryStatus::shown_condition`]) agrees with the one in Rust, on a
+    /// real database, for every stored status, leased or not, scheduled
+    /// ahead, in the past or not at all, due ahead or now.
+    #[tokio::test]
+    async fn the_shown_status_is_the_same_in_rust_and_in_sql() {
+        let now = 1_000_i64;
+        let mut db = deliveries_in_every_stored_shape(now).await;
         type Row = (DeliveryStatus, Option<i64>, Option<i64>, Option<i64>);
         let in_rust = |(status, lease, deliver_at, next): &Row| {
             let waits = deliver_at.is_some_and(|t| t > now) && next.is_some_and(|t| t > now);
