@@ -75,7 +75,8 @@ pub struct Settings {
     /// Deliveries claimed per database round trip.
     pub claim_batch: usize,
     /// Deliveries a task (`/v1/apps/{app}/tasks`) acts on per second, at most:
-    /// a bulk replay never starves fresh deliveries.
+    /// how fast a bulk replay re-queues (kept under the delivery rate, fresh
+    /// deliveries keep their latency).
     pub task_rate: usize,
     /// Run the admin API / ingestion.
     pub run_api: bool,

@@ -1,7 +1,9 @@
 //! The task runner: takes the lease of one task at a time (any instance may;
 //! a runner that vanished leaves it to another when its lease ends) and acts
 //! on its selected deliveries in batches, at most `FENIX_TASK_RATE` per
-//! second, so that a bulk replay never starves fresh deliveries. Each batch
+//! second: a bulk replay re-queues no faster than that (the worker then sends
+//! the re-queued deliveries beside fresh ones, so the rate must stay under
+//! what it sends for fresh deliveries to keep their latency). Each batch
 //! is one transaction ([`crate::store::Store::run_task_batch`]); a task
 //! cancelled meanwhile stops at its next batch.
 
