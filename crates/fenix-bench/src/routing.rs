@@ -188,67 +188,83 @@ fn routed_body(ctx: &Ctx, seq: u64, amount: u32, channels: Option<&[&str]>) -> S
 pub async fn routing(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Routing> {
     let (features, probe_usage) = probe(&*ctx, dbs).await.context("routing probe")?;
     progress(&format!("routing: {}", features.describe()));
-    let channels = features.channels();
-    let filter = features.filter.measurable();
-    let routed_with = match (channels, filter) {
-        (true, true) => "channels + filter",
-        (true, false) => "channels",
-        (false, true) => "filter",
-        (false, false) => "nothing",
-    }
-    .to_string();
     let mut r = Routing {
-        features: features.clone(),
-        routed_with,
+        routed_with: routed_with(&features).to_string(),
+        features,
         ingest_plain: None,
         ingest_routed: None,
         drain_plain: None,
         drain_transformed: None,
         procs: vec![ProcUsage { role: "api+worker (probe)", usage: probe_usage }],
     };
-    if channels || filter {
-        // The same bytes in both runs: channels and tags whenever events can carry them.
-        let body = routed_body(ctx, 0, 250, features.event_channels.measurable().then_some(&EVENT_CHANNELS[..]));
-        let extras: Vec<Value> = (0..ENDPOINTS)
-            .map(|i| {
-                let mut m = serde_json::Map::new();
-                if channels {
-                    m.insert("channels".into(), channels_of(i));
-                }
-                if filter {
-                    m.insert("filter".into(), FILTER.into());
-                }
-                Value::Object(m)
-            })
-            .collect();
-        let plain = IngestRun { label: "routing-plain", endpoints: ENDPOINTS, extras: &[], body: body.clone() };
-        r.ingest_plain = Some(ingestion_of(ctx, dbs, plain).await.context("routing: fan-out ingestion, plain")?);
-        let routed = IngestRun { label: "routing-routed", endpoints: ENDPOINTS, extras: &extras, body };
-        r.ingest_routed = Some(ingestion_of(ctx, dbs, routed).await.context("routing: fan-out ingestion, routed")?);
-        if let Some(x) = r.ingest_ratio() {
-            progress(&format!("routing: fan-out ingestion with {} = {x:.3} × without (target ≥ 0.80)", r.routed_with));
-        }
-    } else {
-        progress("routing: neither channels nor a filter can be measured; no fan-out comparison");
-    }
-    if features.transformation.measurable() {
-        let events = ctx.sizes.routing_events;
-        let extras = vec![json!({ "transformation": TRANSFORMATION }); ENDPOINTS as usize];
-        let plain = backlog_with(ctx, dbs, "routing-untransformed", (events, ENDPOINTS), Target::Sink, &[]).await;
-        r.drain_plain = Some(plain.context("routing: delivery without transformation")?);
-        let transformed = backlog_with(ctx, dbs, PERF_LABEL, (events, ENDPOINTS), Target::Sink, &extras).await;
-        r.drain_transformed = Some(transformed.context("routing: delivery with a transformation")?);
-        if let (Some(x), Some(a), Some(b)) = (r.transform_ratio(), &r.drain_transformed, &r.drain_plain) {
-            progress(&format!(
-                "routing: delivery with a transformation = {x:.3} × without (target ≥ 0.60); worker {:.1} µs CPU per delivery, {:.1} without",
-                a.cpu_us_per_delivery(),
-                b.cpu_us_per_delivery()
-            ));
-        }
-    } else {
-        progress("routing: the transformation cannot be measured; no delivery comparison");
-    }
+    compare_ingestion(ctx, dbs, &mut r).await?;
+    compare_delivery(ctx, dbs, &mut r).await?;
     Ok(r)
+}
+
+/// What the routed endpoints have, as the table names it.
+fn routed_with(features: &Features) -> &'static str {
+    match (features.channels(), features.filter.measurable()) {
+        (true, true) => "channels + filter",
+        (true, false) => "channels",
+        (false, true) => "filter",
+        (false, false) => "nothing",
+    }
+}
+
+/// Comparison 1: fan-out ingestion to plain endpoints, then to endpoints with
+/// the channels and filter the probe found working.
+async fn compare_ingestion(ctx: &mut Ctx, dbs: &mut Databases, r: &mut Routing) -> anyhow::Result<()> {
+    let (channels, filter) = (r.features.channels(), r.features.filter.measurable());
+    if !(channels || filter) {
+        progress("routing: neither channels nor a filter can be measured; no fan-out comparison");
+        return Ok(());
+    }
+    // The same bytes in both runs: channels and tags whenever events can carry them.
+    let body = routed_body(ctx, 0, 250, r.features.event_channels.measurable().then_some(&EVENT_CHANNELS[..]));
+    let extras: Vec<Value> = (0..ENDPOINTS)
+        .map(|i| {
+            let mut m = serde_json::Map::new();
+            if channels {
+                m.insert("channels".into(), channels_of(i));
+            }
+            if filter {
+                m.insert("filter".into(), FILTER.into());
+            }
+            Value::Object(m)
+        })
+        .collect();
+    let plain = IngestRun { label: "routing-plain", endpoints: ENDPOINTS, extras: &[], body: body.clone() };
+    r.ingest_plain = Some(ingestion_of(ctx, dbs, plain).await.context("routing: fan-out ingestion, plain")?);
+    let routed = IngestRun { label: "routing-routed", endpoints: ENDPOINTS, extras: &extras, body };
+    r.ingest_routed = Some(ingestion_of(ctx, dbs, routed).await.context("routing: fan-out ingestion, routed")?);
+    if let Some(x) = r.ingest_ratio() {
+        progress(&format!("routing: fan-out ingestion with {} = {x:.3} × without (target ≥ 0.80)", r.routed_with));
+    }
+    Ok(())
+}
+
+/// Comparison 2: a backlog drained to the sink without, then with, a
+/// transformation on every endpoint.
+async fn compare_delivery(ctx: &mut Ctx, dbs: &mut Databases, r: &mut Routing) -> anyhow::Result<()> {
+    if !r.features.transformation.measurable() {
+        progress("routing: the transformation cannot be measured; no delivery comparison");
+        return Ok(());
+    }
+    let events = ctx.sizes.routing_events;
+    let extras = vec![json!({ "transformation": TRANSFORMATION }); ENDPOINTS as usize];
+    let plain = backlog_with(ctx, dbs, "routing-untransformed", (events, ENDPOINTS), Target::Sink, &[]).await;
+    r.drain_plain = Some(plain.context("routing: delivery without transformation")?);
+    let transformed = backlog_with(ctx, dbs, PERF_LABEL, (events, ENDPOINTS), Target::Sink, &extras).await;
+    r.drain_transformed = Some(transformed.context("routing: delivery with a transformation")?);
+    if let (Some(x), Some(a), Some(b)) = (r.transform_ratio(), &r.drain_transformed, &r.drain_plain) {
+        progress(&format!(
+            "routing: delivery with a transformation = {x:.3} × without (target ≥ 0.60); worker {:.1} µs CPU per delivery, {:.1} without",
+            a.cpu_us_per_delivery(),
+            b.cpu_us_per_delivery()
+        ));
+    }
+    Ok(())
 }
 
 /// The probe's fenix (`serve`, both roles) and its admin client.
@@ -315,34 +331,51 @@ async fn probe(ctx: &Ctx, dbs: &mut Databases) -> anyhow::Result<(Features, feni
     let api = Api::new(&proc, &ctx.launch)?;
     let log = Log::open(&url).await?;
     let mut p = Probe { ctx, proc, api, client: fenix::event_client()?, log };
+    let mut features = p.fields().await?;
+    p.route(&mut features).await?;
+    if features.transformation == Support::Works {
+        features.transformation = p.transformed().await?;
+    }
+    let Probe { proc, log, .. } = p;
+    log.close().await;
+    let usage = proc.stop().await?;
+    Ok((features, usage))
+}
 
-    // 1. Does the API take each field? Endpoints of an app no event is sent
-    // to, and an event for an app without endpoints.
-    let spare = p.api.create_app("bench routing probe, fields").await?;
-    let endpoint_channels = p.taken(&spare, "channels", channels_of(0)).await;
-    let filter = p.taken(&spare, "filter", FILTER.into()).await;
-    let transformation = p.taken(&spare, "transformation", TRANSFORMATION.into()).await;
-    let alone = p.api.create_app("bench routing probe, an event").await?;
-    let event_channels = match p.send(&alone, routed_body(ctx, 0, 250, Some(&EVENT_CHANNELS[..]))).await {
-        Ok(()) => Support::Works,
-        Err(e) => Support::Refused(e),
-    };
-    let carried = event_channels == Support::Works;
-    let mut endpoint_channels = match endpoint_channels {
-        Err(e) => Support::Refused(e),
-        Ok(()) if !carried => Support::NotProbed,
-        Ok(()) => Support::Works,
-    };
-    let mut filter = match filter {
-        Err(e) => Support::Refused(e),
-        Ok(()) => Support::Works,
-    };
+impl Probe<'_> {
+    /// The probe's first step: does the API take each field? Endpoints of an
+    /// app no event is sent to, and an event for an app without endpoints. A
+    /// field taken `Works` until the next steps see otherwise.
+    async fn fields(&self) -> anyhow::Result<Features> {
+        let spare = self.api.create_app("bench routing probe, fields").await?;
+        let endpoint_channels = self.taken(&spare, "channels", channels_of(0)).await;
+        let filter = self.taken(&spare, "filter", FILTER.into()).await;
+        let transformation = self.taken(&spare, "transformation", TRANSFORMATION.into()).await;
+        let alone = self.api.create_app("bench routing probe, an event").await?;
+        let event_channels = match self.send(&alone, routed_body(self.ctx, 0, 250, Some(&EVENT_CHANNELS[..]))).await {
+            Ok(()) => Support::Works,
+            Err(e) => Support::Refused(e),
+        };
+        let endpoint_channels = match endpoint_channels {
+            Err(e) => Support::Refused(e),
+            Ok(()) if event_channels != Support::Works => Support::NotProbed,
+            Ok(()) => Support::Works,
+        };
+        let taken = |answer: Result<(), String>| match answer {
+            Err(e) => Support::Refused(e),
+            Ok(()) => Support::Works,
+        };
+        Ok(Features { event_channels, endpoint_channels, filter: taken(filter), transformation: taken(transformation) })
+    }
 
-    // 2. Routing: one endpoint with what was taken; a matching event must
-    // arrive, one on another channel and one the filter rejects must not.
-    let (channels_on, filter_on) = (endpoint_channels == Support::Works, filter == Support::Works);
-    if channels_on || filter_on {
-        let app = p.api.create_app("bench routing probe").await?;
+    /// The second step, routing: one endpoint with what was taken; a matching
+    /// event must arrive, one on another channel and one the filter rejects must not.
+    async fn route(&mut self, f: &mut Features) -> anyhow::Result<()> {
+        let (channels_on, filter_on) = (f.endpoint_channels == Support::Works, f.filter == Support::Works);
+        if !(channels_on || filter_on) {
+            return Ok(());
+        }
+        let app = self.api.create_app("bench routing probe").await?;
         let mut extra = serde_json::Map::new();
         if channels_on {
             extra.insert("channels".into(), channels_of(0));
@@ -350,68 +383,66 @@ async fn probe(ctx: &Ctx, dbs: &mut Databases) -> anyhow::Result<(Features, feni
         if filter_on {
             extra.insert("filter".into(), FILTER.into());
         }
-        p.endpoint(&app, "/routing-probe/r", &Value::Object(extra), "/routing-probe/r").await?;
-        p.ctx.receiver.reset(false).await?;
-        let on = carried.then_some(&EVENT_CHANNELS[..]);
-        p.send(&app, routed_body(ctx, 1, 250, on)).await.map_err(anyhow::Error::msg)?;
-        match p.settle().await? {
+        self.endpoint(&app, "/routing-probe/r", &Value::Object(extra), "/routing-probe/r").await?;
+        self.ctx.receiver.reset(false).await?;
+        let on = (f.event_channels == Support::Works).then_some(&EVENT_CHANNELS[..]);
+        self.send(&app, routed_body(self.ctx, 1, 250, on)).await.map_err(anyhow::Error::msg)?;
+        match self.settle().await? {
             Some((1, 0)) => {
                 let mut seen = 1;
                 if channels_on {
-                    let body = routed_body(ctx, 2, 250, Some(&["bench.elsewhere"][..]));
-                    p.send(&app, body).await.map_err(anyhow::Error::msg)?;
-                    seen = check_not_delivered(&mut p, seen, &mut endpoint_channels, "an event on another channel")
+                    let body = routed_body(self.ctx, 2, 250, Some(&["bench.elsewhere"][..]));
+                    self.send(&app, body).await.map_err(anyhow::Error::msg)?;
+                    seen = check_not_delivered(self, seen, &mut f.endpoint_channels, "an event on another channel")
                         .await?;
                 }
                 if filter_on {
-                    p.send(&app, routed_body(ctx, 3, 50, on)).await.map_err(anyhow::Error::msg)?;
-                    check_not_delivered(&mut p, seen, &mut filter, "an event with amount 50").await?;
+                    self.send(&app, routed_body(self.ctx, 3, 50, on)).await.map_err(anyhow::Error::msg)?;
+                    check_not_delivered(self, seen, &mut f.filter, "an event with amount 50").await?;
                 }
             }
-            other => {
-                let seen = match other {
-                    Some((n, bad)) => format!("{n} requests arrived ({bad} failed verification)"),
-                    None => "its delivery was still pending after 15 s".into(),
-                };
-                let why = format!("an event the endpoint's channels and filter match was not delivered once: {seen}");
-                for s in [&mut endpoint_channels, &mut filter] {
-                    if *s == Support::Works {
-                        *s = Support::Broken(why.clone());
-                    }
-                }
-            }
+            other => not_routed(other, [&mut f.endpoint_channels, &mut f.filter]),
         }
+        Ok(())
     }
 
-    // 3. The transformation: the request must arrive at the changed path, signed.
-    let transformation = match transformation {
-        Err(e) => Support::Refused(e),
-        Ok(()) => {
-            let app = p.api.create_app("bench routing probe, transformation").await?;
-            let extra = json!({ "transformation": TRANSFORMATION });
-            p.endpoint(&app, "/routing-probe/t", &extra, "/routing-probe/t/t").await?;
-            p.ctx.receiver.reset(false).await?;
-            p.send(&app, routed_body(ctx, 4, 250, None)).await.map_err(anyhow::Error::msg)?;
-            match p.settle().await? {
-                Some((1, 0)) => Support::Works,
-                Some((0, _)) => {
-                    Support::Broken("the transformed endpoint's delivery finished without a request".into())
-                }
-                Some((n, bad)) => Support::Unconfirmed(format!(
-                    "{n} request(s) arrived, {bad} not signed as the bench expects at the changed path \
-                     (the path unchanged, or the signature not over the body sent)"
-                )),
-                None => Support::Broken(format!(
-                    "the transformed endpoint's delivery was still pending after 15 s; fenix log: {}",
-                    fenix::tail(&p.proc.log_path).lines().last().unwrap_or("")
-                )),
-            }
-        }
+    /// The third step, the transformation: the request must arrive at the
+    /// changed path, signed.
+    async fn transformed(&mut self) -> anyhow::Result<Support> {
+        let app = self.api.create_app("bench routing probe, transformation").await?;
+        let extra = json!({ "transformation": TRANSFORMATION });
+        self.endpoint(&app, "/routing-probe/t", &extra, "/routing-probe/t/t").await?;
+        self.ctx.receiver.reset(false).await?;
+        self.send(&app, routed_body(self.ctx, 4, 250, None)).await.map_err(anyhow::Error::msg)?;
+        Ok(match self.settle().await? {
+            Some((1, 0)) => Support::Works,
+            Some((0, _)) => Support::Broken("the transformed endpoint's delivery finished without a request".into()),
+            Some((n, bad)) => Support::Unconfirmed(format!(
+                "{n} request(s) arrived, {bad} not signed as the bench expects at the changed path \
+                 (the path unchanged, or the signature not over the body sent)"
+            )),
+            None => Support::Broken(format!(
+                "the transformed endpoint's delivery was still pending after 15 s; fenix log: {}",
+                fenix::tail(&self.proc.log_path).lines().last().unwrap_or("")
+            )),
+        })
+    }
+}
+
+/// The matching event was not delivered once (`settled` is what the receiver
+/// saw, `None` on time-out): each feature of `supports` that seemed to work
+/// is broken.
+fn not_routed(settled: Option<(u64, u64)>, supports: [&mut Support; 2]) {
+    let seen = match settled {
+        Some((n, bad)) => format!("{n} requests arrived ({bad} failed verification)"),
+        None => "its delivery was still pending after 15 s".into(),
     };
-    let Probe { proc, log, .. } = p;
-    log.close().await;
-    let usage = proc.stop().await?;
-    Ok((Features { event_channels, endpoint_channels, filter, transformation }, usage))
+    let why = format!("an event the endpoint's channels and filter match was not delivered once: {seen}");
+    for s in supports {
+        if *s == Support::Works {
+            *s = Support::Broken(why.clone());
+        }
+    }
 }
 
 /// After an event the endpoint should not get: the receiver must still have
