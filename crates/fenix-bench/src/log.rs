@@ -210,86 +210,25 @@ impl Sink {
     async fn write(&mut self, app: &str, endpoints: &[String], evs: &[Event], rows: &[Row]) -> anyhow::Result<()> {
         match self {
             Sink::Sqlite(c) => {
-                for part in evs.chunks(1_000) {
-                    let mut qb = QueryBuilder::new(
-                        "INSERT INTO events (id, app_id, event_type, payload, payload_sha256, delivery_count, created_at) ",
-                    );
-                    qb.push_values(part, |mut b, e| {
-                        b.push_bind(e.id.as_str())
-                            .push_bind(app)
-                            .push_bind(e.event_type.as_str())
-                            .push_bind(e.envelope.as_slice())
-                            .push_bind("-")
-                            .push_bind(ENDPOINTS as i64)
-                            .push_bind(e.created_at);
-                    });
-                    qb.build().execute(&mut *c).await?;
-                }
-                for part in rows.chunks(1_000) {
-                    let mut qb = QueryBuilder::new(
-                        "INSERT INTO deliveries (id, app_id, event_id, event_type, endpoint_id, status, attempt_count, \
-                         budget_start, next_attempt_at, last_attempt_at, created_at, updated_at) ",
-                    );
-                    qb.push_values(part, |mut b, r| {
-                        let e = &evs[r.event];
-                        b.push_bind(r.id.as_str())
-                            .push_bind(app)
-                            .push_bind(e.id.as_str())
-                            .push_bind(e.event_type.as_str())
-                            .push_bind(endpoints[r.endpoint].as_str())
-                            .push_bind(r.status)
-                            .push_bind(r.attempts)
-                            .push_bind(0_i64)
-                            .push_bind(r.next_at)
-                            .push_bind(r.last_at)
-                            .push_bind(r.created_at)
-                            .push_bind(r.last_at.unwrap_or(r.created_at));
-                    });
-                    qb.build().execute(&mut *c).await?;
-                }
+                insert_events(c, app, evs).await?;
+                insert_deliveries(c, app, endpoints, evs, rows).await?;
             }
             Sink::Postgres(c) => {
-                let mut csv = String::with_capacity(evs.len() * 200);
-                for e in evs {
-                    // The envelope as bytea hex, inside a quoted CSV field (it holds commas and quotes).
-                    let hex: String = e.envelope.iter().map(|b| format!("{b:02x}")).collect();
-                    csv.push_str(&format!("{},{app},{},\\x{hex},-,{ENDPOINTS},{}\n", e.id, e.event_type, e.created_at));
-                }
-                let mut copy = c
-                    .copy_in_raw(
-                        "COPY events (id, app_id, event_type, payload, payload_sha256, delivery_count, created_at) \
-                         FROM STDIN WITH (FORMAT csv)",
-                    )
-                    .await?;
-                copy.send(csv.into_bytes()).await?;
-                copy.finish().await?;
-                let mut csv = String::with_capacity(rows.len() * 160);
-                let opt = |v: Option<i64>| v.map(|x| x.to_string()).unwrap_or_default();
-                for r in rows {
-                    let e = &evs[r.event];
-                    csv.push_str(&format!(
-                        "{},{app},{},{},{},{},{},0,{},{},{},{}\n",
-                        r.id,
-                        e.id,
-                        e.event_type,
-                        endpoints[r.endpoint],
-                        r.status,
-                        r.attempts,
-                        opt(r.next_at),
-                        opt(r.last_at),
-                        r.created_at,
-                        r.last_at.unwrap_or(r.created_at)
-                    ));
-                }
-                let mut copy = c
-                    .copy_in_raw(
-                        "COPY deliveries (id, app_id, event_id, event_type, endpoint_id, status, attempt_count, \
-                         budget_start, next_attempt_at, last_attempt_at, created_at, updated_at) \
-                         FROM STDIN WITH (FORMAT csv)",
-                    )
-                    .await?;
-                copy.send(csv.into_bytes()).await?;
-                copy.finish().await?;
+                copy_csv(
+                    c,
+                    "COPY events (id, app_id, event_type, payload, payload_sha256, delivery_count, created_at) \
+                     FROM STDIN WITH (FORMAT csv)",
+                    events_csv(app, evs),
+                )
+                .await?;
+                copy_csv(
+                    c,
+                    "COPY deliveries (id, app_id, event_id, event_type, endpoint_id, status, attempt_count, \
+                     budget_start, next_attempt_at, last_attempt_at, created_at, updated_at) \
+                     FROM STDIN WITH (FORMAT csv)",
+                    deliveries_csv(app, endpoints, evs, rows),
+                )
+                .await?;
             }
         }
         Ok(())
@@ -311,4 +250,99 @@ impl Sink {
         }
         Ok(())
     }
+}
+
+/// The events, inserted 1,000 a statement (SQLite).
+async fn insert_events(c: &mut sqlx::SqliteConnection, app: &str, evs: &[Event]) -> anyhow::Result<()> {
+    for part in evs.chunks(1_000) {
+        let mut qb = QueryBuilder::new(
+            "INSERT INTO events (id, app_id, event_type, payload, payload_sha256, delivery_count, created_at) ",
+        );
+        qb.push_values(part, |mut b, e| {
+            b.push_bind(e.id.as_str())
+                .push_bind(app)
+                .push_bind(e.event_type.as_str())
+                .push_bind(e.envelope.as_slice())
+                .push_bind("-")
+                .push_bind(ENDPOINTS as i64)
+                .push_bind(e.created_at);
+        });
+        qb.build().execute(&mut *c).await?;
+    }
+    Ok(())
+}
+
+/// The deliveries of `evs`, inserted 1,000 a statement (SQLite).
+async fn insert_deliveries(
+    c: &mut sqlx::SqliteConnection,
+    app: &str,
+    endpoints: &[String],
+    evs: &[Event],
+    rows: &[Row],
+) -> anyhow::Result<()> {
+    for part in rows.chunks(1_000) {
+        let mut qb = QueryBuilder::new(
+            "INSERT INTO deliveries (id, app_id, event_id, event_type, endpoint_id, status, attempt_count, \
+             budget_start, next_attempt_at, last_attempt_at, created_at, updated_at) ",
+        );
+        qb.push_values(part, |mut b, r| {
+            let e = &evs[r.event];
+            b.push_bind(r.id.as_str())
+                .push_bind(app)
+                .push_bind(e.id.as_str())
+                .push_bind(e.event_type.as_str())
+                .push_bind(endpoints[r.endpoint].as_str())
+                .push_bind(r.status)
+                .push_bind(r.attempts)
+                .push_bind(0_i64)
+                .push_bind(r.next_at)
+                .push_bind(r.last_at)
+                .push_bind(r.created_at)
+                .push_bind(r.last_at.unwrap_or(r.created_at));
+        });
+        qb.build().execute(&mut *c).await?;
+    }
+    Ok(())
+}
+
+/// The events as `COPY` CSV (PostgreSQL).
+fn events_csv(app: &str, evs: &[Event]) -> String {
+    let mut csv = String::with_capacity(evs.len() * 200);
+    for e in evs {
+        // The envelope as bytea hex, inside a quoted CSV field (it holds commas and quotes).
+        let hex: String = e.envelope.iter().map(|b| format!("{b:02x}")).collect();
+        csv.push_str(&format!("{},{app},{},\\x{hex},-,{ENDPOINTS},{}\n", e.id, e.event_type, e.created_at));
+    }
+    csv
+}
+
+/// The deliveries of `evs` as `COPY` CSV (PostgreSQL).
+fn deliveries_csv(app: &str, endpoints: &[String], evs: &[Event], rows: &[Row]) -> String {
+    let mut csv = String::with_capacity(rows.len() * 160);
+    let opt = |v: Option<i64>| v.map(|x| x.to_string()).unwrap_or_default();
+    for r in rows {
+        let e = &evs[r.event];
+        csv.push_str(&format!(
+            "{},{app},{},{},{},{},{},0,{},{},{},{}\n",
+            r.id,
+            e.id,
+            e.event_type,
+            endpoints[r.endpoint],
+            r.status,
+            r.attempts,
+            opt(r.next_at),
+            opt(r.last_at),
+            r.created_at,
+            r.last_at.unwrap_or(r.created_at)
+        ));
+    }
+    csv
+}
+
+/// Sends `csv` through `statement` (a `COPY … FROM STDIN`).
+async fn copy_csv(c: &mut sqlx::PgConnection, statement: &str, csv: String) -> anyhow::Result<()> {
+    let mut copy = c.copy_in_raw(statement).await?;
+    copy.send(csv.into_bytes()).await?;
+    copy.finish().await?;
+    Ok(())
 }
