@@ -191,14 +191,7 @@ async fn ceiling(ctx: &mut Ctx) -> anyhow::Result<Ceiling> {
     ctx.receiver.register(path, std::slice::from_ref(&secret)).await?;
     ctx.receiver.reset(false).await?;
     let body = Bytes::from(envelope(ctx));
-    let client = reqwest::Client::builder()
-        .user_agent("Fenix-Webhooks/bench")
-        .redirect(reqwest::redirect::Policy::none())
-        .no_proxy()
-        .timeout(Duration::from_secs(10))
-        .connect_timeout(Duration::from_secs(10))
-        .tcp_nodelay(true)
-        .build()?;
+    let client = worker_client()?;
     let url = format!("{}{path}", ctx.receiver.base);
     let total = s.ceiling_requests;
     progress(&format!("ceiling: {total} signed requests, {} in flight, {} B bodies", s.concurrency, body.len()));
@@ -208,36 +201,7 @@ async fn ceiling(ctx: &mut Ctx) -> anyhow::Result<Ceiling> {
     let start = Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..s.concurrency {
-        let (client, url, body, secret, next) =
-            (client.clone(), url.clone(), body.clone(), secret.clone(), next.clone());
-        tasks.spawn(async move {
-            loop {
-                let n = next.fetch_add(1, Ordering::Relaxed);
-                if n >= total {
-                    return anyhow::Ok(());
-                }
-                let ts = i64::try_from(now_us() / 1_000_000).unwrap_or(0);
-                let signature = fenix_signing::fenix_v1_header(&[secret.as_str()], ts, &body);
-                let event_id = format!("evt_01KBENCH{n:018}");
-                let r = client
-                    .post(&url)
-                    .header("content-type", "application/json")
-                    .header("x-fenix-event-id", &event_id)
-                    .header("x-fenix-event-type", "bench.event")
-                    .header("x-fenix-delivery-id", format!("att_01KBENCH{n:018}"))
-                    .header("idempotency-key", &event_id)
-                    .header("x-fenix-timestamp", ts.to_string())
-                    .header("x-fenix-signature", signature)
-                    .body(body.clone())
-                    .send()
-                    .await?;
-                let status = r.status();
-                let _ = r.bytes().await?;
-                if !status.is_success() {
-                    bail!("the receiver answered {status}");
-                }
-            }
-        });
+        tasks.spawn(send_signed(client.clone(), url.clone(), body.clone(), secret.clone(), next.clone(), total));
     }
     while let Some(done) = tasks.join_next().await {
         done??;
@@ -260,6 +224,58 @@ async fn ceiling(ctx: &mut Ctx) -> anyhow::Result<Ceiling> {
         receiver_cpu_s: ctx.receiver_cpu() - cpu0,
         client_cpu_s,
     })
+}
+
+/// A client built as Fenix's worker builds its own (reqwest + rustls,
+/// keep-alive pool, no redirects, no proxy, nodelay).
+fn worker_client() -> reqwest::Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .user_agent("Fenix-Webhooks/bench")
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .timeout(Duration::from_secs(10))
+        .connect_timeout(Duration::from_secs(10))
+        .tcp_nodelay(true)
+        .build()
+}
+
+/// One of the ceiling's clients: signs and posts `body` to `url`, as Fenix
+/// does, until `next` reaches `total`; fails on the first answer that is not
+/// a success.
+async fn send_signed(
+    client: reqwest::Client,
+    url: String,
+    body: Bytes,
+    secret: String,
+    next: Arc<AtomicU64>,
+    total: u64,
+) -> anyhow::Result<()> {
+    loop {
+        let n = next.fetch_add(1, Ordering::Relaxed);
+        if n >= total {
+            return Ok(());
+        }
+        let ts = i64::try_from(now_us() / 1_000_000).unwrap_or(0);
+        let signature = fenix_signing::fenix_v1_header(&[secret.as_str()], ts, &body);
+        let event_id = format!("evt_01KBENCH{n:018}");
+        let r = client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("x-fenix-event-id", &event_id)
+            .header("x-fenix-event-type", "bench.event")
+            .header("x-fenix-delivery-id", format!("att_01KBENCH{n:018}"))
+            .header("idempotency-key", &event_id)
+            .header("x-fenix-timestamp", ts.to_string())
+            .header("x-fenix-signature", signature)
+            .body(body.clone())
+            .send()
+            .await?;
+        let status = r.status();
+        let _ = r.bytes().await?;
+        if !status.is_success() {
+            bail!("the receiver answered {status}");
+        }
+    }
 }
 
 /// Batches of `--batch-size` events from the concurrent clients to
@@ -382,15 +398,7 @@ async fn log_pages(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<LogPage
     use crate::log;
     let label = "log";
     let url = dbs.fresh(label).await?;
-    // Fenix makes the schema (its migrations), the app and the endpoints.
-    let setup = Fenix::start(&ctx.launch, Role::ApiOnly, &url, label).await?;
-    let api = Api::new(&setup, &ctx.launch)?;
-    let app = api.create_app("bench log").await?;
-    let mut endpoints = Vec::new();
-    for i in 0..log::ENDPOINTS {
-        endpoints.push(api.create_endpoint_with_id(&app, &format!("{}/log/{i}", ctx.receiver.base), None).await?.0);
-    }
-    setup.stop().await?;
+    let (app, endpoints) = log_app(ctx, &url, label).await?;
     let n = ctx.sizes.log_deliveries;
     progress(&format!("{label}: filling the log with {n} deliveries by direct SQL"));
     let filled = log::fill(&url, &app, &endpoints, n).await?;
@@ -400,42 +408,13 @@ async fn log_pages(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<LogPage
     ));
     let proc = Fenix::start(&ctx.launch, Role::ApiOnly, &url, label).await?;
     let api = Api::new(&proc, &ctx.launch)?;
-    let day = 86_400_000;
-    let t = |ms: i64| ::fenix::time::rfc3339_ms(ms);
-    let mid = filled.newest_ms - 15 * day;
     let cursor = ::fenix::api::deliveries::unfiltered_cursor_after(&app, &filled.deep_id);
-    let queries: Vec<(&'static str, String)> = vec![
-        ("first page", "limit=50".into()),
-        ("deep page (cursor 90 % down the log)", format!("limit=50&cursor={cursor}")),
-        ("status=failed (4 %)", "limit=50&status=failed".into()),
-        ("status=pending (1 %)", "limit=50&status=pending".into()),
-        ("endpoint_id (10 %)", format!("limit=50&endpoint_id={}", endpoints[3])),
-        ("event_type (1 in 8)", "limit=50&event_type=bench.t3".into()),
-        ("event_type (1 in 1,000)", format!("limit=50&event_type={}", log::RARE_TYPE)),
-        ("time window (one day, 15 days back)", format!("limit=50&since={}&until={}", t(mid), t(mid + day))),
-        (
-            "endpoint + status=failed + 7 days",
-            format!("limit=50&endpoint_id={}&status=failed&since={}", endpoints[5], t(filled.newest_ms - 7 * day)),
-        ),
-        ("event_id", format!("limit=50&event_id={}", filled.middle_event)),
-    ];
     let mut timed = Vec::new();
-    for (name, query) in queries {
+    for (name, query) in log_queries(&endpoints, &filled, &cursor) {
         let path = format!("/v1/apps/{app}/deliveries?{query}");
-        let first = api.get(&path).await?;
-        let page: serde_json::Value = serde_json::from_slice(&first).context("a page of the delivery log")?;
-        let rows = page["data"].as_array().map_or(0, Vec::len);
-        if rows == 0 {
+        let Some((rows, ms)) = time_page(&api, &path, ctx.sizes.log_requests).await? else {
             bail!("{label}: {name} answered an empty page ({path})");
-        }
-        api.get(&path).await?;
-        let mut ms = Vec::with_capacity(ctx.sizes.log_requests as usize);
-        for _ in 0..ctx.sizes.log_requests {
-            let start = Instant::now();
-            api.get(&path).await?;
-            ms.push(start.elapsed().as_secs_f64() * 1000.0);
-        }
-        ms.sort_by(f64::total_cmp);
+        };
         let q = LogQuery {
             name,
             shown: query.replace(&cursor, "…"),
@@ -456,4 +435,61 @@ async fn log_pages(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<LogPage
         queries: timed,
         procs: vec![ProcUsage { role: "api", usage }],
     })
+}
+
+/// Fenix makes the schema (its migrations), the app and the endpoints: the
+/// app's id and its endpoints' ids.
+async fn log_app(ctx: &Ctx, url: &str, label: &str) -> anyhow::Result<(String, Vec<String>)> {
+    let setup = Fenix::start(&ctx.launch, Role::ApiOnly, url, label).await?;
+    let api = Api::new(&setup, &ctx.launch)?;
+    let app = api.create_app("bench log").await?;
+    let mut endpoints = Vec::new();
+    for i in 0..crate::log::ENDPOINTS {
+        endpoints.push(api.create_endpoint_with_id(&app, &format!("{}/log/{i}", ctx.receiver.base), None).await?.0);
+    }
+    setup.stop().await?;
+    Ok((app, endpoints))
+}
+
+/// The log phase's queries: each one's name and query string.
+fn log_queries(endpoints: &[String], filled: &crate::log::Filled, cursor: &str) -> Vec<(&'static str, String)> {
+    let day = 86_400_000;
+    let t = |ms: i64| ::fenix::time::rfc3339_ms(ms);
+    let mid = filled.newest_ms - 15 * day;
+    vec![
+        ("first page", "limit=50".into()),
+        ("deep page (cursor 90 % down the log)", format!("limit=50&cursor={cursor}")),
+        ("status=failed (4 %)", "limit=50&status=failed".into()),
+        ("status=pending (1 %)", "limit=50&status=pending".into()),
+        ("endpoint_id (10 %)", format!("limit=50&endpoint_id={}", endpoints[3])),
+        ("event_type (1 in 8)", "limit=50&event_type=bench.t3".into()),
+        ("event_type (1 in 1,000)", format!("limit=50&event_type={}", crate::log::RARE_TYPE)),
+        ("time window (one day, 15 days back)", format!("limit=50&since={}&until={}", t(mid), t(mid + day))),
+        (
+            "endpoint + status=failed + 7 days",
+            format!("limit=50&endpoint_id={}&status=failed&since={}", endpoints[5], t(filled.newest_ms - 7 * day)),
+        ),
+        ("event_id", format!("limit=50&event_id={}", filled.middle_event)),
+    ]
+}
+
+/// The deliveries on the page at `path` (`None` when there are none, before
+/// any timing), and the milliseconds of `requests` timed requests after a
+/// second untimed one, sorted.
+async fn time_page(api: &Api, path: &str, requests: u64) -> anyhow::Result<Option<(usize, Vec<f64>)>> {
+    let first = api.get(path).await?;
+    let page: serde_json::Value = serde_json::from_slice(&first).context("a page of the delivery log")?;
+    let rows = page["data"].as_array().map_or(0, Vec::len);
+    if rows == 0 {
+        return Ok(None);
+    }
+    api.get(path).await?;
+    let mut ms = Vec::with_capacity(requests as usize);
+    for _ in 0..requests {
+        let start = Instant::now();
+        api.get(path).await?;
+        ms.push(start.elapsed().as_secs_f64() * 1000.0);
+    }
+    ms.sort_by(f64::total_cmp);
+    Ok(Some((rows, ms)))
 }
