@@ -200,27 +200,8 @@ pub async fn backlog_with(
         }
     ));
 
-    let mut log = Log::open(&url).await?;
-    let unfinished = log.unfinished().await?;
-    if u64::try_from(unfinished).unwrap_or(0) != expected {
-        bail!("{unfinished} deliveries are due after ingestion, {expected} expected");
-    }
-    let base = reset(ctx, target).await?;
-    let cpu0 = target_cpu(ctx, target);
-    let start_us = now_us();
-    let start = Instant::now();
-    let mut worker = Fenix::start(&ctx.launch, Role::WorkerOnly, &url, label).await?;
-    let perf = start_perf(label, &worker);
-    let drained = wait_drained(ctx, target, &base, (&mut worker, &mut log), label, expected, start).await?;
-    let (secs, done_us, worker_cpu_s, first_seen_us) = drained;
-    stop_perf(perf).await;
-    let (succeeded, all) = log.succeeded_of_all().await?;
-    log.close().await;
-    let worker_usage = worker.stop().await?;
-    let stats = counts(ctx, target, &base).await?;
-    if u64::try_from(succeeded).unwrap_or(0) != expected || u64::try_from(all).unwrap_or(0) != expected {
-        bail!("{label}: {succeeded} of {all} deliveries succeeded, {expected} expected");
-    }
+    let Drained { secs, start_us, done_us, first_seen_us, worker_cpu_s, worker_usage, stats, cpu0 } =
+        drain(ctx, &url, label, expected, target).await?;
     let first_at_us = first_seen_us.unwrap_or(start_us);
     let first_request_ms = first_at_us.saturating_sub(start_us) as f64 / 1000.0;
     let after_first = done_us.saturating_sub(first_at_us) as f64 / 1e6;
@@ -251,6 +232,49 @@ pub async fn backlog_with(
             ProcUsage { role: "worker", usage: worker_usage },
         ],
     })
+}
+
+/// What a drain measured, for [`backlog_with`] to report.
+struct Drained {
+    /// Worker start → every delivery `succeeded`.
+    secs: f64,
+    start_us: u64,
+    done_us: u64,
+    first_seen_us: Option<u64>,
+    worker_cpu_s: f64,
+    worker_usage: fenix::Usage,
+    /// The target's counters once the worker stopped.
+    stats: Counts,
+    /// The target's CPU seconds before the worker started.
+    cpu0: f64,
+}
+
+/// Drains the backlog ingested on `url` with `fenix --worker-only` (profiled
+/// when asked, [`start_perf`]) and checks that all `expected` deliveries
+/// succeeded.
+async fn drain(ctx: &Ctx, url: &str, label: &str, expected: u64, target: Target) -> anyhow::Result<Drained> {
+    let mut log = Log::open(url).await?;
+    let unfinished = log.unfinished().await?;
+    if u64::try_from(unfinished).unwrap_or(0) != expected {
+        bail!("{unfinished} deliveries are due after ingestion, {expected} expected");
+    }
+    let base = reset(ctx, target).await?;
+    let cpu0 = target_cpu(ctx, target);
+    let start_us = now_us();
+    let start = Instant::now();
+    let mut worker = Fenix::start(&ctx.launch, Role::WorkerOnly, url, label).await?;
+    let perf = start_perf(label, &worker);
+    let drained = wait_drained(ctx, target, &base, (&mut worker, &mut log), label, expected, start).await?;
+    let (secs, done_us, worker_cpu_s, first_seen_us) = drained;
+    stop_perf(perf).await;
+    let (succeeded, all) = log.succeeded_of_all().await?;
+    log.close().await;
+    let worker_usage = worker.stop().await?;
+    let stats = counts(ctx, target, &base).await?;
+    if u64::try_from(succeeded).unwrap_or(0) != expected || u64::try_from(all).unwrap_or(0) != expected {
+        bail!("{label}: {succeeded} of {all} deliveries succeeded, {expected} expected");
+    }
+    Ok(Drained { secs, start_us, done_us, first_seen_us, worker_cpu_s, worker_usage, stats, cpu0 })
 }
 
 /// Ingests `events` for an app with `endpoints` endpoints through `fenix
