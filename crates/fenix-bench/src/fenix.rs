@@ -92,62 +92,15 @@ impl Fenix {
     ) -> anyhow::Result<Fenix> {
         let log_path = launch.log_dir.join(format!("fenix-{label}-{}.log", role.name().replace('+', "-")));
         let log = std::fs::File::create(&log_path).with_context(|| format!("creating {}", log_path.display()))?;
-        let mut cmd = tokio::process::Command::new(&launch.bin);
-        cmd.arg("serve");
-        match role {
-            Role::ApiOnly => {
-                cmd.arg("--api-only");
-            }
-            Role::WorkerOnly => {
-                cmd.arg("--worker-only");
-            }
-            Role::Both => {}
-        }
-        cmd.env("DATABASE_URL", database_url)
-            .env("FENIX_LISTEN", "127.0.0.1:0")
-            .env("FENIX_ADMIN_TOKEN", &launch.admin_token)
-            .env("FENIX_MASTER_KEY", &launch.master_key)
-            .env("FENIX_UNSAFE_ALLOW_HTTP", "true")
-            .env("FENIX_UNSAFE_ALLOW_CIDRS", "127.0.0.0/8")
-            .env("FENIX_LOG", std::env::var("FENIX_BENCH_FENIX_LOG").unwrap_or_else(|_| "warn".into()))
-            // The bench's endpoints stand for different customers, who would be on
-            // different hosts; here they all share 127.0.0.1, so the per-host
-            // limit is lifted unless the caller sets one (to measure it).
-            .env("FENIX_HOST_CONCURRENCY", std::env::var("FENIX_HOST_CONCURRENCY").unwrap_or_else(|_| "100000".into()))
-            .env_remove("FENIX_CONFIG")
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(log))
-            .kill_on_drop(true);
+        let mut cmd = serve_command(launch, role, database_url, env, log);
         let mut child = cmd.spawn().with_context(|| format!("starting {}", launch.bin.display()))?;
         let pid = child.id().context("fenix exited at once")?;
         let stdout = child.stdout.take().context("fenix stdout")?;
         let mut lines = BufReader::new(stdout).lines();
-        let mut base = None;
-        if role != Role::WorkerOnly {
-            let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
-            loop {
-                let line = tokio::time::timeout_at(deadline, lines.next_line()).await;
-                match line {
-                    Ok(Ok(Some(line))) => {
-                        if let Some(rest) = line.trim().strip_prefix("Fenix listening on ") {
-                            base = Some(rest.trim().trim_end_matches('/').to_string());
-                            break;
-                        }
-                    }
-                    Ok(_) => {
-                        let status = child.wait().await.ok();
-                        bail!(
-                            "fenix ({}) exited before listening ({status:?}); its log:\n{}",
-                            role.name(),
-                            tail(&log_path)
-                        );
-                    }
-                    Err(_) => bail!("fenix did not print its address within 120 s; its log:\n{}", tail(&log_path)),
-                }
-            }
-        }
+        let base = match role {
+            Role::WorkerOnly => None,
+            Role::ApiOnly | Role::Both => Some(listening_on(&mut child, &mut lines, role, &log_path).await?),
+        };
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
         Ok(Fenix { child, pid, role, base, log_path })
     }
@@ -195,6 +148,73 @@ impl Fenix {
             }
         }
         Ok(usage)
+    }
+}
+
+/// `fenix serve` in `role` on `database_url`, its stderr to `log`, its
+/// stdout piped (where it prints its address): loopback only, plain HTTP
+/// allowed, `env` over the bench's own environment.
+fn serve_command(
+    launch: &Launch,
+    role: Role,
+    database_url: &str,
+    env: &[(&str, &str)],
+    log: std::fs::File,
+) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(&launch.bin);
+    cmd.arg("serve");
+    match role {
+        Role::ApiOnly => {
+            cmd.arg("--api-only");
+        }
+        Role::WorkerOnly => {
+            cmd.arg("--worker-only");
+        }
+        Role::Both => {}
+    }
+    cmd.env("DATABASE_URL", database_url)
+        .env("FENIX_LISTEN", "127.0.0.1:0")
+        .env("FENIX_ADMIN_TOKEN", &launch.admin_token)
+        .env("FENIX_MASTER_KEY", &launch.master_key)
+        .env("FENIX_UNSAFE_ALLOW_HTTP", "true")
+        .env("FENIX_UNSAFE_ALLOW_CIDRS", "127.0.0.0/8")
+        .env("FENIX_LOG", std::env::var("FENIX_BENCH_FENIX_LOG").unwrap_or_else(|_| "warn".into()))
+        // The bench's endpoints stand for different customers, who would be on
+        // different hosts; here they all share 127.0.0.1, so the per-host
+        // limit is lifted unless the caller sets one (to measure it).
+        .env("FENIX_HOST_CONCURRENCY", std::env::var("FENIX_HOST_CONCURRENCY").unwrap_or_else(|_| "100000".into()))
+        .env_remove("FENIX_CONFIG")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(log))
+        .kill_on_drop(true);
+    cmd
+}
+
+/// Reads the process's stdout until its `Fenix listening on http://…` line
+/// (at most 120 s): the address, without a trailing `/`.
+async fn listening_on(
+    child: &mut tokio::process::Child,
+    lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+    role: Role,
+    log_path: &Path,
+) -> anyhow::Result<String> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let line = tokio::time::timeout_at(deadline, lines.next_line()).await;
+        match line {
+            Ok(Ok(Some(line))) => {
+                if let Some(rest) = line.trim().strip_prefix("Fenix listening on ") {
+                    return Ok(rest.trim().trim_end_matches('/').to_string());
+                }
+            }
+            Ok(_) => {
+                let status = child.wait().await.ok();
+                bail!("fenix ({}) exited before listening ({status:?}); its log:\n{}", role.name(), tail(log_path));
+            }
+            Err(_) => bail!("fenix did not print its address within 120 s; its log:\n{}", tail(log_path)),
+        }
     }
 }
 
