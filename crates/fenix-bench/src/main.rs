@@ -257,35 +257,40 @@ impl Sizes {
             task_rate: o.task_rate,
             task_fresh_rate: o.task_fresh_rate,
         };
-        if s.ceiling_requests == 0
-            || s.concurrency == 0
-            || s.events == 0
-            || s.endpoints == 0
-            || s.events_1ep == 0
-            || s.verify_events == 0
-            || s.wrk_secs == 0
-            || s.ingest_connections == 0
-            || s.ingest_secs == 0
-            || s.batch_events == 0
-            || s.batch_size == 0
-            || s.clients == 0
-            || s.rate == 0
-            || s.latency_secs == 0
-            || s.drain_endpoints == 0
-            || s.drain_small < s.drain_endpoints
-            || s.drain_large < s.drain_endpoints
-            || s.log_deliveries < log::ENDPOINTS
-            || s.log_requests == 0
-            || s.ordered_events == 0
-            || s.ordered_keys == 0
-            || s.routing_events == 0
-            || s.task_deliveries < log::ENDPOINTS
-            || !(1..=100_000).contains(&s.task_rate)
-            || s.task_fresh_rate == 0
-        {
+        if s.out_of_bounds() {
             bail!("every size must be at least 1 (and each drain at least --drain-endpoints deliveries)");
         }
         Ok(s)
+    }
+
+    /// Whether a size is 0 (or a drain has fewer deliveries than endpoints,
+    /// or the task rate is outside 1..=100,000).
+    fn out_of_bounds(&self) -> bool {
+        self.ceiling_requests == 0
+            || self.concurrency == 0
+            || self.events == 0
+            || self.endpoints == 0
+            || self.events_1ep == 0
+            || self.verify_events == 0
+            || self.wrk_secs == 0
+            || self.ingest_connections == 0
+            || self.ingest_secs == 0
+            || self.batch_events == 0
+            || self.batch_size == 0
+            || self.clients == 0
+            || self.rate == 0
+            || self.latency_secs == 0
+            || self.drain_endpoints == 0
+            || self.drain_small < self.drain_endpoints
+            || self.drain_large < self.drain_endpoints
+            || self.log_deliveries < log::ENDPOINTS
+            || self.log_requests == 0
+            || self.ordered_events == 0
+            || self.ordered_keys == 0
+            || self.routing_events == 0
+            || self.task_deliveries < log::ENDPOINTS
+            || !(1..=100_000).contains(&self.task_rate)
+            || self.task_fresh_rate == 0
     }
 }
 
@@ -400,54 +405,67 @@ fn locate_fenix(opts: &Opts) -> anyhow::Result<PathBuf> {
     let can_build = workspace.join("Cargo.toml").exists();
     let missing = !bin.exists();
     if can_build && (missing || !opts.no_build) {
-        let release = dir.file_name().is_some_and(|n| n == "release");
-        let mut args = vec!["build", "-p", "fenix", "--bin", "fenix"];
-        if release {
-            args.insert(1, "--release");
-        } else {
-            progress("warning: this is not a release build; the figures mean little");
-        }
-        progress(&format!(
-            "{} cargo {}",
-            if missing {
-                "fenix binary not found beside the bench; building it:"
-            } else {
-                "making sure fenix is up to date:"
-            },
-            args.join(" ")
-        ));
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = std::process::Command::new(cargo);
-        // `cargo run` gave this process the bench package's CARGO_PKG_* and
-        // CARGO_MANIFEST_* variables. Some build scripts (ring's) re-run when
-        // those change, so passing them on would rebuild ring, rustls and
-        // reqwest here and again in the next plain `cargo build`.
-        for (key, _) in std::env::vars_os() {
-            let key = key.to_string_lossy().into_owned();
-            if ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_CRATE_", "CARGO_BIN_", "CARGO_PRIMARY_PACKAGE"]
-                .iter()
-                .any(|p| key.starts_with(p))
-                || key == "OUT_DIR"
-            {
-                cmd.env_remove(key);
-            }
-        }
-        let status = cmd
-            .args(&args)
-            .current_dir(&workspace)
-            .stdout(std::process::Stdio::null())
-            .status()
-            .context("running cargo build")?;
-        if !status.success() {
-            if bin.exists() {
-                progress("warning: cargo build failed; using the existing fenix binary");
-            } else {
-                bail!("cargo build -p fenix failed ({status})");
-            }
-        }
+        build_fenix(&workspace, dir, &bin, missing)?;
     }
     if !bin.exists() {
         bail!("no fenix binary at {} (build it with `cargo build --release -p fenix`, or pass --fenix)", bin.display());
     }
     Ok(bin)
+}
+
+/// `cargo build -p fenix --bin fenix` in `workspace` (`--release` when the
+/// bench in `dir` is a release build); a failed build is an error only when
+/// there is no binary at `bin` to fall back on.
+fn build_fenix(workspace: &Path, dir: &Path, bin: &Path, missing: bool) -> anyhow::Result<()> {
+    let release = dir.file_name().is_some_and(|n| n == "release");
+    let mut args = vec!["build", "-p", "fenix", "--bin", "fenix"];
+    if release {
+        args.insert(1, "--release");
+    } else {
+        progress("warning: this is not a release build; the figures mean little");
+    }
+    progress(&format!(
+        "{} cargo {}",
+        if missing {
+            "fenix binary not found beside the bench; building it:"
+        } else {
+            "making sure fenix is up to date:"
+        },
+        args.join(" ")
+    ));
+    let status = cargo_command()
+        .args(&args)
+        .current_dir(workspace)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .context("running cargo build")?;
+    if !status.success() {
+        if bin.exists() {
+            progress("warning: cargo build failed; using the existing fenix binary");
+        } else {
+            bail!("cargo build -p fenix failed ({status})");
+        }
+    }
+    Ok(())
+}
+
+/// `cargo` (`$CARGO` when set) without the bench package's variables.
+fn cargo_command() -> std::process::Command {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = std::process::Command::new(cargo);
+    // `cargo run` gave this process the bench package's CARGO_PKG_* and
+    // CARGO_MANIFEST_* variables. Some build scripts (ring's) re-run when
+    // those change, so passing them on would rebuild ring, rustls and
+    // reqwest here and again in the next plain `cargo build`.
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy().into_owned();
+        if ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_CRATE_", "CARGO_BIN_", "CARGO_PRIMARY_PACKAGE"]
+            .iter()
+            .any(|p| key.starts_with(p))
+            || key == "OUT_DIR"
+        {
+            cmd.env_remove(key);
+        }
+    }
+    cmd
 }
