@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::ctx::{Ctx, ProcUsage, Target};
 use crate::drain::Drain;
-use crate::phases::Results;
+use crate::phases::{Latency, Results};
 use crate::wrk_ingest::Ingestion;
 
 fn round(x: f64, places: i32) -> f64 {
@@ -439,6 +439,17 @@ fn targets(r: &Results, backend: &str, peak_rss: Option<f64>, rate: u64) -> Vec<
         "| target | goal | measured | verdict |".into(),
         "|---|---:|---:|---|".into(),
     ];
+    throughput_targets(r, pg, &mut out);
+    out.push(latency_target(r.latency.as_ref(), rate));
+    out.push(target_row("peak RSS, every phase", peak_rss, 128.0, true, "MB", ""));
+    out.push(scaling_target(r));
+    out.push(String::new());
+    out
+}
+
+/// The delivery and single-event ingestion targets (lower on PostgreSQL for
+/// the 10-endpoint delivery and the 1-endpoint ingestion).
+fn throughput_targets(r: &Results, pg: bool, out: &mut Vec<String>) {
     let ten = r.delivery.as_ref().filter(|d| d.endpoints == 10).map(|d| d.per_s);
     let other = match &r.delivery {
         Some(d) if d.endpoints != 10 => format!(" (this run's delivery phase had {} endpoints)", d.endpoints),
@@ -462,38 +473,36 @@ fn targets(r: &Results, backend: &str, peak_rss: Option<f64>, rate: u64) -> Vec<
         "/s",
         "",
     ));
+}
+
+/// The p99 target, measured at `rate` events/s.
+fn latency_target(latency: Option<&Latency>, rate: u64) -> String {
     let at = if rate == 5000 { String::new() } else { format!(" (at {rate}/s, not 5,000/s)") };
-    match r.latency.as_ref().filter(|l| l.shed > 0) {
+    match latency.filter(|l| l.shed > 0) {
         // Events refused with 503 never reached the receiver: the p99 of the
         // others does not meet a latency target.
-        Some(l) => out.push(format!(
+        Some(l) => format!(
             "| p99 `202` → receiver at 5,000 ev/s | ≤ 5.00 ms | {:.2} ms of the accepted events{at}; {} of {} refused (`503` or connection dropped) | **missed** (events refused) |",
             l.p99_ms, l.shed, l.sent
-        )),
-        None => out.push(target_row(
-            "p99 `202` → receiver at 5,000 ev/s",
-            r.latency.as_ref().map(|l| l.p99_ms),
-            5.0,
-            true,
-            "ms",
-            &at,
-        )),
+        ),
+        None => target_row("p99 `202` → receiver at 5,000 ev/s", latency.map(|l| l.p99_ms), 5.0, true, "ms", &at),
     }
-    out.push(target_row("peak RSS, every phase", peak_rss, 128.0, true, "MB", ""));
+}
+
+/// The large drain's rate against the small one's.
+fn scaling_target(r: &Results) -> String {
     let scaling = match (&r.drain_small, &r.drain_large) {
         (Some(a), Some(b)) if a.per_s > 0.0 => Some((b.per_s / a.per_s, size(b.deliveries), size(a.deliveries))),
         _ => None,
     };
-    out.push(target_row(
+    target_row(
         "drain 1M ÷ drain 10k",
         scaling.as_ref().map(|x| x.0),
         0.9,
         false,
         "×",
         &scaling.as_ref().map(|x| format!(" ({} ÷ {})", x.1, x.2)).unwrap_or_default(),
-    ));
-    out.push(String::new());
-    out
+    )
 }
 
 /// The routing phase's rows: what the probe found, the two fan-out runs and
