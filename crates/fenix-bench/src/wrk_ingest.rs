@@ -340,32 +340,7 @@ pub async fn ingestion_of(ctx: &mut Ctx, dbs: &mut Databases, run: IngestRun<'_>
     // Stopped first (SIGTERM), so that the database holds all it will ever
     // hold of this run; on PostgreSQL once fenix's last statement has ended.
     let usage = proc.stop().await?;
-    let mut log = Log::open(&url).await?;
-    let at_exit = log.events().await?;
-    log.wait_until_alone(std::time::Duration::from_secs(30)).await?;
-    let stored_ids = log.event_ids().await?;
-    let late = (stored_ids.len() as u64).saturating_sub(at_exit);
-    if late > 0 {
-        progress(&format!(
-            "{label}: note: {late} events were committed after fenix had exited (its last statement, \
-             still running in the database server)"
-        ));
-    }
-    let per_event = log.deliveries_per_event().await?;
-    let checked = check_stored(&run.accepted_ids, &stored_ids, &per_event, endpoints, connections);
-    let stored = match checked {
-        Ok(stored) => stored,
-        Err(e) => {
-            let (pairs, example) = log.duplicate_deliveries().await?;
-            log.close().await;
-            let example = example.map(|id| format!(", e.g. event {id}")).unwrap_or_default();
-            return Err(e.context(format!(
-                "{label}: checking the database against wrk's `202` answers \
-                 ({pairs} (event, endpoint) pairs have more than one delivery{example})"
-            )));
-        }
-    };
-    log.close().await;
+    let stored = check_database(&url, label, &run.accepted_ids, endpoints, connections).await?;
     let s = run.summary;
     let accepted = s.answered_2xx();
     let per_s = accepted as f64 / s.secs;
@@ -385,6 +360,46 @@ pub async fn ingestion_of(ctx: &mut Ctx, dbs: &mut Databases, run: IngestRun<'_>
         procs: vec![ProcUsage { role: "api", usage }],
         wrk: Some(WrkIngest { threads, connections, duration_s: secs, summary: s, stored }),
     })
+}
+
+/// Checks the database on `url` against wrk's `accepted` ids (the events
+/// answered `202`), once no other connection is left: every one stored with
+/// one delivery per endpoint ([`check_stored`]); a failed check names the
+/// (event, endpoint) pairs delivered more than once.
+async fn check_database(
+    url: &str,
+    label: &str,
+    accepted: &[String],
+    endpoints: u64,
+    connections: u32,
+) -> anyhow::Result<Stored> {
+    let mut log = Log::open(url).await?;
+    let at_exit = log.events().await?;
+    log.wait_until_alone(std::time::Duration::from_secs(30)).await?;
+    let stored_ids = log.event_ids().await?;
+    let late = (stored_ids.len() as u64).saturating_sub(at_exit);
+    if late > 0 {
+        progress(&format!(
+            "{label}: note: {late} events were committed after fenix had exited (its last statement, \
+             still running in the database server)"
+        ));
+    }
+    let per_event = log.deliveries_per_event().await?;
+    let checked = check_stored(accepted, &stored_ids, &per_event, endpoints, connections);
+    let stored = match checked {
+        Ok(stored) => stored,
+        Err(e) => {
+            let (pairs, example) = log.duplicate_deliveries().await?;
+            log.close().await;
+            let example = example.map(|id| format!(", e.g. event {id}")).unwrap_or_default();
+            return Err(e.context(format!(
+                "{label}: checking the database against wrk's `202` answers \
+                 ({pairs} (event, endpoint) pairs have more than one delivery{example})"
+            )));
+        }
+    };
+    log.close().await;
+    Ok(stored)
 }
 
 #[cfg(test)]
