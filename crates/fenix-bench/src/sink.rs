@@ -143,6 +143,27 @@ fn which(program: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// nginx's configuration: answers `204` on every path of 127.0.0.1:`port`
+/// and its counters on `/_bench_status`, its files under `dir` (as root, its
+/// workers run as root too).
+fn nginx_conf(dir: &Path, port: u16, root: bool) -> String {
+    let d = dir.display();
+    // Two workers (the machine has 2 cores), no access log, keep-alive
+    // without a request limit (nginx's default of 1,000 requests would
+    // make Fenix reconnect and the connection count meaningless).
+    format!(
+        "{user}worker_processes {workers};\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
+         events {{ worker_connections 8192; }}\n\
+         http {{\n  access_log off;\n  client_body_temp_path {d}/body; proxy_temp_path {d}/proxy;\n  \
+         fastcgi_temp_path {d}/fastcgi; uwsgi_temp_path {d}/uwsgi; scgi_temp_path {d}/scgi;\n  \
+         keepalive_requests 100000000; keepalive_timeout 600s;\n  \
+         server {{\n    listen 127.0.0.1:{port};\n    location = /_bench_status {{ stub_status; }}\n    \
+         location / {{ return 204; }}\n  }}\n}}\n",
+        user = if root { "user root;\n" } else { "" },
+        workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2),
+    )
+}
+
 fn free_port() -> anyhow::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
@@ -157,21 +178,7 @@ impl Nginx {
             .arg("-u")
             .output()
             .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-        let d = dir.display();
-        // Two workers (the machine has 2 cores), no access log, keep-alive
-        // without a request limit (nginx's default of 1,000 requests would
-        // make Fenix reconnect and the connection count meaningless).
-        let conf = format!(
-            "{user}worker_processes {workers};\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
-             events {{ worker_connections 8192; }}\n\
-             http {{\n  access_log off;\n  client_body_temp_path {d}/body; proxy_temp_path {d}/proxy;\n  \
-             fastcgi_temp_path {d}/fastcgi; uwsgi_temp_path {d}/uwsgi; scgi_temp_path {d}/scgi;\n  \
-             keepalive_requests 100000000; keepalive_timeout 600s;\n  \
-             server {{\n    listen 127.0.0.1:{port};\n    location = /_bench_status {{ stub_status; }}\n    \
-             location / {{ return 204; }}\n  }}\n}}\n",
-            user = if root { "user root;\n" } else { "" },
-            workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2),
-        );
+        let conf = nginx_conf(&dir, port, root);
         let conf_path = dir.join("nginx.conf");
         std::fs::write(&conf_path, conf)?;
         let log = std::fs::File::create(dir.join("stderr.log"))?;
