@@ -1,6 +1,7 @@
 //! Bulk operations as tasks: a dry run counts exactly what the task then acts
 //! on; a task killed halfway goes on after a restart and acts on each selected
-//! delivery once; a cancelled task stops; cancel tasks stop deliveries not sent
+//! delivery once; a cancelled task stops; a replay re-queues no faster than
+//! the worker takes its deliveries; cancel tasks stop deliveries not sent
 //! yet; an endpoint's recovery replays only its window's deliveries that did
 //! not succeed; bad filters are refused naming the field.
 
@@ -150,6 +151,40 @@ async fn a_cancelled_task_stops(backend: Backend) {
     assert_eq!(again["error"]["code"], "task_ended");
 }
 
+async fn a_replay_waits_for_the_worker_to_take_what_it_re_queued(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let env = [
+        ("FENIX_RETRY_SCHEDULE", "50ms"),
+        ("FENIX_TASK_RATE", "1000"),
+        ("FENIX_WORKER_CONCURRENCY", "2"),
+        ("FENIX_CLAIM_BATCH", "2"),
+    ];
+    let fenix = Fenix::start(&db, &env).await;
+    let receiver = Receiver::http(|_| Plan::status(500)).await;
+    let (app, ep) = failed(&fenix, &receiver, 200, 0).await;
+    // The worker now takes two deliveries a second: at 1000/s, the task
+    // would re-queue all 200 in a fifth of a second if it did not wait.
+    receiver.set_behaviour(|_| Plan::ok().after(Duration::from_secs(1)));
+
+    let (status, created) = create(&fenix, &app, json!({"kind": "replay"})).await;
+    assert_eq!(status, 202, "{created}");
+    let id = created["id"].as_str().unwrap().to_string();
+    let done_now = || async { task(&fenix, &app, &id).await["done"].as_i64().unwrap_or(0) };
+    eventually("the first batch", Duration::from_secs(20), || async { done_now().await >= 1 }).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let slowed = task(&fenix, &app, &id).await;
+    // A batch (20) at once, then one a second at most while the worker is behind.
+    assert!(slowed["done"].as_i64().unwrap() <= 100, "held back while the worker is behind: {slowed}");
+    assert_eq!(slowed["state"], "running");
+    let at = slowed["done"].as_i64().unwrap();
+    eventually("the task goes on, slowly", Duration::from_secs(20), || async { done_now().await > at }).await;
+
+    receiver.set_behaviour(|_| Plan::ok());
+    let done = wait_for_state(&fenix, &app, &id, "succeeded", Duration::from_secs(60)).await;
+    assert_eq!((done["done"].as_i64(), done["failed"].as_i64()), (Some(200), Some(0)), "{done}");
+    wait_for_count(&fenix, &app, &ep, "succeeded", 200).await;
+}
+
 async fn a_cancel_task_makes_scheduled_and_pending_deliveries_skipped(backend: Backend) {
     let db = TestDb::new(backend).await;
     let fenix = Fenix::start(&db, &[]).await;
@@ -260,6 +295,7 @@ crate::on_both_backends!(
     a_dry_run_counts_exactly_what_the_task_then_replays,
     a_task_killed_halfway_resumes_after_a_restart_and_replays_each_delivery_once,
     a_cancelled_task_stops,
+    a_replay_waits_for_the_worker_to_take_what_it_re_queued,
     a_cancel_task_makes_scheduled_and_pending_deliveries_skipped,
     recover_replays_only_the_windows_deliveries_that_did_not_succeed,
     bad_task_requests_are_refused_naming_the_field,

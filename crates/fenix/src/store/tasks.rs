@@ -62,6 +62,15 @@ pub struct NewTask<'a> {
     pub rate_per_s: i64,
 }
 
+/// A task whose lease a runner took ([`Store::claim_task`]).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ClaimedTask {
+    pub id: TaskId,
+    pub app_id: AppId,
+    pub kind: TaskKind,
+    pub rate_per_s: i64,
+}
+
 /// What one batch of a runner did ([`Store::run_task_batch`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskBatch {
@@ -194,14 +203,24 @@ impl Store {
     }
 
     /// Takes the lease of the oldest task waiting for a runner (queued, or
-    /// running under a lease that ended): its id and rate, or `None`.
-    pub async fn claim_task(&self, owner: &str, now: Millis) -> Result<Option<(TaskId, i64)>> {
+    /// running under a lease that ended), or `None`.
+    pub async fn claim_task(&self, owner: &str, now: Millis) -> Result<Option<ClaimedTask>> {
         let sql = "UPDATE tasks SET state = 'running', started_at = COALESCE(started_at, $2), lease_owner = $1, \
              lease_until = $3 WHERE id = (SELECT id FROM tasks WHERE state IN ('queued', 'running') \
              AND (lease_until IS NULL OR lease_until < $2) ORDER BY id LIMIT 1) \
              AND state IN ('queued', 'running') AND (lease_until IS NULL OR lease_until < $2) \
-             RETURNING id, rate_per_s";
+             RETURNING id, app_id, kind, rate_per_s";
         self.writes().fetch_optional(sql, &[owner.into(), now.into(), (now + TASK_LEASE_MS).into()]).await
+    }
+
+    /// How many of `app_id`'s deliveries are due at `now` and claimed by no
+    /// worker, counted up to `cap` (one walk of the app's due index, on a
+    /// reader): the backlog that a task's re-queued deliveries leave in
+    /// front of the fresh ones.
+    pub async fn unclaimed_due_of_app(&self, app_id: &AppId, now: Millis, cap: i64) -> Result<i64> {
+        let sql = "SELECT COUNT(*) FROM (SELECT 1 FROM deliveries WHERE app_id = $1 AND status = 'pending' \
+             AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until <= $2) LIMIT $3) AS due";
+        self.reads().scalar(sql, &[app_id.into(), now.into(), cap.into()]).await
     }
 
     /// Acts on the next `batch` selected deliveries of task `id` after its
