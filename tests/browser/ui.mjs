@@ -271,3 +271,72 @@ export async function markupRan(page) {
     injected: document.querySelectorAll('#app img[src="x"], #app script, [onerror], [onload]').length,
   }));
 }
+
+/** The delivery log's Tasks section (tasks.js): waits for it and its list. */
+export async function openTasks(page) {
+  await openDeliveries(page);
+  await page.locator(tid('tasks-section')).waitFor();
+  await page.locator(`${tid('tasks-table')}, ${tid('tasks-empty')}`).first().waitFor();
+}
+
+/**
+ * Fills the task form: `kind`, `statuses` (the boxes to tick, the others
+ * unticked), `endpoint` (an id, '' for any), `statusClass`, `eventTypes`,
+ * `since` and `until` (datetime-local values), each when given.
+ */
+export async function fillTaskForm(page, { kind, statuses, endpoint, statusClass, eventTypes, since, until }) {
+  if (kind !== undefined) await page.locator(tid('task-kind')).selectOption(kind);
+  if (statuses !== undefined) {
+    const boxes = page.locator(tid('task-status'));
+    for (let i = 0; i < (await boxes.count()); i++) {
+      const box = boxes.nth(i);
+      await box.setChecked(statuses.includes(await box.getAttribute('data-status')));
+    }
+  }
+  if (endpoint !== undefined) await page.locator(tid('task-endpoint')).selectOption(endpoint);
+  if (statusClass !== undefined) await page.locator(tid('task-status-class')).selectOption(statusClass);
+  if (eventTypes !== undefined) await page.locator(tid('task-event-types')).fill(eventTypes);
+  if (since !== undefined) await page.locator(tid('task-since')).fill(since);
+  if (until !== undefined) await page.locator(tid('task-until')).fill(until);
+}
+
+/** Presses Count; answers {count, text} as shown, or {error, field} when the API refused the filter. */
+export async function countTask(page) {
+  await page.locator(tid('task-count')).click();
+  return until('the dry run counted or refused', async () => {
+    const shown = page.locator(tid('task-count-text'));
+    if (await shown.isVisible()) return { count: await shown.getAttribute('data-count'), text: (await shown.innerText()).trim() };
+    for (const f of ['kind', 'statuses', 'endpoint', 'status-class', 'event-types', 'since', 'until']) {
+      const e = page.locator(tid(`task-${f}-error`));
+      const text = (await e.innerText().catch(() => '')).trim();
+      if (text) return { error: text, field: f };
+    }
+    const error = (await page.locator(tid('task-form-error')).innerText()).trim();
+    return error ? { error, field: null } : null;
+  });
+}
+
+/** Presses Start (after a count); answers the new task's id. */
+export async function startTask(page) {
+  await page.locator(tid('task-start')).click();
+  const started = page.locator(tid('task-started'));
+  await started.waitFor();
+  return started.getAttribute('data-id');
+}
+
+/** The Tasks list's row of a task. */
+export function taskRow(page, id) {
+  return page.locator(`${tid('task-row')}[data-id="${id}"]`);
+}
+
+/** A task as its row shows it: {state, value, max, text} (the progress bar's value and max). */
+export async function taskShown(page, id) {
+  const row = taskRow(page, id);
+  const bar = row.locator(tid('task-progress'));
+  return {
+    state: (await row.locator(tid('task-state')).innerText()).trim(),
+    value: await bar.evaluate((b) => b.value),
+    max: await bar.evaluate((b) => b.max),
+    text: (await row.locator(tid('task-progress-text')).innerText()).trim(),
+  };
+}

@@ -23,4 +23,5 @@ mod phone;
 mod portal;
 mod routing;
 mod sessions;
+mod tasks;
 mod tls;

@@ -1,5 +1,5 @@
 // Fenix console: the shell (session, navigation, hash router). Pages live in
-// endpoints.js (routing.js), deliveries.js, health.js, operator.js, event_types.js; sessions in login.js.
+// endpoints.js (routing.js), deliveries.js (tasks.js), health.js, operator.js, event_types.js; sessions in login.js.
 // Every text is set with text nodes (dom.js), never parsed as markup.
 //
 // data-testid used by the browser tests (one page shows at a time, so a test id
@@ -43,6 +43,13 @@
 //              deliveries-filter-apply, deliveries-filter-reset, deliveries-list, deliveries-table,
 //              delivery-row (data-id, data-status), delivery-open, delivery-status, delivery-empty,
 //              page-next, page-prev, page-first, deliveries-refresh, endpoint-replay-failed (endpoint filter)
+//   tasks:     (tasks.js, under the log) tasks-section, task-form, task-kind, task-statuses (fieldset) with
+//              task-status (data-status) and task-statuses-error, task-endpoint, task-status-class,
+//              task-event-types, task-since, task-until (each with -error), task-count, task-count-result,
+//              task-count-text (data-count), task-start, task-start-hint, task-started (data-id),
+//              task-form-error, tasks-status, tasks-error, task-cancelled, tasks-list, tasks-table, tasks-empty,
+//              tasks-more, task-row (data-id, data-state), task-id, task-kind-shown, task-selection, task-state,
+//              task-progress (<progress>, data-done, data-selected), task-progress-text, task-rate, task-cancel
 //   delivery:  delivery-detail, delivery-detail-status, delivery-attempt-count, delivery-replay,
 //              delivery-replay-status, delivery-refresh, attempt-row (data-number), attempt-status-code,
 //              attempt-error (data-error), attempt-error-words, attempt-excerpt, attempt-none, payload-type,

@@ -1,8 +1,10 @@
 // The delivery log: filters, pages by the API's cursors, one delivery's
-// attempts and payload, replay of one delivery or of an endpoint's failures.
+// attempts and payload, replay of one delivery or of an endpoint's failures;
+// under the log, the app's tasks (tasks.js).
 
 import { api, seg, items, query } from './api.js';
 import { el, replace, field, button, message, badge, table, row, timeEl, localToIso, isoToLocal } from './dom.js';
+import { tasksSection } from './tasks.js';
 
 // `failing`: still being retried after a failed attempt (pending or in flight meanwhile).
 const STATUSES = ['scheduled', 'pending', 'in_flight', 'succeeded', 'failed', 'skipped', 'failing'];
@@ -89,7 +91,8 @@ export async function logPage(ctx) {
   if (filters.endpoint_id && ctx.canManage) ctx.main.append(bulkReplay(ctx, filters.endpoint_id));
 
   const listSlot = el('div', { 'aria-live': 'polite', testid: 'deliveries-list' });
-  ctx.main.append(listSlot);
+  // Bulk work over many deliveries, below the list whatever the list shows.
+  ctx.main.append(listSlot, tasksSection(ctx, endpoints));
   let page;
   try {
     page = filters.event_type ? await byEventType(ctx, filters, cursor) : await api('GET', `${appBase(ctx)}/deliveries${query({ ...filters, limit: PAGE, cursor })}`);

@@ -43,6 +43,7 @@ const ASSETS: &[Asset] = &[
     js("operator.js", include_str!("../../console/operator.js")),
     js("event_types.js", include_str!("../../console/event_types.js")),
     js("routing.js", include_str!("../../console/routing.js")),
+    js("tasks.js", include_str!("../../console/tasks.js")),
     Asset { name: "style.css", content_type: "text/css; charset=utf-8", body: include_str!("../../console/style.css") },
 ];
 
