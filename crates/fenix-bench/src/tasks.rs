@@ -69,54 +69,28 @@ const FAILED: log::Shape = log::Shape { status: |_, _| "failed", span_ms: 3_600_
 pub async fn tasks(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<TaskReplay> {
     let label = "tasks";
     let url = dbs.fresh(label).await?;
-    let setup = Fenix::start(&ctx.launch, Role::ApiOnly, &url, label).await?;
-    let api = Api::new(&setup, &ctx.launch)?;
-    let bulk = api.create_app("bench tasks bulk").await?;
-    let mut endpoints = Vec::new();
-    for i in 0..log::ENDPOINTS {
-        let target = format!("{}/tasks/{i}", ctx.sink.base());
-        endpoints.push(api.create_endpoint_with_id(&bulk, &target, None).await?.0);
-    }
-    let fresh = app_with_endpoints(ctx, &api, "tasks-fresh", 1, Target::Verifying).await?;
-    setup.stop().await?;
-    let n = ctx.sizes.task_deliveries;
-    progress(&format!("{label}: writing {n} failed deliveries by direct SQL"));
-    let filled = log::fill_shaped(&url, &bulk, &endpoints, n, FAILED).await?;
-
+    let (bulk, fresh, filled) = prepare(ctx, &url, label).await?;
     let rate_limit = ctx.sizes.task_rate;
     let env = [("FENIX_TASK_RATE", rate_limit.to_string())];
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let proc = Fenix::start_with(&ctx.launch, Role::Both, &url, label, &env).await?;
+    let mut proc = Fenix::start_with(&ctx.launch, Role::Both, &url, label, &env).await?;
     let api = Api::new(&proc, &ctx.launch)?;
     ctx.receiver.reset(true).await?;
-    let tasks_path = format!("/v1/apps/{bulk}/tasks");
-    let replay = |dry_run: bool| json!({"kind": "replay", "dry_run": dry_run, "filter": {"statuses": ["failed"]}});
-    let started = Instant::now();
-    let dry: Value = serde_json::from_slice(&api.post(&tasks_path, replay(true)).await?).context("the dry run")?;
-    let dry_run_ms = started.elapsed().as_secs_f64() * 1000.0;
-    let dry_run_count = dry["count"].as_i64().context("the dry run's count")?;
-    let started = Instant::now();
-    let task: Value = serde_json::from_slice(&api.post(&tasks_path, replay(false)).await?).context("the task")?;
-    let create_ms = started.elapsed().as_secs_f64() * 1000.0;
-    let task_id = task["id"].as_str().context("the task's id")?.to_string();
-    progress(&format!(
-        "{label}: dry run counted {dry_run_count} in {dry_run_ms:.0} ms; task {task_id} created in {create_ms:.0} ms"
-    ));
+    let created = create(&api, &bulk, label).await?;
 
     // Fresh events for as long as the task should run at its rate.
+    let n = ctx.sizes.task_deliveries;
     let fresh_rate = ctx.sizes.task_fresh_rate;
     let fresh_secs = n.div_ceil(rate_limit).max(1);
     let fresh_total = fresh_rate * fresh_secs;
     progress(&format!("{label}: {fresh_rate} fresh events/s for {fresh_secs} s while the task runs"));
     let events_url = format!("{}/v1/apps/{fresh}/events", api.base);
-    let task_path = format!("{tasks_path}/{task_id}");
     let (offered, ended) = tokio::join!(
         offer(ctx, events_url, fresh_rate, fresh_total),
-        until_ended(&api, &task_path, Duration::from_secs(fresh_secs * 3 + 600)),
+        until_ended(&api, &created.path, Duration::from_secs(fresh_secs * 3 + 600)),
     );
     let (acks, shed, _, start_us) = offered?;
     let ended = ended?;
-    let mut proc = proc;
     wait_received(ctx, &mut proc, label, fresh_total - shed).await?;
     let records = ctx.receiver.latencies().await?;
     let stats = ctx.receiver.stats().await?;
@@ -124,21 +98,16 @@ pub async fn tasks(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<TaskRep
     let acked: std::collections::HashMap<String, u64> = acks.into_iter().collect();
     let (mut lat, _, _, _) = match_latencies(records, &acked, start_us);
     lat.sort_by(f64::total_cmp);
-    let at = |field: &str| ended[field].as_str().and_then(::fenix::time::parse_rfc3339);
-    let task_secs = match (at("started_at"), at("finished_at")) {
-        (Some(a), Some(b)) => (b - a) as f64 / 1000.0,
-        _ => bail!("{label}: the task has no start or finish time: {ended}"),
-    };
     let r = TaskReplay {
         deliveries: filled.deliveries,
         fill_secs: filled.secs,
-        dry_run_count,
-        dry_run_ms,
-        create_ms,
+        dry_run_count: created.dry_run_count,
+        dry_run_ms: created.dry_run_ms,
+        create_ms: created.create_ms,
         rate_limit,
         done: ended["done"].as_i64().unwrap_or(0),
         failed: ended["failed"].as_i64().unwrap_or(0),
-        task_secs,
+        task_secs: running_secs(&ended, label)?,
         fresh_rate,
         fresh_sent: fresh_total,
         fresh_received: stats.received,
@@ -163,6 +132,62 @@ pub async fn tasks(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<TaskRep
         bail!("{label}: the task ended {}", ended["state"]);
     }
     Ok(r)
+}
+
+/// The bulk app with its 10 endpoints on the sink and `--task-deliveries`
+/// failed deliveries written by direct SQL, and the fresh app (one
+/// verifying endpoint): their ids, and what the fill wrote.
+async fn prepare(ctx: &mut Ctx, url: &str, label: &str) -> anyhow::Result<(String, String, log::Filled)> {
+    let setup = Fenix::start(&ctx.launch, Role::ApiOnly, url, label).await?;
+    let api = Api::new(&setup, &ctx.launch)?;
+    let bulk = api.create_app("bench tasks bulk").await?;
+    let mut endpoints = Vec::new();
+    for i in 0..log::ENDPOINTS {
+        let target = format!("{}/tasks/{i}", ctx.sink.base());
+        endpoints.push(api.create_endpoint_with_id(&bulk, &target, None).await?.0);
+    }
+    let fresh = app_with_endpoints(ctx, &api, "tasks-fresh", 1, Target::Verifying).await?;
+    setup.stop().await?;
+    let n = ctx.sizes.task_deliveries;
+    progress(&format!("{label}: writing {n} failed deliveries by direct SQL"));
+    let filled = log::fill_shaped(url, &bulk, &endpoints, n, FAILED).await?;
+    Ok((bulk, fresh, filled))
+}
+
+/// What the dry run and the creation of the replay task answered.
+struct Created {
+    dry_run_count: i64,
+    dry_run_ms: f64,
+    create_ms: f64,
+    /// The task's path under the API.
+    path: String,
+}
+
+/// Counts the replay of every failed delivery of `bulk` (a dry run), then creates it as a task.
+async fn create(api: &Api, bulk: &str, label: &str) -> anyhow::Result<Created> {
+    let tasks_path = format!("/v1/apps/{bulk}/tasks");
+    let replay = |dry_run: bool| json!({"kind": "replay", "dry_run": dry_run, "filter": {"statuses": ["failed"]}});
+    let started = Instant::now();
+    let dry: Value = serde_json::from_slice(&api.post(&tasks_path, replay(true)).await?).context("the dry run")?;
+    let dry_run_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let dry_run_count = dry["count"].as_i64().context("the dry run's count")?;
+    let started = Instant::now();
+    let task: Value = serde_json::from_slice(&api.post(&tasks_path, replay(false)).await?).context("the task")?;
+    let create_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let task_id = task["id"].as_str().context("the task's id")?;
+    progress(&format!(
+        "{label}: dry run counted {dry_run_count} in {dry_run_ms:.0} ms; task {task_id} created in {create_ms:.0} ms"
+    ));
+    Ok(Created { dry_run_count, dry_run_ms, create_ms, path: format!("{tasks_path}/{task_id}") })
+}
+
+/// Seconds from the ended task's `started_at` to its `finished_at`.
+fn running_secs(ended: &Value, label: &str) -> anyhow::Result<f64> {
+    let at = |field: &str| ended[field].as_str().and_then(::fenix::time::parse_rfc3339);
+    match (at("started_at"), at("finished_at")) {
+        (Some(a), Some(b)) => Ok((b - a) as f64 / 1000.0),
+        _ => bail!("{label}: the task has no start or finish time: {ended}"),
+    }
 }
 
 /// Polls the task at `path` every second until it has ended; its last answer.
