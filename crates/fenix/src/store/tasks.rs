@@ -6,7 +6,11 @@
 //! halfway (a crash, a kill) goes on from its cursor under a new lease, and
 //! acts on each selected delivery exactly once.
 
-use super::{queue::PARKED, sql::Built, Store};
+use super::{
+    queue::PARKED,
+    sql::{Built, Tx},
+    Store,
+};
 use crate::{
     ids::{AppId, EndpointId, TaskId},
     lifecycle::{shown_status_at, DeliveryStatus, StatusClass, TaskKind, TaskState},
@@ -245,28 +249,7 @@ impl Store {
             tx.commit().await?;
             return Ok(if ended == 1 { TaskBatch::Finished } else { TaskBatch::Stopped });
         };
-        let changed = match kind {
-            TaskKind::Replay => {
-                let mut q = Built::new("UPDATE deliveries SET status = 'pending', budget_start = attempt_count, ");
-                q.push("next_attempt_at = ").bind(now).push(", updated_at = ").bind(now);
-                q.push(" WHERE status IN ('failed', 'skipped') AND EXISTS (SELECT 1 FROM events e ");
-                q.push("WHERE e.id = deliveries.event_id AND e.payload IS NOT NULL) AND id IN ");
-                q.bind_list(ids.iter());
-                tx.execute(&q.sql, &q.values).await?
-            }
-            TaskKind::Cancel | TaskKind::Skip => {
-                let mut q = Built::new("UPDATE deliveries SET status = 'skipped', skip_reason = 'cancelled', ");
-                q.push("lease_until = NULL, lease_owner = NULL, updated_at = ").bind(now);
-                q.push(" WHERE status = 'pending' AND id IN ").bind_list(ids.iter());
-                q.push(" RETURNING id, lane_seq");
-                let cancelled: Vec<(String, Option<i64>)> = tx.conn().fetch_all(&q.sql, &q.values).await?;
-                // An ordered lane parked behind a cancelled delivery goes on, as after an event cancel.
-                for (delivery, _) in cancelled.iter().filter(|(_, lane_seq)| lane_seq.is_some()) {
-                    tx.execute(super::queue::PROMOTE_NEXT, &[delivery.into(), now.into(), PARKED.into()]).await?;
-                }
-                cancelled.len() as u64
-            }
-        };
+        let changed = act_on(&mut tx, kind, &ids, now).await?;
         let failed = ids.len() as i64 - changed as i64;
         let sql = "UPDATE tasks SET cursor = $3, done = done + $4, failed = failed + $5, lease_until = $6 \
              WHERE id = $1 AND lease_owner = $2 AND state = 'running' AND cursor = $7";
@@ -286,4 +269,33 @@ impl Store {
         tx.commit().await?;
         Ok(TaskBatch::Progressed(ids.len() as u64))
     }
+}
+
+/// Acts on the deliveries `ids` in `tx` as a task of `kind` does: a replay
+/// re-queues those still `failed` or `skipped` whose payload is kept; a
+/// cancel or skip ends those still `pending` (and lets an ordered lane
+/// parked behind one go on). How many it changed.
+async fn act_on(tx: &mut Tx<'_>, kind: TaskKind, ids: &[String], now: Millis) -> Result<u64> {
+    Ok(match kind {
+        TaskKind::Replay => {
+            let mut q = Built::new("UPDATE deliveries SET status = 'pending', budget_start = attempt_count, ");
+            q.push("next_attempt_at = ").bind(now).push(", updated_at = ").bind(now);
+            q.push(" WHERE status IN ('failed', 'skipped') AND EXISTS (SELECT 1 FROM events e ");
+            q.push("WHERE e.id = deliveries.event_id AND e.payload IS NOT NULL) AND id IN ");
+            q.bind_list(ids.iter());
+            tx.execute(&q.sql, &q.values).await?
+        }
+        TaskKind::Cancel | TaskKind::Skip => {
+            let mut q = Built::new("UPDATE deliveries SET status = 'skipped', skip_reason = 'cancelled', ");
+            q.push("lease_until = NULL, lease_owner = NULL, updated_at = ").bind(now);
+            q.push(" WHERE status = 'pending' AND id IN ").bind_list(ids.iter());
+            q.push(" RETURNING id, lane_seq");
+            let cancelled: Vec<(String, Option<i64>)> = tx.conn().fetch_all(&q.sql, &q.values).await?;
+            // An ordered lane parked behind a cancelled delivery goes on, as after an event cancel.
+            for (delivery, _) in cancelled.iter().filter(|(_, lane_seq)| lane_seq.is_some()) {
+                tx.execute(super::queue::PROMOTE_NEXT, &[delivery.into(), now.into(), PARKED.into()]).await?;
+            }
+            cancelled.len() as u64
+        }
+    })
 }
