@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::{
     browser::{self, Script},
@@ -24,12 +24,6 @@ async fn send(fenix: &Fenix, app: &str, event_type: &str, n: usize) {
     for i in 0..n {
         fenix.send_event(app, json!({"type": event_type, "data": {"n": i}})).await;
     }
-}
-
-async fn task(fenix: &Fenix, app: &str, id: &str) -> Value {
-    let (status, out) = fenix.call("GET", &format!("/v1/apps/{app}/tasks/{id}"), None).await;
-    assert_eq!(status, 200, "{out}");
-    out
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -91,7 +85,7 @@ async fn an_operator_counts_starts_follows_and_cancels_tasks_from_the_delivery_l
     assert_eq!(out.text("replay_count_text"), "4 deliveries would be replayed.");
 
     // The replay: its bar filled up to the end, never going back.
-    let replay = task(&fenix, &app, &out.text("replay_task")).await;
+    let replay = fenix.task(&app, &out.text("replay_task")).await;
     assert_eq!(replay["state"], "succeeded", "{replay}");
     assert_eq!((replay["selected"].as_i64(), replay["done"].as_i64()), (Some(4), Some(4)), "{replay}");
     assert_eq!(replay["filter"]["endpoint_id"], failing_ep.as_str(), "{replay}");
@@ -112,7 +106,7 @@ async fn an_operator_counts_starts_follows_and_cancels_tasks_from_the_delivery_l
 
     // The other task, cancelled while it ran: it stopped short.
     assert_eq!(out.fact("cancel_count"), &json!(CLIENT_ERRORS.to_string()));
-    let cancelled = task(&fenix, &app, &out.text("cancel_task")).await;
+    let cancelled = fenix.task(&app, &out.text("cancel_task")).await;
     assert_eq!(cancelled["state"], "cancelled", "{cancelled}");
     assert_eq!(cancelled["selected"], CLIENT_ERRORS, "{cancelled}");
     assert!(cancelled["done"].as_i64().unwrap() < CLIENT_ERRORS as i64, "stopped before the end: {cancelled}");
@@ -122,7 +116,7 @@ async fn an_operator_counts_starts_follows_and_cancels_tasks_from_the_delivery_l
     let shown: i64 = out.text("cancelled_value").parse().unwrap();
     assert!(shown < CLIENT_ERRORS as i64, "the bar stopped short: {shown}");
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    let later = task(&fenix, &app, &out.text("cancel_task")).await;
+    let later = fenix.task(&app, &out.text("cancel_task")).await;
     assert_eq!(later["done"], cancelled["done"], "nothing more done after the cancel");
     let replayed = refusing.count() - 2 * CLIENT_ERRORS;
     assert!(replayed < 2 * CLIENT_ERRORS, "not every refused delivery went again: {replayed}");

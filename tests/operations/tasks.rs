@@ -33,16 +33,10 @@ fn now() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
 }
 
-async fn task(fenix: &Fenix, app: &str, id: &str) -> Value {
-    let (status, out) = fenix.call("GET", &format!("/v1/apps/{app}/tasks/{id}"), None).await;
-    assert_eq!(status, 200, "{out}");
-    out
-}
-
 async fn wait_for_state(fenix: &Fenix, app: &str, id: &str, state: &str, patience: Duration) -> Value {
-    eventually(&format!("task {id} is {state}"), patience, || async { task(fenix, app, id).await["state"] == state })
+    eventually(&format!("task {id} is {state}"), patience, || async { fenix.task(app, id).await["state"] == state })
         .await;
-    task(fenix, app, id).await
+    fenix.task(app, id).await
 }
 
 async fn create(fenix: &Fenix, app: &str, body: Value) -> (u16, Value) {
@@ -110,12 +104,12 @@ async fn a_task_killed_halfway_resumes_after_a_restart_and_replays_each_delivery
     assert_eq!(created["rate_per_s"], 20);
     let id = created["id"].as_str().unwrap().to_string();
     eventually("the task is partway", Duration::from_secs(30), || async {
-        task(&fenix, &app, &id).await["done"].as_i64().unwrap_or(0) >= 40
+        fenix.task(&app, &id).await["done"].as_i64().unwrap_or(0) >= 40
     })
     .await;
     fenix.kill9();
     fenix.restart().await;
-    let halfway = task(&fenix, &app, &id).await;
+    let halfway = fenix.task(&app, &id).await;
     assert!(halfway["done"].as_i64().unwrap() < 200, "killed before the end: {halfway}");
 
     let done = wait_for_state(&fenix, &app, &id, "succeeded", Duration::from_secs(60)).await;
@@ -142,7 +136,7 @@ async fn a_cancelled_task_stops(backend: Backend) {
     assert_eq!(cancelled["state"], "cancelled");
     let at_cancel = cancelled["done"].as_i64().unwrap();
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let later = task(&fenix, &app, &id).await;
+    let later = fenix.task(&app, &id).await;
     assert_eq!(later["state"], "cancelled");
     assert_eq!(later["done"].as_i64().unwrap(), at_cancel, "no batch after the cancel: {later}");
     assert!(at_cancel < 40);
@@ -169,10 +163,10 @@ async fn a_replay_waits_for_the_worker_to_take_what_it_re_queued(backend: Backen
     let (status, created) = create(&fenix, &app, json!({"kind": "replay"})).await;
     assert_eq!(status, 202, "{created}");
     let id = created["id"].as_str().unwrap().to_string();
-    let done_now = || async { task(&fenix, &app, &id).await["done"].as_i64().unwrap_or(0) };
+    let done_now = || async { fenix.task(&app, &id).await["done"].as_i64().unwrap_or(0) };
     eventually("the first batch", Duration::from_secs(20), || async { done_now().await >= 1 }).await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    let slowed = task(&fenix, &app, &id).await;
+    let slowed = fenix.task(&app, &id).await;
     // A batch (20) at once, then one a second at most while the worker is behind.
     assert!(slowed["done"].as_i64().unwrap() <= 100, "held back while the worker is behind: {slowed}");
     assert_eq!(slowed["state"], "running");

@@ -185,6 +185,13 @@ impl Fenix {
         out
     }
 
+    /// One task of an app (`GET …/tasks/{id}`), which must answer 200.
+    pub async fn task(&self, app: &str, id: &str) -> Value {
+        let (status, out) = self.call("GET", &format!("/v1/apps/{app}/tasks/{id}"), None).await;
+        assert_eq!(status, 200, "{out}");
+        out
+    }
+
     /// All deliveries of an app matching `query` (e.g. `status=succeeded`), following cursors.
     pub async fn deliveries(&self, app: &str, query: &str) -> Vec<Value> {
         let mut out = Vec::new();

@@ -135,6 +135,14 @@ fn push_selection<'a>(q: &mut Built<'a>, app_id: &'a AppId, sel: &'a TaskSelecti
     }
 }
 
+/// [`Store::unclaimed_due_of_app`]: rows a claim may take, as the claim says.
+static UNCLAIMED_DUE_OF_APP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "SELECT COUNT(*) FROM (SELECT 1 FROM deliveries d WHERE d.app_id = $1 AND {} LIMIT $3) AS due",
+        super::queue::lane::due_and_unclaimed("d", "$2")
+    )
+});
+
 /// How long a runner's claim on a task holds without a batch renewing it.
 pub const TASK_LEASE_MS: i64 = 10_000;
 
@@ -222,9 +230,7 @@ impl Store {
     /// reader): the backlog that a task's re-queued deliveries leave in
     /// front of the fresh ones.
     pub async fn unclaimed_due_of_app(&self, app_id: &AppId, now: Millis, cap: i64) -> Result<i64> {
-        let sql = "SELECT COUNT(*) FROM (SELECT 1 FROM deliveries WHERE app_id = $1 AND status = 'pending' \
-             AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until <= $2) LIMIT $3) AS due";
-        self.reads().scalar(sql, &[app_id.into(), now.into(), cap.into()]).await
+        self.reads().scalar(&UNCLAIMED_DUE_OF_APP, &[app_id.into(), now.into(), cap.into()]).await
     }
 
     /// Acts on the next `batch` selected deliveries of task `id` after its

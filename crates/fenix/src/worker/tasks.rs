@@ -38,7 +38,7 @@ const BATCHES_PER_SECOND: usize = 50;
 
 /// Longest a runner holds its next batch back while its app's deliveries
 /// wait to be claimed.
-pub const HOLD_AT_MOST: Duration = Duration::from_secs(1);
+const HOLD_AT_MOST: Duration = Duration::from_secs(1);
 
 /// Runs until `shutdown`.
 pub async fn run(state: SharedState, shutdown: CancellationToken) {

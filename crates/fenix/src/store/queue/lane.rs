@@ -47,6 +47,15 @@ pub(crate) fn lane_head(row: &str, now: &str) -> String {
     )
 }
 
+/// `row` is `pending`, due at `now` (a placeholder such as `$3`), and leased
+/// to no worker (or its lease ended): what a claim may take.
+pub(crate) fn due_and_unclaimed(row: &str, now: &str) -> String {
+    format!(
+        "{row}.status = 'pending' AND {row}.next_attempt_at <= {now} \
+         AND ({row}.lease_until IS NULL OR {row}.lease_until <= {now})"
+    )
+}
+
 /// The claim: leases (until $1, to owner $2) up to $4 deliveries due at $3,
 /// oldest due first, taking only lane heads of ordered endpoints. `lock` is
 /// what follows the selection: nothing on SQLite (one writer runs it at a
@@ -55,11 +64,11 @@ pub(crate) fn lane_head(row: &str, now: &str) -> String {
 pub(crate) fn claim(lock: &str) -> String {
     format!(
         "UPDATE deliveries SET lease_until = $1, lease_owner = $2, lease_token = lease_token + 1, updated_at = $3 \
-         WHERE id IN (SELECT d.id FROM deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= $3 \
-                      AND (d.lease_until IS NULL OR d.lease_until <= $3) \
+         WHERE id IN (SELECT d.id FROM deliveries d WHERE {} \
                       AND (d.lane_seq IS NULL OR ({})) \
                       ORDER BY d.next_attempt_at LIMIT $4{lock}) \
          RETURNING id, app_id, event_id, endpoint_id, attempt_count, budget_start, lease_token, lane_seq",
+        due_and_unclaimed("d", "$3"),
         lane_head("d", "$3")
     )
 }
