@@ -166,7 +166,7 @@ async fn a_batch_with_one_bad_payload_is_refused_by_its_index(backend: Backend) 
     let db = TestDb::new(backend).await;
     // Not a test of the budget: the first check of a schema in a debug build
     // on a loaded machine went over the default 50 ms once (schema_too_costly).
-    let fenix = Fenix::start(&db, &[("FENIX_SCHEMA_BUDGET", "2s")]).await;
+    let fenix = Fenix::start(&db, &[("FENIX_SCHEMA_BUDGET", "1s"), ("FENIX_SCHEMA_REQUEST_BUDGET", "3s")]).await;
     let app = fenix.create_app("acme").await;
     add_type(&fenix, json!({"name": "order.paid", "schema": payment_schema()})).await;
     let events = json!({"events": [
