@@ -335,9 +335,9 @@ impl Settings {
         self.public_url.as_deref().is_some_and(|u| u.get(..8).is_some_and(|p| p.eq_ignore_ascii_case("https://")))
     }
 
-    /// True when the database is PostgreSQL.
+    /// True when the database is PostgreSQL (a URL, or libpq's key/value form).
     pub fn is_postgres(&self) -> bool {
-        self.database_url.starts_with("postgres")
+        crate::store::is_postgres_url(&self.database_url)
     }
 
     /// Maximum number of attempts per delivery.

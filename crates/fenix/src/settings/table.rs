@@ -101,7 +101,7 @@ pub static SETTINGS: &[Setting] = &[
         env: "DATABASE_URL",
         key: Some("database_url"),
         default: "sqlite://fenix.db",
-        doc: "sqlite://PATH (created if missing) or postgres://…",
+        doc: "sqlite://PATH (created if missing), postgres://… or libpq's key/value form (host=a,b …)",
         set: |s, v| {
             if let Some(url) = non_empty(v) {
                 s.database_url = url;
@@ -110,11 +110,12 @@ pub static SETTINGS: &[Setting] = &[
         },
         show: |s| Some(url_redacted(&s.database_url, false)),
         check: |s| {
-            let ok = ["sqlite:", "postgres://", "postgresql://"].iter().any(|p| s.database_url.starts_with(p));
-            if ok {
+            if s.database_url.starts_with("sqlite:") {
                 Ok(())
+            } else if crate::store::is_postgres_url(&s.database_url) {
+                crate::store::check_postgres_url(&s.database_url)
             } else {
-                Err("must start with sqlite:// or postgres://".into())
+                Err("must start with sqlite:// or postgres://, or be libpq's key/value form (host=…)".into())
             }
         },
         ..STR

@@ -362,3 +362,21 @@ fn a_file_is_read_through_the_same_rows_and_its_errors_name_the_key() {
         assert!(err.contains(needle), "{text}: {err}");
     }
 }
+
+#[test]
+fn a_postgres_url_with_several_hosts_is_accepted_in_either_libpq_form_and_checked() {
+    for url in [
+        "postgres://fenix@db1:5432,db2:5432/fenix?target_session_attrs=read-write",
+        "host=db1,db2 port=5432 dbname=fenix user=fenix target_session_attrs=read-write",
+    ] {
+        let mut s = Settings::default();
+        s.apply_env(|k| (k == "DATABASE_URL").then(|| url.into())).unwrap();
+        s.validate().unwrap_or_else(|e| panic!("{url}: {e:#}"));
+        assert!(s.is_postgres(), "{url}");
+    }
+    let mut s = Settings::default();
+    s.apply_env(|k| (k == "DATABASE_URL").then(|| "postgres://db1,db2/fenix?target_session_attrs=standby".into()))
+        .unwrap();
+    let err = format!("{:#}", s.validate().unwrap_err());
+    assert!(err.contains("DATABASE_URL") && err.contains("Fenix writes"), "{err}");
+}

@@ -23,6 +23,7 @@
 //! |---|---|
 //! | `mod.rs` | connecting (pools per backend), migrations, `NOTIFY`/`LISTEN` for cross-instance wake-ups (behind the wake-up handle, `Wake`), the retry of lost conflicts (`Conflicts`) |
 //! | `sql.rs` | shared SQL run on either backend: `Value`, the pools (`Db`), connections (`Conn`, `Held`) and write transactions (`Tx`), one `match` per operation |
+//! | `pg_url.rs`, `primary.rs` | a PostgreSQL `DATABASE_URL` as libpq reads it (a host list, `target_session_attrs`, the key/value form); the primary among the hosts found, checked on each new connection and followed to another host when it fails |
 //! | `error.rs` | the store's `Error` and `Result`: the driver's errors classified once (unavailable, unique or foreign-key violation, data error, conflict, not found, internal) |
 //! | `queue/lane.rs` | ordered lanes in SQL, written once: `PARKED`, the lane-head condition, the claim statement (SQLite's and PostgreSQL's differ only by `SKIP LOCKED`) |
 //! | `queue/mod.rs` | the delivery queue's surface: `hold_writer`, `ingest_batch`, `claim_due`, `batch_context`, `record_outcomes(_applied)`, `extend_leases`, `release_leases`, one `match` on the backend each |
@@ -88,7 +89,7 @@ use std::{str::FromStr, time::Duration};
 
 use anyhow::Context;
 use sqlx::{
-    postgres::{PgConnectOptions, PgPoolOptions},
+    postgres::PgPoolOptions,
     sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
     PgPool, SqlitePool,
 };
@@ -108,6 +109,8 @@ mod meta;
 pub mod oauth_tokens;
 pub mod outcomes;
 pub mod ownership;
+mod pg_url;
+mod primary;
 pub mod queue;
 pub mod replay;
 pub mod retention;
@@ -123,6 +126,9 @@ pub use deliveries::{AttemptRecord, DeliveryFilter};
 pub use endpoints::{EndpointPatch, NewEndpoint};
 pub use error::{Error, Result};
 pub use events::{Ingested, NewEvent};
+use pg_url::PgUrl;
+pub use pg_url::{check_postgres_url, is_postgres_url};
+use primary::Primary;
 pub use queue::{ClaimedDelivery, FreshLease, HeldWriter, Outcome};
 
 /// The two backends.
@@ -258,20 +264,33 @@ async fn connect_sqlite(url: &str, max_connections: u32) -> anyhow::Result<Backe
     Ok(Backend::Sqlite { write, read, checkpoint })
 }
 
-/// The PostgreSQL pool of the API, and the worker's own.
+/// The PostgreSQL pool of the API, and the worker's own. With a list of
+/// hosts, both connect to the primary among them and follow it to another
+/// host when it fails (`primary.rs`).
 async fn connect_postgres(url: &str, max_connections: u32) -> anyhow::Result<Backend> {
-    let opts = PgConnectOptions::from_str(url).context("DATABASE_URL is not a valid postgres:// URL")?;
-    let pool = PgPoolOptions::new()
+    const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
+    let primary = Primary::new(PgUrl::parse(url).map_err(|e| anyhow::anyhow!("DATABASE_URL: {e}"))?);
+    let watch = match primary.must_search() {
+        true => Some(primary.find(ACQUIRE_TIMEOUT).await?),
+        false => None,
+    };
+    let opts = primary.options();
+    let pool = primary
+        .guard(PgPoolOptions::new())
         .max_connections(max_connections)
-        .acquire_timeout(Duration::from_secs(3))
+        .acquire_timeout(ACQUIRE_TIMEOUT)
         .connect_with(opts.clone())
         .await
         .context("connecting to PostgreSQL")?;
     // Opens connections when the worker first needs them (none for `--api-only`).
-    let worker = PgPoolOptions::new()
+    let worker = primary
+        .guard(PgPoolOptions::new())
         .max_connections(WORKER_CONNECTIONS)
-        .acquire_timeout(Duration::from_secs(3))
+        .acquire_timeout(ACQUIRE_TIMEOUT)
         .connect_lazy_with(opts.options(WORKER_PLANNER_SETTINGS));
+    if let Some(conn) = watch.filter(|_| primary.has_choices()) {
+        tokio::spawn(primary.follow(conn, pool.clone(), worker.clone()));
+    }
     Ok(Backend::Postgres { pool, worker })
 }
 
