@@ -157,6 +157,7 @@ pub fn new_event(app_id: &AppId, event_type: &str, key: Option<&str>, at: Millis
         channels: Vec::new(),
         tags: Vec::new(),
         deliver_at: None,
+        trace_context: None,
     }
 }
 

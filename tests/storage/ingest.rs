@@ -208,6 +208,25 @@ async fn a_key_stored_by_another_instance_while_a_batch_is_written_answers_that_
     assert_eq!((raw.count("events").await, raw.count("deliveries").await), (1, 0), "nothing of ours was written");
 }
 
+async fn an_event_s_trace_context_is_stored_with_it_and_read_with_its_claimed_deliveries(backend: Backend) {
+    let fx = Fixture::new(backend).await;
+    let app = fx.app("acme").await;
+    fx.endpoint(&app, &[]).await;
+    fx.endpoint(&app, &[]).await;
+    let traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    let mut traced = new_event(&app, "booking.confirmed", None, T0);
+    traced.trace_context = Some(traceparent.into());
+    let untraced = new_event(&app, "booking.confirmed", None, T0);
+    fx.ingest(&traced).await.unwrap();
+    fx.ingest(&untraced).await.unwrap();
+
+    let claimed = fx.store.claim_due("w", T0, T0 + 60_000, 100).await.unwrap();
+    assert_eq!(claimed.len(), 4);
+    let ctx = fx.store.batch_context(&claimed, T0).await.unwrap();
+    assert_eq!(ctx.trace_contexts.get(&traced.id).map(String::as_str), Some(traceparent));
+    assert_eq!(ctx.trace_contexts.get(&untraced.id), None, "an event ingested with tracing off has none");
+}
+
 async fn a_batch_that_fails_stores_none_of_its_events(backend: Backend) {
     let fx = Fixture::new(backend).await;
     let app = fx.app("acme").await;
@@ -338,6 +357,7 @@ crate::on_both_backends!(
     two_concurrent_ingests_with_one_key_create_one_event_and_one_set_of_deliveries,
     a_key_stored_by_another_instance_while_a_batch_is_written_answers_that_instance_s_event,
     a_batch_that_fails_stores_none_of_its_events,
+    an_event_s_trace_context_is_stored_with_it_and_read_with_its_claimed_deliveries,
     the_ingestion_queue_stores_the_other_events_when_one_is_refused_and_announces_the_work,
 );
 

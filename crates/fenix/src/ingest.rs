@@ -85,6 +85,7 @@ pub fn new_event_as(
         channels: Vec::new(),
         tags: Vec::new(),
         deliver_at: None,
+        trace_context: None,
     }
 }
 

@@ -40,6 +40,7 @@ pub mod state;
 pub mod store;
 pub mod time;
 pub mod tls_expiry;
+pub mod traces;
 pub mod transform;
 pub mod wake;
 pub mod worker;
@@ -95,6 +96,9 @@ pub async fn serve(
         let _ = worker.await;
     }
     state.store.close().await;
+    // Last: the spans of the drained deliveries go out (the exporter blocks).
+    let traces = state.traces.clone();
+    let _ = tokio::task::spawn_blocking(move || traces.shutdown()).await;
     Ok(())
 }
 

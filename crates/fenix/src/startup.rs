@@ -143,6 +143,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
     let outbound = crate::outbound::Outbound::new(&settings, destinations.clone())?;
     let mut state = AppState::new(store, settings, keyring, policy, destinations, outbound, wake);
     state.operator_app_id = operator_app_id;
+    state.traces = crate::traces::Traces::from_environment()?;
     Ok(state)
 }
 

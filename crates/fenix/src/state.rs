@@ -52,6 +52,8 @@ pub struct AppState {
     pub transforms: crate::transform::Transforms,
     /// Stores the worker's transformed requests, several per transaction.
     pub transformed_requests: crate::store::transformed::RequestWriter,
+    /// OpenTelemetry traces of deliveries; off unless `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
+    pub traces: crate::traces::Traces,
 }
 
 /// How many batches are parsed, checked and written at once. A batch's
@@ -114,6 +116,7 @@ impl AppState {
             catalogue: Default::default(),
             app_cache: RwLock::new(HashMap::new()),
             oauth_tokens: Default::default(),
+            traces: crate::traces::Traces::off(),
         }
     }
 

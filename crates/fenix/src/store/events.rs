@@ -61,6 +61,9 @@ pub struct NewEvent {
     /// `created_at`, at most `FENIX_MAX_SCHEDULE_AHEAD` ahead: the API
     /// checks it). `None`: due at once.
     pub deliver_at: Option<Millis>,
+    /// The W3C `traceparent` of the span that ingested it (`traces`), for
+    /// its attempts' spans to be children of; `None` while tracing is off.
+    pub trace_context: Option<String>,
 }
 
 /// Result of ingestion: the stored event, and whether this call created it

@@ -46,11 +46,14 @@ pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys:
     let mut cancelled = false;
     let mut prepared = Duration::ZERO;
     let deadline = tokio::time::Instant::now() + timeout;
+    let span = attempt_span(state, job, attempt_id.as_str());
+    let traceparent = span.traceparent_header();
     let out = (&mut versions, &mut cancelled, &mut prepared);
-    let sending = check_sign_send(state, client, keys, job, attempt_id.as_str(), deadline, out);
+    let sending = check_sign_send(state, client, keys, job, (attempt_id.as_str(), traceparent), deadline, out);
     let timed = tokio::time::timeout_at(deadline, sending).await;
     if cancelled {
         // The endpoint's transformation cancelled the delivery: no attempt.
+        span.end_attempt(None, 0, None, crate::lifecycle::DeliveryStatus::Skipped.as_str());
         return Reported::without_attempt(c.outcome(crate::lifecycle::DeliveryStatus::Skipped, None, None));
     }
     let mut result = timed.unwrap_or_else(|_| timed_out(timeout));
@@ -64,6 +67,7 @@ pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys:
         prepared,
     };
     let (status, next_attempt_at) = (next.status(), next.retry_at());
+    span.end_attempt(result.facts.status, result.duration_ms, result.error.map(ErrorClass::as_str), status.as_str());
     tracing::debug!(
         delivery_id = %c.id,
         attempt_id = %attempt_id,
@@ -76,6 +80,23 @@ pub(super) async fn attempt(state: &SharedState, client: &reqwest::Client, keys:
     let record = attempt_record(job, attempt_id, started_at, result, &versions);
     let outcome = c.outcome(status, Some(record), next_attempt_at);
     Reported { outcome, notes }
+}
+
+/// The span of this attempt, a child of its event's ingestion span (empty with tracing off).
+fn attempt_span(state: &SharedState, job: &Job, attempt_id: &str) -> crate::traces::Attempt {
+    let c = &job.claimed;
+    // Borrowed ids only: with tracing off nothing is copied or made.
+    let facts = crate::traces::AttemptFacts {
+        app_id: c.app_id.as_str(),
+        endpoint_id: c.endpoint_id.as_str(),
+        event_id: c.event_id.as_str(),
+        event_type: &job.event_type,
+        delivery_id: c.id.as_str(),
+        attempt_id,
+        attempt_number: c.attempt_count + 1,
+        host: job.host.as_deref(),
+    };
+    state.traces.attempt(job.trace_context.as_deref(), &facts)
 }
 
 /// The endpoint's own timeout, never beyond the global one the lease is sized for.
@@ -123,7 +144,7 @@ async fn check_sign_send(
     client: &reqwest::Client,
     keys: &Reloaded,
     job: &Job,
-    attempt_id: &str,
+    (attempt_id, traceparent): (&str, Option<HeaderValue>),
     deadline: tokio::time::Instant,
     (versions, cancelled, prepared): (&mut Vec<i64>, &mut bool, &mut Duration),
 ) -> AttemptResult {
@@ -140,6 +161,10 @@ async fn check_sign_send(
         Ok(headers) => headers,
         Err(refusal) => return refusal,
     };
+    // Only while tracing is on: the attempt's own span, for the receiver to join the trace.
+    if let Some(traceparent) = traceparent {
+        headers.insert(HeaderName::from_static(crate::traces::TRACEPARENT), traceparent);
+    }
     let Some(custom) = &job.policy.headers else {
         return refused(
             ErrorClass::SealedHeader,

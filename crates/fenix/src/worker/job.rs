@@ -53,6 +53,9 @@ pub(super) struct Job {
     pub(super) loaded_at: Millis,
     /// The endpoint's own headers and retry rules (made once per endpoint and batch).
     pub(super) policy: Arc<SendPolicy>,
+    /// The `traceparent` its event's ingestion stored: the parent of the
+    /// attempt's span (`traces`); `None` when ingested with tracing off.
+    pub(super) trace_context: Option<String>,
 }
 
 /// An endpoint's policy as an attempt needs it.
@@ -153,10 +156,15 @@ pub(super) fn prepare(
     clients: &Clients,
     check_url: impl Fn(&str) -> Result<url::Url, fenix_destination::DestinationError>,
 ) -> Vec<Result<Job, Box<Outcome>>> {
-    let BatchContext { events, endpoints, secrets: sealed } = ctx;
+    let BatchContext { events, endpoints, secrets: sealed, trace_contexts } = ctx;
     let batch = Batch { endpoints, sealed, erased, loaded_at: ctx_loaded_at, keyring, clients, check_url };
-    let mut shared =
-        Shared { events, envelopes: HashMap::new(), parts: HashMap::new(), unreadable_logged: HashSet::new() };
+    let mut shared = Shared {
+        events,
+        envelopes: HashMap::new(),
+        parts: HashMap::new(),
+        unreadable_logged: HashSet::new(),
+        trace_contexts,
+    };
     claimed.into_iter().map(|c| job(c, &batch, &mut shared)).collect()
 }
 
@@ -184,6 +192,7 @@ where
         event_created_at,
         envelope,
         policy: p.policy,
+        trace_context: shared.trace_contexts.get(&c.event_id).cloned(),
         claimed: c,
     })
 }
@@ -250,6 +259,8 @@ struct Shared {
     envelopes: HashMap<EventId, Option<Bytes>>,
     parts: HashMap<EndpointId, EndpointParts>,
     unreadable_logged: HashSet<EndpointId>,
+    /// event id → its stored `traceparent` (only events that have one).
+    trace_contexts: HashMap<EventId, String>,
 }
 
 impl Shared {

@@ -248,15 +248,51 @@ async fn ingest(
     headers: HeaderMap,
     ApiJson(body): ApiJson<IngestBody>,
 ) -> Result<Response, ApiError> {
-    let app = lookup::app_cached(&s, &app).await?;
-    let key = idempotency_key(&headers, body.id.clone())?;
+    let span = s.traces.ingestion(&headers, "/v1/apps/{app}/events");
+    let answer = ingest_event(&s, &app, &headers, body, &span).await;
+    end_ingestion(span, &answer);
+    answer
+}
+
+/// Ends an ingestion's span with the status of its answer.
+fn end_ingestion(span: crate::traces::Ingestion, answer: &Result<Response, ApiError>) {
+    match answer {
+        Ok(response) => span.end_ingestion(response.status().as_u16(), None),
+        Err(e) => span.end_ingestion(e.status.as_u16(), Some(e.code.as_str())),
+    }
+}
+
+/// [`ingest`] under its span: the event stores the span's `traceparent`,
+/// and its write is the span's fan-out.
+async fn ingest_event(
+    s: &SharedState,
+    app: &str,
+    headers: &HeaderMap,
+    body: IngestBody,
+    span: &crate::traces::Ingestion,
+) -> Result<Response, ApiError> {
+    let app = lookup::app_cached(s, app).await?;
+    span.app(app.id.as_str());
+    let key = idempotency_key(headers, body.id.clone())?;
     let catalogue = s.catalogue.current(&s.store).await?;
     let deprecated = catalogue.get(&body.event_type).is_some_and(|t| t.deprecated);
     let made = (EventId::new(), time::now_ms());
-    let new = checked_event(&s, &catalogue, made, app.id, body, key, "/data").await?;
-    let ingested = s.ingestor.ingest(new).await.map_err(lookup::app_deleted_meanwhile)?;
+    let mut new = checked_event(s, &catalogue, made, app.id, body, key, "/data").await?;
+    span.event(new.id.as_str(), &new.event_type);
+    new.trace_context = span.traceparent();
+    let fan_out = span.fan_out(&s.traces);
+    let ingested = s.ingestor.ingest(new).await.map_err(lookup::app_deleted_meanwhile);
+    match &ingested {
+        Ok(i) if i.created => fan_out.end_fan_out(1, i.event.delivery_count),
+        _ => fan_out.end_fan_out(0, 0),
+    }
+    let ingested = ingested?;
+    if !ingested.created {
+        // An idempotent repeat: the event the key named first.
+        span.event(ingested.event.id.as_str(), &ingested.event.event_type);
+    }
     if ingested.fanout_refused {
-        return Err(fanout_refused("this event", ingested.event.delivery_count, &s));
+        return Err(fanout_refused("this event", ingested.event.delivery_count, s));
     }
     if ingested.created {
         s.metrics.ingested(ingested.event.delivery_count);

@@ -168,6 +168,9 @@ pub struct BatchContext {
     pub endpoints: HashMap<EndpointId, EndpointTarget>,
     /// endpoint id → live secrets, newest first.
     pub secrets: HashMap<EndpointId, Vec<SecretRow>>,
+    /// event id → the W3C `traceparent` its ingestion stored (`traces`);
+    /// only events ingested while tracing was on have one.
+    pub trace_contexts: HashMap<EventId, String>,
 }
 
 /// A lease an ingest batch may put on its fresh deliveries for this
@@ -242,6 +245,7 @@ pub(super) struct EventPart {
     event_type: String,
     payload: Option<Vec<u8>>,
     created_at: Millis,
+    trace_context: Option<String>,
 }
 
 /// The rows a claim's context is made of, as one backend read them.
@@ -412,6 +416,9 @@ impl Store {
             Backend::Postgres { pool, .. } => postgres::batch_context(pool, &event_ids, &endpoint_ids, now).await?,
         };
         for e in events {
+            if let Some(traceparent) = e.trace_context {
+                ctx.trace_contexts.insert(e.id.clone(), traceparent);
+            }
             ctx.events.insert(e.id, (e.event_type, e.payload, e.created_at));
         }
         for e in endpoints {

@@ -71,7 +71,8 @@ static LANE_RECHECK: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
 /// Deliveries with a `lease_until` ($23) are leased fresh to this instance's
 /// worker ($21, token $22: see `wake.rs`); the ids of those written are answered.
 /// A scheduled event's time is on its row and on each of its deliveries'
-/// ($30, $31: `NULL` for an event sent at once).
+/// ($30, $31: `NULL` for an event sent at once). Its trace context ($32,
+/// `NULL` while tracing is off) is on the event's row only.
 const INGEST_BATCH: &str = "\
     WITH owners AS ( \
         SELECT id FROM apps WHERE id = ANY($2::text[]) ORDER BY id FOR KEY SHARE), \
@@ -80,9 +81,9 @@ const INGEST_BATCH: &str = "\
         ORDER BY id FOR KEY SHARE), \
     e AS ( \
         INSERT INTO events (id, app_id, event_type, idempotency_key, payload, payload_sha256, delivery_count, \
-                            created_at, channels, tags, deliver_at) \
+                            created_at, channels, tags, deliver_at, trace_context) \
         SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::text[], \
-                             $7::int8[], $8::int8[], $24::text[], $25::text[], $30::int8[]) \
+                             $7::int8[], $8::int8[], $24::text[], $25::text[], $30::int8[], $32::text[]) \
         ON CONFLICT (app_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING \
         RETURNING id), \
     l AS ( \
@@ -249,6 +250,7 @@ async fn insert_batch(
         .bind(labels.iter().map(|l| l.3).collect::<Vec<_>>())
         .bind(evs.iter().map(|(e, _)| e.deliver_at).collect::<Vec<_>>())
         .bind(ds.iter().map(|d| d.deliver_at).collect::<Vec<_>>())
+        .bind(evs.iter().map(|(e, _)| e.trace_context.as_deref()).collect::<Vec<_>>())
         .fetch_one(&mut *writer)
         .await?;
     Ok((written, leased.unwrap_or_default()))
@@ -351,9 +353,11 @@ pub(super) async fn batch_context(
     // Three reads side by side, each on a connection of its own: the
     // context is in hand after the slowest, not after all three.
     Ok(tokio::try_join!(
-        sqlx::query_as::<_, EventPart>("SELECT id, event_type, payload, created_at FROM events WHERE id = ANY($1)")
-            .bind(event_ids)
-            .fetch_all(pool),
+        sqlx::query_as::<_, EventPart>(
+            "SELECT id, event_type, payload, created_at, trace_context FROM events WHERE id = ANY($1)"
+        )
+        .bind(event_ids)
+        .fetch_all(pool),
         sqlx::query_as::<_, EndpointTarget>(&endpoints_sql).bind(endpoint_ids).fetch_all(pool),
         sqlx::query_as::<_, SecretRow>(
             "SELECT endpoint_id, version, sealed, created_at, expires_at FROM endpoint_secrets \

@@ -73,13 +73,13 @@ pub(super) async fn ingest_batch(
     Ok((plan.answers, claimed))
 }
 
-/// The batch's events, in multi-row inserts of 500 (11 parameters a row),
+/// The batch's events, in multi-row inserts of 500 (12 parameters a row),
 /// then their channels and tags ([`insert_labels`]).
 async fn insert_events(tx: &mut sqlx::Transaction<'_, Sqlite>, events: &[(&NewEvent, i64)]) -> Result<()> {
     for chunk in events.chunks(500) {
         let mut qb = QueryBuilder::new(
             "INSERT INTO events (id, app_id, event_type, idempotency_key, payload, payload_sha256, \
-             delivery_count, created_at, channels, tags, deliver_at) ",
+             delivery_count, created_at, channels, tags, deliver_at, trace_context) ",
         );
         qb.push_values(chunk, |mut b, (ev, count)| {
             b.push_bind(ev.id.as_str())
@@ -92,7 +92,8 @@ async fn insert_events(tx: &mut sqlx::Transaction<'_, Sqlite>, events: &[(&NewEv
                 .push_bind(ev.created_at)
                 .push_bind(crate::labels::to_json(&ev.channels))
                 .push_bind(crate::labels::to_json(&ev.tags))
-                .push_bind(ev.deliver_at);
+                .push_bind(ev.deliver_at)
+                .push_bind(ev.trace_context.as_deref());
         });
         qb.build().execute(&mut **tx).await?;
     }
@@ -209,7 +210,8 @@ pub(super) async fn batch_context(
     endpoint_ids: &[&str],
     now: Millis,
 ) -> Result<ContextRows> {
-    let mut events = QueryBuilder::new("SELECT id, event_type, payload, created_at FROM events WHERE id IN (");
+    let mut events =
+        QueryBuilder::new("SELECT id, event_type, payload, created_at, trace_context FROM events WHERE id IN (");
     let mut ids = events.separated(", ");
     for id in event_ids {
         ids.push_bind(*id);
