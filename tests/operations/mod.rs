@@ -17,3 +17,4 @@ mod privacy;
 mod replay;
 mod retention;
 mod tasks;
+mod traces;

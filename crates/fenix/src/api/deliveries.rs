@@ -350,7 +350,10 @@ async fn replay(
             .await?
             .map_err(ApiError::over_budget)?;
     }
-    match s.store.replay_delivery(&d.app_id, &d.id, now).await? {
+    let span = replay_span(&s, &d).await?;
+    let replayed = s.store.replay_delivery(&d.app_id, &d.id, now).await?;
+    span.end_replay(replayed.is_ok());
+    match replayed {
         Ok(()) => {
             s.wake.work_committed(crate::wake::Reach::AllInstances).await;
             Ok((StatusCode::ACCEPTED, Json(find(&s, &app, &dlv).await?.into())))
@@ -365,6 +368,16 @@ async fn replay(
             "the event's payload was purged by retention (FENIX_PAYLOAD_RETENTION); it cannot be sent again",
         )),
     }
+}
+
+/// The span of a replay of `d`, in its event's trace (nothing, and no read,
+/// with tracing off).
+async fn replay_span(s: &SharedState, d: &DeliveryRow) -> Result<crate::traces::Span, ApiError> {
+    let stored = match s.traces.is_on() {
+        true => s.store.event_trace_context(&d.app_id, &d.event_id).await?,
+        false => None,
+    };
+    Ok(s.traces.replay(stored.as_deref(), d.event_id.as_str(), d.id.as_str()))
 }
 
 #[utoipa::path(

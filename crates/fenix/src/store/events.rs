@@ -156,6 +156,18 @@ impl Store {
         self.reads().fetch_optional(&sql, &[id.into(), app_id.into()]).await
     }
 
+    /// The `traceparent` an event's ingestion stored (`traces`), for a
+    /// replay's span; `None` when it has none (or is gone).
+    pub async fn event_trace_context(
+        &self,
+        app_id: &crate::ids::AppId,
+        id: &crate::ids::EventId,
+    ) -> Result<Option<String>> {
+        let sql = "SELECT trace_context FROM events WHERE id = $1 AND app_id = $2";
+        let row: Option<(Option<String>,)> = self.reads().fetch_optional(sql, &[id.into(), app_id.into()]).await?;
+        Ok(row.and_then(|(tp,)| tp))
+    }
+
     /// The event log of an app, newest first.
     pub async fn list_events(&self, app_id: &crate::ids::AppId, f: &EventFilter) -> Result<Vec<EventRow>> {
         let cols = if f.include_payload { EVENT_COLUMNS_WITH_PAYLOAD } else { EVENT_COLUMNS };
