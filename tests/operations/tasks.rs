@@ -3,7 +3,8 @@
 //! delivery once; a cancelled task stops; a replay re-queues no faster than
 //! the worker takes its deliveries; cancel tasks stop deliveries not sent
 //! yet; an endpoint's recovery replays only its window's deliveries that did
-//! not succeed; bad filters are refused naming the field.
+//! not succeed; bad filters are refused naming the field; an operator's task
+//! acts across apps, and only an admin may run one.
 
 use std::time::Duration;
 
@@ -285,7 +286,80 @@ async fn bad_task_requests_are_refused_naming_the_field(backend: Backend) {
     assert_eq!(out["error"]["code"], "task_not_found");
 }
 
+/// An app of its own whose endpoint (answering 500) dead-lettered `n` deliveries.
+async fn failed_app(fenix: &Fenix, receiver: &Receiver, uid: &str, n: usize) -> String {
+    let app = fenix.create_app(uid).await;
+    let ep = id_of(&fenix.create_endpoint(&app, json!({"url": receiver.url})).await);
+    send_many(fenix, &app, "booking.confirmed", n).await;
+    eventually("every delivery is dead-lettered", Duration::from_secs(60), || async {
+        fenix.deliveries(&app, &format!("endpoint_id={ep}&status=failed")).await.len() == n
+    })
+    .await;
+    app
+}
+
+async fn an_operators_task_replays_across_apps_and_only_an_admin_may_run_one(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let fenix = Fenix::start(&db, &[("FENIX_RETRY_SCHEDULE", "50ms")]).await;
+    let receiver = Receiver::http(|_| Plan::status(500)).await;
+    let a = failed_app(&fenix, &receiver, "acme", 6).await;
+    let b = failed_app(&fenix, &receiver, "globex", 4).await;
+    let c = failed_app(&fenix, &receiver, "initech", 3).await;
+    receiver.set_behaviour(|_| Plan::ok());
+    let before = receiver.count();
+
+    let (status, every) = fenix.call("POST", "/v1/tasks", Some(json!({"kind": "replay", "dry_run": true}))).await;
+    assert_eq!((status, every), (200, json!({"count": 13})));
+    let filter = json!({"app_ids": [a, "globex"]});
+    let body = json!({"kind": "replay", "dry_run": true, "filter": filter});
+    let (status, two) = fenix.call("POST", "/v1/tasks", Some(body)).await;
+    assert_eq!((status, two), (200, json!({"count": 10})), "by id and by uid");
+
+    let (status, created) = fenix.call("POST", "/v1/tasks", Some(json!({"kind": "replay", "filter": filter}))).await;
+    assert_eq!(status, 202, "{created}");
+    assert_eq!((created["app_id"].clone(), created["selected"].clone()), (Value::Null, json!(10)), "{created}");
+    assert_eq!(created["filter"], filter, "the selection as given, for the record");
+    let id = created["id"].as_str().unwrap().to_string();
+    eventually("the operator's task succeeds", Duration::from_secs(30), || async {
+        fenix.call("GET", &format!("/v1/tasks/{id}"), None).await.1["state"] == "succeeded"
+    })
+    .await;
+    let (_, done) = fenix.call("GET", &format!("/v1/tasks/{id}"), None).await;
+    assert_eq!((done["done"].as_i64(), done["failed"].as_i64()), (Some(10), Some(0)), "{done}");
+    eventually("the two apps' deliveries are sent again", Duration::from_secs(30), || async {
+        receiver.count() - before == 10
+    })
+    .await;
+    assert_eq!(fenix.deliveries(&c, "status=failed").await.len(), 3, "the third app is left alone");
+    let (status, listed) = fenix.call("GET", "/v1/tasks", None).await;
+    assert_eq!(status, 200, "{listed}");
+    assert_eq!(listed["data"][0]["id"], created["id"]);
+    let (status, none) = fenix.call("GET", &format!("/v1/apps/{b}/tasks/{id}"), None).await;
+    assert_eq!((status, none["error"]["code"].as_str()), (404, Some("task_not_found")), "not an app's task");
+    let (status, ended) = fenix.call("POST", &format!("/v1/tasks/{id}/cancel"), None).await;
+    assert_eq!((status, ended["error"]["code"].as_str()), (409, Some("task_ended")), "{ended}");
+
+    let (status, unknown) =
+        fenix.call("POST", "/v1/tasks", Some(json!({"kind": "replay", "filter": {"app_ids": ["nope"]}}))).await;
+    assert_eq!((status, unknown["error"]["code"].as_str()), (404, Some("app_not_found")), "{unknown}");
+    let (status, bad) =
+        fenix.call("POST", "/v1/tasks", Some(json!({"kind": "replay", "filter": {"endpoint_id": "x"}}))).await;
+    assert_eq!(bad["error"]["code"], "unknown_field", "an endpoint's task is its app's: {status} {bad}");
+
+    let token = json!({"name": "acme-manage", "app": a, "access": "manage"});
+    let (status, token) = fenix.call("POST", "/v1/tokens", Some(token)).await;
+    assert_eq!(status, 201, "{token}");
+    for (method, path) in
+        [("POST", "/v1/tasks".to_string()), ("GET", "/v1/tasks".into()), ("GET", format!("/v1/tasks/{id}"))]
+    {
+        let body = (method == "POST").then(|| json!({"kind": "replay", "dry_run": true}));
+        let (status, refused) = fenix.call_as(token["token"].as_str(), method, &path, body).await;
+        assert_eq!(status, 403, "{method} {path} needs an admin: {refused}");
+    }
+}
+
 crate::on_both_backends!(
+    an_operators_task_replays_across_apps_and_only_an_admin_may_run_one,
     a_dry_run_counts_exactly_what_the_task_then_replays,
     a_task_killed_halfway_resumes_after_a_restart_and_replays_each_delivery_once,
     a_cancelled_task_stops,

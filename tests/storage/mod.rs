@@ -19,4 +19,5 @@ mod plans;
 mod replay;
 mod secrets;
 mod send_budgets;
+mod tasks;
 mod tokens;

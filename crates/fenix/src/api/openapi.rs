@@ -288,8 +288,8 @@ mod tests {
         // POST …/verify (proof of endpoint ownership) and POST …/tls/rotate (issue 31),
         // POST …/transformations/test and GET …/deliveries/{dlv}/request (issue 32),
         // POST …/events/{evt}/cancel and POST …/events/{evt}/expunge (issue 33),
-        // the tasks' 4 and POST …/endpoints/{ep}/recover (issue 33).
-        assert_eq!(operations.len(), 57, "{operations:#?}");
+        // the tasks' 4 and POST …/endpoints/{ep}/recover (issue 33), the operator's 4 under /v1/tasks.
+        assert_eq!(operations.len(), 61, "{operations:#?}");
         for op in [
             "get /openapi.json",
             "get /healthz",
@@ -303,6 +303,10 @@ mod tests {
             "get /v1/apps/{app}/tasks/{task}",
             "post /v1/apps/{app}/tasks/{task}/cancel",
             "post /v1/apps/{app}/endpoints/{ep}/recover",
+            "post /v1/tasks",
+            "get /v1/tasks",
+            "get /v1/tasks/{task}",
+            "post /v1/tasks/{task}/cancel",
             "get /v1/apps/{app}/endpoints/{ep}/stats",
             "post /v1/apps/{app}/deliveries/{dlv}/replay",
             "post /v1/apps/{app}/endpoints/{ep}/test",

@@ -1,7 +1,8 @@
 //! Bulk operations as tasks: `POST /v1/apps/{app}/tasks` (a replay, cancel
 //! or skip of many deliveries, or its dry run), reading and cancelling them,
-//! and `POST …/endpoints/{ep}/recover` (replay an endpoint's deliveries that
-//! did not succeed during an outage). A task selects its deliveries when it
+//! `POST …/endpoints/{ep}/recover` (replay an endpoint's deliveries that
+//! did not succeed during an outage), and the operator's `/v1/tasks` (the
+//! same across apps, and every task). A task selects its deliveries when it
 //! is created, so a dry run counts exactly what the task then acts on; the
 //! runner (`worker/tasks.rs`) acts on them at `FENIX_TASK_RATE` at most.
 //! The task's row is the audit record: who asked, when, what selection.
@@ -26,10 +27,10 @@ use super::{
     lookup::{self, IdParam},
 };
 use crate::{
-    ids::{EndpointId, TaskId},
+    ids::{AppId, EndpointId, TaskId},
     lifecycle::{DeliveryStatus, StatusClass, TaskKind, TaskState},
     state::SharedState,
-    store::tasks::{NewTask, TaskRow, TaskSelection},
+    store::tasks::{NewTask, TaskRow, TaskScope, TaskSelection},
     time,
 };
 
@@ -40,6 +41,9 @@ pub fn router() -> OpenApiRouter<SharedState> {
         .routes(routes!(get_task))
         .routes(routes!(cancel_task))
         .routes(routes!(recover_endpoint))
+        .routes(routes!(create_operator_task, list_all_tasks))
+        .routes(routes!(get_any_task))
+        .routes(routes!(cancel_any_task))
 }
 
 /// Which deliveries of the app a task selects; every field narrows it.
@@ -100,6 +104,9 @@ struct DryRunOut {
 #[schema(as = Task)]
 pub struct TaskOut {
     id: TaskId,
+    /// The app whose deliveries it selects; `null` for an operator's task across apps (`/v1/tasks`).
+    #[schema(value_type = Option<String>, example = "app_01JD3Z6N4VQK1T9S0W5X2Y8R7M")]
+    app_id: Option<AppId>,
     kind: TaskKind,
     state: TaskState,
     /// Deliveries selected when the task was created.
@@ -129,6 +136,7 @@ impl From<TaskRow> for TaskOut {
     fn from(row: TaskRow) -> TaskOut {
         TaskOut {
             id: row.id,
+            app_id: row.app_id,
             kind: row.kind,
             state: row.state,
             selected: row.selected,
@@ -156,14 +164,9 @@ fn created_by(actor: Actor) -> &'static str {
     }
 }
 
-/// Parses a filter into a selection of `app_id`'s deliveries: 422 naming
-/// the field for bad values, 404 for an endpoint the app does not have.
-async fn selection(
-    s: &SharedState,
-    app_id: &crate::ids::AppId,
-    kind: TaskKind,
-    f: &FilterIn,
-) -> Result<TaskSelection, ApiError> {
+/// Parses a filter into a selection of the deliveries of `scope`: 422
+/// naming the field for bad values, 404 for an endpoint its app does not have.
+async fn selection(s: &SharedState, scope: TaskScope, kind: TaskKind, f: &FilterIn) -> Result<TaskSelection, ApiError> {
     let time = |field: &str, v: &Option<String>| -> Result<Option<i64>, ApiError> {
         v.as_deref()
             .map(|v| {
@@ -206,32 +209,53 @@ async fn selection(
                 .map_err(|_| invalid("last_status_class", "must be \"4xx\", \"5xx\" or \"network\""))
         })
         .transpose()?;
-    let endpoint_id = match &f.endpoint_id {
-        None => None,
-        Some(text) => {
+    let endpoint_id = match (&f.endpoint_id, scope.app_id()) {
+        (None, _) => None,
+        (Some(text), app_id) => {
             let id = EndpointId::parse(text).map_err(|e| invalid("endpoint_id", e))?;
+            let app_id = app_id.ok_or_else(|| invalid("endpoint_id", "an endpoint's task is its app's"))?;
             s.store.get_endpoint(app_id, &id).await?.ok_or_else(|| ApiError::not_found(Resource::Endpoint))?;
             Some(id)
         }
     };
-    Ok(TaskSelection { kind, endpoint_id, since, until, statuses, event_types, last_status_class })
+    Ok(TaskSelection { scope, kind, endpoint_id, since, until, statuses, event_types, last_status_class })
 }
 
-/// Creates a task of `app_id` (or answers its dry run's count).
+/// Creates a task with this selection; `filter` is what the caller gave, for the record.
 async fn start(
     s: &SharedState,
-    app_id: &crate::ids::AppId,
     actor: Actor,
     sel: &TaskSelection,
-    filter: &FilterIn,
+    filter: &impl Serialize,
 ) -> Result<TaskRow, ApiError> {
     let filter_json = serde_json::to_string(filter).expect("a filter serializes");
     let rate_per_s = s.settings.task_rate as i64;
-    let new = NewTask { app_id, selection: sel, filter_json: &filter_json, created_by: created_by(actor), rate_per_s };
+    let new = NewTask { selection: sel, filter_json: &filter_json, created_by: created_by(actor), rate_per_s };
     let row = s.store.create_task(&new, time::now_ms()).await?;
-    tracing::info!(app_id = %app_id, task_id = %row.id, kind = row.kind.as_str(), selected = row.selected,
+    let app_id = row.app_id.as_ref().map_or("(every app)", |a| a.as_str());
+    tracing::info!(app_id, task_id = %row.id, kind = row.kind.as_str(), selected = row.selected,
         created_by = row.created_by, "task created");
     Ok(row)
+}
+
+/// A dry run's answer, or the task created.
+async fn count_or_start(
+    s: &SharedState,
+    actor: Actor,
+    dry_run: bool,
+    sel: &TaskSelection,
+    filter: &impl Serialize,
+) -> Result<Response, ApiError> {
+    if dry_run {
+        let count = s.store.count_task_selection(sel, time::now_ms()).await?;
+        return Ok(Json(DryRunOut { count }).into_response());
+    }
+    let row = start(s, actor, sel, filter).await?;
+    Ok((StatusCode::ACCEPTED, Json(TaskOut::from(row))).into_response())
+}
+
+fn task_kind(text: &str) -> Result<TaskKind, ApiError> {
+    text.parse().map_err(|_| ApiError::new(Code::InvalidTaskKind, "kind must be \"replay\", \"cancel\" or \"skip\""))
 }
 
 #[utoipa::path(
@@ -263,17 +287,9 @@ async fn create_task(
     ApiJson(body): ApiJson<CreateIn>,
 ) -> Result<Response, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
-    let kind: TaskKind = body
-        .kind
-        .parse()
-        .map_err(|_| ApiError::new(Code::InvalidTaskKind, "kind must be \"replay\", \"cancel\" or \"skip\""))?;
-    let sel = selection(&s, &app.id, kind, &body.filter).await?;
-    if body.dry_run {
-        let count = s.store.count_task_selection(&app.id, &sel, time::now_ms()).await?;
-        return Ok(Json(DryRunOut { count }).into_response());
-    }
-    let row = start(&s, &app.id, actor, &sel, &body.filter).await?;
-    Ok((StatusCode::ACCEPTED, Json(TaskOut::from(row))).into_response())
+    let kind = task_kind(&body.kind)?;
+    let sel = selection(&s, TaskScope::App(app.id), kind, &body.filter).await?;
+    count_or_start(&s, actor, body.dry_run, &sel, &body.filter).await
 }
 
 /// `{app}/tasks/{task}`.
@@ -305,7 +321,7 @@ async fn get_task(
 ) -> Result<Json<TaskOut>, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
     let task = task.known(Resource::Task)?;
-    let row = s.store.task(&app.id, &task).await?.ok_or_else(|| ApiError::not_found(Resource::Task))?;
+    let row = s.store.task(Some(&app.id), &task).await?.ok_or_else(|| ApiError::not_found(Resource::Task))?;
     Ok(Json(row.into()))
 }
 
@@ -329,7 +345,7 @@ async fn list_tasks(
     let list = ListScope::new(TaskId::PREFIX, &[Some(app.id.as_str())]);
     let limit = q.limit()?;
     let before = q.cursor(&list)?;
-    let rows = s.store.list_tasks(&app.id, before.as_deref(), limit + 1).await?;
+    let rows = s.store.list_tasks(Some(&app.id), before.as_deref(), limit + 1).await?;
     Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.as_str().to_string(), TaskOut::from)))
 }
 
@@ -355,13 +371,23 @@ async fn cancel_task(
     RawBody(body): RawBody,
 ) -> Result<Json<TaskOut>, ApiError> {
     let app = lookup::app(&s.store, &app).await?;
-    let super::extract::NoOptions {} = optional_json(&body)?;
+    cancel(&s, Some(&app.id), task, &body).await
+}
+
+/// Cancels a task (of `app_id`, or any).
+async fn cancel(
+    s: &SharedState,
+    app_id: Option<&AppId>,
+    task: IdParam<TaskId>,
+    body: &[u8],
+) -> Result<Json<TaskOut>, ApiError> {
+    let super::extract::NoOptions {} = optional_json(body)?;
     let task = task.known(Resource::Task)?;
-    match s.store.cancel_task(&app.id, &task, time::now_ms()).await? {
+    match s.store.cancel_task(app_id, &task, time::now_ms()).await? {
         None => Err(ApiError::not_found(Resource::Task)),
         Some(Err(state)) => Err(ApiError::new(Code::TaskEnded, format!("the task is {} already", state.as_str()))),
         Some(Ok(row)) => {
-            tracing::info!(app_id = %app.id, task_id = %task, "task cancelled");
+            tracing::info!(app_id = app_id.map_or("(any)", |a| a.as_str()), task_id = %task, "task cancelled");
             Ok(Json(row.into()))
         }
     }
@@ -415,7 +441,178 @@ async fn recover_endpoint(
         until: body.until,
         ..FilterIn::default()
     };
-    let sel = selection(&s, &endpoint.app_id, TaskKind::Replay, &filter).await?;
-    let row = start(&s, &endpoint.app_id, actor, &sel, &filter).await?;
+    let sel = selection(&s, TaskScope::App(endpoint.app_id.clone()), TaskKind::Replay, &filter).await?;
+    let row = start(&s, actor, &sel, &filter).await?;
     Ok((StatusCode::ACCEPTED, Json(TaskOut::from(row))).into_response())
+}
+
+/// Which deliveries of which apps an operator's task selects; every field narrows it.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = OperatorTaskFilter)]
+struct OperatorFilterIn {
+    /// Only these apps' deliveries (ids or uids); default: every app's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    app_ids: Option<Vec<String>>,
+    /// Deliveries created at or after this time (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(format = DateTime)]
+    since: Option<String>,
+    /// Deliveries created before this time (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(format = DateTime)]
+    until: Option<String>,
+    /// Statuses as shown, as in an app's task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    statuses: Option<Vec<String>>,
+    /// Only these event types.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    event_types: Option<Vec<String>>,
+    /// Only deliveries whose latest attempt answered 4xx, 5xx, or no answer (`network`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<StatusClass>)]
+    last_status_class: Option<String>,
+}
+
+/// An operator's task to create across apps, or to count (`dry_run`).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = OperatorTaskRequest)]
+struct OperatorCreateIn {
+    /// `replay`, `cancel` or `skip`.
+    #[schema(value_type = TaskKind)]
+    kind: String,
+    /// True: create nothing, answer how many deliveries the task would act on.
+    #[serde(default)]
+    dry_run: bool,
+    #[serde(default)]
+    filter: OperatorFilterIn,
+}
+
+/// At most this many apps in an operator's task's `app_ids`.
+const MAX_TASK_APPS: usize = 100;
+
+#[utoipa::path(
+    post, path = "/v1/tasks", tag = "tasks", operation_id = "create_operator_task",
+    summary = "Replay, cancel or skip many deliveries of every app (or of some), in the background (or count them)",
+    security(("bearer" = ["admin"])),
+    description = "An app's task (`POST /v1/apps/{app}/tasks`) across apps: the deliveries of every app, or of \
+        the apps named in `filter.app_ids` (at most 100), that match the filter now. The task belongs to no app \
+        (`app_id: null`); it is read and cancelled under `/v1/tasks`. A replay goes no faster than the worker \
+        takes what it re-queued.",
+    request_body = OperatorCreateIn,
+    responses(
+        (status = 200, description = "Dry run: how many deliveries the task would act on", body = DryRunOut),
+        (status = 202, description = "Created; it runs in the background", body = TaskOut),
+        (status = 404, description = "`app_not_found`: an app of `filter.app_ids`", body = ErrorBody),
+        (status = 422, description = "`invalid_task_kind`, `invalid_task_filter`, `invalid_statuses`", body = ErrorBody),
+    )
+)]
+async fn create_operator_task(
+    State(s): State<SharedState>,
+    Extension(actor): Extension<Actor>,
+    _: NoQuery,
+    ApiJson(body): ApiJson<OperatorCreateIn>,
+) -> Result<Response, ApiError> {
+    let kind = task_kind(&body.kind)?;
+    let f = &body.filter;
+    let mut apps = Vec::new();
+    if let Some(given) = &f.app_ids {
+        if given.is_empty() || given.len() > MAX_TASK_APPS {
+            return Err(invalid(
+                "app_ids",
+                format!("must name 1 to {MAX_TASK_APPS} apps, or be left out for every app"),
+            ));
+        }
+        for named in given {
+            let id = lookup::app(&s.store, named).await?.id;
+            if !apps.contains(&id) {
+                apps.push(id);
+            }
+        }
+    }
+    let common = FilterIn {
+        endpoint_id: None,
+        since: f.since.clone(),
+        until: f.until.clone(),
+        statuses: f.statuses.clone(),
+        event_types: f.event_types.clone(),
+        last_status_class: f.last_status_class.clone(),
+    };
+    let sel = selection(&s, TaskScope::Apps(apps), kind, &common).await?;
+    count_or_start(&s, actor, body.dry_run, &sel, f).await
+}
+
+/// `/v1/tasks/{task}`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+struct AnyTaskPath {
+    /// The task's id (`tsk_…`).
+    #[param(value_type = String)]
+    task: IdParam<TaskId>,
+}
+
+#[utoipa::path(
+    get, path = "/v1/tasks/{task}", tag = "tasks", operation_id = "get_any_task",
+    summary = "Any task, an app's or an operator's: its state, progress and audit record",
+    security(("bearer" = ["admin"])),
+    params(AnyTaskPath),
+    responses(
+        (status = 200, description = "The task", body = TaskOut),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`task_not_found`", body = ErrorBody),
+    )
+)]
+async fn get_any_task(
+    State(s): State<SharedState>,
+    _: NoQuery,
+    ApiPath(AnyTaskPath { task }): ApiPath<AnyTaskPath>,
+) -> Result<Json<TaskOut>, ApiError> {
+    let task = task.known(Resource::Task)?;
+    let row = s.store.task(None, &task).await?.ok_or_else(|| ApiError::not_found(Resource::Task))?;
+    Ok(Json(row.into()))
+}
+
+#[utoipa::path(
+    get, path = "/v1/tasks", tag = "tasks", operation_id = "list_all_tasks",
+    summary = "Every task, of every app and the operator's, newest first",
+    security(("bearer" = ["admin"])),
+    params(PageQuery),
+    responses(
+        (status = 200, description = "A page of tasks", body = Page<TaskOut>),
+        (status = 400, description = "`invalid_limit`, `invalid_cursor`, `invalid_query`", body = ErrorBody),
+    )
+)]
+async fn list_all_tasks(
+    State(s): State<SharedState>,
+    ApiQuery(q): ApiQuery<PageQuery>,
+) -> Result<Json<Page<TaskOut>>, ApiError> {
+    let list = ListScope::new(TaskId::PREFIX, &[None]);
+    let limit = q.limit()?;
+    let before = q.cursor(&list)?;
+    let rows = s.store.list_tasks(None, before.as_deref(), limit + 1).await?;
+    Ok(Json(Page::from_rows(rows, limit, &list, |r| r.id.as_str().to_string(), TaskOut::from)))
+}
+
+#[utoipa::path(
+    post, path = "/v1/tasks/{task}/cancel", tag = "tasks", operation_id = "cancel_any_task",
+    summary = "Stop any task, an app's or an operator's",
+    security(("bearer" = ["admin"])),
+    description = "As `POST /v1/apps/{app}/tasks/{task}/cancel`, for any task.",
+    params(AnyTaskPath),
+    request_body(content = Option<super::extract::NoOptions>, description = "Optional; empty or `{}`"),
+    responses(
+        (status = 200, description = "Cancelled", body = TaskOut),
+        (status = 400, description = "`invalid_path`", body = ErrorBody),
+        (status = 404, description = "`task_not_found`", body = ErrorBody),
+        (status = 409, description = "`task_ended`: it had succeeded, failed or been cancelled already", body = ErrorBody),
+    )
+)]
+async fn cancel_any_task(
+    State(s): State<SharedState>,
+    _: NoQuery,
+    ApiPath(AnyTaskPath { task }): ApiPath<AnyTaskPath>,
+    RawBody(body): RawBody,
+) -> Result<Json<TaskOut>, ApiError> {
+    cancel(&s, None, task, &body).await
 }

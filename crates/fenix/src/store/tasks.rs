@@ -1,10 +1,17 @@
-//! Bulk operations as tasks (migration 0025): a task selects its deliveries
-//! once, when it is created (`task_deliveries`), then a runner holding its
-//! lease walks them in delivery id order, a batch per transaction. The
-//! cursor, `done` and `failed` move in the same transaction as the batch's
-//! changes, and only while the runner's lease still holds: a task stopped
-//! halfway (a crash, a kill) goes on from its cursor under a new lease, and
-//! acts on each selected delivery exactly once.
+//! Bulk operations as tasks (migrations 0025, 0026): a task selects its
+//! deliveries once, when it is created (`task_deliveries`), then a runner
+//! holding its lease walks them in delivery id order, a batch per
+//! transaction. The cursor, `done` and `failed` move in the same transaction
+//! as the batch's changes, and only while the runner's lease still holds: a
+//! task stopped halfway (a crash, a kill) goes on from its cursor under a
+//! new lease, and acts on each selected delivery exactly once.
+//!
+//! The selection itself is made in batches too ([`Store::select_task_batch`]),
+//! each a short transaction over a bounded range of delivery ids, so that
+//! selecting a million deliveries never holds the writer for long. The
+//! creator holds the task's lease while it selects; a creator that vanished
+//! halfway leaves the rest of the selection to the runner that takes the
+//! task up when that lease ends.
 
 use super::{
     queue::PARKED,
@@ -18,10 +25,32 @@ use crate::{
     time::Millis,
 };
 
-/// Which deliveries of an app a task selects. Its statuses are those the
-/// kind may select ([`TaskKind::selectable`]), checked by the caller.
-#[derive(Debug, Clone)]
+/// Whose deliveries a task selects.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskScope {
+    /// One app's: a task of `/v1/apps/{app}/tasks`.
+    App(AppId),
+    /// An operator's task: every app's, or only these apps' when there are any.
+    Apps(Vec<AppId>),
+}
+
+impl TaskScope {
+    /// The app a task of this scope belongs to (`None`: an operator's task).
+    pub fn app_id(&self) -> Option<&AppId> {
+        match self {
+            TaskScope::App(id) => Some(id),
+            TaskScope::Apps(_) => None,
+        }
+    }
+}
+
+/// Which deliveries a task selects. Its statuses are those the kind may
+/// select ([`TaskKind::selectable`]), checked by the caller. Stored with the
+/// task (JSON), for the runner that finishes a selection stopped halfway.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct TaskSelection {
+    pub scope: TaskScope,
     pub kind: TaskKind,
     pub endpoint_id: Option<EndpointId>,
     /// On the delivery's `created_at`: from `since` (included) to `until` (excluded).
@@ -37,7 +66,8 @@ pub struct TaskSelection {
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct TaskRow {
     pub id: TaskId,
-    pub app_id: AppId,
+    /// `None`: an operator's task across apps.
+    pub app_id: Option<AppId>,
     pub kind: TaskKind,
     pub state: TaskState,
     /// The filter as the caller gave it (JSON).
@@ -59,7 +89,6 @@ const TASK_COLUMNS: &str = "id, app_id, kind, state, filter, created_by, selecte
 /// A new task: what the caller asked, and who.
 #[derive(Debug)]
 pub struct NewTask<'a> {
-    pub app_id: &'a AppId,
     pub selection: &'a TaskSelection,
     pub filter_json: &'a str,
     pub created_by: &'a str,
@@ -70,9 +99,22 @@ pub struct NewTask<'a> {
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct ClaimedTask {
     pub id: TaskId,
-    pub app_id: AppId,
+    pub app_id: Option<AppId>,
     pub kind: TaskKind,
     pub rate_per_s: i64,
+    /// Not `None` while its selection is not finished ([`Store::select_task_batch`]).
+    pub selecting: Option<String>,
+}
+
+/// What one batch of a selection did ([`Store::select_task_batch`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SelectBatch {
+    /// It selected this many more deliveries; more may follow.
+    Selected(u64),
+    /// The selection is whole.
+    Complete,
+    /// The task is no longer this caller's: cancelled, or its lease was lost.
+    Stopped,
 }
 
 /// What one batch of a runner did ([`Store::run_task_batch`]).
@@ -86,12 +128,12 @@ pub enum TaskBatch {
     Stopped,
 }
 
-/// The selection's `FROM … WHERE …` over deliveries `d` of `app_id`.
+/// The selection's `FROM … WHERE …` over deliveries `d` of its scope.
 /// A replay looks only at deliveries whose payload is kept (others cannot be
 /// sent again); a cancel or skip only at rows still `pending` (shown
 /// `scheduled`, `pending`, or `in_flight` before their request starts).
-fn push_selection<'a>(q: &mut Built<'a>, app_id: &'a AppId, sel: &'a TaskSelection, now: Millis) {
-    q.push(" FROM deliveries d WHERE d.app_id = ").bind(app_id);
+fn push_selection<'a>(q: &mut Built<'a>, sel: &'a TaskSelection, now: Millis) {
+    push_scope(q, &sel.scope);
     match sel.kind {
         TaskKind::Replay => {
             q.push(" AND d.status IN ").bind_list(sel.statuses.iter().copied());
@@ -135,6 +177,19 @@ fn push_selection<'a>(q: &mut Built<'a>, app_id: &'a AppId, sel: &'a TaskSelecti
     }
 }
 
+/// ` FROM deliveries d WHERE ` the scope's apps.
+fn push_scope<'a>(q: &mut Built<'a>, scope: &'a TaskScope) {
+    q.push(" FROM deliveries d WHERE ");
+    match scope {
+        TaskScope::App(app_id) => q.push("d.app_id = ").bind(app_id),
+        TaskScope::Apps(apps) if apps.is_empty() => q.push("1 = 1"),
+        TaskScope::Apps(apps) => q.push("d.app_id IN ").bind_list(apps.iter()),
+    };
+}
+
+/// How many deliveries' ids one batch of a selection looks at, at most.
+pub const SELECT_BATCH: i64 = 2_000;
+
 /// [`Store::unclaimed_due_of_app`]: rows a claim may take, as the claim says.
 static UNCLAIMED_DUE_OF_APP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
@@ -143,55 +198,131 @@ static UNCLAIMED_DUE_OF_APP: std::sync::LazyLock<String> = std::sync::LazyLock::
     )
 });
 
+/// [`Store::unclaimed_due`]: the same over every app.
+static UNCLAIMED_DUE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "SELECT COUNT(*) FROM (SELECT 1 FROM deliveries d WHERE {} LIMIT $2) AS due",
+        super::queue::lane::due_and_unclaimed("d", "$1")
+    )
+});
+
 /// How long a runner's claim on a task holds without a batch renewing it.
 pub const TASK_LEASE_MS: i64 = 10_000;
 
 impl Store {
     /// How many deliveries a task with this selection would act on if created now (a dry run).
-    pub async fn count_task_selection(&self, app_id: &AppId, sel: &TaskSelection, now: Millis) -> Result<i64> {
+    pub async fn count_task_selection(&self, sel: &TaskSelection, now: Millis) -> Result<i64> {
         let mut q = Built::new("SELECT COUNT(*)");
-        push_selection(&mut q, app_id, sel, now);
+        push_selection(&mut q, sel, now);
         self.writes().scalar(&q.sql, &q.values).await
     }
 
-    /// Creates a `queued` task and selects its deliveries, in one transaction.
+    /// Creates a `queued` task and selects its deliveries, a batch per
+    /// transaction ([`Store::select_task_batch`]) under a lease of the
+    /// creator's, which it lets go when the selection is whole: only then may
+    /// a runner take the task. If the creator stops halfway, the runner that
+    /// takes the task once that lease ends finishes the selection.
     pub async fn create_task(&self, new: &NewTask<'_>, now: Millis) -> Result<TaskRow> {
+        let owner = format!("create-{}", ulid::Ulid::new());
+        let id = self.begin_task(new, &owner, now).await?;
+        while let SelectBatch::Selected(_) = self.select_task_batch(&id, &owner, crate::time::now_ms()).await? {}
+        let release = "UPDATE tasks SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2";
+        self.writes().execute(release, &[(&id).into(), (&owner).into()]).await?;
+        let sql = format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = $1");
+        Ok(self.writes().fetch_optional(&sql, &[(&id).into()]).await?.expect("the task just inserted"))
+    }
+
+    /// The first step of [`Store::create_task`]: a `queued` task that has
+    /// selected nothing yet, under `owner`'s lease.
+    pub async fn begin_task(&self, new: &NewTask<'_>, owner: &str, now: Millis) -> Result<TaskId> {
         let id = TaskId::new();
-        let mut tx = self.writes().begin_write().await?;
-        let insert =
-            "INSERT INTO tasks (id, app_id, kind, state, filter, created_by, selected, rate_per_s, created_at) \
-             VALUES ($1, $2, $3, 'queued', $4, $5, 0, $6, $7)";
+        let selection = serde_json::to_string(new.selection).expect("a selection serializes");
+        let insert = "INSERT INTO tasks (id, app_id, kind, state, filter, created_by, selected, rate_per_s, \
+             created_at, selection, selecting, lease_owner, lease_until) \
+             VALUES ($1, $2, $3, 'queued', $4, $5, 0, $6, $7, $8, '', $9, $10)";
         let values = [
             (&id).into(),
-            new.app_id.into(),
+            new.selection.scope.app_id().into(),
             new.selection.kind.into(),
             new.filter_json.into(),
             new.created_by.into(),
             new.rate_per_s.into(),
             now.into(),
+            (&selection).into(),
+            owner.into(),
+            (now + TASK_LEASE_MS).into(),
         ];
-        tx.execute(insert, &values).await?;
+        self.writes().execute(insert, &values).await?;
+        Ok(id)
+    }
+
+    /// Selects the deliveries of task `id` among the next [`SELECT_BATCH`]
+    /// deliveries of its scope after its selection's cursor (in delivery id
+    /// order), if `owner` holds its lease, and moves the cursor and
+    /// `selected` in the same transaction (renewing the lease). Statuses are
+    /// read as shown when the task was created.
+    pub async fn select_task_batch(&self, id: &TaskId, owner: &str, now: Millis) -> Result<SelectBatch> {
+        let mut tx = self.writes().begin_write().await?;
+        let sql = "SELECT selection, selecting, created_at FROM tasks WHERE id = $1 AND lease_owner = $2 \
+             AND state IN ('queued', 'running')";
+        let Some((selection, selecting, created_at)): Option<(Option<String>, Option<String>, Millis)> =
+            tx.fetch_optional(sql, &[id.into(), owner.into()]).await?
+        else {
+            tx.rollback().await?;
+            return Ok(SelectBatch::Stopped);
+        };
+        let (Some(selection), Some(after)) = (selection, selecting) else {
+            tx.rollback().await?;
+            return Ok(SelectBatch::Complete);
+        };
+        let sel: TaskSelection = serde_json::from_str(&selection).map_err(|e| {
+            super::Error::Internal(sqlx::Error::Decode(format!("task {id}: its stored selection: {e}").into()))
+        })?;
+        // The last of the next SELECT_BATCH ids of the scope (none: fewer are left).
+        let mut bound = Built::new("SELECT d.id");
+        match &sel.scope {
+            TaskScope::App(_) => push_scope(&mut bound, &sel.scope),
+            TaskScope::Apps(_) => {
+                bound.push(" FROM deliveries d WHERE 1 = 1");
+            }
+        }
+        bound.push(" AND d.id > ").bind(&after).push(" ORDER BY d.id LIMIT 1 OFFSET ").bind(SELECT_BATCH - 1);
+        let upto: Option<String> = tx.fetch_optional(&bound.sql, &bound.values).await?.map(|(id,): (String,)| id);
         let mut q = Built::new("INSERT INTO task_deliveries (task_id, delivery_id) SELECT ");
-        q.bind(&id).push(", d.id");
-        push_selection(&mut q, new.app_id, new.selection, now);
-        let selected = tx.execute(&q.sql, &q.values).await? as i64;
-        tx.execute("UPDATE tasks SET selected = $2 WHERE id = $1", &[(&id).into(), selected.into()]).await?;
-        let sql = format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = $1");
-        let row: TaskRow = tx.fetch_optional(&sql, &[(&id).into()]).await?.expect("the task just inserted");
+        q.bind(id).push(", d.id");
+        push_selection(&mut q, &sel, created_at);
+        q.push(" AND d.id > ").bind(&after);
+        if let Some(upto) = &upto {
+            q.push(" AND d.id <= ").bind(upto);
+        }
+        let selected = tx.execute(&q.sql, &q.values).await?;
+        let sql = "UPDATE tasks SET selected = selected + $3, selecting = $4, lease_until = $5 \
+             WHERE id = $1 AND lease_owner = $2";
+        let values =
+            [id.into(), owner.into(), (selected as i64).into(), upto.as_deref().into(), (now + TASK_LEASE_MS).into()];
+        tx.execute(sql, &values).await?;
         tx.commit().await?;
-        Ok(row)
+        Ok(if upto.is_some() { SelectBatch::Selected(selected) } else { SelectBatch::Complete })
     }
 
-    /// One task of one app.
-    pub async fn task(&self, app_id: &AppId, id: &TaskId) -> Result<Option<TaskRow>> {
-        let sql = format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = $1 AND app_id = $2");
-        self.writes().fetch_optional(&sql, &[id.into(), app_id.into()]).await
+    /// One task: of the app `app_id`, or of any (an operator's view, `None`).
+    pub async fn task(&self, app_id: Option<&AppId>, id: &TaskId) -> Result<Option<TaskRow>> {
+        let mut q = Built::new(format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = "));
+        q.bind(id);
+        if let Some(app_id) = app_id {
+            q.push(" AND app_id = ").bind(app_id);
+        }
+        self.writes().fetch_optional(&q.sql, &q.values).await
     }
 
-    /// An app's tasks, newest first: up to `limit` before the id `before` (`None`: from the newest).
-    pub async fn list_tasks(&self, app_id: &AppId, before: Option<&str>, limit: i64) -> Result<Vec<TaskRow>> {
-        let mut q = Built::new(format!("SELECT {TASK_COLUMNS} FROM tasks WHERE app_id = "));
-        q.bind(app_id);
+    /// Tasks newest first, of the app `app_id` or of every app and none
+    /// (`None`, an operator's view): up to `limit` before the id `before`
+    /// (`None`: from the newest).
+    pub async fn list_tasks(&self, app_id: Option<&AppId>, before: Option<&str>, limit: i64) -> Result<Vec<TaskRow>> {
+        let mut q = Built::new(format!("SELECT {TASK_COLUMNS} FROM tasks WHERE 1 = 1"));
+        if let Some(app_id) = app_id {
+            q.push(" AND app_id = ").bind(app_id);
+        }
         if let Some(before) = before {
             q.push(" AND id < ").bind(before);
         }
@@ -199,18 +330,23 @@ impl Store {
         self.reads().fetch_all(&q.sql, &q.values).await
     }
 
-    /// Cancels a task still `queued` or `running`: its runner stops at its
-    /// next batch (what the batches before did stays done). `Ok(None)` when
-    /// unknown; `Err(state)` when it had ended already.
+    /// Cancels a task still `queued` or `running` (of the app `app_id`, or
+    /// any with `None`): its runner stops at its next batch (what the
+    /// batches before did stays done). `Ok(None)` when unknown; `Err(state)`
+    /// when it had ended already.
     pub async fn cancel_task(
         &self,
-        app_id: &AppId,
+        app_id: Option<&AppId>,
         id: &TaskId,
         now: Millis,
     ) -> Result<Option<std::result::Result<TaskRow, TaskState>>> {
-        let sql = "UPDATE tasks SET state = 'cancelled', finished_at = $3, lease_owner = NULL, lease_until = NULL \
-             WHERE id = $1 AND app_id = $2 AND state IN ('queued', 'running')";
-        let changed = self.writes().execute(sql, &[id.into(), app_id.into(), now.into()]).await?;
+        let mut q = Built::new("UPDATE tasks SET state = 'cancelled', finished_at = ");
+        q.bind(now).push(", lease_owner = NULL, lease_until = NULL WHERE state IN ('queued', 'running') AND id = ");
+        q.bind(id);
+        if let Some(app_id) = app_id {
+            q.push(" AND app_id = ").bind(app_id);
+        }
+        let changed = self.writes().execute(&q.sql, &q.values).await?;
         Ok(self.task(app_id, id).await?.map(|row| if changed == 1 { Ok(row) } else { Err(row.state) }))
     }
 
@@ -221,8 +357,15 @@ impl Store {
              lease_until = $3 WHERE id = (SELECT id FROM tasks WHERE state IN ('queued', 'running') \
              AND (lease_until IS NULL OR lease_until < $2) ORDER BY id LIMIT 1) \
              AND state IN ('queued', 'running') AND (lease_until IS NULL OR lease_until < $2) \
-             RETURNING id, app_id, kind, rate_per_s";
+             RETURNING id, app_id, kind, rate_per_s, selecting";
         self.writes().fetch_optional(sql, &[owner.into(), now.into(), (now + TASK_LEASE_MS).into()]).await
+    }
+
+    /// How many deliveries of every app are due at `now` and claimed by no
+    /// worker, counted up to `cap`: [`Store::unclaimed_due_of_app`] for an
+    /// operator's task across apps.
+    pub async fn unclaimed_due(&self, now: Millis, cap: i64) -> Result<i64> {
+        self.reads().scalar(&UNCLAIMED_DUE, &[now.into(), cap.into()]).await
     }
 
     /// How many of `app_id`'s deliveries are due at `now` and claimed by no

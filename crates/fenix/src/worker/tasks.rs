@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 use crate::{
     lifecycle::TaskKind,
     state::SharedState,
-    store::tasks::{ClaimedTask, TaskBatch},
+    store::tasks::{ClaimedTask, SelectBatch, TaskBatch},
     time,
     wake::Reach,
 };
@@ -80,6 +80,9 @@ async fn run_task(
     // The time one batch may take at this rate.
     let pace = Duration::from_secs_f64(batch as f64 / rate as f64);
     tracing::info!(task_id = %id, rate, "task started");
+    if task.selecting.is_some() && !finish_selection(state, owner, task, shutdown).await? {
+        return Ok(true);
+    }
     let mut held = Duration::ZERO;
     loop {
         let started = tokio::time::Instant::now();
@@ -106,12 +109,39 @@ async fn run_task(
     }
 }
 
+/// Finishes the selection of a task whose creator stopped halfway (one
+/// short transaction per batch, as the creator does). False when the task
+/// stopped being ours meanwhile, or on shutdown.
+async fn finish_selection(
+    state: &SharedState,
+    owner: &str,
+    task: &ClaimedTask,
+    shutdown: &CancellationToken,
+) -> anyhow::Result<bool> {
+    tracing::info!(task_id = %task.id, "finishing the selection of a task whose creation stopped halfway");
+    loop {
+        if shutdown.is_cancelled() {
+            return Ok(false);
+        }
+        match state.store.select_task_batch(&task.id, owner, time::now_ms()).await? {
+            SelectBatch::Selected(_) => tokio::task::yield_now().await,
+            SelectBatch::Complete => return Ok(true),
+            SelectBatch::Stopped => return Ok(false),
+        }
+    }
+}
+
 /// Whether `task` is a replay whose app still has `hold_at` or more
-/// deliveries due and not claimed (cancel and skip tasks send nothing: they
-/// are never held).
+/// deliveries due and not claimed (an operator's task across apps: any
+/// app's). Cancel and skip tasks send nothing: they are never held.
 async fn replay_waits(state: &SharedState, task: &ClaimedTask, hold_at: i64) -> anyhow::Result<bool> {
     if task.kind != TaskKind::Replay {
         return Ok(false);
     }
-    Ok(state.store.unclaimed_due_of_app(&task.app_id, time::now_ms(), hold_at).await? >= hold_at)
+    let now = time::now_ms();
+    let waiting = match &task.app_id {
+        Some(app_id) => state.store.unclaimed_due_of_app(app_id, now, hold_at).await?,
+        None => state.store.unclaimed_due(now, hold_at).await?,
+    };
+    Ok(waiting >= hold_at)
 }
