@@ -274,8 +274,42 @@ async fn a_malformed_traceparent_is_ignored_and_the_event_starts_a_trace_of_its_
     assert_eq!(trace, hex::encode(&ingest[0].trace_id));
 }
 
+async fn a_batch_s_events_are_traced_under_its_one_ingestion(backend: Backend) {
+    let collector = Collector::start().await;
+    let db = TestDb::new(backend).await;
+    let fenix =
+        Fenix::start(&db, &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.url), ("OTEL_BSP_SCHEDULE_DELAY", "100")]).await;
+    let receiver = Receiver::http(|_| Plan::ok()).await;
+    let app = fenix.create_app("acme").await;
+    fenix.create_endpoint(&app, json!({"url": receiver.url})).await;
+    let answer = fenix
+        .request("POST", &format!("/v1/apps/{app}/events/batch"))
+        .header("traceparent", format!("00-{PRODUCER_TRACE}-{PRODUCER_SPAN}-01"))
+        .json(&json!({"events": [{"type": "a.b", "data": {}}, {"type": "a.b", "data": {}}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 202);
+
+    let ingest = collector.wait_for("fenix.ingest", 1).await;
+    assert_eq!(hex::encode(&ingest[0].parent_span_id), PRODUCER_SPAN);
+    assert_eq!(attributes(&ingest[0])["http.route"], "/v1/apps/{app}/events/batch");
+    let fan_out = collector.wait_for("fenix.fan_out", 1).await;
+    assert_eq!(attributes(&fan_out[0])["fenix.events_written"], "2");
+    let attempts = collector.wait_for("fenix.attempt", 2).await;
+    let mut events: Vec<String> = attempts.iter().map(|a| attributes(a)["fenix.event_id"].clone()).collect();
+    events.sort();
+    events.dedup();
+    assert_eq!(events.len(), 2, "one attempt of each event");
+    for attempt in &attempts {
+        assert_eq!(hex::encode(&attempt.trace_id), PRODUCER_TRACE);
+        assert_eq!(attempt.parent_span_id, ingest[0].span_id);
+    }
+}
+
 crate::on_both_backends!(
     one_event_is_one_trace_with_every_attempt_of_every_endpoint_under_its_ingestion,
     without_a_collector_no_traceparent_is_sent_and_a_producer_s_is_accepted_as_it_is,
     a_malformed_traceparent_is_ignored_and_the_event_starts_a_trace_of_its_own,
+    a_batch_s_events_are_traced_under_its_one_ingestion,
 );

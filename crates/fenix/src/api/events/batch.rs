@@ -4,7 +4,7 @@
 use axum::{
     body::Body,
     extract::{FromRequest, Request, State},
-    http::StatusCode,
+    http::{HeaderMap, StatusCode},
     Json,
 };
 use serde::{Deserialize, Serialize};
@@ -130,15 +130,39 @@ pub(super) async fn ingest_batch(
     State(s): State<SharedState>,
     _: NoQuery,
     ApiPath(AppPath { app }): ApiPath<AppPath>,
+    headers: HeaderMap,
     BatchJson(body, _turn): BatchJson<BatchBody>,
 ) -> Result<(StatusCode, Json<BatchOut>), ApiError> {
-    let app = lookup::app_cached(&s, &app).await?;
+    let span = s.traces.ingestion(&headers, "/v1/apps/{app}/events/batch");
+    let answer = ingest_events(&s, &app, body, &span).await;
+    match &answer {
+        Ok((status, _)) => span.end_ingestion(status.as_u16(), None),
+        Err(e) => span.end_ingestion(e.status.as_u16(), Some(e.code.as_str())),
+    }
+    answer
+}
+
+/// [`ingest_batch`] under its span: every event of the batch stores the
+/// span's `traceparent` (one producer request, one trace), and the write is
+/// the span's fan-out.
+async fn ingest_events(
+    s: &SharedState,
+    app: &str,
+    body: BatchBody,
+    span: &crate::traces::Ingestion,
+) -> Result<(StatusCode, Json<BatchOut>), ApiError> {
+    let app = lookup::app_cached(s, app).await?;
+    span.app(app.id.as_str());
     check_count(body.events.len(), s.settings.max_batch_events)?;
-    let (events, checks, refused) = prepare(&s, &app.id, body.events).await?;
+    let (mut events, checks, refused) = prepare(s, &app.id, body.events).await?;
     s.schema_checks.run(app.id.as_str(), checks).await.map_err(|(i, r)| at(i, r.into()))?;
     if let Some(e) = refused {
         return Err(e);
     }
+    if let Some(traceparent) = span.traceparent() {
+        events.iter_mut().for_each(|e| e.trace_context = Some(traceparent.clone()));
+    }
+    let fan_out = span.fan_out(&s.traces);
     let ingested = {
         let mut writer = s.store.hold_writer().await?;
         // A producer's batch is bulk work: the worker claims it (nothing leased fresh).
@@ -146,9 +170,10 @@ pub(super) async fn ingest_batch(
         written.map_err(lookup::app_deleted_meanwhile)?.0
     };
     if let Some((i, refused)) = ingested.iter().enumerate().find(|(_, r)| r.fanout_refused) {
-        return Err(at(i, fanout_refused("this event", refused.event.delivery_count, &s)));
+        return Err(at(i, fanout_refused("this event", refused.event.delivery_count, s)));
     }
-    let (made, deliveries) = count(&s, &ingested);
+    let (made, deliveries) = count(s, &ingested);
+    fan_out.end_fan_out(made as i64, deliveries);
     if deliveries > 0 {
         s.wake.work_committed(Reach::ThisInstance).await;
     }
