@@ -254,7 +254,12 @@ async fn a_malformed_traceparent_is_ignored_and_the_event_starts_a_trace_of_its_
         Fenix::start(&db, &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.url), ("OTEL_BSP_SCHEDULE_DELAY", "100")]).await;
     let receiver = Receiver::http(|_| Plan::ok()).await;
     let app = fenix.create_app("acme").await;
-    fenix.create_endpoint(&app, json!({"url": receiver.url})).await;
+    // An endpoint's own header of that name never replaces the attempt's.
+    let theirs = format!("00-{PRODUCER_TRACE}-{PRODUCER_SPAN}-01");
+    let headers = json!({"traceparent": theirs});
+    fenix
+        .create_endpoint(&app, json!({"url": receiver.url, "headers": headers, "sensitive_headers": ["traceparent"]}))
+        .await;
     let answer = fenix
         .request("POST", &format!("/v1/apps/{app}/events"))
         .header("traceparent", format!("00-{PRODUCER_TRACE}-0000000000000000-01"))
@@ -270,8 +275,9 @@ async fn a_malformed_traceparent_is_ignored_and_the_event_starts_a_trace_of_its_
     let attempt = collector.wait_for("fenix.attempt", 1).await;
     assert_eq!(attempt[0].trace_id, ingest[0].trace_id);
     assert_eq!(attempt[0].parent_span_id, ingest[0].span_id);
-    let (trace, _) = ids_of(receiver.received()[0].header("traceparent"));
+    let (trace, parent) = ids_of(receiver.received()[0].header("traceparent"));
     assert_eq!(trace, hex::encode(&ingest[0].trace_id));
+    assert_eq!(parent, hex::encode(&attempt[0].span_id), "the attempt's own traceparent, not the endpoint's header");
 }
 
 async fn a_batch_s_events_are_traced_under_its_one_ingestion(backend: Backend) {

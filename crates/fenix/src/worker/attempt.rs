@@ -161,10 +161,6 @@ async fn check_sign_send(
         Ok(headers) => headers,
         Err(refusal) => return refusal,
     };
-    // Only while tracing is on: the attempt's own span, for the receiver to join the trace.
-    if let Some(traceparent) = traceparent {
-        headers.insert(HeaderName::from_static(crate::traces::TRACEPARENT), traceparent);
-    }
     let Some(custom) = &job.policy.headers else {
         return refused(
             ErrorClass::SealedHeader,
@@ -181,6 +177,11 @@ async fn check_sign_send(
             (t.url_on(url), t.method.to_http())
         }
     };
+    // Only while tracing is on: the attempt's own span, for the receiver to
+    // join the trace. Last, so no custom or script header replaces it.
+    if let Some(traceparent) = traceparent {
+        headers.insert(HeaderName::from_static(crate::traces::TRACEPARENT), traceparent);
+    }
     let request = Request { method, url, headers, body };
     let auth = job.policy.auth.as_ref();
     tls_fallback::send_with(&job.policy.client, client, request, |client, request| {
