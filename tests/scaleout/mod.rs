@@ -9,6 +9,7 @@ mod catalogue;
 mod common;
 mod crash;
 mod drain;
+mod failover;
 mod limits;
 mod ordered;
 mod outage;

@@ -57,6 +57,12 @@ impl PrivatePostgres {
     /// Initialises and starts a new server; `None` (after a printed note) when
     /// the PostgreSQL binaries are missing outside CI.
     pub async fn start_new() -> Option<PrivatePostgres> {
+        PrivatePostgres::start_new_with("").await
+    }
+
+    /// Like [`PrivatePostgres::start_new`], with `config` (lines of
+    /// `postgresql.conf`) after the tests' own settings.
+    pub async fn start_new_with(config: &str) -> Option<PrivatePostgres> {
         if !private_postgres_available() {
             return None;
         }
@@ -88,6 +94,7 @@ impl PrivatePostgres {
         for _ in 0..5 {
             let port = free_port();
             pg.write_config(port, &root);
+            pg.append_config(config);
             pg.port = port;
             pg.admin_url = format!("postgres://fenix@127.0.0.1:{port}/postgres");
             if pg.try_start().await {
@@ -95,6 +102,84 @@ impl PrivatePostgres {
             }
         }
         panic!("private PostgreSQL did not start; its log:\n{}", pg.server_log());
+    }
+
+    /// A streaming standby of this server (`pg_basebackup -R`) on its own
+    /// free loopback port (or `port`), started, with `config` after the
+    /// tests' settings; the primary's name for it is `walreceiver`.
+    pub async fn start_standby(&self, port: Option<u16>, config: &str) -> PrivatePostgres {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().join("pg");
+        std::fs::create_dir(&root).expect("pg dir");
+        if self.as_nobody {
+            set_mode(dir.path(), 0o755);
+            let ok = std::process::Command::new("chown").arg("nobody").arg(&root).status().expect("chown");
+            assert!(ok.success(), "chown nobody {}", root.display());
+        }
+        let data = root.join("data");
+        let mut standby = PrivatePostgres {
+            admin_url: String::new(),
+            port: 0,
+            data: data.clone(),
+            log: root.join("server.log"),
+            as_nobody: self.as_nobody,
+            _dir: dir,
+        };
+        let out = standby
+            .command("pg_basebackup")
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "fenix", "-D"])
+            .arg(&data)
+            .args(["-R", "-X", "stream", "--no-sync"])
+            .output()
+            .await
+            .expect("run pg_basebackup");
+        assert!(out.status.success(), "pg_basebackup failed: {}", String::from_utf8_lossy(&out.stderr));
+        for _ in 0..5 {
+            let port = port.unwrap_or_else(free_port);
+            standby.write_config(port, &root);
+            standby.append_config(config);
+            standby.port = port;
+            standby.admin_url = format!("postgres://fenix@127.0.0.1:{port}/postgres");
+            if standby.try_start().await {
+                return standby;
+            }
+        }
+        panic!("the standby did not start; its log:\n{}", standby.server_log());
+    }
+
+    /// Promotes this standby to a primary (`pg_ctl promote`, waiting until it takes writes).
+    pub async fn promote(&self) {
+        let out = self
+            .command("pg_ctl")
+            .arg("-D")
+            .arg(&self.data)
+            .args(["-w", "-t", "30", "promote"])
+            .output()
+            .await
+            .expect("run pg_ctl promote");
+        assert!(out.status.success(), "pg_ctl promote failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    /// Kills the server as a crash would (`-m immediate`: no checkpoint, sessions cut).
+    pub async fn kill(&self) {
+        let out = self
+            .command("pg_ctl")
+            .arg("-D")
+            .arg(&self.data)
+            .args(["-m", "immediate", "-w", "-t", "30", "stop"])
+            .output()
+            .await
+            .expect("run pg_ctl stop");
+        assert!(out.status.success(), "pg_ctl stop -m immediate failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    fn append_config(&self, config: &str) {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(self.data.join("postgresql.conf"))
+            .expect("open postgresql.conf");
+        writeln!(f, "\n{config}").expect("write postgresql.conf");
     }
 
     fn write_config(&self, port: u16, socket_dir: &Path) {
