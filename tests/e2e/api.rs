@@ -319,10 +319,13 @@ async fn an_app_is_addressable_by_its_uid(backend: Backend) {
     assert_eq!((status, &renamed["name"]), (200, &json!("Acme Corporation")));
     let (status, body) = fenix.call("POST", "/v1/apps", Some(json!({"name": "again", "uid": "acme-corp"}))).await;
     assert_eq!((status, error_code(&body)), (409, "uid_taken"));
-    let (status, _) = fenix.call("DELETE", "/v1/apps/acme-corp", None).await;
-    assert_eq!(status, 204);
+    let (status, deletion) = fenix.call("DELETE", "/v1/apps/acme-corp", None).await;
+    assert_eq!((status, &deletion["kind"]), (202, &json!("delete_app")), "{deletion}");
     let (status, body) = fenix.call("GET", &format!("/v1/apps/{id}"), None).await;
     assert_eq!((status, error_code(&body)), (404, "app_not_found"));
+    // Its uid is free at once, while its rows are still being erased.
+    let (status, again) = fenix.call("POST", "/v1/apps", Some(json!({"name": "again", "uid": "acme-corp"}))).await;
+    assert_eq!(status, 201, "{again}");
 }
 
 async fn a_token_made_with_the_cli_works_until_it_is_revoked(backend: Backend) {

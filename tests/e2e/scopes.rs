@@ -368,7 +368,7 @@ async fn expired_and_revoked_tokens_are_refused(backend: Backend) {
 
     // Deleting the app takes its tokens with it.
     let (_, token) = make_token(&fenix, "of a gone app", Some(&app), "read").await;
-    assert_eq!(fenix.call("DELETE", "/v1/apps/acme", None).await.0, 204);
+    assert_eq!(fenix.call("DELETE", "/v1/apps/acme", None).await.0, 202);
     eventually("a deleted app's token stops", Duration::from_secs(20), || async {
         fenix.call_as(Some(&token), "GET", "/v1/apps", None).await.0 == 401
     })

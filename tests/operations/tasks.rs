@@ -4,7 +4,8 @@
 //! the worker takes its deliveries; cancel tasks stop deliveries not sent
 //! yet; an endpoint's recovery replays only its window's deliveries that did
 //! not succeed; bad filters are refused naming the field; an operator's task
-//! acts across apps, and only an admin may run one.
+//! acts across apps, and only an admin may run one; an app's deletion is a
+//! task that erases it in batches and cannot be cancelled.
 
 use std::time::Duration;
 
@@ -358,6 +359,60 @@ async fn an_operators_task_replays_across_apps_and_only_an_admin_may_run_one(bac
     }
 }
 
+/// A count of rows, read behind Fenix's back.
+async fn rows(db: &TestDb, sql: &str, app: &str) -> i64 {
+    db.texts(&format!("SELECT CAST(COUNT(*) AS TEXT) FROM {sql}"), &[app]).await[0].parse().expect("a count")
+}
+
+async fn deleting_an_app_erases_it_in_batches_by_a_task_that_cannot_be_cancelled(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    // 10 rows a batch: the deletion takes many batches.
+    let fenix = Fenix::start(&db, &[("FENIX_RETRY_SCHEDULE", "50ms"), ("FENIX_TASK_RATE", "500")]).await;
+    let receiver = Receiver::http(|_| Plan::status(500)).await;
+    let a = failed_app(&fenix, &receiver, "acme", 120).await;
+    let b = failed_app(&fenix, &receiver, "globex", 5).await;
+    let token = json!({"name": "acme-manage", "app": a, "access": "manage"});
+    let (status, token) = fenix.call("POST", "/v1/tokens", Some(token)).await;
+    assert_eq!(status, 201, "{token}");
+    let token = token["token"].as_str().expect("token").to_string();
+    let attempts_of_b = rows(&db, "attempts t JOIN deliveries d ON d.id = t.delivery_id WHERE d.app_id = $1", &b).await;
+
+    let (status, task) = fenix.call("DELETE", "/v1/apps/acme", None).await;
+    assert_eq!(status, 202, "{task}");
+    assert_eq!((task["kind"].as_str(), task["app_id"].clone()), (Some("delete_app"), Value::Null), "{task}");
+    assert_eq!(task["selected"], json!(120 + 120 + 1), "its deliveries, events and endpoint: {task}");
+    let id = task["id"].as_str().expect("task id").to_string();
+    // At once: the app is not found by id or uid, its token is refused, a second deletion finds nothing.
+    for path in [format!("/v1/apps/{a}"), "/v1/apps/acme".into(), format!("/v1/apps/{a}/deliveries")] {
+        let (status, out) = fenix.call("GET", &path, None).await;
+        assert_eq!((status, out["error"]["code"].as_str()), (404, Some("app_not_found")), "{path}: {out}");
+    }
+    assert_eq!(fenix.call_as(Some(&token), "GET", &format!("/v1/apps/{a}/endpoints"), None).await.0, 401);
+    let (status, again) = fenix.call("DELETE", &format!("/v1/apps/{a}"), None).await;
+    assert_eq!((status, again["error"]["code"].as_str()), (404, Some("app_not_found")), "{again}");
+    let (status, refused) = fenix.call("POST", &format!("/v1/tasks/{id}/cancel"), None).await;
+    assert_eq!((status, refused["error"]["code"].as_str()), (409, Some("task_not_cancellable")), "{refused}");
+    let (status, kind) =
+        fenix.call("POST", "/v1/tasks", Some(json!({"kind": "delete_app", "filter": {"app_ids": [b]}}))).await;
+    assert_eq!((status, kind["error"]["code"].as_str()), (422, Some("invalid_task_kind")), "{kind}");
+
+    eventually("the deletion succeeds", Duration::from_secs(60), || async {
+        fenix.call("GET", &format!("/v1/tasks/{id}"), None).await.1["state"] == "succeeded"
+    })
+    .await;
+    let (_, done) = fenix.call("GET", &format!("/v1/tasks/{id}"), None).await;
+    assert_eq!(done["done"], json!(241), "every row it counted was erased: {done}");
+    for table in ["deliveries WHERE app_id = $1", "events WHERE app_id = $1", "endpoints WHERE app_id = $1"] {
+        assert_eq!(rows(&db, table, &a).await, 0, "{table}");
+    }
+    assert_eq!(rows(&db, "apps WHERE id = $1", &a).await, 0, "the app's row goes last");
+    assert_eq!(rows(&db, "attempts WHERE delivery_id NOT IN (SELECT id FROM deliveries) AND $1 = $1", &a).await, 0);
+    assert_eq!(fenix.deliveries(&b, "status=failed").await.len(), 5, "the other app is left alone");
+    let attempts_after =
+        rows(&db, "attempts t JOIN deliveries d ON d.id = t.delivery_id WHERE d.app_id = $1", &b).await;
+    assert_eq!(attempts_after, attempts_of_b, "and its attempts");
+}
+
 crate::on_both_backends!(
     an_operators_task_replays_across_apps_and_only_an_admin_may_run_one,
     a_dry_run_counts_exactly_what_the_task_then_replays,
@@ -367,4 +422,5 @@ crate::on_both_backends!(
     a_cancel_task_makes_scheduled_and_pending_deliveries_skipped,
     recover_replays_only_the_windows_deliveries_that_did_not_succeed,
     bad_task_requests_are_refused_naming_the_field,
+    deleting_an_app_erases_it_in_batches_by_a_task_that_cannot_be_cancelled,
 );

@@ -394,11 +394,13 @@ pub enum TaskKind {
     Cancel,
     /// The same as `cancel`, named for operators who think of it as skipping.
     Skip,
+    /// Erase a deleted app's log, events and endpoints, then the app (`DELETE /v1/apps/{app}`).
+    DeleteApp,
 }
 
 impl TaskKind {
     /// Every kind.
-    pub const ALL: [TaskKind; 3] = [TaskKind::Replay, TaskKind::Cancel, TaskKind::Skip];
+    pub const ALL: [TaskKind; 4] = [TaskKind::Replay, TaskKind::Cancel, TaskKind::Skip, TaskKind::DeleteApp];
 
     /// The text stored in `tasks.kind` and answered by the API.
     pub const fn as_str(self) -> &'static str {
@@ -406,6 +408,7 @@ impl TaskKind {
             TaskKind::Replay => "replay",
             TaskKind::Cancel => "cancel",
             TaskKind::Skip => "skip",
+            TaskKind::DeleteApp => "delete_app",
         }
     }
 
@@ -415,6 +418,7 @@ impl TaskKind {
         match self {
             TaskKind::Replay => &DeliveryStatus::REPLAYABLE,
             TaskKind::Cancel | TaskKind::Skip => &[DeliveryStatus::Scheduled, DeliveryStatus::Pending],
+            TaskKind::DeleteApp => &[],
         }
     }
 }

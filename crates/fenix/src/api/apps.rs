@@ -357,22 +357,35 @@ async fn update(
     delete, path = "/v1/apps/{app}", tag = "apps", operation_id = "delete_app",
     summary = "Delete an app with its endpoints, events and deliveries",
     security(("bearer" = ["admin"])),
+    description = "At once, the app is no longer found (its id and uid answer 404), its tokens and console \
+        sessions stop working, its endpoints are disabled and its tasks still going are cancelled. Its deliveries, \
+        attempts, events and endpoints are then erased in the background in bounded batches, by the `delete_app` \
+        task answered here (read it at `GET /v1/tasks/{task}`); the app's row goes last. A deletion cannot be \
+        cancelled.",
     params(AppPath),
     responses(
-        (status = 204, description = "Deleted"),
+        (status = 202, description = "Its deletion began: the task that erases it", body = super::tasks::TaskOut),
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`app_not_found`", body = ErrorBody),
     )
 )]
 async fn remove(
     State(s): State<SharedState>,
+    Extension(actor): Extension<super::auth::Actor>,
     _: NoQuery,
     ApiPath(AppPath { app }): ApiPath<AppPath>,
-) -> Result<StatusCode, ApiError> {
+) -> Result<(StatusCode, Json<super::tasks::TaskOut>), ApiError> {
     let row = lookup::app(&s.store, &app).await?;
-    s.store.delete_app(&row.id).await?;
+    let by = super::tasks::created_by(actor);
+    let rate = s.settings.task_rate as i64;
+    let task = s
+        .store
+        .begin_app_deletion(&row.id, by, rate, time::now_ms())
+        .await?
+        .ok_or_else(|| ApiError::not_found(crate::api::code::Resource::App))?;
     s.forget_cached_apps();
-    Ok(StatusCode::NO_CONTENT)
+    tracing::info!(app_id = %row.id, task_id = %task.id, selected = task.selected, "app deletion began");
+    Ok((StatusCode::ACCEPTED, Json(task.into())))
 }
 
 #[cfg(test)]

@@ -91,6 +91,7 @@ codes! {
     NotSkippable = "not_skippable", CONFLICT;
     NothingToCancel = "nothing_to_cancel", CONFLICT;
     TaskEnded = "task_ended", CONFLICT;
+    TaskNotCancellable = "task_not_cancellable", CONFLICT;
     PayloadExpired = "payload_expired", CONFLICT;
     SessionExists = "session_exists", CONFLICT;
     // 410: a portal link that cannot be used any more.

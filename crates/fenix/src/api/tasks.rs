@@ -82,7 +82,7 @@ pub struct FilterIn {
 #[schema(as = TaskRequest)]
 struct CreateIn {
     /// `replay`, `cancel` or `skip`.
-    #[schema(value_type = TaskKind)]
+    #[schema(value_type = TaskRequestKind)]
     kind: String,
     /// True: create nothing, answer how many deliveries the task would act on.
     #[serde(default)]
@@ -109,9 +109,10 @@ pub struct TaskOut {
     app_id: Option<AppId>,
     kind: TaskKind,
     state: TaskState,
-    /// Deliveries selected when the task was created.
+    /// Deliveries selected when the task was created (`delete_app`: the
+    /// app's deliveries, events and endpoints when its deletion was asked).
     selected: i64,
-    /// Selected deliveries it changed (re-queued, or made `skipped`).
+    /// Selected deliveries it changed (re-queued, or made `skipped`; `delete_app`: rows erased).
     done: i64,
     /// Selected deliveries it looked at and left: their status changed
     /// meanwhile (sent, replayed, cancelled by another call), or, for a
@@ -130,6 +131,16 @@ pub struct TaskOut {
     started_at: Option<String>,
     #[schema(format = DateTime)]
     finished_at: Option<String>,
+}
+
+/// What a created task does (an app's deletion, `delete_app`, is made by `DELETE /v1/apps/{app}`).
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum TaskRequestKind {
+    Replay,
+    Cancel,
+    Skip,
 }
 
 impl From<TaskRow> for TaskOut {
@@ -156,7 +167,7 @@ fn invalid(field: &str, message: impl std::fmt::Display) -> ApiError {
     ApiError::new(Code::InvalidTaskFilter, format!("filter.{field}: {message}"))
 }
 
-fn created_by(actor: Actor) -> &'static str {
+pub(super) fn created_by(actor: Actor) -> &'static str {
     match actor {
         Actor::Operator => "admin",
         Actor::AppToken => "app_token",
@@ -255,7 +266,10 @@ async fn count_or_start(
 }
 
 fn task_kind(text: &str) -> Result<TaskKind, ApiError> {
-    text.parse().map_err(|_| ApiError::new(Code::InvalidTaskKind, "kind must be \"replay\", \"cancel\" or \"skip\""))
+    text.parse()
+        .ok()
+        .filter(|k| *k != TaskKind::DeleteApp)
+        .ok_or_else(|| ApiError::new(Code::InvalidTaskKind, "kind must be \"replay\", \"cancel\" or \"skip\""))
 }
 
 #[utoipa::path(
@@ -385,6 +399,9 @@ async fn cancel(
     let task = task.known(Resource::Task)?;
     match s.store.cancel_task(app_id, &task, time::now_ms()).await? {
         None => Err(ApiError::not_found(Resource::Task)),
+        Some(Err(_)) if s.store.task(app_id, &task).await?.is_some_and(|t| t.kind == TaskKind::DeleteApp) => {
+            Err(ApiError::new(Code::TaskNotCancellable, "an app's deletion cannot be stopped: its app is gone already"))
+        }
         Some(Err(state)) => Err(ApiError::new(Code::TaskEnded, format!("the task is {} already", state.as_str()))),
         Some(Ok(row)) => {
             tracing::info!(app_id = app_id.map_or("(any)", |a| a.as_str()), task_id = %task, "task cancelled");
@@ -480,7 +497,7 @@ struct OperatorFilterIn {
 #[schema(as = OperatorTaskRequest)]
 struct OperatorCreateIn {
     /// `replay`, `cancel` or `skip`.
-    #[schema(value_type = TaskKind)]
+    #[schema(value_type = TaskRequestKind)]
     kind: String,
     /// True: create nothing, answer how many deliveries the task would act on.
     #[serde(default)]
@@ -605,7 +622,8 @@ async fn list_all_tasks(
         (status = 200, description = "Cancelled", body = TaskOut),
         (status = 400, description = "`invalid_path`", body = ErrorBody),
         (status = 404, description = "`task_not_found`", body = ErrorBody),
-        (status = 409, description = "`task_ended`: it had succeeded, failed or been cancelled already", body = ErrorBody),
+        (status = 409, description = "`task_ended`: it had succeeded, failed or been cancelled already; \
+            `task_not_cancellable`: an app's deletion", body = ErrorBody),
     )
 )]
 async fn cancel_any_task(

@@ -28,14 +28,16 @@ impl Store {
 
     /// Finds an app by its id or its `uid`.
     pub async fn find_app(&self, id_or_uid: &str) -> Result<Option<AppRow>> {
-        let sql = "SELECT id, uid, name, created_at, updated_at FROM apps WHERE id = $1 \
-             UNION ALL SELECT id, uid, name, created_at, updated_at FROM apps WHERE uid = $1 LIMIT 1";
+        let sql = "SELECT id, uid, name, created_at, updated_at FROM apps WHERE id = $1 AND deleted_at IS NULL \
+             UNION ALL SELECT id, uid, name, created_at, updated_at FROM apps WHERE uid = $1 AND deleted_at IS NULL \
+             LIMIT 1";
         self.reads().fetch_optional(sql, &[id_or_uid.into()]).await
     }
 
     /// Apps newest first, strictly before `cursor`.
     pub async fn list_apps(&self, cursor: Option<&str>, limit: i64) -> Result<Vec<AppRow>> {
-        let sql = "SELECT id, uid, name, created_at, updated_at FROM apps WHERE id < $1 ORDER BY id DESC LIMIT $2";
+        let sql = "SELECT id, uid, name, created_at, updated_at FROM apps WHERE id < $1 AND deleted_at IS NULL \
+             ORDER BY id DESC LIMIT $2";
         self.reads().fetch_all(sql, &[cursor.unwrap_or(CURSOR_END).into(), limit.into()]).await
     }
 

@@ -139,6 +139,10 @@ fn push_selection<'a>(q: &mut Built<'a>, sel: &'a TaskSelection, now: Millis) {
             q.push(" AND d.status IN ").bind_list(sel.statuses.iter().copied());
             q.push(" AND EXISTS (SELECT 1 FROM events e WHERE e.id = d.event_id AND e.payload IS NOT NULL)");
         }
+        // An app's deletion selects nothing: it erases everything of the app ([`erase_app_batch`]).
+        TaskKind::DeleteApp => {
+            q.push(" AND 1 = 0");
+        }
         TaskKind::Cancel | TaskKind::Skip => {
             q.push(" AND d.status = 'pending'");
             if !TaskKind::Cancel.selectable().iter().all(|s| sel.statuses.contains(s)) {
@@ -305,6 +309,70 @@ impl Store {
         Ok(if upto.is_some() { SelectBatch::Selected(selected) } else { SelectBatch::Complete })
     }
 
+    /// Begins the deletion of an app, in one short transaction: the app is
+    /// no longer found (`deleted_at`, its uid free again), its tokens and console sessions go,
+    /// its endpoints are disabled (the worker sends nothing more for them),
+    /// its tasks still going are cancelled, and a `delete_app` task (of no
+    /// app, so that it outlives the app) is queued to erase the rest in
+    /// batches. `selected` is what it will erase, counted before: the app's
+    /// deliveries, events and endpoints. `None` when the app is unknown or
+    /// being deleted already.
+    pub async fn begin_app_deletion(
+        &self,
+        app_id: &AppId,
+        created_by: &str,
+        rate_per_s: i64,
+        now: Millis,
+    ) -> Result<Option<TaskRow>> {
+        let count = "SELECT (SELECT COUNT(*) FROM deliveries WHERE app_id = $1) + \
+             (SELECT COUNT(*) FROM events WHERE app_id = $1) + (SELECT COUNT(*) FROM endpoints WHERE app_id = $1)";
+        let selected: i64 = self.reads().scalar(count, &[app_id.into()]).await?;
+        let id = TaskId::new();
+        let selection = TaskSelection {
+            scope: TaskScope::Apps(vec![app_id.clone()]),
+            kind: TaskKind::DeleteApp,
+            endpoint_id: None,
+            since: None,
+            until: None,
+            statuses: Vec::new(),
+            event_types: Vec::new(),
+            last_status_class: None,
+        };
+        let selection = serde_json::to_string(&selection).expect("a selection serializes");
+        let filter = serde_json::json!({ "app_id": app_id }).to_string();
+        let mut tx = self.writes().begin_write().await?;
+        // Its uid is given up at once: a new app may take it while this one is erased.
+        let marked = "UPDATE apps SET deleted_at = $2, uid = NULL WHERE id = $1 AND deleted_at IS NULL";
+        if tx.execute(marked, &[app_id.into(), now.into()]).await? == 0 {
+            tx.rollback().await?;
+            return Ok(None);
+        }
+        tx.execute("DELETE FROM admin_tokens WHERE app_id = $1", &[app_id.into()]).await?;
+        tx.execute("DELETE FROM console_sessions WHERE app_id = $1", &[app_id.into()]).await?;
+        let disable = "UPDATE endpoints SET state = 'disabled', state_reason = 'app deleted', state_changed_at = $2 \
+             WHERE app_id = $1";
+        tx.execute(disable, &[app_id.into(), now.into()]).await?;
+        let cancel = "UPDATE tasks SET state = 'cancelled', finished_at = $2, lease_owner = NULL, lease_until = NULL \
+             WHERE app_id = $1 AND state IN ('queued', 'running')";
+        tx.execute(cancel, &[app_id.into(), now.into()]).await?;
+        let insert = "INSERT INTO tasks (id, app_id, kind, state, filter, created_by, selected, rate_per_s, \
+             created_at, selection) VALUES ($1, NULL, 'delete_app', 'queued', $2, $3, $4, $5, $6, $7)";
+        let values = [
+            (&id).into(),
+            (&filter).into(),
+            created_by.into(),
+            selected.into(),
+            rate_per_s.into(),
+            now.into(),
+            (&selection).into(),
+        ];
+        tx.execute(insert, &values).await?;
+        let sql = format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = $1");
+        let row: TaskRow = tx.fetch_optional(&sql, &[(&id).into()]).await?.expect("the task just inserted");
+        tx.commit().await?;
+        Ok(Some(row))
+    }
+
     /// One task: of the app `app_id`, or of any (an operator's view, `None`).
     pub async fn task(&self, app_id: Option<&AppId>, id: &TaskId) -> Result<Option<TaskRow>> {
         let mut q = Built::new(format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = "));
@@ -341,7 +409,8 @@ impl Store {
         now: Millis,
     ) -> Result<Option<std::result::Result<TaskRow, TaskState>>> {
         let mut q = Built::new("UPDATE tasks SET state = 'cancelled', finished_at = ");
-        q.bind(now).push(", lease_owner = NULL, lease_until = NULL WHERE state IN ('queued', 'running') AND id = ");
+        q.bind(now).push(", lease_owner = NULL, lease_until = NULL WHERE state IN ('queued', 'running') ");
+        q.push("AND kind <> 'delete_app' AND id = ");
         q.bind(id);
         if let Some(app_id) = app_id {
             q.push(" AND app_id = ").bind(app_id);
@@ -381,13 +450,21 @@ impl Store {
     /// counts in the same transaction (renewing the lease).
     pub async fn run_task_batch(&self, id: &TaskId, owner: &str, now: Millis, batch: i64) -> Result<TaskBatch> {
         let mut tx = self.writes().begin_write().await?;
-        let sql = "SELECT kind, cursor FROM tasks WHERE id = $1 AND state = 'running' AND lease_owner = $2";
-        let Some((kind, cursor)): Option<(TaskKind, String)> =
+        let sql = "SELECT kind, cursor, selection FROM tasks WHERE id = $1 AND state = 'running' AND lease_owner = $2";
+        let Some((kind, cursor, selection)): Option<(TaskKind, String, Option<String>)> =
             tx.fetch_optional(sql, &[id.into(), owner.into()]).await?
         else {
             tx.rollback().await?;
             return Ok(TaskBatch::Stopped);
         };
+        if kind == TaskKind::DeleteApp {
+            let Some(TaskScope::Apps(apps)) =
+                selection.as_deref().and_then(|s| serde_json::from_str(s).ok()).map(|s: TaskSelection| s.scope)
+            else {
+                return Err(super::Error::Internal(sqlx::Error::Decode(format!("task {id}: no app to delete").into())));
+            };
+            return erase_app_batch(tx, id, owner, &apps[0], now, batch).await;
+        }
         let sql = "SELECT delivery_id FROM task_deliveries WHERE task_id = $1 AND delivery_id > $2 \
              ORDER BY delivery_id LIMIT $3";
         let ids: Vec<String> = tx.scalar_all(sql, &[id.into(), (&cursor).into(), batch.into()]).await?;
@@ -420,12 +497,64 @@ impl Store {
     }
 }
 
+/// What an app's deletion erases, a bounded batch at a time, in this order:
+/// its deliveries not sent yet first (nothing more is sent for them), then
+/// the rest of its log (attempts go with their deliveries), its events,
+/// their labels, and its endpoints (with their secrets and records).
+const ERASE_STEPS: [&str; 5] = [
+    "DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE app_id = $1 AND status = 'pending' LIMIT $2)",
+    "DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE app_id = $1 LIMIT $2)",
+    "DELETE FROM events WHERE id IN (SELECT id FROM events WHERE app_id = $1 LIMIT $2)",
+    "DELETE FROM event_labels WHERE event_id IN (SELECT event_id FROM event_labels WHERE app_id = $1 LIMIT $2) \
+     AND app_id = $1",
+    "DELETE FROM endpoints WHERE id IN (SELECT id FROM endpoints WHERE app_id = $1 LIMIT $2)",
+];
+
+/// One batch of an app's deletion, in `tx`: the first [`ERASE_STEPS`] with
+/// rows left erases up to `batch` of them; once none is left, the app's row
+/// goes (with what a late ingestion may still have added), and the task
+/// has succeeded, in the same transaction.
+async fn erase_app_batch(
+    mut tx: Tx<'_>,
+    id: &TaskId,
+    owner: &str,
+    app_id: &AppId,
+    now: Millis,
+    batch: i64,
+) -> Result<TaskBatch> {
+    let mut erased = 0;
+    for step in ERASE_STEPS {
+        erased = tx.execute(step, &[app_id.into(), batch.into()]).await?;
+        if erased > 0 {
+            break;
+        }
+    }
+    let sql = if erased > 0 {
+        "UPDATE tasks SET done = done + $3, lease_until = $4 WHERE id = $1 AND lease_owner = $2 AND state = 'running' \
+         AND $5 > 0"
+    } else {
+        tx.execute("DELETE FROM apps WHERE id = $1", &[app_id.into()]).await?;
+        tx.execute("DELETE FROM deliveries WHERE app_id = $1", &[app_id.into()]).await?;
+        tx.execute("DELETE FROM event_labels WHERE app_id = $1", &[app_id.into()]).await?;
+        "UPDATE tasks SET done = done + $3, state = 'succeeded', finished_at = $5, lease_owner = NULL, \
+         lease_until = NULL WHERE id = $1 AND lease_owner = $2 AND state = 'running'"
+    };
+    let values = [id.into(), owner.into(), (erased as i64).into(), (now + TASK_LEASE_MS).into(), now.into()];
+    if tx.execute(sql, &values).await? != 1 {
+        tx.rollback().await?;
+        return Ok(TaskBatch::Stopped);
+    }
+    tx.commit().await?;
+    Ok(if erased > 0 { TaskBatch::Progressed(erased) } else { TaskBatch::Finished })
+}
+
 /// Acts on the deliveries `ids` in `tx` as a task of `kind` does: a replay
 /// re-queues those still `failed` or `skipped` whose payload is kept; a
 /// cancel or skip ends those still `pending` (and lets an ordered lane
 /// parked behind one go on). How many it changed.
 async fn act_on(tx: &mut Tx<'_>, kind: TaskKind, ids: &[String], now: Millis) -> Result<u64> {
     Ok(match kind {
+        TaskKind::DeleteApp => 0,
         TaskKind::Replay => {
             let mut q = Built::new("UPDATE deliveries SET status = 'pending', budget_start = attempt_count, ");
             q.push("next_attempt_at = ").bind(now).push(", updated_at = ").bind(now);
