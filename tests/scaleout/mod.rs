@@ -1,8 +1,8 @@
 //! scaleout end-to-end suite: several `fenix` processes on one PostgreSQL
 //! (a private server per test, so stopping it disturbs no other test), real
-//! faults (SIGKILL, SIGTERM, PostgreSQL stopped and started, a locked or full
-//! SQLite file), loopback receivers, and counts of accepted, delivered and
-//! duplicated events printed by every scenario.
+//! faults (SIGKILL, SIGTERM, PostgreSQL stopped and started, a locked SQLite
+//! file, a full disk under either backend), loopback receivers, and counts of
+//! accepted, delivered and duplicated events printed by every scenario.
 
 mod burst;
 mod catalogue;
@@ -10,6 +10,7 @@ mod common;
 mod crash;
 mod drain;
 mod failover;
+mod full_disk;
 mod limits;
 mod ordered;
 mod outage;

@@ -74,6 +74,8 @@ pub async fn serve(
     } else {
         None
     };
+    // A full disk is reported until a probe write succeeds (`/readyz`, metrics).
+    tokio::spawn(store::disk_full::watch(state.store.clone(), shutdown.clone()));
     // A worker-only instance still answers /healthz, /readyz and /metrics, so it can be probed and scraped.
     let app = if state.settings.run_api { api::router(state.clone()) } else { api::ops_router(state.clone()) };
     // Our own accept loop, not `axum::serve`: header, body and idle timeouts and connection caps (`http_server`).

@@ -225,6 +225,7 @@ impl Metrics {
         self.render_shares(&mut out);
         render_oldest_due(&mut out, queue, now);
         self.render_client_certificates(&mut out);
+        render_storage_full(&mut out);
         crate::filter::render_errors(&mut out);
         out
     }
@@ -341,6 +342,19 @@ impl Metrics {
             let _ = writeln!(out, "fenix_app_deliveries_in_hand_waiting{{app_id=\"{}\"}} {}", s.app_id, s.waiting);
         }
     }
+}
+
+/// Whether the database refuses writes for a full disk (`store::disk_full`).
+fn render_storage_full(out: &mut String) {
+    let full = i64::from(crate::store::disk_full::since().is_some());
+    let _ = writeln!(
+        out,
+        "# HELP fenix_storage_full 1 while the database refuses writes for a full disk (until a probe write succeeds).\n\
+         # TYPE fenix_storage_full gauge\nfenix_storage_full {full}\n\
+         # HELP fenix_storage_full_refusals_total Writes the database refused for a full disk (probe writes included).\n\
+         # TYPE fenix_storage_full_refusals_total counter\nfenix_storage_full_refusals_total {}",
+        crate::store::disk_full::refusals()
+    );
 }
 
 /// How long the oldest due, unclaimed delivery of each app has waited.

@@ -181,6 +181,7 @@ codes! {
     // 500, 503: the server's side.
     InternalError = "internal_error", INTERNAL_SERVER_ERROR;
     DatabaseUnavailable = "database_unavailable", SERVICE_UNAVAILABLE;
+    StorageFull = "storage_full", SERVICE_UNAVAILABLE;
     Overloaded = "overloaded", SERVICE_UNAVAILABLE;
     WorkerStalled = "worker_stalled", SERVICE_UNAVAILABLE;
 }

@@ -27,7 +27,7 @@ pub struct ApiError {
     pub code: Code,
     pub message: String,
     pub details: Option<Vec<SchemaViolation>>,
-    /// Whole seconds answered as `Retry-After` (a `429`).
+    /// Whole seconds answered as `Retry-After` (a `429`, a `503 storage_full`).
     pub retry_after: Option<u64>,
 }
 
@@ -116,8 +116,23 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// Seconds a client is told to wait after `503 storage_full`: space comes
+/// back only when someone frees it, so not at once.
+pub const STORAGE_FULL_RETRY_AFTER: u64 = 30;
+
 impl From<crate::store::Error> for ApiError {
     fn from(e: crate::store::Error) -> ApiError {
+        if e.is_storage_full() {
+            // The process says it once (`store::disk_full`); each refusal is a warning.
+            tracing::warn!(code = ?e.database_code(), "storage full: a write was refused");
+            return ApiError {
+                retry_after: Some(STORAGE_FULL_RETRY_AFTER),
+                ..ApiError::new(
+                    Code::StorageFull,
+                    "the database's disk is full; nothing was stored, retry after Retry-After",
+                )
+            };
+        }
         if e.is_unavailable() {
             tracing::warn!(error = %e, "database unavailable");
             return ApiError::new(

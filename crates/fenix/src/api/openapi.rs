@@ -15,6 +15,7 @@ use std::collections::btree_map::Entry;
 use serde_json::{json, Value};
 use utoipa::{
     openapi::{
+        header::HeaderBuilder,
         path::Operation,
         security::{HttpAuthScheme, HttpBuilder, SecurityScheme},
         ContentBuilder, Ref, RefOr, Required, ResponseBuilder,
@@ -226,6 +227,10 @@ fn add_common_errors(op: &mut Operation) {
         }
         errors.push(("500", "`internal_error`: details are in the server log"));
         errors.push(("503", "`database_unavailable`: nothing was stored, retry later"));
+        errors.push((
+            "503",
+            "`storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After`",
+        ));
     }
     if let Some(body) = &op.request_body {
         errors.push(("400", "`malformed_json`: the body is not valid JSON"));
@@ -249,6 +254,15 @@ fn add_common_errors(op: &mut Operation) {
                     listed.description = format!("{}; {description}", listed.description);
                 }
             }
+        }
+    }
+    if !public {
+        if let Some(RefOr::T(unavailable)) = op.responses.responses.get_mut("503") {
+            let seconds = HeaderBuilder::new()
+                .schema(<u64 as utoipa::PartialSchema>::schema())
+                .description(Some("Seconds to wait before retrying (sent with `storage_full` and `overloaded`)"))
+                .build();
+            unavailable.headers.entry("Retry-After".to_string()).or_insert(seconds);
         }
     }
 }

@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::error::{ApiError, ErrorDetail};
-use crate::{metrics::Stall, state::SharedState, time};
+use crate::{metrics::Stall, state::SharedState, store::disk_full, time};
 
 /// `/healthz` and `/readyz`: every instance answers them, worker-only ones too.
 pub fn probes() -> OpenApiRouter<SharedState> {
@@ -42,7 +42,7 @@ pub struct Health {
 /// The answer of `/readyz`.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Ready {
-    /// Present when unavailable: `database_unavailable` or `worker_stalled`.
+    /// Present when unavailable: `database_unavailable`, `storage_full` or `worker_stalled`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorDetail>,
     /// `ready` or `unavailable`.
@@ -77,17 +77,21 @@ async fn healthz(State(s): State<SharedState>) -> (StatusCode, Json<Health>) {
     }
 }
 
-/// Readiness: the database answers and this instance's worker (if it runs
-/// one) is not stuck. `/healthz` says the process is alive; this says it does
-/// its work: a recorder that cannot write, or deliveries due with nothing
-/// claimed or recorded, for longer than `FENIX_WORKER_STALL_AFTER`, is a 503.
+/// Readiness: the database answers and takes writes, and this instance's
+/// worker (if it runs one) is not stuck. `/healthz` says the process is
+/// alive; this says it does its work: a database that refuses writes for a
+/// full disk (from the first refusal until a probe write succeeds,
+/// `store::disk_full`), a recorder that cannot write, or deliveries due with
+/// nothing claimed or recorded, for longer than `FENIX_WORKER_STALL_AFTER`, is a 503.
 #[utoipa::path(
     get, path = "/readyz", tag = "service", operation_id = "readyz",
-    summary = "Readiness: the database answers and the delivery worker makes progress",
+    summary = "Readiness: the database answers and takes writes, and the delivery worker makes progress",
     security(),
     responses(
         (status = 200, description = "Ready", body = Ready, example = json!({"status": "ready"})),
-        (status = 503, description = "Not ready: `database_unavailable`, or `worker_stalled` (the recorder \
+        (status = 503, description = "Not ready: `database_unavailable`; `storage_full` (the database refused a \
+            write for a full disk, and no probe write has succeeded since; the message says for how long); or \
+            `worker_stalled` (the recorder \
             cannot write, or deliveries are due and nothing was claimed or recorded, for longer than \
             `FENIX_WORKER_STALL_AFTER`); the message says which", body = Ready),
     )
@@ -100,6 +104,16 @@ async fn readyz(State(s): State<SharedState>) -> (StatusCode, Json<Ready>) {
         )
     };
     let now = time::now_ms();
+    if let Some(since) = disk_full::since() {
+        return unready(
+            Code::StorageFull,
+            format!(
+                "the database's disk is full: writes have been refused for {} s; free space (a probe write is \
+                 tried every second)",
+                (now - since).max(0) / 1000
+            ),
+        );
+    }
     let due = match s.store.work_due(now).await {
         Ok(due) => due,
         Err(_) => return unready(Code::DatabaseUnavailable, "the database is unavailable".into()),

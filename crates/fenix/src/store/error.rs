@@ -2,7 +2,8 @@
 //! call, decided once when the driver's error comes back.
 //!
 //! Callers above the store never see `sqlx::Error`: they match the kind they
-//! answer differently (an outage is a 503 with nothing stored, a taken unique
+//! answer differently (an outage is a 503 with nothing stored, a full disk a
+//! 503 the operator must act on (`disk_full.rs`), a taken unique
 //! value a 409, a value the database refuses the client's 422, a row gone
 //! meanwhile a 404) and let everything else be [`Error::Internal`]. The
 //! driver's error stays inside as the source, for the log.
@@ -16,10 +17,17 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The database could not be reached or cannot take writes right now (a
-    /// closed pool, a lost connection, a timeout, a full disk, SQLite's
-    /// `BUSY` outlasting its timeout): nothing was stored, retry later.
+    /// closed pool, a lost connection, a timeout, SQLite's `BUSY` outlasting
+    /// its timeout): nothing was stored, retry later.
     #[error(transparent)]
     Unavailable(sqlx::Error),
+    /// The database refused a write for lack of disk space (SQLite's `FULL`,
+    /// PostgreSQL's `53100 disk_full`, or an I/O error saying "No space left
+    /// on device"): nothing was stored. Unavailable too (callers that retry
+    /// an outage retry this), but it does not pass by itself: someone must
+    /// free space, so it is answered and reported apart (`disk_full.rs`).
+    #[error(transparent)]
+    StorageFull(sqlx::Error),
     /// The task that writes for this process (ingestion's batch writer) has
     /// stopped: the process is shutting down, nothing was stored.
     #[error("the store's writer has stopped")]
@@ -57,9 +65,15 @@ impl Error {
     }
 
     /// True when nothing could be stored because the database (or this
-    /// process's writer) is unavailable: answered 503, retried later.
+    /// process's writer) is unavailable, its disk full included: answered
+    /// 503, retried later.
     pub fn is_unavailable(&self) -> bool {
-        matches!(self, Error::Unavailable(_) | Error::Stopped)
+        matches!(self, Error::Unavailable(_) | Error::StorageFull(_) | Error::Stopped)
+    }
+
+    /// True when the database refused the write for lack of disk space.
+    pub fn is_storage_full(&self) -> bool {
+        matches!(self, Error::StorageFull(_))
     }
 
     /// True for a unique-constraint violation.
@@ -83,6 +97,7 @@ impl Error {
     fn source_sqlx(&self) -> Option<&sqlx::Error> {
         match self {
             Error::Unavailable(e)
+            | Error::StorageFull(e)
             | Error::UniqueViolation(e)
             | Error::ForeignKeyViolation(e)
             | Error::Data(e)
@@ -94,18 +109,56 @@ impl Error {
 }
 
 impl From<sqlx::Error> for Error {
+    /// Classifies the driver's error; a full disk is also noted for this
+    /// process's readiness and metrics ([`super::disk_full`]).
     fn from(e: sqlx::Error) -> Error {
-        if is_unavailable(&e) {
-            return Error::Unavailable(e);
+        let e = classify(e);
+        if e.is_storage_full() {
+            super::disk_full::refused(&e);
         }
-        match &e {
-            sqlx::Error::RowNotFound => Error::NotFound,
-            sqlx::Error::Database(d) if d.is_unique_violation() => Error::UniqueViolation(e),
-            sqlx::Error::Database(d) if d.is_foreign_key_violation() => Error::ForeignKeyViolation(e),
-            _ if is_conflict(&e) => Error::Conflict(e),
-            _ if is_data_error(&e) => Error::Data(e),
-            _ => Error::Internal(e),
+        e
+    }
+}
+
+/// The kind of a driver's error, and nothing else.
+fn classify(e: sqlx::Error) -> Error {
+    if is_storage_full(&e) {
+        return Error::StorageFull(e);
+    }
+    if is_unavailable(&e) {
+        return Error::Unavailable(e);
+    }
+    match &e {
+        sqlx::Error::RowNotFound => Error::NotFound,
+        sqlx::Error::Database(d) if d.is_unique_violation() => Error::UniqueViolation(e),
+        sqlx::Error::Database(d) if d.is_foreign_key_violation() => Error::ForeignKeyViolation(e),
+        _ if is_conflict(&e) => Error::Conflict(e),
+        _ if is_data_error(&e) => Error::Data(e),
+        _ => Error::Internal(e),
+    }
+}
+
+/// A write refused for lack of space. PostgreSQL answers `53100 disk_full`
+/// when a table cannot grow, and `58030 io_error` when another file cannot
+/// be written (its message then ends in the OS's "No space left on device");
+/// SQLite answers `FULL` ("database or disk is full") when `write()` says
+/// `ENOSPC`. Read before [`is_unavailable`], which counts all of class 53.
+fn is_storage_full(e: &sqlx::Error) -> bool {
+    const ENOSPC: &str = "No space left on device";
+    match e {
+        sqlx::Error::Io(io) => io.kind() == std::io::ErrorKind::StorageFull,
+        sqlx::Error::Database(d) => {
+            let code = d.code().unwrap_or_default();
+            if d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some() {
+                return code == "53100" || d.message().contains(ENOSPC);
+            }
+            if d.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
+                // FULL is 13 (primary code = low byte of the extended code).
+                return matches!(code.parse::<i32>().map(|c| c & 0xff), Ok(13)) || d.message().contains(ENOSPC);
+            }
+            false
         }
+        _ => false,
     }
 }
 
@@ -119,12 +172,14 @@ fn is_unavailable(e: &sqlx::Error) -> bool {
         sqlx::Error::Database(d) => {
             let code = d.code().unwrap_or_default();
             if d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some() {
-                // Connection exceptions (08…), operator intervention (57P…), insufficient resources (53…).
-                return code.starts_with("08") || code.starts_with("57P") || code.starts_with("53");
+                // Connection exceptions (08…), operator intervention (57P…), insufficient resources (53…),
+                // and a write on a server that is a standby now (25006, read_only_sql_transaction: the
+                // primary moved; `primary.rs` follows it).
+                return code.starts_with("08") || code.starts_with("57P") || code.starts_with("53") || code == "25006";
             }
             if d.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
-                // BUSY, LOCKED, IOERR, FULL, CANTOPEN (primary code = low byte of the extended code).
-                return matches!(code.parse::<i32>().map(|c| c & 0xff), Ok(5 | 6 | 10 | 13 | 14));
+                // BUSY, LOCKED, IOERR, CANTOPEN (primary code = low byte of the extended code).
+                return matches!(code.parse::<i32>().map(|c| c & 0xff), Ok(5 | 6 | 10 | 14));
             }
             false
         }
@@ -157,7 +212,7 @@ fn pg_code(e: &sqlx::Error) -> Option<String> {
 mod tests {
     use sqlx::{Connection, SqliteConnection};
 
-    use super::Error;
+    use super::{classify, Error};
 
     #[tokio::test]
     async fn the_drivers_errors_become_the_kinds_callers_tell_apart() {
@@ -174,5 +229,23 @@ mod tests {
         assert!(Error::Stopped.is_unavailable());
         let bad = sqlx::query("SELECT nope FROM t").execute(&mut db).await.unwrap_err();
         assert!(matches!(Error::from(bad), Error::Internal(_)));
+    }
+
+    #[tokio::test]
+    async fn a_database_that_cannot_grow_is_storage_full_which_is_unavailable_too() {
+        // SQLite answers a database at its page limit as it answers a full disk: `FULL`.
+        let mut db = SqliteConnection::connect("sqlite::memory:").await.unwrap();
+        sqlx::query("CREATE TABLE t (v BLOB)").execute(&mut db).await.unwrap();
+        let pages: i64 = sqlx::query_scalar("PRAGMA page_count").fetch_one(&mut db).await.unwrap();
+        sqlx::query(&format!("PRAGMA max_page_count = {pages}")).execute(&mut db).await.unwrap();
+        let full = sqlx::query("INSERT INTO t VALUES (zeroblob(100000))").execute(&mut db).await.unwrap_err();
+        assert!(full.to_string().contains("full"), "{full}");
+        // `classify`, not `Error::from`: this test must not report a full disk for the whole test process.
+        let e = classify(full);
+        assert!(e.is_storage_full() && e.is_unavailable(), "{e:?}");
+        assert_eq!(e.database_code().as_deref(), Some("13"));
+        let taken = classify(sqlx::Error::Io(std::io::Error::from(std::io::ErrorKind::StorageFull)));
+        assert!(taken.is_storage_full());
+        assert!(!classify(sqlx::Error::PoolClosed).is_storage_full());
     }
 }

@@ -24,7 +24,8 @@
 //! | `mod.rs` | connecting (pools per backend), migrations, `NOTIFY`/`LISTEN` for cross-instance wake-ups (behind the wake-up handle, `Wake`), the retry of lost conflicts (`Conflicts`) |
 //! | `sql.rs` | shared SQL run on either backend: `Value`, the pools (`Db`), connections (`Conn`, `Held`) and write transactions (`Tx`), one `match` per operation |
 //! | `pg_url.rs`, `primary.rs` | a PostgreSQL `DATABASE_URL` as libpq reads it (a host list, `target_session_attrs`, the key/value form); the primary among the hosts found, checked on each new connection and followed to another host when it fails |
-//! | `error.rs` | the store's `Error` and `Result`: the driver's errors classified once (unavailable, unique or foreign-key violation, data error, conflict, not found, internal) |
+//! | `error.rs` | the store's `Error` and `Result`: the driver's errors classified once (unavailable, storage full, unique or foreign-key violation, data error, conflict, not found, internal) |
+//! | `disk_full.rs` | a full disk noticed and reported (`/readyz`, metrics) until a probe write succeeds |
 //! | `queue/lane.rs` | ordered lanes in SQL, written once: `PARKED`, the lane-head condition, the claim statement (SQLite's and PostgreSQL's differ only by `SKIP LOCKED`) |
 //! | `queue/mod.rs` | the delivery queue's surface: `hold_writer`, `ingest_batch`, `claim_due`, `batch_context`, `record_outcomes(_applied)`, `extend_leases`, `release_leases`, one `match` on the backend each |
 //! | `queue/plan.rs` | an ingest batch's plan, shared: idempotency keys, the one fan-out query, fan-out limit, delivery rows |
@@ -96,6 +97,7 @@ use sqlx::{
 
 pub mod apps;
 pub mod deliveries;
+pub mod disk_full;
 pub mod endpoint_tls;
 pub mod endpoints;
 mod error;
