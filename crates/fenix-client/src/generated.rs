@@ -1216,6 +1216,8 @@ pub enum ErrorCode {
     NothingToCancel,
     #[serde(rename = "task_ended")]
     TaskEnded,
+    #[serde(rename = "task_not_cancellable")]
+    TaskNotCancellable,
     #[serde(rename = "payload_expired")]
     PayloadExpired,
     #[serde(rename = "session_exists")]
@@ -1384,6 +1386,8 @@ pub enum ErrorCode {
     InternalError,
     #[serde(rename = "database_unavailable")]
     DatabaseUnavailable,
+    #[serde(rename = "storage_full")]
+    StorageFull,
     #[serde(rename = "overloaded")]
     Overloaded,
     #[serde(rename = "worker_stalled")]
@@ -1436,6 +1440,7 @@ impl ::std::fmt::Display for ErrorCode {
             Self::NotSkippable => f.write_str("not_skippable"),
             Self::NothingToCancel => f.write_str("nothing_to_cancel"),
             Self::TaskEnded => f.write_str("task_ended"),
+            Self::TaskNotCancellable => f.write_str("task_not_cancellable"),
             Self::PayloadExpired => f.write_str("payload_expired"),
             Self::SessionExists => f.write_str("session_exists"),
             Self::LinkUsed => f.write_str("link_used"),
@@ -1520,6 +1525,7 @@ impl ::std::fmt::Display for ErrorCode {
             Self::ReplayLimitReached => f.write_str("replay_limit_reached"),
             Self::InternalError => f.write_str("internal_error"),
             Self::DatabaseUnavailable => f.write_str("database_unavailable"),
+            Self::StorageFull => f.write_str("storage_full"),
             Self::Overloaded => f.write_str("overloaded"),
             Self::WorkerStalled => f.write_str("worker_stalled"),
         }
@@ -1573,6 +1579,7 @@ impl ::std::str::FromStr for ErrorCode {
             "not_skippable" => Ok(Self::NotSkippable),
             "nothing_to_cancel" => Ok(Self::NothingToCancel),
             "task_ended" => Ok(Self::TaskEnded),
+            "task_not_cancellable" => Ok(Self::TaskNotCancellable),
             "payload_expired" => Ok(Self::PayloadExpired),
             "session_exists" => Ok(Self::SessionExists),
             "link_used" => Ok(Self::LinkUsed),
@@ -1657,6 +1664,7 @@ impl ::std::str::FromStr for ErrorCode {
             "replay_limit_reached" => Ok(Self::ReplayLimitReached),
             "internal_error" => Ok(Self::InternalError),
             "database_unavailable" => Ok(Self::DatabaseUnavailable),
+            "storage_full" => Ok(Self::StorageFull),
             "overloaded" => Ok(Self::Overloaded),
             "worker_stalled" => Ok(Self::WorkerStalled),
             _ => Err("invalid value".into()),
@@ -2058,6 +2066,50 @@ impl ::std::convert::TryFrom<::std::string::String> for OnDeadLetter {
     type Error = self::error::ConversionError;
     fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
+    }
+}
+///Which deliveries of which apps an operator's task selects; every field narrows it.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OperatorTaskFilter {
+    ///Only these apps' deliveries (ids or uids); default: every app's.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub app_ids: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    ///Only these event types.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub event_types: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub last_status_class: ::std::option::Option<StatusClass>,
+    ///Deliveries created at or after this time (RFC 3339).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub since: ::std::option::Option<::std::string::String>,
+    ///Statuses as shown, as in an app's task.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub statuses: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    ///Deliveries created before this time (RFC 3339).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub until: ::std::option::Option<::std::string::String>,
+}
+impl OperatorTaskFilter {
+    pub fn builder() -> builder::OperatorTaskFilter {
+        Default::default()
+    }
+}
+///An operator's task to create across apps, or to count (`dry_run`).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OperatorTaskRequest {
+    ///True: create nothing, answer how many deliveries the task would act on.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub dry_run: ::std::option::Option<bool>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub filter: ::std::option::Option<OperatorTaskFilter>,
+    ///`replay`, `cancel` or `skip`.
+    pub kind: TaskRequestKind,
+}
+impl OperatorTaskRequest {
+    pub fn builder() -> builder::OperatorTaskRequest {
+        Default::default()
     }
 }
 ///One page of a list, newest first. Pass `next_cursor` as `cursor` for the next page.
@@ -2836,24 +2888,28 @@ impl ::std::convert::TryFrom<::std::string::String> for StatusClass {
 ///A task: its progress and its audit record.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct Task {
+    ///The app whose deliveries it selects; `null` for an operator's task across apps (`/v1/tasks`).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub app_id: ::std::option::Option<::std::string::String>,
     pub created_at: ::std::string::String,
     ///Who created it: `admin` (an admin token or an operator's session), `app_token` or `portal_customer`.
     pub created_by: ::std::string::String,
-    ///Selected deliveries it changed (re-queued, or made `skipped`).
+    ///Selected deliveries it changed (re-queued, or made `skipped`; `delete_app`: rows erased).
     pub done: i64,
     /**Selected deliveries it looked at and left: their status changed
     meanwhile (sent, replayed, cancelled by another call), or, for a
     replay, their payload was purged or erased since.*/
     pub failed: i64,
     ///The selection, as given.
-    pub filter: TaskFilter,
+    pub filter: TaskFilterRecord,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub finished_at: ::std::option::Option<::std::string::String>,
     pub id: TaskId,
     pub kind: TaskKind,
     ///Deliveries per second it acts on, at most.
     pub rate_per_s: i64,
-    ///Deliveries selected when the task was created.
+    /**Deliveries selected when the task was created (`delete_app`: the
+    app's deliveries, events and endpoints when its deletion was asked).*/
     pub selected: i64,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub started_at: ::std::option::Option<::std::string::String>,
@@ -2903,6 +2959,39 @@ impl TaskFilter {
         Default::default()
     }
 }
+/**A task's selection as it was given: an app's task's filter, an
+operator's (`app_ids`), or the app an app's deletion erases (`app_id`).*/
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+pub struct TaskFilterRecord {
+    ///An app's deletion (`delete_app`): the app it erases.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub app_id: ::std::option::Option<::std::string::String>,
+    ///An operator's task: only these apps (ids or uids, as given).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub app_ids: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    ///An app's task: only this endpoint's deliveries.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub endpoint_id: ::std::option::Option<::std::string::String>,
+    ///Only these event types.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub event_types: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub last_status_class: ::std::option::Option<StatusClass>,
+    ///Deliveries created at or after this time (RFC 3339).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub since: ::std::option::Option<::std::string::String>,
+    ///Statuses as given.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub statuses: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    ///Deliveries created before this time (RFC 3339).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub until: ::std::option::Option<::std::string::String>,
+}
+impl TaskFilterRecord {
+    pub fn builder() -> builder::TaskFilterRecord {
+        Default::default()
+    }
+}
 ///`TaskId`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
 #[serde(transparent)]
@@ -2943,6 +3032,8 @@ pub enum TaskKind {
     Cancel,
     #[serde(rename = "skip")]
     Skip,
+    #[serde(rename = "delete_app")]
+    DeleteApp,
 }
 impl ::std::fmt::Display for TaskKind {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -2950,6 +3041,7 @@ impl ::std::fmt::Display for TaskKind {
             Self::Replay => f.write_str("replay"),
             Self::Cancel => f.write_str("cancel"),
             Self::Skip => f.write_str("skip"),
+            Self::DeleteApp => f.write_str("delete_app"),
         }
     }
 }
@@ -2960,6 +3052,7 @@ impl ::std::str::FromStr for TaskKind {
             "replay" => Ok(Self::Replay),
             "cancel" => Ok(Self::Cancel),
             "skip" => Ok(Self::Skip),
+            "delete_app" => Ok(Self::DeleteApp),
             _ => Err("invalid value".into()),
         }
     }
@@ -2986,11 +3079,53 @@ pub struct TaskRequest {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub filter: ::std::option::Option<TaskFilter>,
     ///`replay`, `cancel` or `skip`.
-    pub kind: TaskKind,
+    pub kind: TaskRequestKind,
 }
 impl TaskRequest {
     pub fn builder() -> builder::TaskRequest {
         Default::default()
+    }
+}
+///What a created task does (an app's deletion, `delete_app`, is made by `DELETE /v1/apps/{app}`).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+pub enum TaskRequestKind {
+    #[serde(rename = "replay")]
+    Replay,
+    #[serde(rename = "cancel")]
+    Cancel,
+    #[serde(rename = "skip")]
+    Skip,
+}
+impl ::std::fmt::Display for TaskRequestKind {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Replay => f.write_str("replay"),
+            Self::Cancel => f.write_str("cancel"),
+            Self::Skip => f.write_str("skip"),
+        }
+    }
+}
+impl ::std::str::FromStr for TaskRequestKind {
+    type Err = self::error::ConversionError;
+    fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "replay" => Ok(Self::Replay),
+            "cancel" => Ok(Self::Cancel),
+            "skip" => Ok(Self::Skip),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for TaskRequestKind {
+    type Error = self::error::ConversionError;
+    fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for TaskRequestKind {
+    type Error = self::error::ConversionError;
+    fn try_from(value: ::std::string::String) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
     }
 }
 ///`TaskState`
@@ -6920,6 +7055,159 @@ pub mod builder {
         }
     }
     #[derive(Clone, Debug)]
+    pub struct OperatorTaskFilter {
+        app_ids:
+            ::std::result::Result<::std::option::Option<::std::vec::Vec<::std::string::String>>, ::std::string::String>,
+        event_types:
+            ::std::result::Result<::std::option::Option<::std::vec::Vec<::std::string::String>>, ::std::string::String>,
+        last_status_class: ::std::result::Result<::std::option::Option<super::StatusClass>, ::std::string::String>,
+        since: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        statuses:
+            ::std::result::Result<::std::option::Option<::std::vec::Vec<::std::string::String>>, ::std::string::String>,
+        until: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+    }
+    impl ::std::default::Default for OperatorTaskFilter {
+        fn default() -> Self {
+            Self {
+                app_ids: Ok(Default::default()),
+                event_types: Ok(Default::default()),
+                last_status_class: Ok(Default::default()),
+                since: Ok(Default::default()),
+                statuses: Ok(Default::default()),
+                until: Ok(Default::default()),
+            }
+        }
+    }
+    impl OperatorTaskFilter {
+        pub fn app_ids<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::vec::Vec<::std::string::String>>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.app_ids = value.try_into().map_err(|e| format!("error converting supplied value for app_ids: {e}"));
+            self
+        }
+        pub fn event_types<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::vec::Vec<::std::string::String>>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.event_types =
+                value.try_into().map_err(|e| format!("error converting supplied value for event_types: {e}"));
+            self
+        }
+        pub fn last_status_class<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::StatusClass>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.last_status_class =
+                value.try_into().map_err(|e| format!("error converting supplied value for last_status_class: {e}"));
+            self
+        }
+        pub fn since<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.since = value.try_into().map_err(|e| format!("error converting supplied value for since: {e}"));
+            self
+        }
+        pub fn statuses<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::vec::Vec<::std::string::String>>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.statuses = value.try_into().map_err(|e| format!("error converting supplied value for statuses: {e}"));
+            self
+        }
+        pub fn until<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.until = value.try_into().map_err(|e| format!("error converting supplied value for until: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<OperatorTaskFilter> for super::OperatorTaskFilter {
+        type Error = super::error::ConversionError;
+        fn try_from(value: OperatorTaskFilter) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self {
+                app_ids: value.app_ids?,
+                event_types: value.event_types?,
+                last_status_class: value.last_status_class?,
+                since: value.since?,
+                statuses: value.statuses?,
+                until: value.until?,
+            })
+        }
+    }
+    impl ::std::convert::From<super::OperatorTaskFilter> for OperatorTaskFilter {
+        fn from(value: super::OperatorTaskFilter) -> Self {
+            Self {
+                app_ids: Ok(value.app_ids),
+                event_types: Ok(value.event_types),
+                last_status_class: Ok(value.last_status_class),
+                since: Ok(value.since),
+                statuses: Ok(value.statuses),
+                until: Ok(value.until),
+            }
+        }
+    }
+    #[derive(Clone, Debug)]
+    pub struct OperatorTaskRequest {
+        dry_run: ::std::result::Result<::std::option::Option<bool>, ::std::string::String>,
+        filter: ::std::result::Result<::std::option::Option<super::OperatorTaskFilter>, ::std::string::String>,
+        kind: ::std::result::Result<super::TaskRequestKind, ::std::string::String>,
+    }
+    impl ::std::default::Default for OperatorTaskRequest {
+        fn default() -> Self {
+            Self {
+                dry_run: Ok(Default::default()),
+                filter: Ok(Default::default()),
+                kind: Err("no value supplied for kind".to_string()),
+            }
+        }
+    }
+    impl OperatorTaskRequest {
+        pub fn dry_run<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<bool>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.dry_run = value.try_into().map_err(|e| format!("error converting supplied value for dry_run: {e}"));
+            self
+        }
+        pub fn filter<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::OperatorTaskFilter>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.filter = value.try_into().map_err(|e| format!("error converting supplied value for filter: {e}"));
+            self
+        }
+        pub fn kind<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<super::TaskRequestKind>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.kind = value.try_into().map_err(|e| format!("error converting supplied value for kind: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<OperatorTaskRequest> for super::OperatorTaskRequest {
+        type Error = super::error::ConversionError;
+        fn try_from(value: OperatorTaskRequest) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self { dry_run: value.dry_run?, filter: value.filter?, kind: value.kind? })
+        }
+    }
+    impl ::std::convert::From<super::OperatorTaskRequest> for OperatorTaskRequest {
+        fn from(value: super::OperatorTaskRequest) -> Self {
+            Self { dry_run: Ok(value.dry_run), filter: Ok(value.filter), kind: Ok(value.kind) }
+        }
+    }
+    #[derive(Clone, Debug)]
     pub struct PageApp {
         data: ::std::result::Result<::std::vec::Vec<super::App>, ::std::string::String>,
         next_cursor: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
@@ -9111,11 +9399,12 @@ pub mod builder {
     }
     #[derive(Clone, Debug)]
     pub struct Task {
+        app_id: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         created_at: ::std::result::Result<::std::string::String, ::std::string::String>,
         created_by: ::std::result::Result<::std::string::String, ::std::string::String>,
         done: ::std::result::Result<i64, ::std::string::String>,
         failed: ::std::result::Result<i64, ::std::string::String>,
-        filter: ::std::result::Result<super::TaskFilter, ::std::string::String>,
+        filter: ::std::result::Result<super::TaskFilterRecord, ::std::string::String>,
         finished_at: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
         id: ::std::result::Result<super::TaskId, ::std::string::String>,
         kind: ::std::result::Result<super::TaskKind, ::std::string::String>,
@@ -9127,6 +9416,7 @@ pub mod builder {
     impl ::std::default::Default for Task {
         fn default() -> Self {
             Self {
+                app_id: Ok(Default::default()),
                 created_at: Err("no value supplied for created_at".to_string()),
                 created_by: Err("no value supplied for created_by".to_string()),
                 done: Err("no value supplied for done".to_string()),
@@ -9143,6 +9433,14 @@ pub mod builder {
         }
     }
     impl Task {
+        pub fn app_id<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.app_id = value.try_into().map_err(|e| format!("error converting supplied value for app_id: {e}"));
+            self
+        }
         pub fn created_at<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::string::String>,
@@ -9179,7 +9477,7 @@ pub mod builder {
         }
         pub fn filter<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<super::TaskFilter>,
+            T: ::std::convert::TryInto<super::TaskFilterRecord>,
             T::Error: ::std::fmt::Display,
         {
             self.filter = value.try_into().map_err(|e| format!("error converting supplied value for filter: {e}"));
@@ -9249,6 +9547,7 @@ pub mod builder {
         type Error = super::error::ConversionError;
         fn try_from(value: Task) -> ::std::result::Result<Self, super::error::ConversionError> {
             Ok(Self {
+                app_id: value.app_id?,
                 created_at: value.created_at?,
                 created_by: value.created_by?,
                 done: value.done?,
@@ -9267,6 +9566,7 @@ pub mod builder {
     impl ::std::convert::From<super::Task> for Task {
         fn from(value: super::Task) -> Self {
             Self {
+                app_id: Ok(value.app_id),
                 created_at: Ok(value.created_at),
                 created_by: Ok(value.created_by),
                 done: Ok(value.done),
@@ -9414,10 +9714,136 @@ pub mod builder {
         }
     }
     #[derive(Clone, Debug)]
+    pub struct TaskFilterRecord {
+        app_id: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        app_ids:
+            ::std::result::Result<::std::option::Option<::std::vec::Vec<::std::string::String>>, ::std::string::String>,
+        endpoint_id: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        event_types:
+            ::std::result::Result<::std::option::Option<::std::vec::Vec<::std::string::String>>, ::std::string::String>,
+        last_status_class: ::std::result::Result<::std::option::Option<super::StatusClass>, ::std::string::String>,
+        since: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+        statuses:
+            ::std::result::Result<::std::option::Option<::std::vec::Vec<::std::string::String>>, ::std::string::String>,
+        until: ::std::result::Result<::std::option::Option<::std::string::String>, ::std::string::String>,
+    }
+    impl ::std::default::Default for TaskFilterRecord {
+        fn default() -> Self {
+            Self {
+                app_id: Ok(Default::default()),
+                app_ids: Ok(Default::default()),
+                endpoint_id: Ok(Default::default()),
+                event_types: Ok(Default::default()),
+                last_status_class: Ok(Default::default()),
+                since: Ok(Default::default()),
+                statuses: Ok(Default::default()),
+                until: Ok(Default::default()),
+            }
+        }
+    }
+    impl TaskFilterRecord {
+        pub fn app_id<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.app_id = value.try_into().map_err(|e| format!("error converting supplied value for app_id: {e}"));
+            self
+        }
+        pub fn app_ids<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::vec::Vec<::std::string::String>>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.app_ids = value.try_into().map_err(|e| format!("error converting supplied value for app_ids: {e}"));
+            self
+        }
+        pub fn endpoint_id<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.endpoint_id =
+                value.try_into().map_err(|e| format!("error converting supplied value for endpoint_id: {e}"));
+            self
+        }
+        pub fn event_types<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::vec::Vec<::std::string::String>>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.event_types =
+                value.try_into().map_err(|e| format!("error converting supplied value for event_types: {e}"));
+            self
+        }
+        pub fn last_status_class<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<super::StatusClass>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.last_status_class =
+                value.try_into().map_err(|e| format!("error converting supplied value for last_status_class: {e}"));
+            self
+        }
+        pub fn since<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.since = value.try_into().map_err(|e| format!("error converting supplied value for since: {e}"));
+            self
+        }
+        pub fn statuses<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::vec::Vec<::std::string::String>>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.statuses = value.try_into().map_err(|e| format!("error converting supplied value for statuses: {e}"));
+            self
+        }
+        pub fn until<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.until = value.try_into().map_err(|e| format!("error converting supplied value for until: {e}"));
+            self
+        }
+    }
+    impl ::std::convert::TryFrom<TaskFilterRecord> for super::TaskFilterRecord {
+        type Error = super::error::ConversionError;
+        fn try_from(value: TaskFilterRecord) -> ::std::result::Result<Self, super::error::ConversionError> {
+            Ok(Self {
+                app_id: value.app_id?,
+                app_ids: value.app_ids?,
+                endpoint_id: value.endpoint_id?,
+                event_types: value.event_types?,
+                last_status_class: value.last_status_class?,
+                since: value.since?,
+                statuses: value.statuses?,
+                until: value.until?,
+            })
+        }
+    }
+    impl ::std::convert::From<super::TaskFilterRecord> for TaskFilterRecord {
+        fn from(value: super::TaskFilterRecord) -> Self {
+            Self {
+                app_id: Ok(value.app_id),
+                app_ids: Ok(value.app_ids),
+                endpoint_id: Ok(value.endpoint_id),
+                event_types: Ok(value.event_types),
+                last_status_class: Ok(value.last_status_class),
+                since: Ok(value.since),
+                statuses: Ok(value.statuses),
+                until: Ok(value.until),
+            }
+        }
+    }
+    #[derive(Clone, Debug)]
     pub struct TaskRequest {
         dry_run: ::std::result::Result<::std::option::Option<bool>, ::std::string::String>,
         filter: ::std::result::Result<::std::option::Option<super::TaskFilter>, ::std::string::String>,
-        kind: ::std::result::Result<super::TaskKind, ::std::string::String>,
+        kind: ::std::result::Result<super::TaskRequestKind, ::std::string::String>,
     }
     impl ::std::default::Default for TaskRequest {
         fn default() -> Self {
@@ -9447,7 +9873,7 @@ pub mod builder {
         }
         pub fn kind<T>(mut self, value: T) -> Self
         where
-            T: ::std::convert::TryInto<super::TaskKind>,
+            T: ::std::convert::TryInto<super::TaskRequestKind>,
             T::Error: ::std::fmt::Display,
         {
             self.kind = value.try_into().map_err(|e| format!("error converting supplied value for kind: {e}"));
@@ -10214,11 +10640,13 @@ impl crate::Paged for SizedPageEvent {
 pub mod operations {
     use crate::Operation;
     pub const APP_PUBLIC_KEYS: Operation = Operation { method: "GET", path: "/v1/apps/{app}/jwks.json" };
+    pub const CANCEL_ANY_TASK: Operation = Operation { method: "POST", path: "/v1/tasks/{task}/cancel" };
     pub const CANCEL_EVENT: Operation = Operation { method: "POST", path: "/v1/apps/{app}/events/{evt}/cancel" };
     pub const CANCEL_TASK: Operation = Operation { method: "POST", path: "/v1/apps/{app}/tasks/{task}/cancel" };
     pub const CREATE_APP: Operation = Operation { method: "POST", path: "/v1/apps" };
     pub const CREATE_ENDPOINT: Operation = Operation { method: "POST", path: "/v1/apps/{app}/endpoints" };
     pub const CREATE_EVENT_TYPE: Operation = Operation { method: "POST", path: "/v1/event-types" };
+    pub const CREATE_OPERATOR_TASK: Operation = Operation { method: "POST", path: "/v1/tasks" };
     pub const CREATE_PORTAL_SESSION: Operation = Operation { method: "POST", path: "/v1/apps/{app}/portal-sessions" };
     pub const CREATE_TASK: Operation = Operation { method: "POST", path: "/v1/apps/{app}/tasks" };
     pub const CREATE_TOKEN: Operation = Operation { method: "POST", path: "/v1/tokens" };
@@ -10227,6 +10655,7 @@ pub mod operations {
     pub const DELETE_EVENT_TYPE: Operation = Operation { method: "DELETE", path: "/v1/event-types/{name}" };
     pub const DELETE_TOKEN: Operation = Operation { method: "DELETE", path: "/v1/tokens/{tok}" };
     pub const EXPUNGE_EVENT: Operation = Operation { method: "POST", path: "/v1/apps/{app}/events/{evt}/expunge" };
+    pub const GET_ANY_TASK: Operation = Operation { method: "GET", path: "/v1/tasks/{task}" };
     pub const GET_APP: Operation = Operation { method: "GET", path: "/v1/apps/{app}" };
     pub const GET_ATTEMPT: Operation = Operation { method: "GET", path: "/v1/apps/{app}/attempts/{att}" };
     pub const GET_DELIVERY: Operation = Operation { method: "GET", path: "/v1/apps/{app}/deliveries/{dlv}" };
@@ -10239,6 +10668,7 @@ pub mod operations {
     pub const GET_TRANSFORMED_REQUEST: Operation =
         Operation { method: "GET", path: "/v1/apps/{app}/deliveries/{dlv}/request" };
     pub const HEALTHZ: Operation = Operation { method: "GET", path: "/healthz" };
+    pub const LIST_ALL_TASKS: Operation = Operation { method: "GET", path: "/v1/tasks" };
     pub const LIST_APPS: Operation = Operation { method: "GET", path: "/v1/apps" };
     pub const LIST_DELIVERIES: Operation = Operation { method: "GET", path: "/v1/apps/{app}/deliveries" };
     pub const LIST_DELIVERY_ATTEMPTS: Operation =

@@ -3,7 +3,7 @@
 use futures::Stream;
 
 use super::{list, list_all, ListOptions};
-use crate::generated::{operations, App, CreateApp, PageApp, PatchApp};
+use crate::generated::{operations, App, CreateApp, PageApp, PatchApp, Task};
 use crate::transport::{Call, Transport};
 use crate::Error;
 
@@ -56,8 +56,10 @@ impl<'a> Apps<'a> {
         self.transport.send(Call::new(operations::UPDATE_APP, &[app]).json(patch)).await
     }
 
-    /// Deletes the app with its endpoints, events and deliveries.
-    pub async fn delete(&self, app: &str) -> Result<(), Error> {
-        self.transport.send_empty(Call::new(operations::DELETE_APP, &[app])).await
+    /// Deletes the app with its endpoints, events and deliveries: the app
+    /// is not found from now on, and the `delete_app` task answered here
+    /// erases its rows in the background (`GET /v1/tasks/{task}`).
+    pub async fn delete(&self, app: &str) -> Result<Task, Error> {
+        self.transport.send(Call::new(operations::DELETE_APP, &[app])).await
     }
 }

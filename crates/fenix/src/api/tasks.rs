@@ -121,7 +121,7 @@ pub struct TaskOut {
     /// Deliveries per second it acts on, at most.
     rate_per_s: i64,
     /// The selection, as given.
-    #[schema(value_type = FilterIn)]
+    #[schema(value_type = FilterRecord)]
     filter: serde_json::Value,
     /// Who created it: `admin` (an admin token or an operator's session), `app_token` or `portal_customer`.
     created_by: String,
@@ -131,6 +131,33 @@ pub struct TaskOut {
     started_at: Option<String>,
     #[schema(format = DateTime)]
     finished_at: Option<String>,
+}
+
+/// A task's selection as it was given: an app's task's filter, an
+/// operator's (`app_ids`), or the app an app's deletion erases (`app_id`).
+#[derive(utoipa::ToSchema)]
+#[schema(as = TaskFilterRecord)]
+#[allow(dead_code)]
+struct FilterRecord {
+    /// An app's task: only this endpoint's deliveries.
+    endpoint_id: Option<String>,
+    /// An operator's task: only these apps (ids or uids, as given).
+    app_ids: Option<Vec<String>>,
+    /// An app's deletion (`delete_app`): the app it erases.
+    app_id: Option<String>,
+    /// Deliveries created at or after this time (RFC 3339).
+    #[schema(format = DateTime)]
+    since: Option<String>,
+    /// Deliveries created before this time (RFC 3339).
+    #[schema(format = DateTime)]
+    until: Option<String>,
+    /// Statuses as given.
+    statuses: Option<Vec<String>>,
+    /// Only these event types.
+    event_types: Option<Vec<String>>,
+    /// Only deliveries whose latest attempt answered 4xx, 5xx, or no answer (`network`).
+    #[schema(value_type = Option<StatusClass>)]
+    last_status_class: Option<String>,
 }
 
 /// What a created task does (an app's deletion, `delete_app`, is made by `DELETE /v1/apps/{app}`).

@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 from .._base import AsyncResource, Page, Resource, awalk, body, unset_if_none, walk
 from .._generated.api.apps import create_app, delete_app, get_app, list_apps, update_app
-from .._generated.models import App, CreateApp, PatchApp
+from .._generated.models import App, CreateApp, PatchApp, Task
 
 
 class Apps(Resource):
@@ -34,9 +34,10 @@ class Apps(Resource):
         """Changes the given fields only (`name`, `uid`, `require_endpoint_verification`)."""
         return self._call(update_app, app, body=body(PatchApp, fields, keep_none=True))
 
-    def delete(self, app: str) -> None:
-        """Deletes the app with its endpoints, events and deliveries."""
-        self._call(delete_app, app)
+    def delete(self, app: str) -> Task:
+        """Deletes the app with its endpoints, events and deliveries: the app is not
+        found from now on, and the `delete_app` task answered erases its rows."""
+        return self._call(delete_app, app)
 
 
 class AsyncApps(AsyncResource):
@@ -57,5 +58,5 @@ class AsyncApps(AsyncResource):
     async def update(self, app: str, **fields: Any) -> App:
         return await self._call(update_app, app, body=body(PatchApp, fields, keep_none=True))
 
-    async def delete(self, app: str) -> None:
-        await self._call(delete_app, app)
+    async def delete(self, app: str) -> Task:
+        return await self._call(delete_app, app)

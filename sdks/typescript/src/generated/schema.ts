@@ -67,7 +67,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers and the delivery worker makes progress */
+        /** Readiness: the database answers and takes writes, and the delivery worker makes progress */
         get: operations["readyz"];
         put?: never;
         post?: never;
@@ -109,7 +109,10 @@ export interface paths {
         get: operations["get_app"];
         put?: never;
         post?: never;
-        /** Delete an app with its endpoints, events and deliveries */
+        /**
+         * Delete an app with its endpoints, events and deliveries
+         * @description At once, the app is no longer found (its id and uid answer 404), its tokens and console sessions stop working, its endpoints are disabled and its tasks still going are cancelled. Its deliveries, attempts, events and endpoints are then erased in the background in bounded batches, by the `delete_app` task answered here (read it at `GET /v1/tasks/{task}`); the app's row goes last. A deletion cannot be cancelled.
+         */
         delete: operations["delete_app"];
         options?: never;
         head?: never;
@@ -834,6 +837,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every task, of every app and the operator's, newest first */
+        get: operations["list_all_tasks"];
+        put?: never;
+        /**
+         * Replay, cancel or skip many deliveries of every app (or of some), in the background (or count them)
+         * @description An app's task (`POST /v1/apps/{app}/tasks`) across apps: the deliveries of every app, or of the apps named in `filter.app_ids` (at most 100), that match the filter now. The task belongs to no app (`app_id: null`); it is read and cancelled under `/v1/tasks`. A replay goes no faster than the worker takes what it re-queued.
+         */
+        post: operations["create_operator_task"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{task}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Any task, an app's or an operator's: its state, progress and audit record */
+        get: operations["get_any_task"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{task}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop any task, an app's or an operator's
+         * @description As `POST /v1/apps/{app}/tasks/{task}/cancel`, for any task.
+         */
+        post: operations["cancel_any_task"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tokens": {
         parameters: {
             query?: never;
@@ -945,6 +1006,69 @@ export interface components {
         AttemptWithDelivery: components["schemas"]["Attempt"] & {
             delivery: components["schemas"]["Delivery"];
         };
+        /** @description An error answer of `cancel_any_task` with status 400. */
+        CancelAnyTaskError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_path";
+            };
+        };
+        /** @description An error answer of `cancel_any_task` with status 401. */
+        CancelAnyTaskError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `cancel_any_task` with status 403. */
+        CancelAnyTaskError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `cancel_any_task` with status 404. */
+        CancelAnyTaskError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "task_not_found";
+            };
+        };
+        /** @description An error answer of `cancel_any_task` with status 409. */
+        CancelAnyTaskError409: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "task_ended" | "task_not_cancellable";
+            };
+        };
+        /** @description An error answer of `cancel_any_task` with status 413. */
+        CancelAnyTaskError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `cancel_any_task` with status 422. */
+        CancelAnyTaskError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value";
+            };
+        };
+        /** @description An error answer of `cancel_any_task` with status 500. */
+        CancelAnyTaskError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `cancel_any_task` with status 503. */
+        CancelAnyTaskError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable" | "storage_full";
+            };
+        };
         /** @description An error answer of `cancel_event` with status 400. */
         CancelEventError400: components["schemas"]["ErrorBody"] & {
             error?: {
@@ -1005,7 +1129,7 @@ export interface components {
         CancelEventError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `cancel_task` with status 400. */
@@ -1068,7 +1192,7 @@ export interface components {
         CancelTaskError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description What a cancel stopped. */
@@ -1155,7 +1279,7 @@ export interface components {
         CreateAppError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         CreateEndpoint: {
@@ -1314,7 +1438,7 @@ export interface components {
         CreateEndpointError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         CreateEventType: {
@@ -1391,7 +1515,70 @@ export interface components {
         CreateEventTypeError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
+            };
+        };
+        /** @description An error answer of `create_operator_task` with status 400. */
+        CreateOperatorTaskError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "malformed_json" | "unknown_field" | "unreadable_body";
+            };
+        };
+        /** @description An error answer of `create_operator_task` with status 401. */
+        CreateOperatorTaskError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `create_operator_task` with status 403. */
+        CreateOperatorTaskError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `create_operator_task` with status 404. */
+        CreateOperatorTaskError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "app_not_found";
+            };
+        };
+        /** @description An error answer of `create_operator_task` with status 413. */
+        CreateOperatorTaskError413: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "payload_too_large";
+            };
+        };
+        /** @description An error answer of `create_operator_task` with status 415. */
+        CreateOperatorTaskError415: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unsupported_media_type";
+            };
+        };
+        /** @description An error answer of `create_operator_task` with status 422. */
+        CreateOperatorTaskError422: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_body" | "unstorable_value" | "invalid_statuses" | "invalid_task_kind" | "invalid_task_filter";
+            };
+        };
+        /** @description An error answer of `create_operator_task` with status 500. */
+        CreateOperatorTaskError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `create_operator_task` with status 503. */
+        CreateOperatorTaskError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable" | "storage_full";
             };
         };
         CreatePortalSession: {
@@ -1464,7 +1651,7 @@ export interface components {
         CreatePortalSessionError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `create_task` with status 400. */
@@ -1527,7 +1714,7 @@ export interface components {
         CreateTaskError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         CreateToken: {
@@ -1603,7 +1790,7 @@ export interface components {
         CreateTokenError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description A token just made: the listing's fields and, this once, the token. */
@@ -1650,7 +1837,7 @@ export interface components {
         DeleteAppError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `delete_endpoint` with status 400. */
@@ -1692,7 +1879,7 @@ export interface components {
         DeleteEndpointError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `delete_event_type` with status 400. */
@@ -1734,7 +1921,7 @@ export interface components {
         DeleteEventTypeError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `delete_token` with status 400. */
@@ -1783,7 +1970,7 @@ export interface components {
         DeleteTokenError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description A delivery as the API shows it. */
@@ -2076,7 +2263,7 @@ export interface components {
          * @example app_not_found
          * @enum {string}
          */
-        ErrorCode: "bad_request" | "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_query" | "invalid_path" | "invalid_cursor" | "invalid_limit" | "invalid_include" | "invalid_status" | "invalid_time" | "invalid_window" | "unauthorized" | "session_revoked" | "session_expired" | "forbidden" | "csrf_failed" | "not_found" | "app_not_found" | "endpoint_not_found" | "event_not_found" | "delivery_not_found" | "task_not_found" | "attempt_not_found" | "not_transformed" | "event_type_not_found" | "token_not_found" | "portal_session_not_found" | "link_not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "uid_taken" | "endpoint_already_active" | "endpoint_already_paused" | "endpoint_verified" | "event_type_exists" | "event_type_changed" | "last_admin_token" | "not_replayable" | "not_skippable" | "nothing_to_cancel" | "task_ended" | "payload_expired" | "session_exists" | "link_used" | "link_expired" | "link_revoked" | "invalid_body" | "unstorable_value" | "invalid_name" | "invalid_uid" | "uid_reserved" | "invalid_retention" | "retention_too_long" | "invalid_description" | "invalid_label" | "invalid_expires_at" | "invalid_expires_in" | "invalid_token_scope" | "unknown_app" | "invalid_ordering_key" | "invalid_channels" | "invalid_tags" | "invalid_idempotency_key" | "invalid_schedule" | "invalid_data" | "empty_batch" | "batch_too_large" | "fanout_limit_reached" | "endpoint_limit_reached" | "invalid_statuses" | "invalid_task_kind" | "invalid_task_filter" | "invalid_overlap" | "invalid_secret" | "invalid_auth" | "invalid_transformation" | "invalid_filter" | "invalid_sample" | "transformation_failed" | "invalid_client_certificate" | "invalid_client_key" | "invalid_ca_certificates" | "invalid_signature_scheme" | "invalid_rate_limit" | "invalid_sensitive_headers" | "invalid_header_name" | "invalid_header_value" | "hop_by_hop_header" | "reserved_header" | "duplicate_header" | "too_many_headers" | "headers_too_large" | "invalid_retry_schedule" | "invalid_final_status_codes" | "invalid_attempt_timeout" | "invalid_event_type" | "invalid_event_types" | "unknown_event_type" | "invalid_schema" | "invalid_example" | "example_mismatch" | "schema_mismatch" | "schema_too_costly" | "duplicate_key" | "data_too_deep" | "number_out_of_range" | "invalid_unicode" | "unreadable_data" | "url_invalid" | "url_ambiguous" | "url_too_long" | "url_scheme_not_https" | "url_has_credentials" | "url_has_query" | "url_has_fragment" | "url_port_not_allowed" | "url_host_is_ip" | "url_host_not_public" | "destination_unresolvable" | "destination_not_public" | "challenge_limit_reached" | "test_event_limit_reached" | "replay_limit_reached" | "internal_error" | "database_unavailable" | "overloaded" | "worker_stalled";
+        ErrorCode: "bad_request" | "malformed_json" | "unknown_field" | "unreadable_body" | "invalid_query" | "invalid_path" | "invalid_cursor" | "invalid_limit" | "invalid_include" | "invalid_status" | "invalid_time" | "invalid_window" | "unauthorized" | "session_revoked" | "session_expired" | "forbidden" | "csrf_failed" | "not_found" | "app_not_found" | "endpoint_not_found" | "event_not_found" | "delivery_not_found" | "task_not_found" | "attempt_not_found" | "not_transformed" | "event_type_not_found" | "token_not_found" | "portal_session_not_found" | "link_not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "uid_taken" | "endpoint_already_active" | "endpoint_already_paused" | "endpoint_verified" | "event_type_exists" | "event_type_changed" | "last_admin_token" | "not_replayable" | "not_skippable" | "nothing_to_cancel" | "task_ended" | "task_not_cancellable" | "payload_expired" | "session_exists" | "link_used" | "link_expired" | "link_revoked" | "invalid_body" | "unstorable_value" | "invalid_name" | "invalid_uid" | "uid_reserved" | "invalid_retention" | "retention_too_long" | "invalid_description" | "invalid_label" | "invalid_expires_at" | "invalid_expires_in" | "invalid_token_scope" | "unknown_app" | "invalid_ordering_key" | "invalid_channels" | "invalid_tags" | "invalid_idempotency_key" | "invalid_schedule" | "invalid_data" | "empty_batch" | "batch_too_large" | "fanout_limit_reached" | "endpoint_limit_reached" | "invalid_statuses" | "invalid_task_kind" | "invalid_task_filter" | "invalid_overlap" | "invalid_secret" | "invalid_auth" | "invalid_transformation" | "invalid_filter" | "invalid_sample" | "transformation_failed" | "invalid_client_certificate" | "invalid_client_key" | "invalid_ca_certificates" | "invalid_signature_scheme" | "invalid_rate_limit" | "invalid_sensitive_headers" | "invalid_header_name" | "invalid_header_value" | "hop_by_hop_header" | "reserved_header" | "duplicate_header" | "too_many_headers" | "headers_too_large" | "invalid_retry_schedule" | "invalid_final_status_codes" | "invalid_attempt_timeout" | "invalid_event_type" | "invalid_event_types" | "unknown_event_type" | "invalid_schema" | "invalid_example" | "example_mismatch" | "schema_mismatch" | "schema_too_costly" | "duplicate_key" | "data_too_deep" | "number_out_of_range" | "invalid_unicode" | "unreadable_data" | "url_invalid" | "url_ambiguous" | "url_too_long" | "url_scheme_not_https" | "url_has_credentials" | "url_has_query" | "url_has_fragment" | "url_port_not_allowed" | "url_host_is_ip" | "url_host_not_public" | "destination_unresolvable" | "destination_not_public" | "challenge_limit_reached" | "test_event_limit_reached" | "replay_limit_reached" | "internal_error" | "database_unavailable" | "storage_full" | "overloaded" | "worker_stalled";
         /** @description What went wrong. */
         ErrorDetail: {
             /** @description Stable, machine-readable: branch on this. */
@@ -2243,7 +2430,7 @@ export interface components {
         ExpungeEventError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description A filter to try on sample events. */
@@ -2277,6 +2464,48 @@ export interface components {
             error?: string | null;
             /** @description Whether the event would be sent to an endpoint with this filter. */
             matched: boolean;
+        };
+        /** @description An error answer of `get_any_task` with status 400. */
+        GetAnyTaskError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_path";
+            };
+        };
+        /** @description An error answer of `get_any_task` with status 401. */
+        GetAnyTaskError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `get_any_task` with status 403. */
+        GetAnyTaskError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `get_any_task` with status 404. */
+        GetAnyTaskError404: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "task_not_found";
+            };
+        };
+        /** @description An error answer of `get_any_task` with status 500. */
+        GetAnyTaskError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `get_any_task` with status 503. */
+        GetAnyTaskError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable" | "storage_full";
+            };
         };
         /** @description An error answer of `get_app` with status 400. */
         GetAppError400: components["schemas"]["ErrorBody"] & {
@@ -2317,7 +2546,7 @@ export interface components {
         GetAppError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `get_attempt` with status 400. */
@@ -2359,7 +2588,7 @@ export interface components {
         GetAttemptError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `get_delivery` with status 400. */
@@ -2401,7 +2630,7 @@ export interface components {
         GetDeliveryError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `get_endpoint` with status 400. */
@@ -2443,7 +2672,7 @@ export interface components {
         GetEndpointError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `get_endpoint_stats` with status 400. */
@@ -2485,7 +2714,7 @@ export interface components {
         GetEndpointStatsError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `get_event` with status 400. */
@@ -2527,7 +2756,7 @@ export interface components {
         GetEventError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable" | "overloaded";
+                code?: "database_unavailable" | "storage_full" | "overloaded";
             };
         };
         /** @description An error answer of `get_event_type` with status 400. */
@@ -2569,7 +2798,7 @@ export interface components {
         GetEventTypeError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `get_settings` with status 400. */
@@ -2604,7 +2833,7 @@ export interface components {
         GetSettingsError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `get_task` with status 400. */
@@ -2646,7 +2875,7 @@ export interface components {
         GetTaskError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `get_transformed_request` with status 400. */
@@ -2688,7 +2917,7 @@ export interface components {
         GetTransformedRequestError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description The answer of `/healthz`. */
@@ -2742,6 +2971,41 @@ export interface components {
         KeySet: {
             keys: components["schemas"]["Jwk"][];
         };
+        /** @description An error answer of `list_all_tasks` with status 400. */
+        ListAllTasksError400: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "invalid_query" | "invalid_cursor" | "invalid_limit";
+            };
+        };
+        /** @description An error answer of `list_all_tasks` with status 401. */
+        ListAllTasksError401: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "unauthorized";
+            };
+        };
+        /** @description An error answer of `list_all_tasks` with status 403. */
+        ListAllTasksError403: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "forbidden";
+            };
+        };
+        /** @description An error answer of `list_all_tasks` with status 500. */
+        ListAllTasksError500: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "internal_error";
+            };
+        };
+        /** @description An error answer of `list_all_tasks` with status 503. */
+        ListAllTasksError503: components["schemas"]["ErrorBody"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "database_unavailable" | "storage_full";
+            };
+        };
         /** @description An error answer of `list_apps` with status 400. */
         ListAppsError400: components["schemas"]["ErrorBody"] & {
             error?: {
@@ -2774,7 +3038,7 @@ export interface components {
         ListAppsError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `list_deliveries` with status 400. */
@@ -2816,7 +3080,7 @@ export interface components {
         ListDeliveriesError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `list_delivery_attempts` with status 400. */
@@ -2858,7 +3122,7 @@ export interface components {
         ListDeliveryAttemptsError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `list_endpoint_public_keys` with status 400. */
@@ -2900,7 +3164,7 @@ export interface components {
         ListEndpointPublicKeysError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `list_endpoint_state_changes` with status 400. */
@@ -2942,7 +3206,7 @@ export interface components {
         ListEndpointStateChangesError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `list_endpoints` with status 400. */
@@ -2984,7 +3248,7 @@ export interface components {
         ListEndpointsError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `list_event_types` with status 400. */
@@ -3019,7 +3283,7 @@ export interface components {
         ListEventTypesError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `list_events` with status 400. */
@@ -3061,7 +3325,7 @@ export interface components {
         ListEventsError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable" | "overloaded";
+                code?: "database_unavailable" | "storage_full" | "overloaded";
             };
         };
         /** @description An error answer of `list_portal_sessions` with status 400. */
@@ -3103,7 +3367,7 @@ export interface components {
         ListPortalSessionsError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `list_tasks` with status 400. */
@@ -3145,7 +3409,7 @@ export interface components {
         ListTasksError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `list_tokens` with status 400. */
@@ -3180,7 +3444,7 @@ export interface components {
         ListTokensError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `metrics` with status 401. */
@@ -3208,7 +3472,7 @@ export interface components {
         MetricsError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         NewEvent: {
@@ -3256,6 +3520,34 @@ export interface components {
         NoOptions: Record<string, unknown>;
         /** @enum {string} */
         OnDeadLetter: "continue" | "block";
+        /** @description Which deliveries of which apps an operator's task selects; every field narrows it. */
+        OperatorTaskFilter: {
+            /** @description Only these apps' deliveries (ids or uids); default: every app's. */
+            app_ids?: string[] | null;
+            /** @description Only these event types. */
+            event_types?: string[] | null;
+            last_status_class?: null | components["schemas"]["StatusClass"];
+            /**
+             * Format: date-time
+             * @description Deliveries created at or after this time (RFC 3339).
+             */
+            since?: string | null;
+            /** @description Statuses as shown, as in an app's task. */
+            statuses?: string[] | null;
+            /**
+             * Format: date-time
+             * @description Deliveries created before this time (RFC 3339).
+             */
+            until?: string | null;
+        };
+        /** @description An operator's task to create across apps, or to count (`dry_run`). */
+        OperatorTaskRequest: {
+            /** @description True: create nothing, answer how many deliveries the task would act on. */
+            dry_run?: boolean;
+            filter?: components["schemas"]["OperatorTaskFilter"];
+            /** @description `replay`, `cancel` or `skip`. */
+            kind: components["schemas"]["TaskRequestKind"];
+        };
         /** @description One page of a list, newest first. Pass `next_cursor` as `cursor` for the next page. */
         Page_App: {
             data: {
@@ -3500,13 +3792,18 @@ export interface components {
         /** @description One page of a list, newest first. Pass `next_cursor` as `cursor` for the next page. */
         Page_Task: {
             data: {
+                /**
+                 * @description The app whose deliveries it selects; `null` for an operator's task across apps (`/v1/tasks`).
+                 * @example app_01JD3Z6N4VQK1T9S0W5X2Y8R7M
+                 */
+                app_id?: string | null;
                 /** Format: date-time */
                 created_at: string;
                 /** @description Who created it: `admin` (an admin token or an operator's session), `app_token` or `portal_customer`. */
                 created_by: string;
                 /**
                  * Format: int64
-                 * @description Selected deliveries it changed (re-queued, or made `skipped`).
+                 * @description Selected deliveries it changed (re-queued, or made `skipped`; `delete_app`: rows erased).
                  */
                 done: number;
                 /**
@@ -3517,7 +3814,7 @@ export interface components {
                  */
                 failed: number;
                 /** @description The selection, as given. */
-                filter: components["schemas"]["TaskFilter"];
+                filter: components["schemas"]["TaskFilterRecord"];
                 /** Format: date-time */
                 finished_at?: string | null;
                 id: components["schemas"]["TaskId"];
@@ -3529,7 +3826,8 @@ export interface components {
                 rate_per_s: number;
                 /**
                  * Format: int64
-                 * @description Deliveries selected when the task was created.
+                 * @description Deliveries selected when the task was created (`delete_app`: the
+                 *     app's deliveries, events and endpoints when its deletion was asked).
                  */
                 selected: number;
                 /** Format: date-time */
@@ -3690,7 +3988,7 @@ export interface components {
         PauseEndpointError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description A portal link as minted: `url` carries the secret, shown once. */
@@ -3821,7 +4119,7 @@ export interface components {
         RecoverEndpointError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description The outage window of an endpoint's recovery. */
@@ -3904,7 +4202,7 @@ export interface components {
         ReplayDeliveryError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `replay_endpoint` with status 400. */
@@ -3967,7 +4265,7 @@ export interface components {
         ReplayEndpointError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         Resume: {
@@ -4040,7 +4338,7 @@ export interface components {
         ResumeEndpointError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An endpoint after `resume`, with how many skipped deliveries were re-queued. */
@@ -4090,7 +4388,7 @@ export interface components {
         RevokePortalSessionError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `rotate_endpoint_client_certificate` with status 400. */
@@ -4153,7 +4451,7 @@ export interface components {
         RotateEndpointClientCertificateError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `rotate_endpoint_secret` with status 400. */
@@ -4209,7 +4507,7 @@ export interface components {
         RotateEndpointSecretError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description A new client certificate, the current one presented as a fallback during the overlap. */
@@ -4333,7 +4631,7 @@ export interface components {
         SendEventBatchError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable" | "overloaded";
+                code?: "database_unavailable" | "storage_full" | "overloaded";
             };
         };
         /** @description An error answer of `send_event` with status 400. */
@@ -4396,7 +4694,7 @@ export interface components {
         SendEventError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable" | "overloaded";
+                code?: "database_unavailable" | "storage_full" | "overloaded";
             };
         };
         /** @description An error answer of `send_test_event` with status 400. */
@@ -4459,7 +4757,7 @@ export interface components {
         SendTestEventError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description One setting. */
@@ -4604,7 +4902,7 @@ export interface components {
         SkipDeliveryError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /**
@@ -4623,13 +4921,18 @@ export interface components {
         StatusClass: "4xx" | "5xx" | "network";
         /** @description A task: its progress and its audit record. */
         Task: {
+            /**
+             * @description The app whose deliveries it selects; `null` for an operator's task across apps (`/v1/tasks`).
+             * @example app_01JD3Z6N4VQK1T9S0W5X2Y8R7M
+             */
+            app_id?: string | null;
             /** Format: date-time */
             created_at: string;
             /** @description Who created it: `admin` (an admin token or an operator's session), `app_token` or `portal_customer`. */
             created_by: string;
             /**
              * Format: int64
-             * @description Selected deliveries it changed (re-queued, or made `skipped`).
+             * @description Selected deliveries it changed (re-queued, or made `skipped`; `delete_app`: rows erased).
              */
             done: number;
             /**
@@ -4640,7 +4943,7 @@ export interface components {
              */
             failed: number;
             /** @description The selection, as given. */
-            filter: components["schemas"]["TaskFilter"];
+            filter: components["schemas"]["TaskFilterRecord"];
             /** Format: date-time */
             finished_at?: string | null;
             id: components["schemas"]["TaskId"];
@@ -4652,7 +4955,8 @@ export interface components {
             rate_per_s: number;
             /**
              * Format: int64
-             * @description Deliveries selected when the task was created.
+             * @description Deliveries selected when the task was created (`delete_app`: the
+             *     app's deliveries, events and endpoints when its deletion was asked).
              */
             selected: number;
             /** Format: date-time */
@@ -4691,18 +4995,50 @@ export interface components {
              */
             until?: string | null;
         };
+        /**
+         * @description A task's selection as it was given: an app's task's filter, an
+         *     operator's (`app_ids`), or the app an app's deletion erases (`app_id`).
+         */
+        TaskFilterRecord: {
+            /** @description An app's deletion (`delete_app`): the app it erases. */
+            app_id?: string | null;
+            /** @description An operator's task: only these apps (ids or uids, as given). */
+            app_ids?: string[] | null;
+            /** @description An app's task: only this endpoint's deliveries. */
+            endpoint_id?: string | null;
+            /** @description Only these event types. */
+            event_types?: string[] | null;
+            last_status_class?: null | components["schemas"]["StatusClass"];
+            /**
+             * Format: date-time
+             * @description Deliveries created at or after this time (RFC 3339).
+             */
+            since?: string | null;
+            /** @description Statuses as given. */
+            statuses?: string[] | null;
+            /**
+             * Format: date-time
+             * @description Deliveries created before this time (RFC 3339).
+             */
+            until?: string | null;
+        };
         /** @example tsk_01JF3Q8Z6V7W2X9Y4K5M0N1P2R */
         TaskId: string;
         /** @enum {string} */
-        TaskKind: "replay" | "cancel" | "skip";
+        TaskKind: "replay" | "cancel" | "skip" | "delete_app";
         /** @description A task to create, or to count (`dry_run`). */
         TaskRequest: {
             /** @description True: create nothing, answer how many deliveries the task would act on. */
             dry_run?: boolean;
             filter?: components["schemas"]["TaskFilter"];
             /** @description `replay`, `cancel` or `skip`. */
-            kind: components["schemas"]["TaskKind"];
+            kind: components["schemas"]["TaskRequestKind"];
         };
+        /**
+         * @description What a created task does (an app's deletion, `delete_app`, is made by `DELETE /v1/apps/{app}`).
+         * @enum {string}
+         */
+        TaskRequestKind: "replay" | "cancel" | "skip";
         /** @enum {string} */
         TaskState: "queued" | "running" | "succeeded" | "failed" | "cancelled";
         /** @description The event a test runs on. */
@@ -4789,7 +5125,7 @@ export interface components {
         TestFilterError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description A transformation to try. */
@@ -4866,7 +5202,7 @@ export interface components {
         TestTransformationError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description One certificate as reads show it. */
@@ -5009,7 +5345,7 @@ export interface components {
         UpdateAppError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `update_endpoint` with status 400. */
@@ -5079,7 +5415,7 @@ export interface components {
         UpdateEndpointError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An error answer of `update_event_type` with status 400. */
@@ -5149,7 +5485,7 @@ export interface components {
         UpdateEventTypeError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
         /** @description An endpoint's open ownership challenge: its attempts and why the last one failed. */
@@ -5248,7 +5584,7 @@ export interface components {
         VerifyEndpointError503: components["schemas"]["ErrorBody"] & {
             error?: {
                 /** @enum {string} */
-                code?: "database_unavailable";
+                code?: "database_unavailable" | "storage_full";
             };
         };
     };
@@ -5265,6 +5601,15 @@ export type AppPublicKeysError400 = components['schemas']['AppPublicKeysError400
 export type Attempt = components['schemas']['Attempt'];
 export type AttemptId = components['schemas']['AttemptId'];
 export type AttemptWithDelivery = components['schemas']['AttemptWithDelivery'];
+export type CancelAnyTaskError400 = components['schemas']['CancelAnyTaskError400'];
+export type CancelAnyTaskError401 = components['schemas']['CancelAnyTaskError401'];
+export type CancelAnyTaskError403 = components['schemas']['CancelAnyTaskError403'];
+export type CancelAnyTaskError404 = components['schemas']['CancelAnyTaskError404'];
+export type CancelAnyTaskError409 = components['schemas']['CancelAnyTaskError409'];
+export type CancelAnyTaskError413 = components['schemas']['CancelAnyTaskError413'];
+export type CancelAnyTaskError422 = components['schemas']['CancelAnyTaskError422'];
+export type CancelAnyTaskError500 = components['schemas']['CancelAnyTaskError500'];
+export type CancelAnyTaskError503 = components['schemas']['CancelAnyTaskError503'];
 export type CancelEventError400 = components['schemas']['CancelEventError400'];
 export type CancelEventError401 = components['schemas']['CancelEventError401'];
 export type CancelEventError403 = components['schemas']['CancelEventError403'];
@@ -5315,6 +5660,15 @@ export type CreateEventTypeError415 = components['schemas']['CreateEventTypeErro
 export type CreateEventTypeError422 = components['schemas']['CreateEventTypeError422'];
 export type CreateEventTypeError500 = components['schemas']['CreateEventTypeError500'];
 export type CreateEventTypeError503 = components['schemas']['CreateEventTypeError503'];
+export type CreateOperatorTaskError400 = components['schemas']['CreateOperatorTaskError400'];
+export type CreateOperatorTaskError401 = components['schemas']['CreateOperatorTaskError401'];
+export type CreateOperatorTaskError403 = components['schemas']['CreateOperatorTaskError403'];
+export type CreateOperatorTaskError404 = components['schemas']['CreateOperatorTaskError404'];
+export type CreateOperatorTaskError413 = components['schemas']['CreateOperatorTaskError413'];
+export type CreateOperatorTaskError415 = components['schemas']['CreateOperatorTaskError415'];
+export type CreateOperatorTaskError422 = components['schemas']['CreateOperatorTaskError422'];
+export type CreateOperatorTaskError500 = components['schemas']['CreateOperatorTaskError500'];
+export type CreateOperatorTaskError503 = components['schemas']['CreateOperatorTaskError503'];
 export type CreatePortalSession = components['schemas']['CreatePortalSession'];
 export type CreatePortalSessionError400 = components['schemas']['CreatePortalSessionError400'];
 export type CreatePortalSessionError401 = components['schemas']['CreatePortalSessionError401'];
@@ -5405,6 +5759,12 @@ export type FilterTest = components['schemas']['FilterTest'];
 export type FilterTestEvent = components['schemas']['FilterTestEvent'];
 export type FilterTestResult = components['schemas']['FilterTestResult'];
 export type FilterVerdict = components['schemas']['FilterVerdict'];
+export type GetAnyTaskError400 = components['schemas']['GetAnyTaskError400'];
+export type GetAnyTaskError401 = components['schemas']['GetAnyTaskError401'];
+export type GetAnyTaskError403 = components['schemas']['GetAnyTaskError403'];
+export type GetAnyTaskError404 = components['schemas']['GetAnyTaskError404'];
+export type GetAnyTaskError500 = components['schemas']['GetAnyTaskError500'];
+export type GetAnyTaskError503 = components['schemas']['GetAnyTaskError503'];
 export type GetAppError400 = components['schemas']['GetAppError400'];
 export type GetAppError401 = components['schemas']['GetAppError401'];
 export type GetAppError403 = components['schemas']['GetAppError403'];
@@ -5467,6 +5827,11 @@ export type GetTransformedRequestError503 = components['schemas']['GetTransforme
 export type Health = components['schemas']['Health'];
 export type Jwk = components['schemas']['Jwk'];
 export type KeySet = components['schemas']['KeySet'];
+export type ListAllTasksError400 = components['schemas']['ListAllTasksError400'];
+export type ListAllTasksError401 = components['schemas']['ListAllTasksError401'];
+export type ListAllTasksError403 = components['schemas']['ListAllTasksError403'];
+export type ListAllTasksError500 = components['schemas']['ListAllTasksError500'];
+export type ListAllTasksError503 = components['schemas']['ListAllTasksError503'];
 export type ListAppsError400 = components['schemas']['ListAppsError400'];
 export type ListAppsError401 = components['schemas']['ListAppsError401'];
 export type ListAppsError403 = components['schemas']['ListAppsError403'];
@@ -5537,6 +5902,8 @@ export type MetricsError503 = components['schemas']['MetricsError503'];
 export type NewEvent = components['schemas']['NewEvent'];
 export type NoOptions = components['schemas']['NoOptions'];
 export type OnDeadLetter = components['schemas']['OnDeadLetter'];
+export type OperatorTaskFilter = components['schemas']['OperatorTaskFilter'];
+export type OperatorTaskRequest = components['schemas']['OperatorTaskRequest'];
 export type Page_App = components['schemas']['Page_App'];
 export type Page_Attempt = components['schemas']['Page_Attempt'];
 export type Page_Delivery = components['schemas']['Page_Delivery'];
@@ -5679,9 +6046,11 @@ export type StatusClass = components['schemas']['StatusClass'];
 export type Task = components['schemas']['Task'];
 export type TaskDryRun = components['schemas']['TaskDryRun'];
 export type TaskFilter = components['schemas']['TaskFilter'];
+export type TaskFilterRecord = components['schemas']['TaskFilterRecord'];
 export type TaskId = components['schemas']['TaskId'];
 export type TaskKind = components['schemas']['TaskKind'];
 export type TaskRequest = components['schemas']['TaskRequest'];
+export type TaskRequestKind = components['schemas']['TaskRequestKind'];
 export type TaskState = components['schemas']['TaskState'];
 export type TestEvent = components['schemas']['TestEvent'];
 export type TestEventRequest = components['schemas']['TestEventRequest'];
@@ -5835,9 +6204,11 @@ export interface operations {
                     "application/json": components["schemas"]["MetricsError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5889,7 +6260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Ready"];
                 };
             };
-            /** @description Not ready: `database_unavailable`, or `worker_stalled` (the recorder cannot write, or deliveries are due and nothing was claimed or recorded, for longer than `FENIX_WORKER_STALL_AFTER`); the message says which */
+            /** @description Not ready: `database_unavailable`; `storage_full` (the database refused a write for a full disk, and no probe write has succeeded since; the message says for how long); or `worker_stalled` (the recorder cannot write, or deliveries are due and nothing was claimed or recorded, for longer than `FENIX_WORKER_STALL_AFTER`); the message says which */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5959,9 +6330,11 @@ export interface operations {
                     "application/json": components["schemas"]["ListAppsError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6064,9 +6437,11 @@ export interface operations {
                     "application/json": components["schemas"]["CreateAppError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6141,9 +6516,11 @@ export interface operations {
                     "application/json": components["schemas"]["GetAppError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6164,12 +6541,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
-            204: {
+            /** @description Its deletion began: the task that erases it */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
             };
             /** @description `invalid_path` */
             400: {
@@ -6216,9 +6595,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteAppError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6333,9 +6714,11 @@ export interface operations {
                     "application/json": components["schemas"]["UpdateAppError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6412,9 +6795,11 @@ export interface operations {
                     "application/json": components["schemas"]["GetAttemptError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6506,9 +6891,11 @@ export interface operations {
                     "application/json": components["schemas"]["ListDeliveriesError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6585,9 +6972,11 @@ export interface operations {
                     "application/json": components["schemas"]["GetDeliveryError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6664,9 +7053,11 @@ export interface operations {
                     "application/json": components["schemas"]["ListDeliveryAttemptsError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6786,9 +7177,11 @@ export interface operations {
                     "application/json": components["schemas"]["ReplayDeliveryError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6865,9 +7258,11 @@ export interface operations {
                     "application/json": components["schemas"]["GetTransformedRequestError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6976,9 +7371,11 @@ export interface operations {
                     "application/json": components["schemas"]["SkipDeliveryError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7058,9 +7455,11 @@ export interface operations {
                     "application/json": components["schemas"]["ListEndpointsError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7177,9 +7576,11 @@ export interface operations {
                     "application/json": components["schemas"]["CreateEndpointError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7256,9 +7657,11 @@ export interface operations {
                     "application/json": components["schemas"]["GetEndpointError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7333,9 +7736,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteEndpointError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7454,9 +7859,11 @@ export interface operations {
                     "application/json": components["schemas"]["UpdateEndpointError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7565,9 +7972,11 @@ export interface operations {
                     "application/json": components["schemas"]["PauseEndpointError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7644,9 +8053,11 @@ export interface operations {
                     "application/json": components["schemas"]["ListEndpointPublicKeysError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7754,9 +8165,11 @@ export interface operations {
                     "application/json": components["schemas"]["RecoverEndpointError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7867,9 +8280,11 @@ export interface operations {
                     "application/json": components["schemas"]["ReplayEndpointError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7989,9 +8404,11 @@ export interface operations {
                     "application/json": components["schemas"]["ResumeEndpointError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8091,9 +8508,11 @@ export interface operations {
                     "application/json": components["schemas"]["RotateEndpointSecretError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8170,9 +8589,11 @@ export interface operations {
                     "application/json": components["schemas"]["ListEndpointStateChangesError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8255,9 +8676,11 @@ export interface operations {
                     "application/json": components["schemas"]["GetEndpointStatsError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8368,9 +8791,11 @@ export interface operations {
                     "application/json": components["schemas"]["SendTestEventError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8478,9 +8903,11 @@ export interface operations {
                     "application/json": components["schemas"]["RotateEndpointClientCertificateError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8600,9 +9027,11 @@ export interface operations {
                     "application/json": components["schemas"]["VerifyEndpointError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8692,7 +9121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListEventsError500"];
                 };
             };
-            /** @description `overloaded`: answers with payloads hold the instance's `FENIX_ANSWER_BYTES`; retry after `Retry-After`; `database_unavailable`: nothing was stored, retry later */
+            /** @description `overloaded`: answers with payloads hold the instance's `FENIX_ANSWER_BYTES`; retry after `Retry-After`; `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
                     /** @description Seconds to wait */
@@ -8816,9 +9245,11 @@ export interface operations {
                     "application/json": components["schemas"]["SendEventError500"];
                 };
             };
-            /** @description `overloaded`: every schema check slot stayed busy; retry; `database_unavailable`: nothing was stored, retry later */
+            /** @description `overloaded`: every schema check slot stayed busy; retry; `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8924,9 +9355,11 @@ export interface operations {
                     "application/json": components["schemas"]["SendEventBatchError500"];
                 };
             };
-            /** @description `overloaded`: every schema check slot stayed busy; retry; `database_unavailable`: nothing was stored, retry later */
+            /** @description `overloaded`: every schema check slot stayed busy; retry; `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9006,7 +9439,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetEventError500"];
                 };
             };
-            /** @description `overloaded` (with `include=payload`): answers with payloads hold the instance's `FENIX_ANSWER_BYTES`; retry after `Retry-After`; `database_unavailable`: nothing was stored, retry later */
+            /** @description `overloaded` (with `include=payload`): answers with payloads hold the instance's `FENIX_ANSWER_BYTES`; retry after `Retry-After`; `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
                     /** @description Seconds to wait */
@@ -9119,9 +9552,11 @@ export interface operations {
                     "application/json": components["schemas"]["CancelEventError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9221,9 +9656,11 @@ export interface operations {
                     "application/json": components["schemas"]["ExpungeEventError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9329,9 +9766,11 @@ export interface operations {
                     "application/json": components["schemas"]["TestFilterError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9443,9 +9882,11 @@ export interface operations {
                     "application/json": components["schemas"]["ListPortalSessionsError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9551,9 +9992,11 @@ export interface operations {
                     "application/json": components["schemas"]["CreatePortalSessionError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9628,9 +10071,11 @@ export interface operations {
                     "application/json": components["schemas"]["RevokePortalSessionError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9710,9 +10155,11 @@ export interface operations {
                     "application/json": components["schemas"]["ListTasksError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9827,9 +10274,11 @@ export interface operations {
                     "application/json": components["schemas"]["CreateTaskError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9906,9 +10355,11 @@ export interface operations {
                     "application/json": components["schemas"]["GetTaskError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10017,9 +10468,11 @@ export interface operations {
                     "application/json": components["schemas"]["CancelTaskError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10125,9 +10578,11 @@ export interface operations {
                     "application/json": components["schemas"]["TestTransformationError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10195,9 +10650,11 @@ export interface operations {
                     "application/json": components["schemas"]["ListEventTypesError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10300,9 +10757,11 @@ export interface operations {
                     "application/json": components["schemas"]["CreateEventTypeError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10377,9 +10836,11 @@ export interface operations {
                     "application/json": components["schemas"]["GetEventTypeError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10452,9 +10913,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteEventTypeError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10569,9 +11032,11 @@ export interface operations {
                     "application/json": components["schemas"]["UpdateEventTypeError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10634,13 +11099,393 @@ export interface operations {
                     "application/json": components["schemas"]["GetSettingsError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GetSettingsError503"];
+                };
+            };
+        };
+    };
+    list_all_tasks: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1–250 (default 50). */
+                limit?: number;
+                /** @description `next_cursor` of the previous page of the same list, with the same filters. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tasks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_Task"];
+                };
+            };
+            /** @description `invalid_limit`, `invalid_cursor`, `invalid_query` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListAllTasksError400"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListAllTasksError401"];
+                };
+            };
+            /** @description `forbidden`: the token's scope does not include this call */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListAllTasksError403"];
+                };
+            };
+            /** @description `internal_error`: details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListAllTasksError500"];
+                };
+            };
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListAllTasksError503"];
+                };
+            };
+        };
+    };
+    create_operator_task: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorTaskRequest"];
+            };
+        };
+        responses: {
+            /** @description Dry run: how many deliveries the task would act on */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskDryRun"];
+                };
+            };
+            /** @description Created; it runs in the background */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateOperatorTaskError400"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateOperatorTaskError401"];
+                };
+            };
+            /** @description `forbidden`: the token's scope does not include this call */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateOperatorTaskError403"];
+                };
+            };
+            /** @description `app_not_found`: an app of `filter.app_ids` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateOperatorTaskError404"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than 256 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateOperatorTaskError413"];
+                };
+            };
+            /** @description `unsupported_media_type`: send Content-Type: application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateOperatorTaskError415"];
+                };
+            };
+            /** @description `invalid_task_kind`, `invalid_task_filter`, `invalid_statuses`; `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateOperatorTaskError422"];
+                };
+            };
+            /** @description `internal_error`: details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateOperatorTaskError500"];
+                };
+            };
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateOperatorTaskError503"];
+                };
+            };
+        };
+    };
+    get_any_task: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The task's id (`tsk_…`). */
+                task: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description `invalid_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetAnyTaskError400"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetAnyTaskError401"];
+                };
+            };
+            /** @description `forbidden`: the token's scope does not include this call */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetAnyTaskError403"];
+                };
+            };
+            /** @description `task_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetAnyTaskError404"];
+                };
+            };
+            /** @description `internal_error`: details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetAnyTaskError500"];
+                };
+            };
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetAnyTaskError503"];
+                };
+            };
+        };
+    };
+    cancel_any_task: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The task's id (`tsk_…`). */
+                task: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional; empty or `{}` */
+        requestBody?: {
+            content: {
+                "application/json": null | components["schemas"]["NoOptions"];
+            };
+        };
+        responses: {
+            /** @description Cancelled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description `invalid_path`; `malformed_json`: the body is not valid JSON; `unknown_field`: the body has a field the call does not take; `unreadable_body`: the request body could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelAnyTaskError400"];
+                };
+            };
+            /** @description `unauthorized`: missing, unknown, revoked or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelAnyTaskError401"];
+                };
+            };
+            /** @description `forbidden`: the token's scope does not include this call */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelAnyTaskError403"];
+                };
+            };
+            /** @description `task_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelAnyTaskError404"];
+                };
+            };
+            /** @description `task_ended`: it had succeeded, failed or been cancelled already; `task_not_cancellable`: an app's deletion */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelAnyTaskError409"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than 256 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelAnyTaskError413"];
+                };
+            };
+            /** @description `invalid_body`: the body does not fit the schema; `unstorable_value`: a value cannot be stored (e.g. text with a NUL character) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelAnyTaskError422"];
+                };
+            };
+            /** @description `internal_error`: details are in the server log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelAnyTaskError500"];
+                };
+            };
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelAnyTaskError503"];
                 };
             };
         };
@@ -10704,9 +11549,11 @@ export interface operations {
                     "application/json": components["schemas"]["ListTokensError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10800,9 +11647,11 @@ export interface operations {
                     "application/json": components["schemas"]["CreateTokenError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10884,9 +11733,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteTokenError500"];
                 };
             };
-            /** @description `database_unavailable`: nothing was stored, retry later */
+            /** @description `database_unavailable`: nothing was stored, retry later; `storage_full`: the database's disk is full; nothing was stored, retry after `Retry-After` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (sent with `storage_full` and `overloaded`) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

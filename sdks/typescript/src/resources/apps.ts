@@ -32,8 +32,11 @@ export class Apps {
     return this.http.request({ method: "PATCH", path: `/v1/apps/${segment(app)}`, body });
   }
 
-  /** Deletes an app and everything it owns. */
-  async delete(app: string): Promise<void> {
-    await this.http.request({ method: "DELETE", path: `/v1/apps/${segment(app)}`, retryable: true });
+  /**
+   * Deletes an app and everything it owns: the app answers 404 at once, and the
+   * `delete_app` task answered here erases its rows in the background.
+   */
+  delete(app: string): Promise<Answer<"delete_app", 202>> {
+    return this.http.request({ method: "DELETE", path: `/v1/apps/${segment(app)}`, retryable: true });
   }
 }

@@ -57,6 +57,8 @@ from .new_event import NewEvent
 from .new_event_data import NewEventData
 from .no_options import NoOptions
 from .on_dead_letter import OnDeadLetter
+from .operator_task_filter import OperatorTaskFilter
+from .operator_task_request import OperatorTaskRequest
 from .page_app import PageApp
 from .page_app_data_item import PageAppDataItem
 from .page_attempt import PageAttempt
@@ -119,8 +121,10 @@ from .status_class import StatusClass
 from .task import Task
 from .task_dry_run import TaskDryRun
 from .task_filter import TaskFilter
+from .task_filter_record import TaskFilterRecord
 from .task_kind import TaskKind
 from .task_request import TaskRequest
+from .task_request_kind import TaskRequestKind
 from .task_state import TaskState
 from .test_event import TestEvent
 from .test_event_data_type_0 import TestEventDataType0
@@ -199,6 +203,8 @@ __all__ = (
     "NewEventData",
     "NoOptions",
     "OnDeadLetter",
+    "OperatorTaskFilter",
+    "OperatorTaskRequest",
     "PageApp",
     "PageAppDataItem",
     "PageAttempt",
@@ -255,8 +261,10 @@ __all__ = (
     "Task",
     "TaskDryRun",
     "TaskFilter",
+    "TaskFilterRecord",
     "TaskKind",
     "TaskRequest",
+    "TaskRequestKind",
     "TaskState",
     "TestEvent",
     "TestEventDataType0",

@@ -17,7 +17,7 @@ from ..models.task_state import TaskState
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.task_filter import TaskFilter
+    from ..models.task_filter_record import TaskFilterRecord
 
 
 T = TypeVar("T", bound="PageTaskDataItem")
@@ -31,16 +31,20 @@ class PageTaskDataItem:
         created_at (datetime.datetime):
         created_by (str): Who created it: `admin` (an admin token or an operator's session), `app_token` or
             `portal_customer`.
-        done (int): Selected deliveries it changed (re-queued, or made `skipped`).
+        done (int): Selected deliveries it changed (re-queued, or made `skipped`; `delete_app`: rows erased).
         failed (int): Selected deliveries it looked at and left: their status changed
             meanwhile (sent, replayed, cancelled by another call), or, for a
             replay, their payload was purged or erased since.
-        filter_ (TaskFilter): Which deliveries of the app a task selects; every field narrows it.
+        filter_ (TaskFilterRecord): A task's selection as it was given: an app's task's filter, an
+            operator's (`app_ids`), or the app an app's deletion erases (`app_id`).
         id (str):
         kind (TaskKind):
         rate_per_s (int): Deliveries per second it acts on, at most.
-        selected (int): Deliveries selected when the task was created.
+        selected (int): Deliveries selected when the task was created (`delete_app`: the
+            app's deliveries, events and endpoints when its deletion was asked).
         state (TaskState):
+        app_id (Union[None, Unset, str]): The app whose deliveries it selects; `null` for an operator's task across apps
+            (`/v1/tasks`). Example: app_01JD3Z6N4VQK1T9S0W5X2Y8R7M.
         finished_at (Union[None, Unset, datetime.datetime]):
         started_at (Union[None, Unset, datetime.datetime]):
     """
@@ -49,12 +53,13 @@ class PageTaskDataItem:
     created_by: str
     done: int
     failed: int
-    filter_: "TaskFilter"
+    filter_: "TaskFilterRecord"
     id: str
     kind: TaskKind
     rate_per_s: int
     selected: int
     state: TaskState
+    app_id: Union[None, Unset, str] = UNSET
     finished_at: Union[None, Unset, datetime.datetime] = UNSET
     started_at: Union[None, Unset, datetime.datetime] = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -79,6 +84,12 @@ class PageTaskDataItem:
         selected = self.selected
 
         state = self.state.value
+
+        app_id: Union[None, Unset, str]
+        if isinstance(self.app_id, Unset):
+            app_id = UNSET
+        else:
+            app_id = self.app_id
 
         finished_at: Union[None, Unset, str]
         if isinstance(self.finished_at, Unset):
@@ -112,6 +123,8 @@ class PageTaskDataItem:
                 "state": state,
             }
         )
+        if app_id is not UNSET:
+            field_dict["app_id"] = app_id
         if finished_at is not UNSET:
             field_dict["finished_at"] = finished_at
         if started_at is not UNSET:
@@ -121,7 +134,7 @@ class PageTaskDataItem:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.task_filter import TaskFilter
+        from ..models.task_filter_record import TaskFilterRecord
 
         d = dict(src_dict)
         created_at = isoparse(d.pop("created_at"))
@@ -132,7 +145,7 @@ class PageTaskDataItem:
 
         failed = d.pop("failed")
 
-        filter_ = TaskFilter.from_dict(d.pop("filter"))
+        filter_ = TaskFilterRecord.from_dict(d.pop("filter"))
 
         id = d.pop("id")
 
@@ -143,6 +156,15 @@ class PageTaskDataItem:
         selected = d.pop("selected")
 
         state = TaskState(d.pop("state"))
+
+        def _parse_app_id(data: object) -> Union[None, Unset, str]:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(Union[None, Unset, str], data)
+
+        app_id = _parse_app_id(d.pop("app_id", UNSET))
 
         def _parse_finished_at(data: object) -> Union[None, Unset, datetime.datetime]:
             if data is None:
@@ -189,6 +211,7 @@ class PageTaskDataItem:
             rate_per_s=rate_per_s,
             selected=selected,
             state=state,
+            app_id=app_id,
             finished_at=finished_at,
             started_at=started_at,
         )

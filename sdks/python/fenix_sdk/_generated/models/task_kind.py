@@ -3,6 +3,7 @@ from enum import Enum
 
 class TaskKind(str, Enum):
     CANCEL = "cancel"
+    DELETE_APP = "delete_app"
     REPLAY = "replay"
     SKIP = "skip"
 

@@ -8,7 +8,7 @@ from typing import (
 
 from attrs import define as _attrs_define
 
-from ..models.task_kind import TaskKind
+from ..models.task_request_kind import TaskRequestKind
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -23,12 +23,13 @@ class TaskRequest:
     """A task to create, or to count (`dry_run`).
 
     Attributes:
-        kind (TaskKind):
+        kind (TaskRequestKind): What a created task does (an app's deletion, `delete_app`, is made by `DELETE
+            /v1/apps/{app}`).
         dry_run (Union[Unset, bool]): True: create nothing, answer how many deliveries the task would act on.
         filter_ (Union[Unset, TaskFilter]): Which deliveries of the app a task selects; every field narrows it.
     """
 
-    kind: TaskKind
+    kind: TaskRequestKind
     dry_run: Union[Unset, bool] = UNSET
     filter_: Union[Unset, "TaskFilter"] = UNSET
 
@@ -60,7 +61,7 @@ class TaskRequest:
         from ..models.task_filter import TaskFilter
 
         d = dict(src_dict)
-        kind = TaskKind(d.pop("kind"))
+        kind = TaskRequestKind(d.pop("kind"))
 
         dry_run = d.pop("dry_run", UNSET)
 

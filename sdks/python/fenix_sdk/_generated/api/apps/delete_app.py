@@ -1,11 +1,12 @@
 from http import HTTPStatus
-from typing import Any, Optional, Union, cast
+from typing import Any, Optional, Union
 
 import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
+from ...models.task import Task
 from ...types import Response
 
 
@@ -22,10 +23,11 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: Union[AuthenticatedClient, Client], response: httpx.Response
-) -> Optional[Union[Any, ErrorBody]]:
-    if response.status_code == 204:
-        response_204 = cast(Any, None)
-        return response_204
+) -> Optional[Union[ErrorBody, Task]]:
+    if response.status_code == 202:
+        response_202 = Task.from_dict(response.json())
+
+        return response_202
 
     if response.status_code == 400:
         response_400 = ErrorBody.from_dict(response.json())
@@ -65,7 +67,7 @@ def _parse_response(
 
 def _build_response(
     *, client: Union[AuthenticatedClient, Client], response: httpx.Response
-) -> Response[Union[Any, ErrorBody]]:
+) -> Response[Union[ErrorBody, Task]]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -78,8 +80,14 @@ def sync_detailed(
     app: str,
     *,
     client: AuthenticatedClient,
-) -> Response[Union[Any, ErrorBody]]:
+) -> Response[Union[ErrorBody, Task]]:
     """Delete an app with its endpoints, events and deliveries
+
+     At once, the app is no longer found (its id and uid answer 404), its tokens and console sessions
+    stop working, its endpoints are disabled and its tasks still going are cancelled. Its deliveries,
+    attempts, events and endpoints are then erased in the background in bounded batches, by the
+    `delete_app` task answered here (read it at `GET /v1/tasks/{task}`); the app's row goes last. A
+    deletion cannot be cancelled.
 
     Args:
         app (str):
@@ -89,7 +97,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Union[Any, ErrorBody]]
+        Response[Union[ErrorBody, Task]]
     """
 
     kwargs = _get_kwargs(
@@ -107,8 +115,14 @@ def sync(
     app: str,
     *,
     client: AuthenticatedClient,
-) -> Optional[Union[Any, ErrorBody]]:
+) -> Optional[Union[ErrorBody, Task]]:
     """Delete an app with its endpoints, events and deliveries
+
+     At once, the app is no longer found (its id and uid answer 404), its tokens and console sessions
+    stop working, its endpoints are disabled and its tasks still going are cancelled. Its deliveries,
+    attempts, events and endpoints are then erased in the background in bounded batches, by the
+    `delete_app` task answered here (read it at `GET /v1/tasks/{task}`); the app's row goes last. A
+    deletion cannot be cancelled.
 
     Args:
         app (str):
@@ -118,7 +132,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Union[Any, ErrorBody]
+        Union[ErrorBody, Task]
     """
 
     return sync_detailed(
@@ -131,8 +145,14 @@ async def asyncio_detailed(
     app: str,
     *,
     client: AuthenticatedClient,
-) -> Response[Union[Any, ErrorBody]]:
+) -> Response[Union[ErrorBody, Task]]:
     """Delete an app with its endpoints, events and deliveries
+
+     At once, the app is no longer found (its id and uid answer 404), its tokens and console sessions
+    stop working, its endpoints are disabled and its tasks still going are cancelled. Its deliveries,
+    attempts, events and endpoints are then erased in the background in bounded batches, by the
+    `delete_app` task answered here (read it at `GET /v1/tasks/{task}`); the app's row goes last. A
+    deletion cannot be cancelled.
 
     Args:
         app (str):
@@ -142,7 +162,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Union[Any, ErrorBody]]
+        Response[Union[ErrorBody, Task]]
     """
 
     kwargs = _get_kwargs(
@@ -158,8 +178,14 @@ async def asyncio(
     app: str,
     *,
     client: AuthenticatedClient,
-) -> Optional[Union[Any, ErrorBody]]:
+) -> Optional[Union[ErrorBody, Task]]:
     """Delete an app with its endpoints, events and deliveries
+
+     At once, the app is no longer found (its id and uid answer 404), its tokens and console sessions
+    stop working, its endpoints are disabled and its tasks still going are cancelled. Its deliveries,
+    attempts, events and endpoints are then erased in the background in bounded batches, by the
+    `delete_app` task answered here (read it at `GET /v1/tasks/{task}`); the app's row goes last. A
+    deletion cannot be cancelled.
 
     Args:
         app (str):
@@ -169,7 +195,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Union[Any, ErrorBody]
+        Union[ErrorBody, Task]
     """
 
     return (

@@ -52,7 +52,7 @@ def sync_detailed(
     *,
     client: Union[AuthenticatedClient, Client],
 ) -> Response[Ready]:
-    """Readiness: the database answers and the delivery worker makes progress
+    """Readiness: the database answers and takes writes, and the delivery worker makes progress
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -75,7 +75,7 @@ def sync(
     *,
     client: Union[AuthenticatedClient, Client],
 ) -> Optional[Ready]:
-    """Readiness: the database answers and the delivery worker makes progress
+    """Readiness: the database answers and takes writes, and the delivery worker makes progress
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -94,7 +94,7 @@ async def asyncio_detailed(
     *,
     client: Union[AuthenticatedClient, Client],
 ) -> Response[Ready]:
-    """Readiness: the database answers and the delivery worker makes progress
+    """Readiness: the database answers and takes writes, and the delivery worker makes progress
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -115,7 +115,7 @@ async def asyncio(
     *,
     client: Union[AuthenticatedClient, Client],
 ) -> Optional[Ready]:
-    """Readiness: the database answers and the delivery worker makes progress
+    """Readiness: the database answers and takes writes, and the delivery worker makes progress
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
