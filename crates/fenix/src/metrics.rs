@@ -357,7 +357,8 @@ fn render_storage_full(out: &mut String) {
     );
 }
 
-/// How long the oldest due, unclaimed delivery of each app has waited.
+/// How long the oldest due, unclaimed delivery of each app has waited, and
+/// each app's backlog (due and not finished, claimed or not) and its age.
 fn render_oldest_due(out: &mut String, queue: &QueueFigures, now: crate::time::Millis) {
     let _ = writeln!(
         out,
@@ -369,6 +370,25 @@ fn render_oldest_due(out: &mut String, queue: &QueueFigures, now: crate::time::M
     for (app, at) in oldest {
         let _ = writeln!(out, "fenix_app_oldest_due_seconds{{app_id=\"{app}\"}} {}", (now - at).max(0) as f64 / 1000.0);
     }
+    let mut backlog = queue.backlog.clone();
+    backlog.sort();
+    let _ = writeln!(
+        out,
+        "# HELP fenix_app_backlog Deliveries of each app due and not finished, claimed by a worker or not (whole database).\n\
+         # TYPE fenix_app_backlog gauge"
+    );
+    for (app, count, _) in &backlog {
+        let _ = writeln!(out, "fenix_app_backlog{{app_id=\"{app}\"}} {count}");
+    }
+    let _ = writeln!(
+        out,
+        "# HELP fenix_app_backlog_oldest_seconds How long the oldest delivery of each app's backlog has been due (whole database).\n\
+         # TYPE fenix_app_backlog_oldest_seconds gauge"
+    );
+    for (app, _, at) in backlog {
+        let _ =
+            writeln!(out, "fenix_app_backlog_oldest_seconds{{app_id=\"{app}\"}} {}", (now - at).max(0) as f64 / 1000.0);
+    }
 }
 
 /// Queue figures read from the database at scrape time (whole database, every instance).
@@ -379,6 +399,9 @@ pub struct QueueFigures {
     pub dead_letter: i64,
     /// Per app with deliveries due and unclaimed: the oldest one's due time.
     pub oldest_due: Vec<(String, crate::time::Millis)>,
+    /// Per app with deliveries due and not finished, claimed or not: how
+    /// many, and the oldest one's due time.
+    pub backlog: Vec<(String, i64, crate::time::Millis)>,
 }
 
 #[cfg(test)]
@@ -399,10 +422,13 @@ mod tests {
             waiting: 3,
             dead_letter: 1,
             oldest_due: vec![("app_1".into(), now - 1500)],
+            backlog: vec![("app_1".into(), 40, now - 90_000)],
         });
         assert!(text.contains("fenix_app_attempts_in_flight{app_id=\"app_1\"} 3"));
         assert!(text.contains("fenix_app_deliveries_in_hand_waiting{app_id=\"app_1\"} 7"));
         assert!(text.contains("fenix_app_oldest_due_seconds{app_id=\"app_1\"} 1.5"), "{text}");
+        assert!(text.contains("fenix_app_backlog{app_id=\"app_1\"} 40"), "{text}");
+        assert!(text.contains("fenix_app_backlog_oldest_seconds{app_id=\"app_1\"} 90"), "{text}");
         assert!(text.contains("fenix_attempts_total{outcome=\"success\",error=\"none\"} 1"));
         assert!(text.contains("fenix_attempts_total{outcome=\"failure\",error=\"timeout\"} 1"));
         assert!(text.contains("fenix_app_deliveries_total{app_id=\"app_1\",status=\"succeeded\"} 1"));

@@ -106,12 +106,24 @@ impl Store {
         let due: i64 = db.scalar(sql, &[now.into()]).await?;
         let waiting: i64 = db.scalar("SELECT COUNT(*) FROM deliveries WHERE status = 'pending'", &[]).await?;
         let dead_letter: i64 = db.scalar("SELECT COUNT(*) FROM deliveries WHERE status = 'failed'", &[]).await?;
-        // Per app, through `deliveries_due_by_app`: how long its oldest
-        // due delivery has waited unclaimed (the fair share's health).
-        let sql = "SELECT app_id, MIN(next_attempt_at) FROM deliveries WHERE status = 'pending' \
-             AND next_attempt_at <= $1 AND lease_until IS NULL GROUP BY app_id";
-        let oldest_due: Vec<(String, Millis)> = db.fetch_all(sql, &[now.into()]).await?;
-        Ok(crate::metrics::QueueFigures { due, waiting, dead_letter, oldest_due })
+        // Per app, in one pass over its pending rows: how long its oldest due
+        // delivery has waited unclaimed (the fair share's health), and its
+        // whole backlog: every delivery that should be sent by now and is not
+        // finished, claimed ones included (a worker holds the oldest in hand
+        // while their endpoint is at its limit) and deferred ones (given back
+        // for later without an attempt: `attempt_count = budget_start`, not
+        // scheduled ahead), but not those waiting for a retry. The backlog
+        // waits since a delivery's creation (or scheduled time) until its
+        // first attempt, since it came due after that.
+        let sql =
+            "SELECT app_id, MIN(CASE WHEN lease_until IS NULL AND next_attempt_at <= $1 THEN next_attempt_at END), \
+             MIN(CASE WHEN attempt_count > 0 THEN next_attempt_at WHEN deliver_at > created_at THEN deliver_at \
+             ELSE created_at END), COUNT(*) FROM deliveries WHERE status = 'pending' AND (next_attempt_at <= $1 \
+             OR (attempt_count = budget_start AND (deliver_at IS NULL OR deliver_at <= $1))) GROUP BY app_id";
+        let rows: Vec<(String, Option<Millis>, Millis, i64)> = db.fetch_all(sql, &[now.into()]).await?;
+        let oldest_due = rows.iter().filter_map(|(app, unclaimed, _, _)| Some((app.clone(), (*unclaimed)?))).collect();
+        let backlog = rows.into_iter().map(|(app, _, oldest, count)| (app, count, oldest)).collect();
+        Ok(crate::metrics::QueueFigures { due, waiting, dead_letter, oldest_due, backlog })
     }
 
     /// An endpoint's state changes, newest first.
