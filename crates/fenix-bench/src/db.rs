@@ -308,6 +308,17 @@ impl Log {
         Ok((n, example))
     }
 
+    /// The database's size on disk in bytes (SQLite: its pages, the
+    /// write-ahead log not counted; PostgreSQL: `pg_database_size`).
+    pub async fn size_bytes(&mut self) -> anyhow::Result<i64> {
+        match self {
+            Log::Sqlite(_) => {
+                self.count("SELECT p.page_count * s.page_size FROM pragma_page_count() p, pragma_page_size() s").await
+            }
+            Log::Postgres(_) => self.count("SELECT pg_database_size(current_database())").await,
+        }
+    }
+
     pub async fn close(self) {
         let _ = match self {
             Log::Sqlite(c) => c.close().await,

@@ -20,6 +20,7 @@ mod fenix;
 mod fresh;
 mod log;
 mod ordered;
+mod overload;
 mod phases;
 mod receiver;
 mod report;
@@ -80,6 +81,9 @@ pub enum Phase {
     Routing,
     /// A bulk replay of `--task-deliveries` failed deliveries as one task, fresh events sent meanwhile.
     Tasks,
+    /// Producers offering three times what a paced receiver takes for `--overload-secs`, then the drain.
+    /// Not among the default phases (ten minutes and more): name it.
+    Overload,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -178,7 +182,13 @@ pub struct Opts {
     /// Tasks: fresh events per second sent to another app while the task runs.
     #[arg(long, default_value_t = 100)]
     task_fresh_rate: u64,
-    /// Run only these phases (comma-separated) [default: all].
+    /// Overload: seconds producers offer three times what the receiver takes [default: 600; quick: 20].
+    #[arg(long)]
+    overload_secs: Option<u64>,
+    /// Overload: requests a second the (paced) receiver takes; producers offer three times as many.
+    #[arg(long, default_value_t = 1000)]
+    overload_receiver_rate: u64,
+    /// Run only these phases (comma-separated) [default: all but overload].
     #[arg(long, value_enum, value_delimiter = ',')]
     phases: Vec<Phase>,
     /// Keep the temporary directory (databases and fenix logs) and print its path.
@@ -220,6 +230,8 @@ pub struct Sizes {
     pub task_deliveries: u64,
     pub task_rate: u64,
     pub task_fresh_rate: u64,
+    pub overload_secs: u64,
+    pub overload_receiver_rate: u64,
 }
 
 impl Sizes {
@@ -256,6 +268,8 @@ impl Sizes {
             task_deliveries: pick(o.task_deliveries, 1_000_000, 20_000),
             task_rate: o.task_rate,
             task_fresh_rate: o.task_fresh_rate,
+            overload_secs: pick(o.overload_secs, 600, 20),
+            overload_receiver_rate: o.overload_receiver_rate,
         };
         if s.out_of_bounds() {
             bail!("every size must be at least 1 (and each drain at least --drain-endpoints deliveries)");
@@ -291,6 +305,8 @@ impl Sizes {
             || self.task_deliveries < log::ENDPOINTS
             || !(1..=100_000).contains(&self.task_rate)
             || self.task_fresh_rate == 0
+            || self.overload_secs == 0
+            || self.overload_receiver_rate == 0
     }
 }
 

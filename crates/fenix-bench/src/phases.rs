@@ -106,6 +106,8 @@ pub struct Results {
     pub routing: Option<crate::routing::Routing>,
     /// The `tasks` phase: a bulk replay as one task, fresh deliveries meanwhile.
     pub tasks: Option<crate::tasks::TaskReplay>,
+    /// The `overload` phase: three times what the receiver takes, then the drain.
+    pub overload: Option<crate::overload::Overload>,
 }
 
 pub async fn run_all(ctx: &mut Ctx, dbs: &mut Databases, phases: &[Phase]) -> anyhow::Result<Results> {
@@ -163,6 +165,9 @@ pub async fn run_all(ctx: &mut Ctx, dbs: &mut Databases, phases: &[Phase]) -> an
     }
     if phases.contains(&Phase::Tasks) {
         r.tasks = Some(crate::tasks::tasks(ctx, dbs).await.context("tasks phase")?);
+    }
+    if phases.contains(&Phase::Overload) {
+        r.overload = Some(crate::overload::overload(ctx, dbs).await.context("overload phase")?);
     }
     Ok(r)
 }

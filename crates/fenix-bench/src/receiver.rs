@@ -10,7 +10,10 @@
 //! - `POST /_bench/reset?record=1` — zero the counters; `record=1` also keeps
 //!   `(event id, receipt time)` per request for the latency phase;
 //! - `GET /_bench/stats` → `{received, verified_failures, first_at_us, last_at_us, bytes, connections}`;
-//! - `GET /_bench/latencies` → `{"records":[[event_id, unix_micros], …]}` since the reset.
+//! - `GET /_bench/latencies` → `{"records":[[event_id, unix_micros], …]}` since the reset;
+//! - `POST /_bench/pace?per_s=N` — answer at most N requests a second, in the
+//!   order they arrive (each waits for its slot; `0`: no pacing), as a
+//!   receiver that takes only so much does (the overload phase).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -40,6 +43,27 @@ struct State {
     records: Mutex<Vec<(String, u64)>>,
     /// Sink mode (the fallback when nginx is missing): no verification, `204`.
     sink: bool,
+    /// Requests answered a second at most (0: no pacing), and when the next
+    /// slot is (µs since the epoch).
+    pace_per_s: AtomicU64,
+    pace_next_us: AtomicU64,
+}
+
+impl State {
+    /// How long this request waits for its slot in the paced FIFO.
+    fn pace_wait(&self) -> std::time::Duration {
+        let per_s = self.pace_per_s.load(Ordering::Relaxed);
+        if per_s == 0 {
+            return std::time::Duration::ZERO;
+        }
+        let now = now_us();
+        let step = 1_000_000 / per_s;
+        let slot = self
+            .pace_next_us
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| Some(next.max(now) + step))
+            .unwrap_or(now);
+        std::time::Duration::from_micros(slot.max(now) - now)
+    }
 }
 
 /// What `GET /_bench/stats` answers.
@@ -164,6 +188,10 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Fu
     state.last_at_us.fetch_max(at, Ordering::Relaxed);
     // Counted last, so that a reader who sees the count also sees the times.
     state.received.fetch_add(1, Ordering::Release);
+    let wait = state.pace_wait();
+    if !wait.is_zero() {
+        tokio::time::sleep(wait).await;
+    }
     Ok(reply(StatusCode::OK, ""))
 }
 
@@ -198,6 +226,12 @@ async fn control_call(state: &State, method: &Method, what: &str, req: Request<I
             ] {
                 counter.store(0, Ordering::Relaxed);
             }
+            reply(StatusCode::OK, "")
+        }
+        (&Method::POST, "pace") => {
+            let per_s = req.uri().query().and_then(|q| q.strip_prefix("per_s=")).and_then(|v| v.parse().ok());
+            let Some(per_s) = per_s else { return reply(StatusCode::BAD_REQUEST, "per_s=N") };
+            state.pace_per_s.store(per_s, Ordering::Relaxed);
             reply(StatusCode::OK, "")
         }
         (&Method::POST, "register") => {
@@ -284,6 +318,15 @@ impl Receiver {
         let r = self.client.post(format!("{}/_bench/reset{q}", self.base)).send().await?;
         if !r.status().is_success() {
             bail!("receiver refused a reset: {}", r.status());
+        }
+        Ok(())
+    }
+
+    /// Answers at most `per_s` requests a second from now on (0: as fast as it can).
+    pub async fn pace(&self, per_s: u64) -> anyhow::Result<()> {
+        let r = self.client.post(format!("{}/_bench/pace?per_s={per_s}", self.base)).send().await?;
+        if !r.status().is_success() {
+            bail!("receiver refused to pace: {}", r.status());
         }
         Ok(())
     }

@@ -133,6 +133,7 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
     log_and_ordered_rows(r, &mut out);
     routing_rows(r, wrk, &mut out);
     task_rows(r, &mut out);
+    overload_rows(r, &mut out);
     receiver_row(r, &mut out);
     let peak_rss = peak_rss_mb(r);
     out.push(String::new());
@@ -140,6 +141,7 @@ pub fn print(r: &Results, ctx: &Ctx, backend: &str, bin: &Path) {
     out.extend(targets(r, backend, peak_rss, s.rate));
     out.extend(routing_targets(r, backend));
     out.extend(task_targets(r, backend));
+    out.extend(overload_timeline(r, backend));
     for line in out {
         println!("{line}");
     }
@@ -340,6 +342,9 @@ fn peak_rss_mb(r: &Results) -> Option<f64> {
     }
     if let Some(t) = &r.tasks {
         all_procs.extend(&t.procs);
+    }
+    if let Some(o) = &r.overload {
+        all_procs.extend(&o.procs);
     }
     if let Some(x) = &r.routing {
         all_procs.extend(&x.procs);
@@ -575,6 +580,74 @@ fn task_rows(r: &Results, out: &mut Vec<String>) {
          {:.2} / {:.2} / {:.2} | – | – | {} events/s, {} sent, {} shed, {} received at the verifying receiver |",
         t.fresh_p50_ms, t.fresh_p99_ms, t.fresh_max_ms, t.fresh_rate, t.fresh_sent, t.fresh_shed, t.fresh_received,
     ));
+}
+
+/// The overload phase's rows: what the producers saw, what `/metrics` showed, the drain.
+fn overload_rows(r: &Results, out: &mut Vec<String>) {
+    let Some(o) = &r.overload else { return };
+    out.push(format!(
+        "| overload: ingestion | ms to the `202` of single events offered at {}/s for {} s (3 × what the receiver takes), \
+         p50 / p99 / max | {:.2} / {:.2} / {:.2} | {} | {} | {} offered, {} accepted, {} shed `503` ({} without \
+         `Retry-After`), {} unanswered |",
+        thousands(o.offered_rate as f64),
+        o.secs,
+        o.ingest_p50_ms,
+        o.ingest_p99_ms,
+        o.ingest_max_ms,
+        rss(&o.procs),
+        cpu(&o.procs),
+        o.offered,
+        o.accepted,
+        o.shed,
+        o.shed_without_retry_after,
+        o.unanswered,
+    ));
+    out.push(format!(
+        "| overload: backlog | the app's backlog at its largest, and its oldest delivery's age, as `/metrics` showed \
+         them (`fenix_app_backlog`, `fenix_app_backlog_oldest_seconds`) | {} deliveries, {:.0} s | resident memory \
+         sampled, at most {:.0} MB | – | in {} of {} samples (every 5 s); slowest `/metrics` answer {:.0} ms |",
+        thousands(o.max_backlog),
+        o.max_backlog_age_s,
+        o.max_rss_mb,
+        o.samples_with_backlog,
+        o.samples,
+        o.slowest_scrape_ms,
+    ));
+    let rate = if o.drain_secs > 0.0 {
+        (o.accepted as f64 - o.receiver_rate as f64 * o.secs as f64) / o.drain_secs
+    } else {
+        0.0
+    };
+    out.push(format!(
+        "| overload: drain | s until every accepted event reached the receiver once it kept up again (pacing off) | \
+         {:.1} | – | – | about {}/s; {} delivered of {} accepted, {} lost, {} duplicates; the database then held \
+         {} deliveries in {:.0} MB ({:.0} B a delivery with its event and attempt) |",
+        o.drain_secs,
+        thousands(rate.max(0.0)),
+        o.delivered,
+        o.accepted,
+        o.lost,
+        o.duplicates,
+        thousands(o.db_deliveries as f64),
+        o.db_bytes as f64 / 1e6,
+        o.db_bytes as f64 / o.db_deliveries.max(1) as f64,
+    ));
+}
+
+/// The overload phase's minute-by-minute line.
+fn overload_timeline(r: &Results, backend: &str) -> Vec<String> {
+    let Some(o) = &r.overload else { return Vec::new() };
+    let mut out = vec![
+        format!("Overload ({backend}), minute by minute:"),
+        String::new(),
+        "| s | events accepted | backlog | oldest (s) | RSS (MB) |".into(),
+        "|---:|---:|---:|---:|---:|".into(),
+    ];
+    for (at, accepted, backlog, age, rss) in &o.timeline {
+        out.push(format!("| {at} | {} | {} | {age:.0} | {rss:.0} |", thousands(*accepted as f64), thousands(*backlog)));
+    }
+    out.push(String::new());
+    out
 }
 
 /// The issue-33 target: fresh deliveries keep their latency beside a bulk replay.
