@@ -266,7 +266,8 @@ impl Log {
         let deadline = std::time::Instant::now() + timeout;
         loop {
             let others: i64 = sqlx::query_scalar(
-                "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() \
+                 AND backend_type = 'client backend'",
             )
             .fetch_one(&mut *c)
             .await?;

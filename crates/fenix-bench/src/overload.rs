@@ -38,6 +38,8 @@ pub struct Overload {
     /// Answered `503` (shed), and of those without `Retry-After`.
     pub shed: u64,
     pub shed_without_retry_after: u64,
+    /// The shed answers' `error.code`s, each with how many.
+    pub shed_codes: String,
     /// Requests that got no answer (a refused or dropped connection, a timeout).
     pub unanswered: u64,
     /// Times to the answer of accepted events, ms.
@@ -103,7 +105,9 @@ pub async fn overload(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Over
     let records = ctx.receiver.latencies().await?;
     let usage = proc.stop().await?;
     let mut db = crate::db::Log::open(&url).await?;
-    db.wait_until_alone(Duration::from_secs(10)).await?;
+    if let Err(e) = db.wait_until_alone(Duration::from_secs(10)).await {
+        progress(&format!("{label}: {e:#} (the size is read anyway)"));
+    }
     r.db_bytes = db.size_bytes().await?;
     r.db_deliveries = db.succeeded_of_all().await?.1;
     db.close().await;
@@ -120,6 +124,7 @@ pub async fn overload(ctx: &mut Ctx, dbs: &mut Databases) -> anyhow::Result<Over
     r.accepted = offered.acked.len() as u64;
     r.shed = offered.shed;
     r.shed_without_retry_after = offered.shed_without_retry_after;
+    r.shed_codes = offered.shed_codes.iter().map(|(c, n)| format!("{c} {n}")).collect::<Vec<_>>().join(", ");
     r.unanswered = offered.unanswered;
     r.ingest_p50_ms = percentile(&lat, 0.50);
     r.ingest_p99_ms = percentile(&lat, 0.99);
@@ -143,6 +148,7 @@ struct Offered {
     latencies_ms: Vec<f64>,
     shed: u64,
     shed_without_retry_after: u64,
+    shed_codes: std::collections::BTreeMap<String, u64>,
     unanswered: u64,
 }
 
@@ -183,6 +189,9 @@ async fn offer(ctx: &Ctx, url: &str, rate: u64, secs: u64) -> anyhow::Result<Off
                     seen.latencies_ms.push(took_ms);
                 }
                 503 => {
+                    let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_default();
+                    let code = body["error"]["code"].as_str().unwrap_or("(no code)").to_string();
+                    *seen.shed_codes.entry(code).or_default() += 1;
                     seen.shed += 1;
                     seen.shed_without_retry_after += u64::from(!retry_after);
                 }

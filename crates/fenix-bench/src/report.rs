@@ -588,7 +588,7 @@ fn overload_rows(r: &Results, out: &mut Vec<String>) {
     out.push(format!(
         "| overload: ingestion | ms to the `202` of single events offered at {}/s for {} s (3 × what the receiver takes), \
          p50 / p99 / max | {:.2} / {:.2} / {:.2} | {} | {} | {} offered, {} accepted, {} shed `503` ({} without \
-         `Retry-After`), {} unanswered |",
+         `Retry-After`; {}), {} unanswered |",
         thousands(o.offered_rate as f64),
         o.secs,
         o.ingest_p50_ms,
@@ -600,6 +600,7 @@ fn overload_rows(r: &Results, out: &mut Vec<String>) {
         o.accepted,
         o.shed,
         o.shed_without_retry_after,
+        if o.shed_codes.is_empty() { "none" } else { &o.shed_codes },
         o.unanswered,
     ));
     out.push(format!(
