@@ -9140,6 +9140,8 @@ export interface operations {
             header?: {
                 /** @description 1-256 characters; wins over the body's `id` */
                 "Idempotency-Key"?: string | null;
+                /** @description W3C trace context: while tracing is on (`OTEL_EXPORTER_OTLP_ENDPOINT`), the event's trace continues the producer's; a malformed one is ignored */
+                traceparent?: string | null;
             };
             path: {
                 /** @description The app's id (`app_…`) or its uid. */
@@ -9261,7 +9263,10 @@ export interface operations {
     send_event_batch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C trace context: while tracing is on (`OTEL_EXPORTER_OTLP_ENDPOINT`), every event of the batch is traced under the producer's; a malformed one is ignored */
+                traceparent?: string | null;
+            };
             path: {
                 /** @description The app's id (`app_…`) or its uid. */
                 app: string;

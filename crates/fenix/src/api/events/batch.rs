@@ -107,7 +107,12 @@ impl<T: serde::de::DeserializeOwned> FromRequest<SharedState> for BatchJson<T> {
         event's id and whether this request created it or it repeats a key seen before. A bad event refuses the \
         whole batch, its index in the error message (`events[3]: …`). At most `FENIX_MAX_BATCH_EVENTS` events \
         (default 1000) and `FENIX_MAX_BATCH_BYTES` of body (default 16 MiB).",
-    params(AppPath),
+    params(
+        AppPath,
+        ("traceparent" = Option<String>, Header, description = "W3C trace context: while tracing is on \
+            (`OTEL_EXPORTER_OTLP_ENDPOINT`), every event of the batch is traced under the producer's; a malformed \
+            one is ignored"),
+    ),
     request_body = BatchBody,
     responses(
         (status = 202, description = "Stored (or every event was a repeat); deliveries are queued", body = BatchOut),

@@ -220,6 +220,8 @@ fn checked_key(label: &str, code: Code, key: Option<String>) -> Result<Option<St
     params(
         AppPath,
         ("Idempotency-Key" = Option<String>, Header, description = "1-256 characters; wins over the body's `id`"),
+        ("traceparent" = Option<String>, Header, description = "W3C trace context: while tracing is on \
+            (`OTEL_EXPORTER_OTLP_ENDPOINT`), the event's trace continues the producer's; a malformed one is ignored"),
     ),
     request_body = IngestBody,
     responses(

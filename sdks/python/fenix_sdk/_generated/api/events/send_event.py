@@ -16,10 +16,14 @@ def _get_kwargs(
     *,
     body: NewEvent,
     idempotency_key: Union[None, Unset, str] = UNSET,
+    traceparent: Union[None, Unset, str] = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(idempotency_key, Unset):
         headers["Idempotency-Key"] = idempotency_key
+
+    if not isinstance(traceparent, Unset):
+        headers["traceparent"] = traceparent
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -115,6 +119,7 @@ def sync_detailed(
     client: AuthenticatedClient,
     body: NewEvent,
     idempotency_key: Union[None, Unset, str] = UNSET,
+    traceparent: Union[None, Unset, str] = UNSET,
 ) -> Response[Union[ErrorBody, Event]]:
     """Send an event
 
@@ -127,6 +132,7 @@ def sync_detailed(
     Args:
         app (str):
         idempotency_key (Union[None, Unset, str]):
+        traceparent (Union[None, Unset, str]):
         body (NewEvent):
 
     Raises:
@@ -141,6 +147,7 @@ def sync_detailed(
         app=app,
         body=body,
         idempotency_key=idempotency_key,
+        traceparent=traceparent,
     )
 
     response = client.get_httpx_client().request(
@@ -156,6 +163,7 @@ def sync(
     client: AuthenticatedClient,
     body: NewEvent,
     idempotency_key: Union[None, Unset, str] = UNSET,
+    traceparent: Union[None, Unset, str] = UNSET,
 ) -> Optional[Union[ErrorBody, Event]]:
     """Send an event
 
@@ -168,6 +176,7 @@ def sync(
     Args:
         app (str):
         idempotency_key (Union[None, Unset, str]):
+        traceparent (Union[None, Unset, str]):
         body (NewEvent):
 
     Raises:
@@ -183,6 +192,7 @@ def sync(
         client=client,
         body=body,
         idempotency_key=idempotency_key,
+        traceparent=traceparent,
     ).parsed
 
 
@@ -192,6 +202,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     body: NewEvent,
     idempotency_key: Union[None, Unset, str] = UNSET,
+    traceparent: Union[None, Unset, str] = UNSET,
 ) -> Response[Union[ErrorBody, Event]]:
     """Send an event
 
@@ -204,6 +215,7 @@ async def asyncio_detailed(
     Args:
         app (str):
         idempotency_key (Union[None, Unset, str]):
+        traceparent (Union[None, Unset, str]):
         body (NewEvent):
 
     Raises:
@@ -218,6 +230,7 @@ async def asyncio_detailed(
         app=app,
         body=body,
         idempotency_key=idempotency_key,
+        traceparent=traceparent,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -231,6 +244,7 @@ async def asyncio(
     client: AuthenticatedClient,
     body: NewEvent,
     idempotency_key: Union[None, Unset, str] = UNSET,
+    traceparent: Union[None, Unset, str] = UNSET,
 ) -> Optional[Union[ErrorBody, Event]]:
     """Send an event
 
@@ -243,6 +257,7 @@ async def asyncio(
     Args:
         app (str):
         idempotency_key (Union[None, Unset, str]):
+        traceparent (Union[None, Unset, str]):
         body (NewEvent):
 
     Raises:
@@ -259,5 +274,6 @@ async def asyncio(
             client=client,
             body=body,
             idempotency_key=idempotency_key,
+            traceparent=traceparent,
         )
     ).parsed

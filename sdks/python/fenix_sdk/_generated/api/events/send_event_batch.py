@@ -8,15 +8,18 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
 from ...models.event_batch import EventBatch
 from ...models.event_batch_result import EventBatchResult
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     app: str,
     *,
     body: EventBatch,
+    traceparent: Union[None, Unset, str] = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(traceparent, Unset):
+        headers["traceparent"] = traceparent
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -106,6 +109,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: EventBatch,
+    traceparent: Union[None, Unset, str] = UNSET,
 ) -> Response[Union[ErrorBody, EventBatchResult]]:
     """Send many events at once
 
@@ -117,6 +121,7 @@ def sync_detailed(
 
     Args:
         app (str):
+        traceparent (Union[None, Unset, str]):
         body (EventBatch): Many events in one request.
 
     Raises:
@@ -130,6 +135,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         app=app,
         body=body,
+        traceparent=traceparent,
     )
 
     response = client.get_httpx_client().request(
@@ -144,6 +150,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: EventBatch,
+    traceparent: Union[None, Unset, str] = UNSET,
 ) -> Optional[Union[ErrorBody, EventBatchResult]]:
     """Send many events at once
 
@@ -155,6 +162,7 @@ def sync(
 
     Args:
         app (str):
+        traceparent (Union[None, Unset, str]):
         body (EventBatch): Many events in one request.
 
     Raises:
@@ -169,6 +177,7 @@ def sync(
         app=app,
         client=client,
         body=body,
+        traceparent=traceparent,
     ).parsed
 
 
@@ -177,6 +186,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: EventBatch,
+    traceparent: Union[None, Unset, str] = UNSET,
 ) -> Response[Union[ErrorBody, EventBatchResult]]:
     """Send many events at once
 
@@ -188,6 +198,7 @@ async def asyncio_detailed(
 
     Args:
         app (str):
+        traceparent (Union[None, Unset, str]):
         body (EventBatch): Many events in one request.
 
     Raises:
@@ -201,6 +212,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         app=app,
         body=body,
+        traceparent=traceparent,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -213,6 +225,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: EventBatch,
+    traceparent: Union[None, Unset, str] = UNSET,
 ) -> Optional[Union[ErrorBody, EventBatchResult]]:
     """Send many events at once
 
@@ -224,6 +237,7 @@ async def asyncio(
 
     Args:
         app (str):
+        traceparent (Union[None, Unset, str]):
         body (EventBatch): Many events in one request.
 
     Raises:
@@ -239,5 +253,6 @@ async def asyncio(
             app=app,
             client=client,
             body=body,
+            traceparent=traceparent,
         )
     ).parsed
