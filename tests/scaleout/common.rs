@@ -185,6 +185,12 @@ pub async fn wait_all_succeeded(fenix: &Fenix, app: &str, expected: usize, timeo
     .await;
 }
 
+/// One series' value in Prometheus text: the line `series value`, where
+/// `series` is the name with its labels as written (`name{app_id="…"}`).
+pub fn sample(text: &str, series: &str) -> Option<f64> {
+    text.lines().find(|l| l.split(' ').next() == Some(series)).and_then(|l| l.rsplit(' ').next()?.parse().ok())
+}
+
 /// Attempts this instance made, from its own `/metrics` (`fenix_attempts_total`).
 pub async fn attempts_made(fenix: &Fenix) -> u64 {
     let resp = fenix.request("GET", "/metrics").send().await.expect("metrics request");

@@ -17,7 +17,7 @@ use rand::RngCore;
 use serde_json::{json, Value};
 
 use super::{
-    common::{tally, wait_all_delivered},
+    common::{sample, tally, wait_all_delivered},
     sqlite_faults::integrity_check,
 };
 use crate::support::{eventually, postgres::PrivatePostgres, Backend, Fenix, Plan, Receiver, TestDb};
@@ -105,8 +105,7 @@ async fn metric(fenix: &Fenix, name: &str) -> f64 {
     let resp = fenix.request("GET", "/metrics").send().await.expect("metrics request");
     assert_eq!(resp.status(), 200, "GET /metrics");
     let text = resp.text().await.expect("metrics body");
-    let line = text.lines().find(|l| l.split(' ').next() == Some(name)).unwrap_or_else(|| panic!("no {name}"));
-    line.rsplit(' ').next().and_then(|v| v.parse().ok()).expect("a number")
+    sample(&text, name).unwrap_or_else(|| panic!("no {name}"))
 }
 
 /// `n` bytes of hex that no database compresses away.

@@ -18,7 +18,7 @@ use std::{
 
 use serde_json::json;
 
-use super::common::{tally, wait_all_delivered, NORMAL_LEASES};
+use super::common::{sample, tally, wait_all_delivered, NORMAL_LEASES};
 use crate::support::{Backend, Fenix, Plan, Receiver, TestDb};
 
 /// What the receiver takes a second while the overload lasts.
@@ -55,11 +55,6 @@ impl Pace {
             .expect("always Some");
         Duration::from_micros(slot.max(now) - now)
     }
-}
-
-/// One sample's value in Prometheus text (`name` or `name{labels}` as written).
-fn sample(text: &str, series: &str) -> Option<f64> {
-    text.lines().find(|l| l.split(' ').next() == Some(series)).and_then(|l| l.rsplit(' ').next()?.parse().ok())
 }
 
 /// The process's resident memory now (MB), from /proc.
