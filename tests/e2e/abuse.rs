@@ -250,23 +250,14 @@ async fn connections_without_complete_headers_or_idle_too_long_are_closed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_over_the_in_flight_cap_are_answered_503_overloaded() {
     let db = TestDb::new(Backend::Sqlite).await;
-    let fenix = Fenix::start(&db, &[("FENIX_HTTP_MAX_IN_FLIGHT", "2"), ("FENIX_HTTP_BODY_TIMEOUT", "5m")]).await;
-    // Two requests held in flight: headers sent, body not yet. `Expect: 100-continue` makes the
-    // server say when the handler starts reading the body, so the third request comes after them.
-    let mut slow = Vec::new();
-    for n in 0..2 {
-        let body = json!({"name": "slow", "uid": format!("slow-{n}")}).to_string();
-        let mut conn = TcpStream::connect(addr_of(&fenix)).await.expect("connect");
-        let head = format!(
-            "POST /v1/apps HTTP/1.1\r\nHost: fenix\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nExpect: 100-continue\r\n\r\n",
-            fenix.token,
-            body.len()
-        );
-        conn.write_all(head.as_bytes()).await.expect("send headers");
-        let interim = tokio::time::timeout(HANG, read_head(&mut conn)).await.expect("no answer to the headers");
-        assert!(interim.starts_with("HTTP/1.1 100"), "the request is being read: {interim}");
-        slow.push((conn, body));
-    }
+    let fenix = Fenix::start(
+        &db,
+        &[("FENIX_HTTP_MAX_IN_FLIGHT", "2"), ("FENIX_HTTP_BODY_TIMEOUT", "5m"), ("FENIX_HTTP_QUEUE_WAIT", "200ms")],
+    )
+    .await;
+    // Two requests held in flight (`Expect: 100-continue` says when each handler reads its body),
+    // then a third, refused once the queue wait is over.
+    let mut slow = hold_both_slots(&fenix).await;
     let resp = fenix.request("GET", "/v1/apps").send().await.expect("API request");
     let (status, retry_after) = (resp.status().as_u16(), resp.headers().get("retry-after").cloned());
     let body: Value = resp.json().await.unwrap_or(Value::Null);
@@ -283,6 +274,50 @@ async fn requests_over_the_in_flight_cap_are_answered_503_overloaded() {
         fenix.call("GET", "/v1/apps", None).await.0 == 200
     })
     .await;
+}
+
+/// Two requests hold the API's two slots (headers sent, body not yet); a third waits.
+async fn hold_both_slots(fenix: &Fenix) -> Vec<(TcpStream, String)> {
+    let mut slow = Vec::new();
+    for n in 0..2 {
+        let body = json!({"name": "slow", "uid": format!("held-{n}")}).to_string();
+        let mut conn = TcpStream::connect(addr_of(fenix)).await.expect("connect");
+        let head = format!(
+            "POST /v1/apps HTTP/1.1\r\nHost: fenix\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nExpect: 100-continue\r\n\r\n",
+            fenix.token,
+            body.len()
+        );
+        conn.write_all(head.as_bytes()).await.expect("send headers");
+        let interim = tokio::time::timeout(HANG, read_head(&mut conn)).await.expect("no answer to the headers");
+        assert!(interim.starts_with("HTTP/1.1 100"), "the request is being read: {interim}");
+        slow.push((conn, body));
+    }
+    slow
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_over_the_cap_waits_for_a_slot_freed_within_the_queue_wait() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let fenix = Fenix::start(
+        &db,
+        &[("FENIX_HTTP_MAX_IN_FLIGHT", "2"), ("FENIX_HTTP_BODY_TIMEOUT", "5m"), ("FENIX_HTTP_QUEUE_WAIT", "60s")],
+    )
+    .await;
+    let mut slow = hold_both_slots(&fenix).await;
+    // A third request while both slots are taken: it waits instead of 503.
+    let waiting = tokio::spawn(fenix.request("GET", "/v1/apps").send());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!waiting.is_finished(), "the third request is not answered while both slots are held");
+    // One held request finishes: its slot goes to the waiting one, which is served.
+    let (conn, body) = &mut slow[0];
+    conn.write_all(body.as_bytes()).await.expect("send the body");
+    let (status, head, created) = read_response(conn).await;
+    assert_eq!(status, 201, "{head}{created}");
+    let resp = tokio::time::timeout(HANG, waiting).await.expect("answered once a slot is free").unwrap().unwrap();
+    let status = resp.status().as_u16();
+    let listed: Value = resp.json().await.unwrap_or(Value::Null);
+    assert_eq!(status, 200, "the waiting request is served, not refused: {listed}");
+    assert!(listed["data"].as_array().is_some_and(|a| a.iter().any(|app| app["uid"] == "held-0")), "{listed}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

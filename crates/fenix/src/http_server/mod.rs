@@ -14,8 +14,12 @@
 //!   is not inside a request (still sending headers, or idle) is closed to
 //!   admit the new one, so a flood of half-open connections never locks real
 //!   clients out;
-//! - at most `max_in_flight` requests are handled at once; one more is answered
-//!   `503 overloaded` with `Retry-After` at once, never queued.
+//! - at most `max_in_flight` requests are handled at once; one more waits for a
+//!   slot (its headers read, its body not) for at most `queue_wait`, then is
+//!   answered `503 overloaded` with `Retry-After`. The waiting requests are
+//!   bounded by `max_connections` (one request at a time per connection), so a
+//!   moment's stall (a checkpoint, a slow commit) is answered late, not refused,
+//!   and a sustained overload is still refused.
 
 use crate::api::code::Code;
 use std::{
@@ -61,6 +65,7 @@ pub struct Limits {
     pub idle_timeout: Duration,
     pub max_connections: usize,
     pub max_in_flight: usize,
+    pub queue_wait: Duration,
 }
 
 impl Limits {
@@ -72,6 +77,7 @@ impl Limits {
             idle_timeout: s.http_idle_timeout,
             max_connections: s.http_max_connections,
             max_in_flight: s.http_max_in_flight,
+            queue_wait: s.http_queue_wait,
         }
     }
 }
@@ -134,7 +140,7 @@ impl Connection {
         let io = TokioIo::new(Watched { stream, track: track.clone() });
         let (router, in_flight) = (self.router, self.in_flight);
         let service = hyper::service::service_fn(move |req| {
-            handle(req, track.clone(), router.clone(), in_flight.clone(), limits.body_timeout)
+            handle(req, track.clone(), router.clone(), in_flight.clone(), limits)
         });
         let mut builder = hyper::server::conn::http1::Builder::new();
         // Fenix's watchdog below times headers and idleness; hyper's own header timer would need a timer and
@@ -194,12 +200,13 @@ async fn handle(
     track: Arc<Track>,
     router: Router,
     in_flight: Arc<Semaphore>,
-    body_timeout: Duration,
+    limits: Limits,
 ) -> Result<Response, Infallible> {
     let in_request = track.begin_request();
-    let Ok(permit) = in_flight.try_acquire_owned() else {
+    let Some(permit) = in_flight_slot(in_flight, limits.queue_wait).await else {
         return Ok(hold(overloaded(hyper::body::Body::is_end_stream(req.body())), in_request, None));
     };
+    let body_timeout = limits.body_timeout;
     let timed_out = Arc::new(AtomicBool::new(false));
     let req = req.map(|body| {
         if hyper::body::Body::is_end_stream(&body) {
@@ -220,6 +227,19 @@ async fn handle(
         resp
     };
     Ok(hold(resp, in_request, Some(permit)))
+}
+
+/// A slot among the requests in flight: at once when one is free, else the
+/// first one freed within `wait` (the semaphore is fair: first come, first
+/// served); `None` when none was.
+async fn in_flight_slot(in_flight: Arc<Semaphore>, wait: Duration) -> Option<OwnedSemaphorePermit> {
+    if let Ok(permit) = in_flight.clone().try_acquire_owned() {
+        return Some(permit);
+    }
+    if wait.is_zero() {
+        return None;
+    }
+    tokio::time::timeout(wait, in_flight.acquire_owned()).await.ok()?.ok()
 }
 
 /// Keeps the request counted (phase and in-flight permit) until its response body is written.

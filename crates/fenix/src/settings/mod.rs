@@ -120,8 +120,13 @@ pub struct Settings {
     /// Connections the API holds at once; kept well below the file-descriptor
     /// limit, which the worker's outbound connections share.
     pub http_max_connections: usize,
-    /// Requests handled at once; more are answered `503 overloaded` at once.
+    /// Requests handled at once; one more waits for a slot for at most
+    /// `http_queue_wait`, then is answered `503 overloaded`.
     pub http_max_in_flight: usize,
+    /// How long a request over `http_max_in_flight` waits for a slot (its
+    /// headers read, its body not): a moment's stall of the database is
+    /// answered late rather than refused. Zero refuses at once.
+    pub http_queue_wait: Duration,
     /// Destination ranges never contacted although public (e.g. the network's
     /// own NAT64 prefix); wins over `unsafe_allow_cidrs`.
     pub deny_cidrs: Vec<ipnet::IpNet>,
@@ -234,6 +239,7 @@ impl Settings {
             http_idle_timeout: Duration::ZERO,
             http_max_connections: 0,
             http_max_in_flight: 0,
+            http_queue_wait: Duration::ZERO,
             deny_cidrs: Vec::new(),
             max_batch_events: 0,
             max_batch_bytes: 0,

@@ -506,6 +506,16 @@ pub static SETTINGS: &[Setting] = &[
         ..INT
     },
     Setting {
+        env: "FENIX_HTTP_QUEUE_WAIT",
+        key: Some("http_queue_wait"),
+        default: "1s",
+        doc: "how long a request over FENIX_HTTP_MAX_IN_FLIGHT waits for a slot before 503 overloaded (0: none)",
+        set: |s, v| parse_duration(v).map(|d| s.http_queue_wait = d),
+        show: |s| dur(s.http_queue_wait),
+        check: |s| span(s.http_queue_wait, Duration::ZERO, 60 * SECOND),
+        ..STR
+    },
+    Setting {
         env: "FENIX_DENY_CIDRS",
         key: Some("deny_cidrs"),
         doc: "public destination ranges never contacted; wins over FENIX_UNSAFE_ALLOW_CIDRS",
