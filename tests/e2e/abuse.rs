@@ -250,11 +250,7 @@ async fn connections_without_complete_headers_or_idle_too_long_are_closed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_over_the_in_flight_cap_are_answered_503_overloaded() {
     let db = TestDb::new(Backend::Sqlite).await;
-    let fenix = Fenix::start(
-        &db,
-        &[("FENIX_HTTP_MAX_IN_FLIGHT", "2"), ("FENIX_HTTP_BODY_TIMEOUT", "5m"), ("FENIX_HTTP_QUEUE_WAIT", "200ms")],
-    )
-    .await;
+    let fenix = start_with_two_slots(&db, "200ms").await;
     // Two requests held in flight (`Expect: 100-continue` says when each handler reads its body),
     // then a third, refused once the queue wait is over.
     let mut slow = hold_both_slots(&fenix).await;
@@ -274,6 +270,12 @@ async fn requests_over_the_in_flight_cap_are_answered_503_overloaded() {
         fenix.call("GET", "/v1/apps", None).await.0 == 200
     })
     .await;
+}
+
+/// Fenix with two in-flight slots, a body timeout long enough to hold them, and `queue_wait`.
+async fn start_with_two_slots(db: &TestDb, queue_wait: &str) -> Fenix {
+    let limits = [("FENIX_HTTP_MAX_IN_FLIGHT", "2"), ("FENIX_HTTP_BODY_TIMEOUT", "5m"), ("FENIX_HTTP_QUEUE_WAIT", queue_wait)];
+    Fenix::start(db, &limits).await
 }
 
 /// Two requests hold the API's two slots (headers sent, body not yet); a third waits.
@@ -298,11 +300,7 @@ async fn hold_both_slots(fenix: &Fenix) -> Vec<(TcpStream, String)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_over_the_cap_waits_for_a_slot_freed_within_the_queue_wait() {
     let db = TestDb::new(Backend::Sqlite).await;
-    let fenix = Fenix::start(
-        &db,
-        &[("FENIX_HTTP_MAX_IN_FLIGHT", "2"), ("FENIX_HTTP_BODY_TIMEOUT", "5m"), ("FENIX_HTTP_QUEUE_WAIT", "60s")],
-    )
-    .await;
+    let fenix = start_with_two_slots(&db, "60s").await;
     let mut slow = hold_both_slots(&fenix).await;
     // A third request while both slots are taken: it waits instead of 503.
     let waiting = tokio::spawn(fenix.request("GET", "/v1/apps").send());
