@@ -274,7 +274,8 @@ async fn requests_over_the_in_flight_cap_are_answered_503_overloaded() {
 
 /// Fenix with two in-flight slots, a body timeout long enough to hold them, and `queue_wait`.
 async fn start_with_two_slots(db: &TestDb, queue_wait: &str) -> Fenix {
-    let limits = [("FENIX_HTTP_MAX_IN_FLIGHT", "2"), ("FENIX_HTTP_BODY_TIMEOUT", "5m"), ("FENIX_HTTP_QUEUE_WAIT", queue_wait)];
+    let limits =
+        [("FENIX_HTTP_MAX_IN_FLIGHT", "2"), ("FENIX_HTTP_BODY_TIMEOUT", "5m"), ("FENIX_HTTP_QUEUE_WAIT", queue_wait)];
     Fenix::start(db, &limits).await
 }
 

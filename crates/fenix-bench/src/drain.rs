@@ -297,14 +297,17 @@ async fn fill_backlog(
 }
 
 /// `FENIX_BENCH_PERF=<file>` profiles the worker of the 1-endpoint drain and
-/// of the routing phase's transformed drain (`perf record -g`; the last of
-/// them run writes the file), stopped when the drain is complete ([`stop_perf`]).
+/// of the routing phase's transformed drain (`perf record --call-graph dwarf`
+/// at 499 Hz: the release build has no frame pointers, so `-g` gives broken
+/// stacks; the last of them run writes the file), stopped when the drain is
+/// complete ([`stop_perf`]).
 fn start_perf(label: &str, worker: &Fenix) -> Option<tokio::process::Child> {
     match std::env::var_os("FENIX_BENCH_PERF") {
         Some(out) if label == "delivery-1ep" || label == ROUTING_PERF_LABEL => {
-            progress(&format!("{label}: perf record -g -p {} -o {}", worker.pid(), out.to_string_lossy()));
+            let pid = worker.pid().to_string();
+            progress(&format!("{label}: perf record --call-graph dwarf -p {pid} -o {}", out.to_string_lossy()));
             tokio::process::Command::new("perf")
-                .args(["record", "-g", "-p", &worker.pid().to_string(), "-o"])
+                .args(["record", "--call-graph", "dwarf,32768", "-F", "499", "-p", &pid, "-o"])
                 .arg(&out)
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
